@@ -1,0 +1,95 @@
+/**
+ * A small benchmark harness: each case runs a function over a fixed input for
+ * a while, and reports time per run and throughput (MB/s of input, items/s).
+ */
+export interface BenchCase {
+  /** Group shown in the table (`core`, `scrapmechanic`, ...). */
+  group: string;
+  name: string;
+  /** Bytes processed by one call of `fn` (for MB/s). */
+  bytes?: number;
+  /** Items processed by one call (updates, items, blocks) and their unit. */
+  items?: number;
+  itemUnit?: string;
+  /** Minimum MB/s or items/s the issue asks for, reported next to the result. */
+  target?: { mbps?: number; itemsPerSec?: number };
+  /** One unit of work; its return value is kept so that it is not optimised away. */
+  fn: () => unknown;
+}
+
+export interface BenchResult {
+  group: string;
+  name: string;
+  runs: number;
+  msPerRun: number;
+  mbps?: number;
+  itemsPerSec?: number;
+  itemUnit?: string;
+  target?: { mbps?: number; itemsPerSec?: number };
+  meetsTarget?: boolean;
+}
+
+let sink: unknown;
+
+/** Time one case: warm up, then measure for at least `ms` milliseconds (best of 5 rounds). */
+export function measure(c: BenchCase, ms = 400): BenchResult {
+  const warmEnd = performance.now() + ms / 4;
+  let n = 0;
+  while (performance.now() < warmEnd) {
+    sink = c.fn();
+    n++;
+  }
+  let best = Infinity;
+  let totalRuns = 0;
+  for (let round = 0; round < 5; round++) {
+    const t0 = performance.now();
+    let runs = 0;
+    let t1 = t0;
+    while (t1 - t0 < ms / 5) {
+      sink = c.fn();
+      runs++;
+      t1 = performance.now();
+    }
+    totalRuns += runs;
+    best = Math.min(best, (t1 - t0) / runs);
+  }
+  void sink;
+  const r: BenchResult = { group: c.group, name: c.name, runs: totalRuns, msPerRun: best };
+  if (c.bytes !== undefined) r.mbps = c.bytes / 1e6 / (best / 1000);
+  if (c.items !== undefined) {
+    r.itemsPerSec = c.items / (best / 1000);
+    r.itemUnit = c.itemUnit ?? 'items';
+  }
+  if (c.target) {
+    r.target = c.target;
+    r.meetsTarget =
+      (c.target.mbps === undefined || (r.mbps ?? 0) >= c.target.mbps) &&
+      (c.target.itemsPerSec === undefined || (r.itemsPerSec ?? 0) >= c.target.itemsPerSec);
+  }
+  return r;
+}
+
+function fmt(n: number | undefined, digits = 1): string {
+  if (n === undefined) return '';
+  if (n >= 1e6) return `${(n / 1e6).toFixed(2)}M`;
+  if (n >= 1e3) return `${(n / 1e3).toFixed(1)}k`;
+  return n.toFixed(digits);
+}
+
+export function table(results: BenchResult[]): string {
+  const rows = [['group', 'case', 'ms/run', 'MB/s', 'items/s', 'target', 'ok']];
+  for (const r of results) {
+    const t = r.target ? [r.target.mbps ? `${r.target.mbps} MB/s` : '', r.target.itemsPerSec ? `${fmt(r.target.itemsPerSec)}/s` : ''].filter(Boolean).join(', ') : '';
+    rows.push([
+      r.group,
+      r.name,
+      r.msPerRun < 0.01 ? r.msPerRun.toExponential(2) : r.msPerRun.toFixed(3),
+      r.mbps === undefined ? '' : r.mbps.toFixed(1),
+      r.itemsPerSec === undefined ? '' : `${fmt(r.itemsPerSec)} ${r.itemUnit}`,
+      t,
+      r.meetsTarget === undefined ? '' : r.meetsTarget ? 'yes' : 'NO',
+    ]);
+  }
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ')).join('\n');
+}

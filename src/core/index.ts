@@ -1,0 +1,15 @@
+export { DecodeError, LimitError, EncodeError, rethrowAt, total } from './errors.js';
+export { DEFAULT_LIMITS, resolveLimits } from './limits.js';
+export type { Limits, DecodeOptions } from './limits.js';
+export { SpanSink } from './spans.js';
+export type { Span } from './spans.js';
+export { ByteReader, decodeUtf8 } from './reader.js';
+export { ByteWriter, vu32Size } from './writer.js';
+export { BitReader, BitWriter } from './bits.js';
+export { decodeLz4Block, encodeLz4Block, lz4Bound } from './lz4.js';
+export { inflateZlib, deflateZlib } from './zlib.js';
+export type { InflateOptions, ZlibImpl } from './zlib.js';
+export { toHex, fromHex, hexdump } from './hex.js';
+export type { HexdumpOptions } from './hex.js';
+export { f32ToBits, bitsToF32, f32NeedsBits } from './floats.js';
+export { toJsonValue } from './json.js';

@@ -1,0 +1,68 @@
+/**
+ * Named limits, all in one place. Every decoder that allocates or loops based on
+ * input data checks against one of these before it allocates. Defaults are
+ * generous for real traffic and small enough that hostile input cannot exhaust
+ * memory. Override per call: `decodeX(bytes, { limits: { maxLz4Output: 1 << 20 } })`.
+ */
+export interface Limits {
+  /** Largest output of one LZ4 block, bytes. */
+  maxLz4Output: number;
+  /** Largest output of one zlib stream, bytes. */
+  maxZlibOutput: number;
+  /** Longest NUL-terminated or length-prefixed string, bytes. */
+  maxStringLength: number;
+  /** Most elements in any one array read from input (blocks, items, entities). */
+  maxArrayLength: number;
+  /** Deepest nesting (compound messages inside compound messages). */
+  maxDepth: number;
+
+  // --- Scrap Mechanic ---
+  /** Most sub-updates in one 0x16 body. */
+  smMaxUpdates: number;
+
+  // --- Teeworlds / DDNet ---
+  /** Most items in one snapshot (the games use 1023; hostile deltas are capped here). */
+  twMaxItems: number;
+  /** Largest snapshot data size in bytes (the games use 64 KiB). */
+  twMaxSnapshotSize: number;
+  /** Most slices of one SNAP message. */
+  twMaxParts: number;
+
+  // --- WoW ---
+  /** Most blocks in one SMSG_UPDATE_OBJECT. */
+  wowMaxBlocks: number;
+  /** Most spline points in one movement block. */
+  wowMaxSplinePoints: number;
+
+  // --- Diep ---
+  /** Most entities mentioned in one update packet. */
+  diepMaxEntities: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+  maxLz4Output: 512 * 1024,
+  maxZlibOutput: 4 * 1024 * 1024,
+  maxStringLength: 64 * 1024,
+  maxArrayLength: 1 << 20,
+  maxDepth: 8,
+  smMaxUpdates: 1 << 20,
+  twMaxItems: 1024,
+  twMaxSnapshotSize: 64 * 1024,
+  twMaxParts: 64,
+  wowMaxBlocks: 1 << 16,
+  wowMaxSplinePoints: 1 << 16,
+  diepMaxEntities: 1 << 16,
+});
+
+/** Defaults merged with per-call overrides. Returns the frozen defaults when there is nothing to merge. */
+export function resolveLimits(overrides?: Partial<Limits>): Readonly<Limits> {
+  if (overrides === undefined) return DEFAULT_LIMITS;
+  return Object.freeze({ ...DEFAULT_LIMITS, ...overrides });
+}
+
+/** Options every decoder accepts. */
+export interface DecodeOptions {
+  limits?: Partial<Limits>;
+  /** Collects `{start, end, path, kind}` for every field; omit for zero cost. */
+  spans?: import('./spans.js').SpanSink;
+}

@@ -1,0 +1,112 @@
+/**
+ * Family adapters: what the user surfaces (the CLI and the inspector page) need
+ * from a protocol family, built only on that family's public API.
+ *
+ * Each family has one file here (`scrapmechanic.ts`, ...) exporting a
+ * `FamilyAdapter`; `registry.ts` lists them. Adding a family to the CLI and the
+ * page is adding one file and one line.
+ */
+import type { SpanSink } from '../core/spans.js';
+
+/** A family-specific command-line option (`--version 0.7`, `--body`). */
+export interface FamilyOption {
+  type: 'string' | 'boolean';
+  description: string;
+  /** Allowed values of a string option. */
+  choices?: readonly string[];
+  default?: string | boolean;
+}
+
+/** Parsed option values, by option name (family options and the common ones). */
+export type OptionValues = Record<string, string | boolean | undefined>;
+
+/** One row of the client-side state table the inspector shows after each message. */
+export interface EntityRow {
+  /** Stable id as text (`"42"`, `"0x0000000000001234"`, `"3:17"`). */
+  id: string;
+  /** Entity kind (`"Character"`, `"Unit"`, `"NetObj/Harvestable"`). */
+  type: string;
+  /** Current field values, JSON-ready. */
+  fields: Record<string, unknown>;
+  /** Names of the fields changed by the last message (all of them for a new entity). */
+  changed: string[];
+  /** True when the last message created this entity. */
+  created?: boolean;
+}
+
+/** Client-side state after a message. */
+export interface EntityTable {
+  rows: EntityRow[];
+  /** Ids removed by the last message. */
+  removed: string[];
+}
+
+/** Per-message breakdown for the inspector: which bytes belong to which entity. */
+export interface EntityByteRange {
+  id: string;
+  start: number;
+  end: number;
+  /** Buffer the range refers to (same meaning as `Span.layer`). */
+  layer?: string;
+}
+
+/** The result of decoding one input message. */
+export interface DecodedMessage {
+  /** Zero or more JSON-ready records (a slice that completes nothing yields none). */
+  records: unknown[];
+  /**
+   * Inner buffers that spans refer to by `layer` (e.g. the LZ4-decompressed body),
+   * so the page can show their hex too.
+   */
+  layers?: Record<string, Uint8Array>;
+  /** Byte ranges by entity, when the family can tell. */
+  entities?: EntityByteRange[];
+}
+
+/** Stateful decoder over a stream of messages (state carries from one to the next). */
+export interface StreamDecoder {
+  /** Decode one message. Throws only `DecodeError`. Spans are recorded when a sink is given. */
+  decode(bytes: Uint8Array, spans?: SpanSink): DecodedMessage;
+  /** Client-side state after the last decoded message (for the inspector and `--format tree`). */
+  state?(): EntityTable;
+}
+
+/** Stateful encoder: JSON as printed by the decoder in, messages out. */
+export interface StreamEncoder {
+  /** Encode one JSON record into zero or more messages. Throws `EncodeError` on bad input. */
+  encode(json: unknown): Uint8Array[];
+}
+
+/** A bundled sample capture for `npm start` and the inspector. */
+export interface Sample {
+  /** Short id, unique within the family. */
+  id: string;
+  title: string;
+  /** Path relative to the repository root (`samples/wow/....hex`). */
+  path: string;
+  /** `hex-lines`: one hex message per line; `binary`: one message; `pcap`: a capture file. */
+  format: 'hex-lines' | 'binary' | 'pcap';
+  /** Options to decode with (e.g. `{ version: '0.7' }`). */
+  options?: OptionValues;
+}
+
+export interface FamilyAdapter {
+  /** Name used on the command line: `scrapmechanic`, `teeworlds`, `wow`, `diep`. */
+  name: string;
+  aliases?: readonly string[];
+  /** One line for `tickwire --help`. */
+  summary: string;
+  /** Family-specific options for `decode` / `encode`. */
+  options: Record<string, FamilyOption>;
+  createDecoder(opts: OptionValues): StreamDecoder;
+  createEncoder(opts: OptionValues): StreamEncoder;
+  /** Bundled samples. */
+  samples: readonly Sample[];
+  /**
+   * Optional: decode a whole input file that is not a message stream (e.g. a pcap).
+   * Return undefined to fall back to the normal handling.
+   */
+  decodeFile?(bytes: Uint8Array, opts: OptionValues): Iterable<DecodedMessage> | undefined;
+  /** Optional: `tickwire watch <family> TARGET`, a live session printing records. */
+  watch?(target: string, opts: OptionValues): AsyncIterable<unknown>;
+}
