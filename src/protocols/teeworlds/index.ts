@@ -1,2 +1,3 @@
-/** Public API of the teeworlds family. Filled in by its protocol issue. */
+/** Public API of the Teeworlds / DDNet family. Filled in by its protocol issues. */
 export const FAMILY = 'teeworlds' as const;
+export * from './net/index.js';
