@@ -95,3 +95,22 @@ export function typeIdFromGuid(guid: bigint): number | undefined {
 export function guidHex(guid: bigint): string {
   return `0x${guid.toString(16).padStart(16, '0')}`;
 }
+
+/** Per type id: for each slot of a 64-bit (guid) field, the slot holding its other half; -1 elsewhere. */
+const PARTNER: Int16Array[] = [];
+for (const t of OBJECT_TYPES) {
+  const p = new Int16Array(t.valuesCount).fill(-1);
+  for (let s = 0; s < t.valuesCount; s++) {
+    const f = fieldAt(t.typeId, s);
+    if (f !== undefined && f.type === 'guid') {
+      const other = f.index + ((s - f.index) ^ 1);
+      if (other < f.index + f.size && other < t.valuesCount) p[s] = other;
+    }
+  }
+  PARTNER[t.typeId] = p;
+}
+
+/** For each slot of a type: the other half of its 64-bit field, or -1. */
+export function guidPartners(typeId: number): Int16Array | undefined {
+  return PARTNER[typeId];
+}

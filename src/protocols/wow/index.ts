@@ -40,3 +40,19 @@ export {
 export type { FieldDef, ObjectTypeDef, FieldType } from './fields.js';
 export { bodyToJson, bodyFromJson, packetToJson, packetFromJson, blockToJson, blockFromJson, valuesToJson, floatToJson, floatFromJson } from './json.js';
 export type { JsonOptions } from './json.js';
+export { ObjectStore, WowObject, typedField, typedFields } from './session.js';
+export type { StoreEvent, StoreOptions, FieldValue } from './session.js';
+export {
+  buildUpdate,
+  buildDestroy,
+  newObserver,
+  observerView,
+  passedFlags,
+  createBlockFor,
+  valuesBlockFor,
+  defaultMovement,
+  setField,
+  makeWorldObject,
+} from './producer.js';
+export type { WorldObject, Observer, BuildOptions, BuiltUpdate } from './producer.js';
+export { guidPartners } from './fields.js';
