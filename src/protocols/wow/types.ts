@@ -175,10 +175,17 @@ export interface CreateBlock {
   movement: Movement;
   values: UpdateValues;
 }
-export interface GuidListBlock {
-  updateType: 4 | 5;
+/** OUT_OF_RANGE_OBJECTS (4): objects the client must forget. */
+export interface OutOfRangeBlock {
+  updateType: 4;
   guids: bigint[];
 }
+/** NEAR_OBJECTS (5): never sent by MaNGOS servers; no state change. */
+export interface NearObjectsBlock {
+  updateType: 5;
+  guids: bigint[];
+}
+export type GuidListBlock = OutOfRangeBlock | NearObjectsBlock;
 export type UpdateBlock = ValuesBlock | MovementUpdateBlock | CreateBlock | GuidListBlock;
 
 /** The uncompressed update body (§2): `u32 blockCount`, `u8 hasTransport`, blocks. */
