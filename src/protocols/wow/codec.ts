@@ -11,7 +11,6 @@ import { DecodeError, EncodeError, LimitError, rethrowAt } from '../../core/erro
 import { resolveLimits, type DecodeOptions, type Limits } from '../../core/limits.js';
 import type { SpanSink } from '../../core/spans.js';
 import { inflateZlib, deflateZlib, type ZlibImpl } from '../../core/zlib.js';
-import { f32NeedsBits } from '../../core/floats.js';
 import { slotName } from './fields.js';
 import {
   MoveFlag,
@@ -177,12 +176,21 @@ export function packedGuidSize(guid: bigint): number {
 // ---------------------------------------------------------------------------
 // movement (§5)
 
+/**
+ * True for float32 bits that are a NaN other than the canonical quiet NaN
+ * 0x7fc00000: a JS number cannot be trusted to carry them back (engines quiet
+ * signalling NaNs and may drop payloads), so their bits are kept aside.
+ */
+export function nanNeedsBits(bits: number): boolean {
+  return (bits & 0x7f800000) === 0x7f800000 && (bits & 0x007fffff) !== 0 && bits >>> 0 !== 0x7fc00000;
+}
+
 function f32(r: ByteReader, m: Movement, path: string): number {
   const p = r.pos;
   const v = r.f32le(path);
   if (v !== v) {
     const bits = r.view.getUint32(p, true);
-    if (f32NeedsBits(bits)) (m.nanBits ??= {})[path] = bits;
+    if (nanNeedsBits(bits)) (m.nanBits ??= {})[path] = bits;
   }
   return v;
 }

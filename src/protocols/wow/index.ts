@@ -21,6 +21,7 @@ export {
   frame,
   adler32,
   popcount32,
+  nanNeedsBits,
   MAX_PAYLOAD,
 } from './codec.js';
 export type { WowDecodeOptions, WowEncodeOptions, DecodedPacket, GuidRange } from './codec.js';

@@ -13,9 +13,9 @@
  */
 import { EncodeError } from '../../core/errors.js';
 import { fromHex, toHex } from '../../core/hex.js';
-import { bitsToF32, f32NeedsBits, f32ToBits } from '../../core/floats.js';
+import { bitsToF32, f32ToBits } from '../../core/floats.js';
 import { fieldAt, guidHex, objectType } from './fields.js';
-import { adler32, popcount32 } from './codec.js';
+import { adler32, nanNeedsBits, popcount32 } from './codec.js';
 import {
   OPCODE_NAMES,
   SMSG_COMPRESSED_UPDATE_OBJECT,
@@ -47,8 +47,8 @@ const hex = (v: number, digits: number): string => `0x${(v >>> 0).toString(16).p
 /** Shortest decimal that reads back as the same float32 (a number), or a string for the special cases. */
 export function floatToJson(v: number, bits?: number): number | string {
   if (v !== v) {
-    if (bits !== undefined && f32NeedsBits(bits)) return `f32:${hex(bits, 8)}`;
-    return 'NaN';
+    const b = bits ?? f32ToBits(v);
+    return b >>> 0 === 0x7fc00000 ? 'NaN' : `f32:${hex(b, 8)}`;
   }
   if (v === Infinity) return 'Infinity';
   if (v === -Infinity) return '-Infinity';
@@ -72,7 +72,7 @@ export function floatFromJson(v: unknown, path: string): { value: number; bits?:
     if (m) {
       const bits = parseInt(m[1]!, 16) >>> 0;
       const value = bitsToF32(bits);
-      return f32NeedsBits(bits) ? { value, bits } : { value };
+      return nanNeedsBits(bits) ? { value, bits } : { value };
     }
     if (/^-?\d/.test(v) && Number.isFinite(Number(v))) return { value: Math.fround(Number(v)) };
   }
