@@ -112,8 +112,8 @@ class WowStreamDecoder {
         layers = { zlib: d.body };
         for (const r of ranges) entities.push({ id: guidHex(r.guid), start: r.start, end: r.end, layer: 'zlib' });
       } else {
-        const base = d.bodyOffset < 0 ? 0 : d.bodyOffset;
-        for (const r of ranges) entities.push({ id: guidHex(r.guid), start: base + r.start, end: base + r.end });
+        // offsets are already in the frame (the body was read in place)
+        for (const r of ranges) entities.push({ id: guidHex(r.guid), start: r.start, end: r.end });
       }
     }
     this.track(events);
