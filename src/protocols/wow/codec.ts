@@ -72,7 +72,12 @@ interface Ctx {
   typeOf: ((guid: bigint) => number | undefined) | undefined;
   ranges: GuidRange[] | undefined;
   nonCanonical: boolean;
+  /** Words of every mask and value of the body being read; blocks get views into it (one allocation per body). */
+  pool: Uint32Array;
+  poolPos: number;
 }
+
+const EMPTY_POOL = new Uint32Array(0);
 
 function makeCtx(opts: WowDecodeOptions | undefined): Ctx {
   return {
@@ -82,6 +87,8 @@ function makeCtx(opts: WowDecodeOptions | undefined): Ctx {
     typeOf: opts?.typeOf,
     ranges: opts?.ranges,
     nonCanonical: false,
+    pool: EMPTY_POOL,
+    poolPos: 0,
   };
 }
 
@@ -260,11 +267,19 @@ function readSpline(r: ByteReader, ctx: Ctx, m: Movement): Spline {
   const nodesAt = r.pos;
   const count = r.u32le('spline.nodeCount');
   r.count(count, 12, ctx.limits.wowMaxSplinePoints, 'wowMaxSplinePoints', 'spline.nodes');
-  const nodes = new Float32Array(count * 3);
-  const bits = new Uint32Array(nodes.buffer);
+  // The node words go to the body's word pool (they consumed 4 input bytes each, so it has room).
+  const words = count * 3;
+  let pool = ctx.pool;
+  let at = ctx.poolPos;
+  if (at + words > pool.length) {
+    pool = ctx.pool = new Uint32Array(Math.max(words, (r.end - start) >>> 2));
+    at = 0;
+  }
   const view = r.view;
   let p = r.pos;
-  for (let i = 0; i < bits.length; i++, p += 4) bits[i] = view.getUint32(p, true);
+  for (let i = 0; i < words; i++, p += 4) pool[at + i] = view.getUint32(p, true);
+  ctx.poolPos = at + words;
+  const nodes = new Float32Array(pool.buffer, 4 * at, words);
   r.pos = p;
   if (ctx.spans !== undefined) {
     for (let i = 0; i < count; i++) ctx.spans.add(`spline.nodes[${i}]`, nodesAt + 4 + 12 * i, nodesAt + 16 + 12 * i, 'vec3');
@@ -344,20 +359,29 @@ function readValues(r: ByteReader, ctx: Ctx, typeId: number | undefined): Update
   const maskAt = r.pos;
   if (maskAt + 4 * n > r.end) r.need(4 * n, 'values.mask');
   const view = r.view;
-  const mask = new Uint32Array(n);
   let count = 0;
   let p = maskAt;
   for (let i = 0; i < n; i++, p += 4) {
     const w = view.getUint32(p, true);
-    mask[i] = w;
     if (w !== 0) count += popcount32(w);
   }
   if (p + 4 * count > r.end) {
     r.pos = p;
     r.need(4 * count, 'values.values');
   }
-  const values = new Uint32Array(count);
-  for (let i = 0; i < count; i++, p += 4) values[i] = view.getUint32(p, true);
+  // Every word read here consumed 4 input bytes, so a pool of (bytes left) / 4 words never runs out.
+  let pool = ctx.pool;
+  let at = ctx.poolPos;
+  if (at + n + count > pool.length) {
+    pool = ctx.pool = new Uint32Array(Math.max(n + count, (r.end - start) >>> 2));
+    at = 0;
+  }
+  const total = n + count;
+  p = maskAt;
+  for (let i = 0; i < total; i++, p += 4) pool[at + i] = view.getUint32(p, true);
+  ctx.poolPos = at + total;
+  const mask = new Uint32Array(pool.buffer, 4 * at, n);
+  const values = new Uint32Array(pool.buffer, 4 * (at + n), count);
   r.pos = p;
   const spans = ctx.spans;
   if (spans !== undefined) {
