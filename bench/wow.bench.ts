@@ -109,9 +109,11 @@ export function cases(): BenchCase[] {
   const r = rng(2);
   const tickWorld = world.map((o) => ({ ...o, values: o.values.slice() }));
   for (const o of tickWorld) if (r() < 0.1) for (let k = 0; k < 1 + Math.floor(r() * 3); k++) o.values[22 + Math.floor(r() * 5)] = Math.floor(r() * 1000);
+  const base = newObserver(0xffffffn);
+  buildUpdate(base, world);
   const tickObserver = () => {
     const obs = newObserver(0xffffffn);
-    for (const o of world) obs.known.set(o.guid, o.values.slice());
+    for (const [g, v] of base.known) obs.known.set(g, v);
     return obs;
   };
   const tickBlocks = buildUpdate(tickObserver(), tickWorld).updated;

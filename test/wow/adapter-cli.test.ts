@@ -132,3 +132,28 @@ test('CLI: decode wow --hex / FILE (binary or hex text) / -, --body, encode wow,
   f = fakeIo();
   assert.equal(await run(['decode', 'wow', '--movement-guid', 'u32', '--hex', '00'], f.io), 2);
 });
+
+test('the bundled sample decodes frame by frame with state; its frames re-encode identically', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { hexLines } = await import('../../src/cli/main.js');
+  const sample = wow.samples[0]!;
+  const frames = hexLines(readFileSync(new URL(`../../${sample.path}`, import.meta.url), 'utf8'));
+  assert.equal(frames.length, 8);
+  assert.equal(toHex(frames[0]!), toHex(player.full));
+  assert.equal(toHex(frames[1]!), toHex(transports.full));
+  const dec = wow.createDecoder(sample.options ?? {});
+  const enc = wow.createEncoder(sample.options ?? {});
+  for (const f of frames) {
+    const rec = dec.decode(f).records[0];
+    assert.equal(toHex(enc.encode(JSON.parse(JSON.stringify(rec)))[0]!), toHex(f));
+  }
+  const st = dec.state!();
+  assert.deepEqual(st.removed, ['0xf130000012000101']);
+  const ids = st.rows.map((r) => r.id).sort();
+  assert.deepEqual(ids, ['0x0000000000000004', '0x1fc0000000005148', '0x1fc0000000028407', '0x1fc000000002b074', '0x1fc000000002b451', '0x4000000000000105', '0xf110000a3c000103'].sort());
+  const me = st.rows.find((r) => r.id === '0x0000000000000004')!;
+  assert.equal(me.fields.UNIT_FIELD_HEALTH, 71);
+  const sword = st.rows.find((r) => r.id === '0x4000000000000105')!;
+  assert.equal(sword.fields.ITEM_FIELD_DURABILITY, 19);
+  assert.equal(sword.fields.ITEM_FIELD_OWNER, '0x0000000000000004');
+});
