@@ -75,3 +75,18 @@ test('whole packets: compressed and uncompressed frames round-trip through bytes
     { numRuns: 300 },
   );
 });
+
+test('the fast path (no spans) and the field-by-field path (spans) decode the same values', async () => {
+  const { SpanSink } = await import('../../src/core/spans.js');
+  fc.assert(
+    fc.property(bodyArb, (body) => {
+      const bytes = encodeBody(body);
+      const sink = new SpanSink();
+      assert.deepStrictEqual(decodeBody(bytes, { spans: sink }), decodeBody(bytes));
+      // spans stay inside the body and every block has one
+      for (const s of sink.spans) assert.ok(s.start >= 0 && s.end <= bytes.length && s.start <= s.end, s.path);
+      for (let i = 0; i < body.blocks.length; i++) assert.ok(sink.spans.some((s) => s.path === `blocks[${i}]`));
+    }),
+    { numRuns: 400 },
+  );
+});

@@ -114,21 +114,22 @@ function readPackedGuid(r: ByteReader, ctx: Ctx, name: string): bigint {
     throw new DecodeError(start + 1, name, `${n} guid byte${n === 1 ? '' : 's'} (mask 0x${mask.toString(16).padStart(2, '0')})`, `${r.end - start - 1} left`);
   }
   let p = start + 1;
-  let lo = 0;
-  let hi = 0;
+  // Assemble the 8 bytes in a scratch word: one BigInt allocation per guid.
+  const g = GUID_BYTES;
   for (let i = 0; i < 8; i++) {
     if ((mask & (1 << i)) !== 0) {
       const b = bytes[p++]!;
       if (b === 0) ctx.nonCanonical = true;
-      if (i < 4) lo |= b << (8 * i);
-      else hi |= b << (8 * (i - 4));
-    }
+      g[i] = b;
+    } else g[i] = 0;
   }
   r.pos = p;
   if (ctx.spans !== undefined) ctx.spans.add(name, start, p, 'packedGuid');
-  if (hi === 0) return BigInt(lo >>> 0);
-  return (BigInt(hi >>> 0) << 32n) | BigInt(lo >>> 0);
+  return GUID_VIEW.getBigUint64(0, true);
 }
+
+const GUID_BYTES = new Uint8Array(8);
+const GUID_VIEW = new DataView(GUID_BYTES.buffer);
 
 /** Decode one packed guid from the start of `bytes` (must be consumed exactly). */
 export function decodePackedGuid(bytes: Uint8Array): bigint {
@@ -204,6 +205,81 @@ function f32(r: ByteReader, m: Movement, path: string): number {
 
 function vec3(r: ByteReader, m: Movement, path: string): Vec3 {
   return [f32(r, m, `${path}[0]`), f32(r, m, `${path}[1]`), f32(r, m, `${path}[2]`)];
+}
+
+/** A float at `p` (bounds already checked), keeping the bits of a non-canonical NaN. */
+function fv(v: DataView, p: number, m: Movement, path: string): number {
+  const x = v.getFloat32(p, true);
+  if (x !== x) {
+    const bits = v.getUint32(p, true);
+    if (nanNeedsBits(bits)) (m.nanBits ??= {})[path] = bits;
+  }
+  return x;
+}
+
+/**
+ * MovementInfo and the six speeds with one bounds check (no spans). Returns
+ * false, having read nothing, when the bytes run short: the field-by-field
+ * path then reports exactly where.
+ */
+function readLivingFast(r: ByteReader, m: Movement): boolean {
+  const p0 = r.pos;
+  if (p0 + 8 > r.end) return false;
+  const v = r.view;
+  const mf = v.getUint32(p0, true);
+  const size =
+    8 + 16 + ((mf & MoveFlag.ONTRANSPORT) !== 0 ? 24 : 0) + ((mf & MoveFlag.SWIMMING) !== 0 ? 4 : 0) + 4 + ((mf & MoveFlag.JUMPING) !== 0 ? 16 : 0) + ((mf & MoveFlag.SPLINE_ELEVATION) !== 0 ? 4 : 0) + 24;
+  if (p0 + size > r.end) return false;
+  const mi: MovementInfo = {
+    flags: mf,
+    time: v.getUint32(p0 + 4, true),
+    x: fv(v, p0 + 8, m, 'movementInfo.x'),
+    y: fv(v, p0 + 12, m, 'movementInfo.y'),
+    z: fv(v, p0 + 16, m, 'movementInfo.z'),
+    o: fv(v, p0 + 20, m, 'movementInfo.o'),
+    fallTime: 0,
+  };
+  let p = p0 + 24;
+  if ((mf & MoveFlag.ONTRANSPORT) !== 0) {
+    mi.transport = {
+      guid: v.getBigUint64(p, true),
+      x: fv(v, p + 8, m, 'movementInfo.transport.x'),
+      y: fv(v, p + 12, m, 'movementInfo.transport.y'),
+      z: fv(v, p + 16, m, 'movementInfo.transport.z'),
+      o: fv(v, p + 20, m, 'movementInfo.transport.o'),
+    };
+    p += 24;
+  }
+  if ((mf & MoveFlag.SWIMMING) !== 0) {
+    mi.pitch = fv(v, p, m, 'movementInfo.pitch');
+    p += 4;
+  }
+  mi.fallTime = v.getUint32(p, true);
+  p += 4;
+  if ((mf & MoveFlag.JUMPING) !== 0) {
+    mi.jump = {
+      zSpeed: fv(v, p, m, 'movementInfo.jump.zSpeed'),
+      cosAngle: fv(v, p + 4, m, 'movementInfo.jump.cosAngle'),
+      sinAngle: fv(v, p + 8, m, 'movementInfo.jump.sinAngle'),
+      xySpeed: fv(v, p + 12, m, 'movementInfo.jump.xySpeed'),
+    };
+    p += 16;
+  }
+  if ((mf & MoveFlag.SPLINE_ELEVATION) !== 0) {
+    mi.splineElevation = fv(v, p, m, 'movementInfo.splineElevation');
+    p += 4;
+  }
+  m.movementInfo = mi;
+  m.speeds = {
+    walk: fv(v, p, m, 'speeds.walk'),
+    run: fv(v, p + 4, m, 'speeds.run'),
+    runBack: fv(v, p + 8, m, 'speeds.runBack'),
+    swim: fv(v, p + 12, m, 'speeds.swim'),
+    swimBack: fv(v, p + 16, m, 'speeds.swimBack'),
+    turnRate: fv(v, p + 20, m, 'speeds.turnRate'),
+  };
+  r.pos = p + 24;
+  return true;
 }
 
 function readMovementInfo(r: ByteReader, ctx: Ctx, m: Movement): MovementInfo {
@@ -308,7 +384,9 @@ function readMovementInner(r: ByteReader, ctx: Ctx): Movement {
   if (spans !== undefined) spans.push('movement');
   const flags = r.u8('updateFlags');
   const m: Movement = { updateFlags: flags };
-  if ((flags & UpdateFlag.LIVING) !== 0) {
+  if ((flags & UpdateFlag.LIVING) !== 0 && spans === undefined && readLivingFast(r, m)) {
+    if ((m.movementInfo!.flags & MoveFlag.SPLINE_ENABLED) !== 0) m.spline = readSpline(r, ctx, m);
+  } else if ((flags & UpdateFlag.LIVING) !== 0) {
     const mi = readMovementInfo(r, ctx, m);
     m.movementInfo = mi;
     const sStart = r.pos;
@@ -324,8 +402,14 @@ function readMovementInner(r: ByteReader, ctx: Ctx): Movement {
     if ((mi.flags & MoveFlag.SPLINE_ENABLED) !== 0) m.spline = readSpline(r, ctx, m);
   } else if ((flags & UpdateFlag.HAS_POSITION) !== 0) {
     const pStart = r.pos;
-    m.position = { x: f32(r, m, 'position.x'), y: f32(r, m, 'position.y'), z: f32(r, m, 'position.z'), o: f32(r, m, 'position.o') };
-    if (spans !== undefined) spans.add('position', pStart, r.pos, 'struct');
+    if (spans === undefined && pStart + 16 <= r.end) {
+      const v = r.view;
+      m.position = { x: fv(v, pStart, m, 'position.x'), y: fv(v, pStart + 4, m, 'position.y'), z: fv(v, pStart + 8, m, 'position.z'), o: fv(v, pStart + 12, m, 'position.o') };
+      r.pos = pStart + 16;
+    } else {
+      m.position = { x: f32(r, m, 'position.x'), y: f32(r, m, 'position.y'), z: f32(r, m, 'position.z'), o: f32(r, m, 'position.o') };
+      if (spans !== undefined) spans.add('position', pStart, r.pos, 'struct');
+    }
   }
   if ((flags & UpdateFlag.HIGHGUID) !== 0) m.highGuid = r.u32le('highGuid');
   if ((flags & UpdateFlag.ALL) !== 0) m.all = r.u32le('all');
@@ -365,6 +449,7 @@ function readValues(r: ByteReader, ctx: Ctx, typeId: number | undefined): Update
     const w = view.getUint32(p, true);
     if (w !== 0) count += popcount32(w);
   }
+  // (mask words are read twice: counting first keeps the pool check ahead of any write)
   if (p + 4 * count > r.end) {
     r.pos = p;
     r.need(4 * count, 'values.values');
