@@ -19,6 +19,7 @@ import {
   packetFromJson,
   packetToJson,
   typedFields,
+  typeIdFromGuid,
   type FieldValue,
   type GuidRange,
   type MovementGuidWidth,
@@ -91,7 +92,9 @@ class WowStreamDecoder {
 
   decode(bytes: Uint8Array, spans?: SpanSink): DecodedMessage {
     const ranges: GuidRange[] = [];
-    const dopts: WowDecodeOptions = { movementBlockGuid: movementGuid(this.opts), typeOf: this.store.typeOf, ranges };
+    // Types come from earlier creates; the guid's high part is only a fallback for naming (§3.2).
+    const typeOf = (g: bigint) => this.store.typeOf(g) ?? typeIdFromGuid(g);
+    const dopts: WowDecodeOptions = { movementBlockGuid: movementGuid(this.opts), typeOf, ranges };
     if (spans !== undefined) dopts.spans = spans;
     let record: unknown;
     let events: StoreEvent[];
@@ -99,14 +102,14 @@ class WowStreamDecoder {
     let layers: Record<string, Uint8Array> | undefined;
     if (this.opts.body === true) {
       const body = decodeBody(bytes, dopts);
-      record = bodyToJson(body, { typeOf: this.store.typeOf, length: bytes.length });
+      record = bodyToJson(body, { typeOf, length: bytes.length });
       events = this.store.applyBody(body);
       for (const r of ranges) entities.push({ id: guidHex(r.guid), start: r.start, end: r.end });
     } else {
       const d = decodePacketDetailed(bytes, dopts);
       const info: { size: number; bodyLength?: number } = { size: d.size };
       if (d.body !== undefined) info.bodyLength = d.body.length;
-      record = packetToJson(d.packet, info, { typeOf: this.store.typeOf });
+      record = packetToJson(d.packet, info, { typeOf });
       events = this.store.apply(d.packet);
       if (d.bodyOffset < 0 && d.body !== undefined) {
         layers = { zlib: d.body };
@@ -117,6 +120,9 @@ class WowStreamDecoder {
       }
     }
     this.track(events);
+    const problems: string[] = [];
+    for (const e of events) if (e.kind === 'problem') problems.push(e.block >= 0 ? `blocks[${e.block}]: ${e.message}` : e.message);
+    if (problems.length > 0) (record as Record<string, unknown>).problems = problems;
     const out: DecodedMessage = { records: [record], entities };
     if (layers !== undefined) out.layers = layers;
     return out;
