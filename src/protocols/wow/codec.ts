@@ -14,6 +14,7 @@ import { inflateZlib, deflateZlib, type ZlibImpl } from '../../core/zlib.js';
 import { slotName } from './fields.js';
 import {
   MoveFlag,
+  PackedValues,
   SMSG_COMPRESSED_UPDATE_OBJECT,
   SMSG_DESTROY_OBJECT,
   SMSG_UPDATE_OBJECT,
@@ -465,8 +466,7 @@ function readValues(r: ByteReader, ctx: Ctx, typeId: number | undefined): Update
   p = maskAt;
   for (let i = 0; i < total; i++, p += 4) pool[at + i] = view.getUint32(p, true);
   ctx.poolPos = at + total;
-  const mask = new Uint32Array(pool.buffer, 4 * at, n);
-  const values = new Uint32Array(pool.buffer, 4 * (at + n), count);
+  const words = new Uint32Array(pool.buffer, 4 * at, total);
   r.pos = p;
   const spans = ctx.spans;
   if (spans !== undefined) {
@@ -474,7 +474,7 @@ function readValues(r: ByteReader, ctx: Ctx, typeId: number | undefined): Update
     for (let i = 0; i < n; i++) spans.add(`values.mask[${i}]`, maskAt + 4 * i, maskAt + 4 * i + 4, 'u32le');
     let at = maskAt + 4 * n;
     for (let i = 0; i < n; i++) {
-      let w = mask[i]!;
+      let w = words[i]!;
       while (w !== 0) {
         const bit = 31 - Math.clz32(w & -w);
         w &= w - 1;
@@ -484,7 +484,7 @@ function readValues(r: ByteReader, ctx: Ctx, typeId: number | undefined): Update
     }
     spans.add('values', start, r.pos, 'struct');
   }
-  return { mask, values };
+  return new PackedValues(words, n);
 }
 
 // ---------------------------------------------------------------------------
@@ -803,6 +803,18 @@ function writeSpline(w: ByteWriter, s: Spline, m: Movement): void {
 }
 
 function writeValues(w: ByteWriter, v: UpdateValues): void {
+  if (v instanceof PackedValues) {
+    const words = v.words;
+    const n = v.blockCount;
+    if (n > 255 || n > words.length) throw new EncodeError('values.mask', 'expected at most 255 mask words');
+    let count = 0;
+    for (let i = 0; i < n; i++) if (words[i] !== 0) count += popcount32(words[i]!);
+    if (count !== words.length - n) throw new EncodeError('values.values', `the mask has ${count} bits set but ${words.length - n} values are given`);
+    w.ensure(1 + 4 * words.length);
+    w.u8(n);
+    for (let i = 0; i < words.length; i++) w.u32le(words[i]!);
+    return;
+  }
   const mask = v.mask;
   const values = v.values;
   if (!(mask instanceof Uint32Array) || mask.length > 255) throw new EncodeError('values.mask', 'expected a Uint32Array of at most 255 words');
