@@ -103,6 +103,19 @@ export function observerView(o: WorldObject, p: Observer, rewrite?: BuildOptions
   return out;
 }
 
+/** True when the observer's view of `o` differs from `prev` in any slot. */
+function viewDiffers(o: WorldObject, p: Observer, prev: Uint32Array, rewrite: BuildOptions['rewrite']): boolean {
+  const vis = slotVisibility(o.typeId);
+  if (vis === undefined || o.values.length !== vis.length || prev.length !== vis.length) return true;
+  const f = passedFlags(o, p);
+  const values = o.values;
+  for (let s = 0; s < vis.length; s++) {
+    const v = (vis[s]! & f) === 0 ? 0 : rewrite === undefined ? values[s]! : rewrite(o, p, s, values[s]!) >>> 0;
+    if (v !== prev[s]) return true;
+  }
+  return false;
+}
+
 function maskValues(view: Uint32Array, slots: number[], maskBlocks: number): { mask: Uint32Array; values: Uint32Array } {
   slots.sort((a, b) => a - b);
   const mask = new Uint32Array(maskBlocks);
@@ -172,18 +185,22 @@ export function buildUpdate(observer: Observer, visible: Iterable<WorldObject>, 
   let created = 0;
   let updated = 0;
   for (const o of inView.values()) {
-    const view = observerView(o, observer, opts.rewrite);
     const prev = observer.known.get(o.guid);
     if (prev === undefined) {
+      const view = observerView(o, observer, opts.rewrite);
       blocks.push(createBlockFor(o, observer, view));
+      observer.known.set(o.guid, view);
       created++;
     } else {
+      // compare in place first: unchanged objects cost no allocation
+      if (!viewDiffers(o, observer, prev, opts.rewrite)) continue;
+      const view = observerView(o, observer, opts.rewrite);
       const b = valuesBlockFor(o, view, prev);
+      observer.known.set(o.guid, view);
       if (b === undefined) continue;
       blocks.push(b);
       updated++;
     }
-    observer.known.set(o.guid, view);
   }
   const out = packBlocks(removed, blocks, limit, opts);
   return { ...out, created, updated, removed: removed.length };
