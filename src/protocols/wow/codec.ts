@@ -20,7 +20,6 @@ import {
   SMSG_UPDATE_OBJECT,
   SplineFlag,
   UpdateFlag,
-  type CreateBlock,
   type GuidListBlock,
   type Movement,
   type MovementGuidWidth,
@@ -960,4 +959,3 @@ export function encodeDestroy(guid: bigint): Uint8Array {
   return encodePacket({ opcode: SMSG_DESTROY_OBJECT, guid });
 }
 
-export type { CreateBlock };

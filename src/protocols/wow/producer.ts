@@ -10,7 +10,7 @@
 import { EncodeError } from '../../core/errors.js';
 import { ByteWriter } from '../../core/writer.js';
 import { f32ToBits } from '../../core/floats.js';
-import { encodeUpdatePacket, writeUpdateBlock, type WowEncodeOptions } from './codec.js';
+import { encodeDestroy, encodeUpdatePacket, writeUpdateBlock, type WowEncodeOptions } from './codec.js';
 import { fieldByName, guidPartners, objectType, slotVisibility, VISIBILITY } from './fields.js';
 import { TypeId, UpdateFlag, type Movement, type UpdateBlock, type UpdateBody } from './types.js';
 
@@ -209,11 +209,7 @@ export function buildUpdate(observer: Observer, visible: Iterable<WorldObject>, 
 /** SMSG_DESTROY_OBJECT for one object (the single-object path of §9.2); forgets it for the observer. */
 export function buildDestroy(observer: Observer, guid: bigint): Uint8Array {
   observer.known.delete(guid);
-  const out = new Uint8Array(12);
-  out[1] = 10;
-  out[2] = 0xaa;
-  new DataView(out.buffer).setBigUint64(4, guid, true);
-  return out;
+  return encodeDestroy(guid);
 }
 
 const HEADER = 5;
