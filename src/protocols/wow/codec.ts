@@ -449,7 +449,6 @@ function readValues(r: ByteReader, ctx: Ctx, typeId: number | undefined): Update
     const w = view.getUint32(p, true);
     if (w !== 0) count += popcount32(w);
   }
-  // (mask words are read twice: counting first keeps the pool check ahead of any write)
   if (p + 4 * count > r.end) {
     r.pos = p;
     r.need(4 * count, 'values.values');

@@ -162,7 +162,11 @@ export interface UpdateValues {
   readonly values: Uint32Array;
 }
 
-/** The decoder's `UpdateValues`: the mask words then the values in one array (one allocation per block). */
+/**
+ * The decoder's `UpdateValues`: the mask words then the values in one array
+ * (one allocation per block). The decoder's arrays are views into one buffer
+ * shared by the blocks of a body; `slice()` them to keep one block on its own.
+ */
 export class PackedValues implements UpdateValues {
   /** Mask words, then values, as on the wire. */
   readonly words: Uint32Array;
