@@ -295,7 +295,9 @@ export interface ReadMessage {
  * Decode one message as the game sends it: u8 id + payload, the payload an LZ4 block
  * for the compressed ids (§2). Returns the decompressed payload too.
  */
-export function readMessage(bytes: Uint8Array, opts: ScrapDecodeOptions = {}): ReadMessage {
+export function readMessage(bytes: Uint8Array, options: ScrapDecodeOptions = {}): ReadMessage {
+  // one controller table for the whole message (a 0x1D's packets share object state)
+  const opts = options.tracker === undefined ? { ...options, tracker: new ControllerTable() } : options;
   if (bytes.length < 1) throw new DecodeError(0, 'packetId', 'a packet id byte (TRUNCATED)', 'empty message');
   const id = bytes[0]!;
   const spans = opts.spans;
