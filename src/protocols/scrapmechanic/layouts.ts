@@ -620,7 +620,12 @@ export function writeData(o: Out, u: Record<string, unknown>, ut: number, ot: nu
     writeTrailing(o, u, path);
     return;
   }
-  if (!has) throw new EncodeError(dataPath, 'missing (typed data, or opaque bytes)');
+  if (!has) {
+    // no typed data and no opaque bytes: the update carries no type-specific data
+    // (what the decoder gives for an empty opaque payload)
+    writeTrailing(o, u, path);
+    return;
+  }
   const d = obj(u.data, dataPath);
   switch (ot) {
     case 0: {
