@@ -44,24 +44,22 @@ export interface ControllerTracker {
  * leaves the table as it was.
  */
 export class ControllerTable implements ControllerTracker {
-  readonly map = new Map<number, number>();
-  private journal: Array<[number, number | undefined]> | undefined;
+  /** One map per NetObj type, keyed by id (small integers, fast map keys). */
+  private readonly maps: Map<number, number>[] = Array.from({ length: 32 }, () => new Map<number, number>());
+  private journal: Array<[number, number, number | undefined]> | undefined;
 
-  static key(netObjType: number, id: number): number {
-    return netObjType * 0x100000000 + id;
-  }
   get(netObjType: number, id: number): number | undefined {
-    return this.map.get(netObjType * 0x100000000 + id);
+    return this.maps[netObjType]!.get(id);
   }
   set(netObjType: number, id: number, controllerType: number): void {
-    const k = netObjType * 0x100000000 + id;
-    if (this.journal !== undefined) this.journal.push([k, this.map.get(k)]);
-    this.map.set(k, controllerType);
+    const m = this.maps[netObjType]!;
+    if (this.journal !== undefined) this.journal.push([netObjType, id, m.get(id)]);
+    m.set(id, controllerType);
   }
   delete(netObjType: number, id: number): void {
-    const k = netObjType * 0x100000000 + id;
-    if (this.journal !== undefined) this.journal.push([k, this.map.get(k)]);
-    this.map.delete(k);
+    const m = this.maps[netObjType]!;
+    if (this.journal !== undefined) this.journal.push([netObjType, id, m.get(id)]);
+    m.delete(id);
   }
   begin(): void {
     this.journal = [];
@@ -74,13 +72,23 @@ export class ControllerTable implements ControllerTracker {
     this.journal = undefined;
     if (j === undefined) return;
     for (let i = j.length - 1; i >= 0; i--) {
-      const [k, v] = j[i]!;
-      if (v === undefined) this.map.delete(k);
-      else this.map.set(k, v);
+      const [t, id, v] = j[i]!;
+      if (v === undefined) this.maps[t]!.delete(id);
+      else this.maps[t]!.set(id, v);
     }
   }
+  /** Every entry as `[netObjType, id, controllerType]`. */
+  entries(): Array<[number, number, number]> {
+    const out: Array<[number, number, number]> = [];
+    this.maps.forEach((m, t) => {
+      for (const [id, ct] of m) out.push([t, id, ct]);
+    });
+    return out;
+  }
   get size(): number {
-    return this.map.size;
+    let n = 0;
+    for (const m of this.maps) n += m.size;
+    return n;
   }
 }
 
