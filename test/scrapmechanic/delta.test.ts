@@ -11,6 +11,7 @@ import {
   encodeBody,
   encodeMessage,
   encodePayload,
+  scanBody,
   toJson,
   type NetworkUpdatePacket,
 } from '../../src/protocols/scrapmechanic/index.js';
@@ -145,6 +146,16 @@ test('property: decode(encode(x)) = x for random update sequences (deltas where 
       const back = decodeBody(bytes);
       assert.equal(back.tick, tick);
       assert.deepEqual(back.updates.map(essence), updates.map(essence));
+      // the validating scanner indexes the same updates
+      const scanned = scanBody(bytes);
+      assert.equal(scanned.count, updates.length);
+      assert.deepEqual(toJson(scanned.updates()), toJson(back.updates));
+      for (let i = 0; i < scanned.count; i++) {
+        assert.equal(scanned.id(i), updates[i]!.id);
+        assert.equal(scanned.updateType(i), updates[i]!.updateType);
+        assert.equal(scanned.netObjType(i), updates[i]!.netObjType);
+        assert.equal(scanned.form(i), back.updates[i]!.form);
+      }
       assert.equal(toHex(encodeBody(back)), toHex(bytes));
       assert.equal(toHex(encodeBody(JSON.parse(JSON.stringify(toJson(back))))), toHex(bytes));
       // and the all-raw body decodes to the same updates

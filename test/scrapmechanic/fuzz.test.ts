@@ -18,6 +18,7 @@ import {
   encodeMessage,
   literalLz4Block,
   readMessage,
+  scanBody,
   toJson,
 } from '../../src/protocols/scrapmechanic/index.js';
 import { updateSequence } from './arbitraries.js';
@@ -33,6 +34,14 @@ let cases = 0;
 /** Decode a body; on success the value must re-encode to the same bytes (also via JSON). */
 function checkBody(b: Uint8Array, strict = false, spans?: SpanSink): void {
   cases++;
+  // the scanner must agree with the decoder: same error, or the same updates
+  let scanErr: unknown;
+  let scanned;
+  try {
+    scanned = scanBody(b, { strict });
+  } catch (e) {
+    scanErr = e;
+  }
   let d;
   try {
     d = decodeBody(b, { strict, spans });
@@ -40,10 +49,15 @@ function checkBody(b: Uint8Array, strict = false, spans?: SpanSink): void {
     if (e instanceof DecodeError) {
       assert.ok(e.offset >= 0 && e.offset <= b.length, `offset ${e.offset} within ${b.length}`);
       assert.equal(typeof e.path, 'string');
+      assert.ok(scanErr instanceof DecodeError, `scanner accepted what the decoder refused: ${e.message}`);
+      assert.equal(scanErr.message, e.message);
       return;
     }
     throw e;
   }
+  assert.equal(scanErr, undefined, `scanner refused what the decoder accepted: ${String(scanErr)}`);
+  assert.deepEqual(toJson(scanned!.updates()), toJson(d.updates));
+  assert.equal(scanned!.tick, d.tick);
   assert.equal(toHex(encodeBody(d)), toHex(b));
   assert.equal(toHex(encodeBody(JSON.parse(JSON.stringify(toJson(d))))), toHex(b));
 }

@@ -44,23 +44,101 @@ export interface ControllerTracker {
  * leaves the table as it was.
  */
 export class ControllerTable implements ControllerTracker {
-  /** One map per NetObj type, keyed by id (small integers, fast map keys). */
-  private readonly maps: Map<number, number>[] = Array.from({ length: 32 }, () => new Map<number, number>());
+  // Open addressing with linear probing over typed arrays: slot i holds id ids[i] of
+  // NetObj type (meta[i] & 31) with controller type (meta[i] >> 8); meta 0 = empty.
+  private ids = new Int32Array(1024);
+  private meta = new Int32Array(1024);
+  private mask = 1023;
+  private count = 0;
   private journal: Array<[number, number, number | undefined]> | undefined;
 
+  private slot(netObjType: number, id: number): number {
+    // multiplicative hash of (id, type)
+    return (Math.imul((id ^ (netObjType << 27)) | 0, 0x9e3779b1) >>> 16) & this.mask;
+  }
+
   get(netObjType: number, id: number): number | undefined {
-    return this.maps[netObjType]!.get(id);
+    const ids = this.ids;
+    const meta = this.meta;
+    const want = netObjType | 0x80;
+    const idi = id | 0;
+    for (let i = this.slot(netObjType, id); ; i = (i + 1) & this.mask) {
+      const m = meta[i]!;
+      if (m === 0) return undefined;
+      if ((m & 0xff) === want && ids[i] === idi) return m >>> 8;
+    }
   }
+
   set(netObjType: number, id: number, controllerType: number): void {
-    const m = this.maps[netObjType]!;
-    if (this.journal !== undefined) this.journal.push([netObjType, id, m.get(id)]);
-    m.set(id, controllerType);
+    if (this.journal !== undefined) this.journal.push([netObjType, id, this.get(netObjType, id)]);
+    this.put(netObjType, id, controllerType);
   }
+
+  private put(netObjType: number, id: number, controllerType: number): void {
+    if ((this.count + 1) * 2 > this.mask) this.grow();
+    const want = netObjType | 0x80;
+    const idi = id | 0;
+    for (let i = this.slot(netObjType, id); ; i = (i + 1) & this.mask) {
+      const m = this.meta[i]!;
+      if (m === 0) {
+        this.ids[i] = idi;
+        this.meta[i] = want | (controllerType << 8);
+        this.count++;
+        return;
+      }
+      if ((m & 0xff) === want && this.ids[i] === idi) {
+        this.meta[i] = want | (controllerType << 8);
+        return;
+      }
+    }
+  }
+
   delete(netObjType: number, id: number): void {
-    const m = this.maps[netObjType]!;
-    if (this.journal !== undefined) this.journal.push([netObjType, id, m.get(id)]);
-    m.delete(id);
+    if (this.journal !== undefined) this.journal.push([netObjType, id, this.get(netObjType, id)]);
+    this.remove(netObjType, id);
   }
+
+  private remove(netObjType: number, id: number): void {
+    const want = netObjType | 0x80;
+    const idi = id | 0;
+    const mask = this.mask;
+    let i = this.slot(netObjType, id);
+    for (; ; i = (i + 1) & mask) {
+      const m = this.meta[i]!;
+      if (m === 0) return;
+      if ((m & 0xff) === want && this.ids[i] === idi) break;
+    }
+    // backward-shift deletion keeps probe chains intact
+    this.meta[i] = 0;
+    this.count--;
+    for (let j = (i + 1) & mask; this.meta[j] !== 0; j = (j + 1) & mask) {
+      const m = this.meta[j]!;
+      const home = this.slot(m & 31, this.ids[j]!);
+      // move j into the hole at i if its home is not in (i, j]
+      if ((j - home + mask + 1) & mask) {
+        const distHole = (i - home + mask + 1) & mask;
+        const distJ = (j - home + mask + 1) & mask;
+        if (distHole < distJ) {
+          this.ids[i] = this.ids[j]!;
+          this.meta[i] = m;
+          this.meta[j] = 0;
+          i = j;
+        }
+      }
+    }
+  }
+
+  private grow(): void {
+    const ids = this.ids;
+    const meta = this.meta;
+    const size = (this.mask + 1) * 2;
+    this.ids = new Int32Array(size);
+    this.meta = new Int32Array(size);
+    this.mask = size - 1;
+    this.count = 0;
+    for (let i = 0; i < meta.length; i++) if (meta[i] !== 0) this.put(meta[i]! & 31, ids[i]! >>> 0, meta[i]! >>> 8);
+  }
+
   begin(): void {
     this.journal = [];
   }
@@ -73,22 +151,21 @@ export class ControllerTable implements ControllerTracker {
     if (j === undefined) return;
     for (let i = j.length - 1; i >= 0; i--) {
       const [t, id, v] = j[i]!;
-      if (v === undefined) this.maps[t]!.delete(id);
-      else this.maps[t]!.set(id, v);
+      if (v === undefined) this.remove(t, id);
+      else this.put(t, id, v);
     }
   }
-  /** Every entry as `[netObjType, id, controllerType]`. */
+  /** Every entry as `[netObjType, id, controllerType]`, sorted. */
   entries(): Array<[number, number, number]> {
     const out: Array<[number, number, number]> = [];
-    this.maps.forEach((m, t) => {
-      for (const [id, ct] of m) out.push([t, id, ct]);
-    });
-    return out;
+    for (let i = 0; i < this.meta.length; i++) {
+      const m = this.meta[i]!;
+      if (m !== 0) out.push([m & 31, this.ids[i]! >>> 0, m >>> 8]);
+    }
+    return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   }
   get size(): number {
-    let n = 0;
-    for (const m of this.maps) n += m.size;
-    return n;
+    return this.count;
   }
 }
 
@@ -114,11 +191,24 @@ const UT_NAMES: (UpdateTypeName | undefined)[] = [undefined, 'Create', 'P', 'Upd
 const SCRATCH = new Uint8Array(72);
 const SCRATCH_DV = new DataView(SCRATCH.buffer);
 
+/** Check the header of the NetworkUpdate at `b[p..end)` (§6); returns the header byte. */
+export function checkHeader(b: Uint8Array, p: number, end: number): number {
+  if (end - p < 5) throw new DecodeError(p, 'header', 'a header byte and a u32 id, 5 bytes (TRUNCATED)', `${end - p} bytes`);
+  const h = b[p]!;
+  const ut = h >>> 5;
+  const ot = h & 31;
+  if (UT_NAMES[ut] === undefined) throw new DecodeError(p, 'updateType', 'update type 1, 2, 3 or 5 (UPDATE_TYPE_INVALID)', String(ut));
+  if (ot > 14) throw new DecodeError(p, 'netObjType', 'NetObj type 0..14 (NETOBJ_TYPE_INVALID)', String(ot));
+  if (ut === 2 && ot !== 2) throw new DecodeError(p, 'updateType', 'P only on a Joint (P_NOT_JOINT)', NETOBJ_TYPES[ot]);
+  if (ut === 1 && end - p < 6) throw new DecodeError(p, 'id', 'a Create header, 6 bytes (TRUNCATED)', `${end - p} bytes`);
+  return h;
+}
+
 /**
  * Read one NetworkUpdate occupying `b[p..end)` (header byte first, no size field).
  * Records the controller type of Creates in `tracker` and forgets it on Remove.
  */
-function readUpdate(
+export function readUpdate(
   u: SubUpdate,
   b: Uint8Array,
   dv: DataView,
@@ -127,14 +217,10 @@ function readUpdate(
   ctx: LayoutCtx,
   tracker: ControllerTracker,
 ): void {
-  if (end - p < 5) throw new DecodeError(p, 'header', 'a header byte and a u32 id, 5 bytes (TRUNCATED)', `${end - p} bytes`);
-  const h = b[p]!;
+  const h = checkHeader(b, p, end);
   const ut = h >>> 5;
   const ot = h & 31;
-  const utName = UT_NAMES[ut];
-  if (utName === undefined) throw new DecodeError(p, 'updateType', 'update type 1, 2, 3 or 5 (UPDATE_TYPE_INVALID)', String(ut));
-  if (ot > 14) throw new DecodeError(p, 'netObjType', 'NetObj type 0..14 (NETOBJ_TYPE_INVALID)', String(ot));
-  if (ut === 2 && ot !== 2) throw new DecodeError(p, 'updateType', 'P only on a Joint (P_NOT_JOINT)', NETOBJ_TYPES[ot]);
+  const utName = UT_NAMES[ut]!;
   u.updateType = utName;
   u.netObjType = NETOBJ_TYPES[ot]!;
   const S = ctx.spans;
@@ -142,7 +228,6 @@ function readUpdate(
   let ct: number | undefined;
   let id: number;
   if (ut === 1) {
-    if (end - p < 6) throw new DecodeError(p, 'id', 'a Create header, 6 bytes (TRUNCATED)', `${end - p} bytes`);
     ct = b[p + 1]!;
     id = dv.getUint32(p + 2);
     q = p + 6;
@@ -169,7 +254,7 @@ function readUpdate(
 }
 
 /** A new sub-update record with every common field present (one object shape). */
-function newSub(form: 'raw' | 'delta', size: number): SubUpdate {
+export function newSub(form: 'raw' | 'delta', size: number): SubUpdate {
   return {
     form,
     bitfield: undefined,

@@ -27,3 +27,4 @@ export { ScrapMechanicSession } from './session.js';
 export type { MirrorObject, SessionChanges } from './session.js';
 export { NetworkUpdateProducer } from './producer.js';
 export type { ProducerOptions } from './producer.js';
+export { ScannedBody, scanBody, scanBodyRange } from './scan.js';
