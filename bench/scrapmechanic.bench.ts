@@ -10,6 +10,7 @@ import {
   decodeBody,
   encodeBody,
   readMessage,
+  scanBody,
   type NetworkUpdate,
   type NetworkUpdateBody,
 } from '../src/protocols/scrapmechanic/index.js';
@@ -156,11 +157,24 @@ export function cases(): BenchCase[] {
   return [
     {
       group: 'scrapmechanic',
-      name: `decode bodies (${n} updates)`,
+      name: `decode: scanBody, validate + index (${n} updates)`,
       bytes: bodyBytes,
       items: n,
       itemUnit: 'updates',
       target: { mbps: 150 },
+      fn: () => {
+        const t = new ControllerTable();
+        let k = 0;
+        for (const b of bodies) k += scanBody(b, { tracker: t }).count;
+        return k;
+      },
+    },
+    {
+      group: 'scrapmechanic',
+      name: 'decode: decodeBody, typed objects',
+      bytes: bodyBytes,
+      items: n,
+      itemUnit: 'updates',
       fn: () => {
         const t = new ControllerTable();
         let k = 0;
@@ -170,7 +184,7 @@ export function cases(): BenchCase[] {
     },
     {
       group: 'scrapmechanic',
-      name: 'decode messages (LZ4 + bodies)',
+      name: 'decode: messages, LZ4 + decodeBody',
       bytes: bodyBytes,
       items: n,
       itemUnit: 'updates',

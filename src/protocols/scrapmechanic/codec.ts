@@ -9,7 +9,7 @@ import { decodeLz4Block, encodeLz4Block } from '../../core/lz4.js';
 import type { SpanSink } from '../../core/spans.js';
 import { readData, writeData, type LayoutCtx } from './layouts.js';
 import { Out } from './out.js';
-import { arr, bytes as bytesOf, int, obj } from './primitives.js';
+import { arr, bytes as bytesOf, hexOf, int, obj } from './primitives.js';
 import {
   COMPRESSED_IDS,
   NETOBJ_TYPES,
@@ -322,7 +322,7 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
         if (n > SM_MAX_DELTA_BASE) throw new DecodeError(pos, '', `a previous update of at most 63 data bytes (DELTA_BASE_TOO_LONG)`, `${n} data bytes`);
         const k = (n + 8) >>> 3;
         if (k > end - pos) throw new DecodeError(pos, 'bitfield', `${k} bitfield bytes (TRUNCATED)`, `${end - pos} left`);
-        if (!prevInScratch) SCRATCH.set(buf.subarray(prevAt, prevAt + prevSize), 0);
+        if (!prevInScratch) for (let j = 0; j < prevSize; j++) SCRATCH[j] = buf[prevAt + j]!;
         let q = pos + k;
         const last = pos + k - 1;
         for (let j = 0; j < n; j++) {
@@ -332,7 +332,7 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
           }
         }
         u = newSub('delta', prevSize);
-        u.bitfield = buf.slice(pos, pos + k);
+        u.bitfield = hexOf(buf, pos, k);
         if (spans !== undefined) {
           spans.push(`updates[${i}]`);
           spans.add('', pos, q, 'struct');

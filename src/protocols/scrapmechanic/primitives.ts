@@ -7,6 +7,13 @@ import { EncodeError } from '../../core/errors.js';
 const HEX: string[] = [];
 for (let i = 0; i < 256; i++) HEX.push((i < 16 ? '0' : '') + i.toString(16));
 
+/** Lower-case hex of `b[p..p+n)`. */
+export function hexOf(b: Uint8Array, p: number, n: number): string {
+  let s = '';
+  for (let i = 0; i < n; i++) s += HEX[b[p + i]!];
+  return s;
+}
+
 /** `"0x"` + 8 hex digits. */
 export function hex32(v: number): string {
   return `0x${HEX[(v >>> 24) & 255]}${HEX[(v >>> 16) & 255]}${HEX[(v >>> 8) & 255]}${HEX[v & 255]}`;

@@ -11,6 +11,7 @@ import { DecodeError, LimitError, rethrowAt } from '../../core/errors.js';
 import { resolveLimits } from '../../core/limits.js';
 import { checkHeader, ControllerTable, newSub, readUpdate, type ControllerTracker, type ScrapDecodeOptions } from './codec.js';
 import { CHECK_WARN, checkData, type LayoutCtx } from './layouts.js';
+import { hexOf } from './primitives.js';
 import { NETOBJ_TYPES, SM_MAX_DELTA_BASE, type NetObjTypeName, type SubUpdate, type UpdateTypeName } from './types.js';
 
 const STRIDE = 5;
@@ -93,7 +94,7 @@ export class ScannedBody {
     readUpdate(u, b, new DataView(b.buffer, b.byteOffset, b.byteLength), p, end, ctx, tracker);
     if (delta) {
       const ws = this.index[o + F_WIRE_START]!;
-      u.bitfield = this.bytes.slice(ws, ws + ((end - p + 8) >>> 3));
+      u.bitfield = hexOf(this.bytes, ws, (end - p + 8) >>> 3);
     }
     return u;
   }

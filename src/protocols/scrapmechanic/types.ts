@@ -315,8 +315,11 @@ export type SubUpdateForm = 'raw' | 'delta';
 export interface SubUpdate extends NetworkUpdate {
   /** `raw` or `delta`. The encoder also takes `auto` (delta when shorter, §9.2). */
   form: SubUpdateForm | 'auto';
-  /** Delta only: the bitfield bytes as sent (replayed on encode, §9.3); computed when absent. */
-  bitfield?: Uint8Array;
+  /**
+   * Delta only: the bitfield bytes as sent, in hex (replayed on encode, §9.3); computed
+   * when absent. The encoder also takes a Uint8Array.
+   */
+  bitfield?: string | Uint8Array;
   /** Reconstructed size field (data + 2). Informational; the encoder computes it. */
   size?: number;
 }
