@@ -36,10 +36,54 @@ export class ScannedBody {
     readonly index: Int32Array,
     /** The scanned buffer (not copied: keep it unchanged while using the index). */
     readonly bytes: Uint8Array,
-    /** Reconstructed DeltaUpdates (size field + data each). */
-    readonly recon: Uint8Array,
     private readonly strict: boolean,
   ) {}
+
+  private reconBuf: Uint8Array | undefined;
+
+  /**
+   * Reconstructed DeltaUpdates (size field + data each), built on first use: the scan
+   * reconstructs in place and keeps only what it needs to validate.
+   */
+  get recon(): Uint8Array {
+    if (this.reconBuf === undefined) this.reconBuf = this.buildRecon();
+    return this.reconBuf;
+  }
+
+  private buildRecon(): Uint8Array {
+    const idx = this.index;
+    const buf = this.bytes;
+    let size = 0;
+    for (let i = 0; i < this.count; i++) if (idx[i * STRIDE + F_FLAGS]! & FLAG_DELTA) size += idx[i * STRIDE + F_DATA_END]! - idx[i * STRIDE + F_DATA_START]! + 2;
+    const recon = new Uint8Array(size);
+    let rpos = 0;
+    let prevAt = 0;
+    let prevSize = 0;
+    let prevInRecon = false;
+    for (let i = 0; i < this.count; i++) {
+      const o = i * STRIDE;
+      if ((idx[o + F_FLAGS]! & FLAG_DELTA) === 0) {
+        prevAt = idx[o + F_DATA_START]! - 2;
+        prevSize = idx[o + F_DATA_END]! - prevAt;
+        prevInRecon = false;
+        continue;
+      }
+      const src = prevInRecon ? recon : buf;
+      for (let j = 0; j < prevSize; j++) recon[rpos + j] = src[prevAt + j]!;
+      const n = prevSize - 2;
+      const k = (n + 8) >>> 3;
+      const pos = idx[o + F_WIRE_START]!;
+      let q = pos + k;
+      for (let j = 0; j < n; j++) if (((buf[pos + k - 1 - (j >>> 3)]! >>> (j & 7)) & 1) === 0) recon[rpos + 2 + j] = buf[q++]!;
+      idx[o + F_DATA_START] = rpos + 2;
+      idx[o + F_DATA_END] = rpos + prevSize;
+      prevAt = rpos;
+      prevInRecon = true;
+      rpos += prevSize;
+    }
+    // from now on delta entries point into recon
+    return recon;
+  }
 
   private buf(i: number): Uint8Array {
     return this.index[i * STRIDE + F_FLAGS]! & FLAG_DELTA ? this.recon : this.bytes;
@@ -119,15 +163,13 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
   if (end - start < 4) throw new DecodeError(start, 'tick', 'a be u32 tick (TRUNCATED)', `${end - start} bytes`);
   const tick = dv.getUint32(start);
   const maxUpdates = limits.smMaxUpdates;
-  // at most one sub-update per byte pair; start small and grow
-  let index = new Int32Array(Math.max(16, Math.min((end - start) >>> 1, 1024) * STRIDE));
-  let recon = new Uint8Array(256);
-  let rdv = new DataView(recon.buffer);
-  let rpos = 0;
+  let index = new Int32Array(Math.max(64, ((end - start) >>> 3) * STRIDE));
+  const scratch = new Uint8Array(72);
+  const sdv = new DataView(scratch.buffer);
   let pos = start + 4;
-  let prevAt = -1; // start of the previous reconstructed update (size field), in buf or recon
+  let prevAt = -1; // start of the previous raw update (size field) in buf
   let prevSize = 0;
-  let prevInRecon = false;
+  let prevInScratch = false;
   let i = 0;
   while (pos < end) {
     if (i >= maxUpdates) throw new LimitError(pos, `updates[${i}]`, 'smMaxUpdates', i + 1, maxUpdates);
@@ -149,7 +191,7 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
         index[o + F_FLAGS] = flags;
         prevAt = pos;
         prevSize = size;
-        prevInRecon = false;
+        prevInScratch = false;
         pos += size;
       } else {
         if (prevSize === 0) throw new DecodeError(pos, '', 'a RawUpdate first in the body (DELTA_WITHOUT_BASE)', 'a DeltaUpdate');
@@ -157,15 +199,8 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
         if (n > SM_MAX_DELTA_BASE) throw new DecodeError(pos, '', `a previous update of at most 63 data bytes (DELTA_BASE_TOO_LONG)`, `${n} data bytes`);
         const k = (n + 8) >>> 3;
         if (k > end - pos) throw new DecodeError(pos, 'bitfield', `${k} bitfield bytes (TRUNCATED)`, `${end - pos} left`);
-        if (rpos + prevSize > recon.length) {
-          const next = new Uint8Array(recon.length * 2 + prevSize);
-          next.set(recon.subarray(0, rpos));
-          recon = next;
-          rdv = new DataView(recon.buffer);
-        }
-        const src = prevInRecon ? recon : buf;
-        const r = rpos;
-        for (let j = 0; j < prevSize; j++) recon[r + j] = src[prevAt + j]!;
+        // reconstruct in place: the scratch holds the previous reconstruction
+        if (!prevInScratch) for (let j = 0; j < prevSize; j++) scratch[j] = buf[prevAt + j]!;
         let q = pos + k;
         const last = pos + k - 1;
         // one bitfield byte at a time; a byte whose bits are all "keep" costs nothing
@@ -177,13 +212,13 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
           for (let t = 0; t < count; t++) {
             if (((v >>> t) & 1) === 0) {
               if (q >= end) throw new DecodeError(q, 'replacements', `a replacement byte for data byte ${base + t} (TRUNCATED)`, 'end of body');
-              recon[r + 2 + base + t] = buf[q++]!;
+              scratch[2 + base + t] = buf[q++]!;
             }
           }
         }
         let flags: number;
         try {
-          flags = check(recon, rdv, r + 2, r + prevSize, tracker, strict);
+          flags = check(scratch, sdv, 2, prevSize, tracker, strict);
         } catch (e) {
           if (e instanceof DecodeError) {
             e.offset = pos;
@@ -191,12 +226,11 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
           }
           throw e;
         }
-        index[o + F_DATA_START] = r + 2;
-        index[o + F_DATA_END] = r + prevSize;
+        // data range recorded relative to nothing yet: `recon` is built on first use
+        index[o + F_DATA_START] = 0;
+        index[o + F_DATA_END] = n;
         index[o + F_FLAGS] = flags | FLAG_DELTA;
-        prevAt = r;
-        prevInRecon = true;
-        rpos = r + prevSize;
+        prevInScratch = true;
         pos = q;
       }
     } catch (e) {
@@ -206,7 +240,7 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
     index[o + F_WIRE_END] = pos;
     i++;
   }
-  return new ScannedBody(tick, i, index, buf, recon, strict);
+  return new ScannedBody(tick, i, index, buf, strict);
 }
 
 /** Header, layout and tracking of one update; returns index flags. */
