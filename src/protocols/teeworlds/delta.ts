@@ -331,3 +331,64 @@ export function applyDelta(base: Snapshot, ints: ArrayLike<number>, version: TwV
   const limits = opts.limits ? { ...DEFAULT_LIMITS, ...opts.limits } : DEFAULT_LIMITS;
   return unpackDelta(base, arr, arr.length, STATIC_SIZES[version], limits);
 }
+
+/** One item record of a delta, by int index (for inspection; not the hot path). */
+export interface DeltaRecord {
+  type: number;
+  id: number;
+  /** Data ints. */
+  size: number;
+  /** Whether a size int is on the wire. */
+  sizeOnWire: boolean;
+  /** Int index of the record's type int, and one past its last data int. */
+  start: number;
+  end: number;
+}
+
+/** The structure of delta ints: header, deleted keys, item records (int ranges). */
+export interface DeltaLayout {
+  numDeleted: number;
+  numUpdated: number;
+  numTemp: number;
+  deleted: number[];
+  records: DeltaRecord[];
+  /** Ints after the last record (ignored by the games). */
+  trailing: number;
+}
+
+/** Parse the layout of delta ints without applying them. Throws DecodeError like `unpackDelta`. */
+export function describeDelta(ints: ArrayLike<number>, sizes: Int32Array): DeltaLayout {
+  const len = ints.length;
+  if (len < 3) throw fail(len, 'header', '3 header ints', `${len}`);
+  const numDeleted = ints[0]!;
+  const numUpdated = ints[1]!;
+  if (numDeleted < 0 || numDeleted > len - 3) throw fail(0, 'numDeleted', `0..${len - 3} deleted keys`, `${numDeleted}`);
+  const afterDel = 3 + numDeleted;
+  if (numUpdated < 0 || numUpdated > (len - afterDel) >> 1) throw fail(1, 'numUpdated', `0..${(len - afterDel) >> 1} item records`, `${numUpdated}`);
+  const deleted: number[] = [];
+  for (let i = 3; i < afterDel; i++) deleted.push(ints[i]!);
+  const records: DeltaRecord[] = [];
+  let p = afterDel;
+  for (let r = 0; r < numUpdated; r++) {
+    const start = p;
+    if (p + 2 > len) throw fail(p, `updates[${r}]`, 'type and id', 'end of delta');
+    const type = ints[p]!;
+    const id = ints[p + 1]!;
+    p += 2;
+    if (type < 0 || type > MAX_TYPE) throw fail(start, `updates[${r}].type`, `a type in 0..${MAX_TYPE}`, `${type}`);
+    if (id < 0 || id > MAX_ID) throw fail(start + 1, `updates[${r}].id`, `an id in 0..${MAX_ID}`, `${id}`);
+    let size = type < sizes.length ? sizes[type]! : 0;
+    const sizeOnWire = size === 0;
+    if (sizeOnWire) {
+      if (p >= len) throw fail(p, `updates[${r}].size`, 'a size int', 'end of delta');
+      size = ints[p]!;
+      if (size < 0 || size > len - p - 1) throw fail(p, `updates[${r}].size`, `a size in 0..${len - p - 1}`, `${size}`);
+      p++;
+    } else if (p + size > len) {
+      throw fail(p, `updates[${r}].data`, `${size} data ints`, `${len - p} left`);
+    }
+    p += size;
+    records.push({ type, id, size, sizeOnWire, start, end: p });
+  }
+  return { numDeleted, numUpdated, numTemp: ints[2]!, deleted, records, trailing: len - p };
+}
