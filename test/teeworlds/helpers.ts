@@ -51,3 +51,15 @@ export function crcOf(items: readonly { data: ArrayLike<number> }[]): number {
   for (const it of items) for (let i = 0; i < it.data.length; i++) c = (c + it.data[i]!) | 0;
   return c;
 }
+
+/** A fake CLI I/O (stdout/stderr captured, stdin given). */
+export function fakeIo(stdin: Uint8Array | string = new Uint8Array()) {
+  const out: Array<string | Uint8Array> = [];
+  const err: string[] = [];
+  const io = {
+    stdout: { write: (c: string | Uint8Array) => out.push(c) },
+    stderr: { write: (c: string) => err.push(c) },
+    readStdin: () => (typeof stdin === 'string' ? new TextEncoder().encode(stdin) : stdin),
+  };
+  return { io, out, err, text: () => out.map((c) => (typeof c === 'string' ? c : new TextDecoder().decode(c))).join('') };
+}
