@@ -45,9 +45,9 @@ export function pairArb(version: TwVersion): fc.Arbitrary<[Items, Items]> {
       const to: Items = [];
       const keys = new Set<number>();
       from.forEach((it, i) => {
+        keys.add(it.type * 65536 + it.id); // a removed key is not re-added with another size in the same step
         if (keep[i] === false && i % 3 === 0) return; // removed
         to.push({ type: it.type, id: it.id, data: it.data.slice() });
-        keys.add(it.type * 65536 + it.id);
       });
       for (const [i, k, v] of edits) {
         const it = to[i % Math.max(1, to.length)];
