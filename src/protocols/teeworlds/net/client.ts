@@ -357,11 +357,13 @@ export class TeeworldsClient {
         if (this.version === '0.6' && this.opts.ddnetToken) {
           // CONNECTACCEPT + "TKEN" + token: the decoder did not strip a token yet (we had none).
           const x = m.extra;
-          if (x.length < 8 || !m.ddnetToken) {
-            this.problem('CONNECTACCEPT without a DDNet token');
-            return;
+          if (x.length >= 8 && m.ddnetToken) {
+            this.conn.securityToken = readU32be(x, x.length - 4);
+          } else {
+            // A server without DDNet's token (vanilla 0.6): carry on with the plain handshake.
+            this.problem('CONNECTACCEPT without a DDNet token: continuing without one');
+            this.opts.ddnetToken = false;
           }
-          this.conn.securityToken = readU32be(x, x.length - 4);
           this.conn.sendControl(CTRL_ACCEPT, undefined, now);
         } else if (this.version === '0.6') {
           this.conn.sendControl(CTRL_ACCEPT, undefined, now);
