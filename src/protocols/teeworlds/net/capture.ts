@@ -61,15 +61,29 @@ interface Conversation {
 
 const ep = (host: string, port: number) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
 
-/** Find the server: the destination of the first handshake packet, else of the first datagram. */
+/**
+ * Find the server: from the first handshake packet (0.6 CONNECT / CONNECTACCEPT,
+ * 0.7 TOKEN request / CONNECT / ACCEPT), else the endpoint on a Teeworlds port
+ * (8303..8310), else the destination of the first datagram.
+ */
 function findServer(dgrams: UdpDatagram[], version: NetVersion): string | undefined {
   for (const d of dgrams) {
     const p = d.payload;
     if (version === '0.7') {
-      // 0.7 control: flags CONTROL (0x04 in byte 0), TOKEN (5) or CONNECT (1) message.
-      if (p.length >= 8 && (p[0]! & 0x24) === 0x04 && (p[7] === 5 || p[7] === 1) && readU32be(p, 3) === 0xffffffff) return ep(d.dst, d.dstPort);
-      if (p.length >= 8 && (p[0]! & 0x24) === 0x04 && p[7] === 1) return ep(d.dst, d.dstPort);
-    } else if (p.length >= 4 && (p[0]! & 0x30) === 0x10 && p[3] === 1) return ep(d.dst, d.dstPort);
+      // 0.7 control packet: CONTROL flag (0x04 in byte 0), not connless; message id after the 7-byte header.
+      if (p.length < 8 || (p[0]! & 0x24) !== 0x04) continue;
+      const id = p[7]!;
+      if ((id === 5 || id === 1) && p.length >= 7 + 512) return ep(d.dst, d.dstPort);
+      if (id === 5 || id === 2) return ep(d.src, d.srcPort);
+    } else {
+      if (p.length < 4 || (p[0]! & 0x30) !== 0x10) continue;
+      if (p[3] === 1) return ep(d.dst, d.dstPort);
+      if (p[3] === 2) return ep(d.src, d.srcPort);
+    }
+  }
+  for (const d of dgrams) {
+    if (d.dstPort >= 8303 && d.dstPort <= 8310) return ep(d.dst, d.dstPort);
+    if (d.srcPort >= 8303 && d.srcPort <= 8310) return ep(d.src, d.srcPort);
   }
   const first = dgrams[0];
   return first === undefined ? undefined : ep(first.dst, first.dstPort);

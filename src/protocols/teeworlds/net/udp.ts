@@ -84,6 +84,11 @@ export class UdpTeeworldsClient {
     this.timer = setInterval(() => this.client.update(this.now()), this.tickMs);
   }
 
+  /** The local UDP port (after `start`). */
+  get localPort(): number {
+    return this.socket.address().port;
+  }
+
   get state(): ClientState {
     return this.client.state;
   }
