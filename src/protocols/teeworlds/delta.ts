@@ -9,7 +9,7 @@
  */
 import { DecodeError, EncodeError, LimitError } from '../../core/errors.js';
 import { DEFAULT_LIMITS, type Limits } from '../../core/limits.js';
-import { buildIndex, lastDuplicate, MAX_ID, MAX_TYPE, Snapshot, snapshotByteSize } from './snapshot.js';
+import { arena, arenaRelease, arenaReserve, arenaView, buildIndex, lastDuplicate, MAX_ID, MAX_TYPE, Snapshot, snapshotByteSize } from './snapshot.js';
 import { decodeIntsInto, encodeInts, type VarintMode } from './varint.js';
 
 /** Protocol versions. `ddnet` is the 0.6 protocol as DDNet speaks it. */
@@ -36,6 +36,8 @@ export interface DeltaOptions {
 
 // Scratch for the base-index → output-index map when items are deleted.
 let mapScratch = new Int32Array(1024);
+let touched = new Int32Array(1024);
+let touchGen = 0;
 
 function fail(offset: number, path: string, expected: string, found?: string): DecodeError {
   return new DecodeError(offset, path, expected, found);
@@ -49,6 +51,9 @@ function fail(offset: number, path: string, expected: string, found?: string): D
  * an update of a base item must keep its size (newer DDNet's rule); a key may
  * be written only once as a new item (duplicate records of a kept base item
  * overwrite, as in the games). Ints after the last record are ignored.
+ *
+ * The result shares the base's `keys`, `offsets` and key index when no item
+ * was deleted or added (all are immutable).
  */
 export function unpackDelta(base: Snapshot, ints: Int32Array, len: number, sizes: Int32Array, limits: Readonly<Limits> = DEFAULT_LIMITS): Snapshot {
   if (len < 3) throw fail(len, 'header', '3 header ints', `${len}`);
@@ -67,12 +72,20 @@ export function unpackDelta(base: Snapshot, ints: Int32Array, len: number, sizes
   const baseLen = bOff[baseN]!;
   let crc = base.crc();
 
-  // Capacity: kept items + new ones; new data cannot exceed the remaining ints.
+  // Output in the arena: data at D, keys at K, offsets at F. New data cannot
+  // exceed the ints that remain in the delta.
   const capItems = baseN + numUpdated;
   const capData = baseLen + (len - afterDel);
-  const keys = new Int32Array(capItems);
-  const offsets = new Int32Array(capItems + 1);
-  const data = new Int32Array(capData);
+  const D = arenaReserve(capData + capItems + capItems + 1);
+  const A = arena;
+  const K = D + capData;
+  const F = K + capItems;
+
+  // Generation marks for base items already updated by this delta (duplicate records).
+  if (touched.length < baseN) touched = new Int32Array(Math.max(baseN, touched.length * 2));
+  const T = touched;
+  const gen = (touchGen = (touchGen + 1) | 0) === 0 ? (touchGen = 1) : touchGen;
+  if (gen === 1) T.fill(0);
 
   let n: number; // items in the output so far
   let o: number; // data ints in the output so far
@@ -90,15 +103,16 @@ export function unpackDelta(base: Snapshot, ints: Int32Array, len: number, sizes
       }
     }
   }
+  // keysWritten: whether K/F hold the output's keys and offsets (else they equal the base's).
+  let keysWritten = false;
   if (removed === 0) {
     map = null;
-    keys.set(bKeys.subarray(0, baseN));
-    offsets.set(bOff.subarray(0, baseN + 1));
-    data.set(bData.subarray(0, baseLen));
+    A.set(bData, D);
     n = baseN;
     o = baseLen;
   } else {
     const m = map!;
+    keysWritten = true;
     n = 0;
     o = 0;
     for (let i = 0; i < baseN; i++) {
@@ -109,12 +123,12 @@ export function unpackDelta(base: Snapshot, ints: Int32Array, len: number, sizes
         continue;
       }
       m[i] = n;
-      keys[n] = bKeys[i]!;
-      offsets[n] = o;
-      for (let k = s; k < e; k++) data[o++] = bData[k]!;
+      A[K + n] = bKeys[i]!;
+      A[F + n] = o;
+      for (let k = s; k < e; k++) A[D + o++] = bData[k]!;
       n++;
     }
-    offsets[n] = o;
+    A[F + n] = o;
   }
   const kept = n;
 
@@ -146,51 +160,74 @@ export function unpackDelta(base: Snapshot, ints: Int32Array, len: number, sizes
       }
       const oi = map === null ? bi : map[bi]!;
       if (oi >= 0) {
-        // Update in place: new = base + diff. Keeps the CRC up to date by (new − old).
-        const os = offsets[oi]!;
-        for (let k = 0; k < size; k++) {
-          const v = (bData[bs + k]! + ints[p + k]!) | 0;
-          crc = (crc + v - data[os + k]!) | 0;
-          data[os + k] = v;
+        const os = D + (map === null ? bs : A[F + oi]!);
+        if (T[bi] !== gen) {
+          // First update of this item: the slot holds the base value, new = old + diff.
+          T[bi] = gen;
+          for (let k = 0; k < size; k++) {
+            const d = ints[p + k]!;
+            A[os + k] = (A[os + k]! + d) | 0;
+            crc = (crc + d) | 0;
+          }
+        } else {
+          // A second record for the same item: new = base + diff, overwriting.
+          for (let k = 0; k < size; k++) {
+            const v = (bData[bs + k]! + ints[p + k]!) | 0;
+            crc = (crc + ((v - A[os + k]!) | 0)) | 0;
+            A[os + k] = v;
+          }
         }
         p += size;
         continue;
       }
       // Deleted and updated in the same delta: a new slot, diffed against the base.
       if (n >= maxItems) throw new LimitError(recStart, `updates[${r}]`, 'twMaxItems', n + 1, maxItems);
-      keys[n] = key;
+      A[K + n] = key;
       for (let k = 0; k < size; k++) {
         const v = (bData[bs + k]! + ints[p + k]!) | 0;
         crc = (crc + v) | 0;
-        data[o++] = v;
+        A[D + o++] = v;
       }
     } else {
       if (n >= maxItems) throw new LimitError(recStart, `updates[${r}]`, 'twMaxItems', n + 1, maxItems);
-      keys[n] = key;
+      if (!keysWritten) {
+        A.set(bKeys, K);
+        A.set(bOff, F);
+        keysWritten = true;
+      }
+      A[K + n] = key;
       for (let k = 0; k < size; k++) {
         const v = ints[p + k]!;
         crc = (crc + v) | 0;
-        data[o++] = v;
+        A[D + o++] = v;
       }
     }
     p += size;
     n++;
-    offsets[n] = o;
+    A[F + n] = o;
   }
 
   if (snapshotByteSize(n, o) > limits.twMaxSnapshotSize) {
     throw new LimitError(0, '', 'twMaxSnapshotSize', snapshotByteSize(n, o), limits.twMaxSnapshotSize);
   }
+  if (!keysWritten) {
+    // Same key set as the base: share its keys, offsets and index.
+    arenaRelease(D + o);
+    return new Snapshot(n, bKeys, bOff, arenaView(D, o), crc, base._index);
+  }
+  arenaRelease(F + n + 1);
+  // Views first: buildIndex may move the arena to a new chunk.
+  const keys = arenaView(K, n);
+  const offsets = arenaView(F, n + 1);
+  const data = arenaView(D, o);
   let index: Int32Array | undefined;
-  if (n === kept) {
-    if (removed === 0) index = base._index;
-  } else {
+  if (n !== kept) {
     index = buildIndex(keys, n);
     if (lastDuplicate >= 0) {
       throw fail(0, `updates`, 'each new item once', `a second record for (type ${keys[lastDuplicate]! >>> 16}, id ${keys[lastDuplicate]! & 0xffff})`);
     }
   }
-  return new Snapshot(n, keys.subarray(0, n), offsets.subarray(0, n + 1), data.subarray(0, o), crc, index);
+  return new Snapshot(n, keys, offsets, data, crc, index);
 }
 
 // Scratch for decompressing deltas.
@@ -293,4 +330,65 @@ export function applyDelta(base: Snapshot, ints: ArrayLike<number>, version: TwV
   const arr = ints instanceof Int32Array ? ints : Int32Array.from(ints as ArrayLike<number>);
   const limits = opts.limits ? { ...DEFAULT_LIMITS, ...opts.limits } : DEFAULT_LIMITS;
   return unpackDelta(base, arr, arr.length, STATIC_SIZES[version], limits);
+}
+
+/** One item record of a delta, by int index (for inspection; not the hot path). */
+export interface DeltaRecord {
+  type: number;
+  id: number;
+  /** Data ints. */
+  size: number;
+  /** Whether a size int is on the wire. */
+  sizeOnWire: boolean;
+  /** Int index of the record's type int, and one past its last data int. */
+  start: number;
+  end: number;
+}
+
+/** The structure of delta ints: header, deleted keys, item records (int ranges). */
+export interface DeltaLayout {
+  numDeleted: number;
+  numUpdated: number;
+  numTemp: number;
+  deleted: number[];
+  records: DeltaRecord[];
+  /** Ints after the last record (ignored by the games). */
+  trailing: number;
+}
+
+/** Parse the layout of delta ints without applying them. Throws DecodeError like `unpackDelta`. */
+export function describeDelta(ints: ArrayLike<number>, sizes: Int32Array): DeltaLayout {
+  const len = ints.length;
+  if (len < 3) throw fail(len, 'header', '3 header ints', `${len}`);
+  const numDeleted = ints[0]!;
+  const numUpdated = ints[1]!;
+  if (numDeleted < 0 || numDeleted > len - 3) throw fail(0, 'numDeleted', `0..${len - 3} deleted keys`, `${numDeleted}`);
+  const afterDel = 3 + numDeleted;
+  if (numUpdated < 0 || numUpdated > (len - afterDel) >> 1) throw fail(1, 'numUpdated', `0..${(len - afterDel) >> 1} item records`, `${numUpdated}`);
+  const deleted: number[] = [];
+  for (let i = 3; i < afterDel; i++) deleted.push(ints[i]!);
+  const records: DeltaRecord[] = [];
+  let p = afterDel;
+  for (let r = 0; r < numUpdated; r++) {
+    const start = p;
+    if (p + 2 > len) throw fail(p, `updates[${r}]`, 'type and id', 'end of delta');
+    const type = ints[p]!;
+    const id = ints[p + 1]!;
+    p += 2;
+    if (type < 0 || type > MAX_TYPE) throw fail(start, `updates[${r}].type`, `a type in 0..${MAX_TYPE}`, `${type}`);
+    if (id < 0 || id > MAX_ID) throw fail(start + 1, `updates[${r}].id`, `an id in 0..${MAX_ID}`, `${id}`);
+    let size = type < sizes.length ? sizes[type]! : 0;
+    const sizeOnWire = size === 0;
+    if (sizeOnWire) {
+      if (p >= len) throw fail(p, `updates[${r}].size`, 'a size int', 'end of delta');
+      size = ints[p]!;
+      if (size < 0 || size > len - p - 1) throw fail(p, `updates[${r}].size`, `a size in 0..${len - p - 1}`, `${size}`);
+      p++;
+    } else if (p + size > len) {
+      throw fail(p, `updates[${r}].data`, `${size} data ints`, `${len - p} left`);
+    }
+    p += size;
+    records.push({ type, id, size, sizeOnWire, start, end: p });
+  }
+  return { numDeleted, numUpdated, numTemp: ints[2]!, deleted, records, trailing: len - p };
 }

@@ -48,6 +48,9 @@ export {
   createDeltaBytes,
   applyDelta,
   type DeltaOptions,
+  describeDelta,
+  type DeltaRecord,
+  type DeltaLayout,
 } from './delta.js';
 export {
   type SystemMessageIds,

@@ -195,6 +195,39 @@ export class Snapshot {
   }
 }
 
+// --- arena ------------------------------------------------------------------
+// Allocating a typed array with its own ArrayBuffer costs ~1.7 µs in V8 (an
+// off-heap backing store); a view on an existing buffer costs ~30 ns. Snapshot
+// arrays produced by the decoder are therefore views carved from 1 MiB chunks.
+// A chunk is freed by the GC once no snapshot refers to it.
+
+const ARENA_INTS = 1 << 18;
+/** @internal current arena chunk */
+export let arena = new Int32Array(ARENA_INTS);
+/** @internal next free int in `arena` */
+export let arenaPos = 0;
+
+/** @internal Reserve `n` ints; returns the start index in `arena` (which may be a new chunk). */
+export function arenaReserve(n: number): number {
+  if (arenaPos + n > arena.length) {
+    arena = new Int32Array(Math.max(ARENA_INTS, n));
+    arenaPos = 0;
+  }
+  const start = arenaPos;
+  arenaPos += n;
+  return start;
+}
+
+/** @internal Give back the end of the last reservation (`end` = first unused index). */
+export function arenaRelease(end: number): void {
+  if (end <= arenaPos) arenaPos = end;
+}
+
+/** @internal A view of `arena[start .. start+n)`. */
+export function arenaView(start: number, n: number): Int32Array {
+  return new Int32Array(arena.buffer, start * 4, n);
+}
+
 /**
  * Build the key index. Returns undefined-free table; duplicate keys are
  * reported through `dupAt` (index of the second occurrence) for decoders.
@@ -203,7 +236,9 @@ export let lastDuplicate = -1;
 export function buildIndex(keys: Int32Array, n: number): Int32Array {
   let cap = 8;
   while (cap < n * 2) cap <<= 1;
-  const idx = new Int32Array(cap);
+  const at = arenaReserve(cap);
+  const idx = arenaView(at, cap);
+  idx.fill(0);
   const mask = cap - 1;
   lastDuplicate = -1;
   for (let i = 0; i < n; i++) {

@@ -123,7 +123,8 @@ export function decodeIntsInto(bytes: Uint8Array, start: number, end: number, ou
   while (i < end) {
     let b = bytes[i]!;
     if ((b & 0x80) === 0) {
-      out[n++] = b & 0x40 ? ~(b & 0x3f) : b & 0x3f;
+      // one byte: 6 bits, sign applied as one's complement (xor with 0 or −1)
+      out[n++] = (b & 0x3f) ^ ((b << 25) >> 31);
       i++;
       continue;
     }
