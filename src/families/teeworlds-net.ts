@@ -27,7 +27,12 @@ const options: Record<string, NetOption> = {
   'no-token': { type: 'boolean', description: 'watch --version 0.6: plain 0.6 handshake without DDNet\'s security token' },
 };
 
-/** The JSON record of one snapshot, as the snapshot decoder prints it. */
+/**
+ * The JSON record of one snapshot, with the fields the snapshot decoder prints
+ * (`tickwire decode teeworlds`): tick, deltaTick, kind, numParts, status, crc,
+ * crcOk, numItems and the typed items; `record: 'snapshot'` tells it apart from
+ * the datagram records of `--pcap`.
+ */
 export function snapshotRecord(
   s: { kind: string; tick: number; deltaTick: number; crc: number; crcOk: boolean; numParts: number; snapshot: Snapshot; codecVersion: TwVersion },
   decls?: ReadonlyMap<number, string>,
@@ -36,12 +41,13 @@ export function snapshotRecord(
   return {
     record: 'snapshot',
     ...extra,
-    kind: s.kind,
     tick: s.tick,
     deltaTick: s.deltaTick,
+    kind: s.kind,
+    numParts: s.numParts,
+    status: s.crcOk ? 'ok' : 'crc-error',
     crc: s.crc,
     crcOk: s.crcOk,
-    numParts: s.numParts,
     numItems: s.snapshot.numItems,
     items: typedItems(s.codecVersion, s.snapshot, decls),
   };

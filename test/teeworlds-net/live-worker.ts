@@ -315,6 +315,32 @@ async function misbehaving(version: NetVersion, ddnet: boolean): Promise<Record<
   }
 }
 
+/** `tickwire watch teeworlds HOST:PORT ...` through the CLI entry point. */
+async function watchCli(target: string, version: string, name: string, seconds: number): Promise<Record<string, unknown>> {
+  let out = '';
+  let err = '';
+  const t0 = Date.now();
+  const code = await run(['watch', 'teeworlds', target, '--version', version, '--name', name, '--seconds', String(seconds), '--format', 'jsonl'], {
+    stdout: { write: (s: string | Uint8Array) => (out += typeof s === 'string' ? s : new TextDecoder().decode(s)) },
+    stderr: { write: (s: string) => (err += s) },
+    readStdin: () => new Uint8Array(0),
+  });
+  const records = out
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const snaps = records.filter((r) => r.record === 'snapshot');
+  return {
+    exitCode: code,
+    stderr: err.slice(0, 500),
+    ms: Date.now() - t0,
+    snapshots: snaps.length,
+    allCrcOk: snaps.every((r) => r.crcOk === true),
+    fieldsPresent: snaps.every((r) => ['tick', 'deltaTick', 'crc', 'crcOk', 'items'].every((k) => k in r)),
+    last: records.at(-1),
+  };
+}
+
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'tickwire-live-'));
   const result: Record<string, unknown> = {};
@@ -341,8 +367,21 @@ async function main(): Promise<void> {
     ]);
     await step('fake06', () => misbehaving('0.6', true));
     await step('crowd', () => crowd(30));
+    await step('watch', () => watchCli(`127.0.0.1:${DD_PORT}`, '0.6', 'watcher', 1.5));
+    await sleep(300);
   } finally {
     await stopAll();
+    try {
+      // Did the server see our clients leave? (Its time-out is 100 s, so a leave logged
+      // within this run can only come from our CLOSE.)
+      const dd = readFileSync(join(dir, 'dd/server.log'), 'utf8');
+      result.ddLeft = {
+        watch: /leave player='\d+:watcher'/.test(dd),
+        session: /leave player='\d+:tickwire06'/.test(dd),
+      };
+    } catch {
+      // no log
+    }
     for (const [k, f] of [
       ['twLog', 'tw/server.log'],
       ['ddLog', 'dd/server.log'],

@@ -119,6 +119,7 @@ test('live: real servers in a loopback-only network namespace', { timeout: 150_0
   await t.test('sessions written to pcap decode back through --pcap with the same snapshots', () => {
     for (const key of ['tw07', 'ddnet06']) {
       const p = ok(r[key], key).pcap as Json;
+      assert.equal(p.viaCli, true, 'decoded by `tickwire decode teeworlds --pcap`');
       assert.equal(p.exitCode, 0, p.stderr);
       assert.ok(p.liveSnapshots >= 50);
       assert.ok(p.identical, `${key}: ${p.firstDifference ?? `decoded ${p.decodedSnapshots} of ${p.liveSnapshots}`}`);
@@ -134,6 +135,17 @@ test('live: real servers in a loopback-only network namespace', { timeout: 150_0
     assert.equal(c.multiPart.rebuiltCrc, c.multiPart.crc);
     assert.ok(c.multiPart.deltaSize > 900);
     assert.equal(c.players, 30);
+  });
+
+  await t.test('`tickwire watch teeworlds` joins, prints snapshots, leaves cleanly after --seconds', () => {
+    const w = ok(r.watch, 'watch');
+    assert.equal(w.exitCode, 0, w.stderr);
+    assert.ok(w.snapshots >= 10, `${w.snapshots} snapshots in 1.5 s`);
+    assert.equal(w.allCrcOk, true);
+    assert.equal(w.fieldsPresent, true);
+    assert.equal(w.last.record, 'closed');
+    assert.ok(w.ms < 5000, `${w.ms} ms`);
+    assert.deepEqual(r.ddLeft, { watch: true, session: true }, 'ddnet-server logged our clients leaving (its time-out is 100 s)');
   });
 
   await t.test('a misbehaving server over UDP cannot crash the client', () => {
