@@ -208,17 +208,18 @@ export class NetConn {
   }
 
   /**
-   * Timers: re-send the oldest unacknowledged chunk after 1 s, flush after
+   * Timers: re-send unacknowledged chunks after 1 s, flush after
    * 0.5 s, keep-alive after 1 s of silence. Returns 'timeout' when the peer has
    * gone quiet or a vital chunk stays unacknowledged for too long.
    */
   update(now: number): 'timeout' | undefined {
     if (now - this.lastRecv > this.timeoutMs) return 'timeout';
     const oldest = this.unacked[0];
-    if (oldest !== undefined) {
-      if (now - oldest.firstSend > this.timeoutMs) return 'timeout';
-      if (now - oldest.lastSend > 1000) this.resendOne(oldest, now);
-    }
+    if (oldest !== undefined && now - oldest.firstSend > this.timeoutMs) return 'timeout';
+    // Re-send what has waited for an ack for more than 1 s. (The reference re-sends
+    // only the oldest chunk per second; re-sending each one recovers faster from
+    // bursts of loss, and the peer drops duplicates.)
+    for (const q of this.unacked) if (now - q.lastSend > 1000) this.resendOne(q, now);
     if (this.pending.length > 0 && now - this.lastSend > 500) this.flush(now);
     if (this.requestResend) this.flush(now);
     if (now - this.lastSend > 1000) this.sendControl(CTRL_KEEPALIVE, undefined, now);
