@@ -32,7 +32,7 @@ const NUM_SYMBOLS = 257;
 const NUM_NODES = 2 * NUM_SYMBOLS - 1; // 513
 const ROOT = NUM_NODES - 1;
 /** Bits of the decode lookup table. */
-const LUT_BITS = 10;
+const LUT_BITS = 12;
 const LUT_SIZE = 1 << LUT_BITS;
 
 /** child0/child1 of internal nodes (index >= 257); leaves are 0..256. */
@@ -92,6 +92,9 @@ export function huffmanCode(symbol: number): string {
   return s;
 }
 
+/** Output scratch for decompression (the result is copied out). */
+let scratch = new Uint8Array(2048);
+
 /** Compress bytes; always ends with one final byte (an extra 00 when the bits end on a byte boundary). */
 export function huffmanCompress(data: Uint8Array): Uint8Array {
   // At most 15 bits per symbol.
@@ -118,7 +121,9 @@ export function huffmanCompress(data: Uint8Array): Uint8Array {
  * output longer than `maxOutput` bytes, gives a DecodeError.
  */
 export function huffmanDecompress(src: Uint8Array, maxOutput = 2048): Uint8Array {
-  const out = new Uint8Array(Math.min(maxOutput, src.length * 8));
+  const cap = Math.min(maxOutput, src.length * 8);
+  if (scratch.length < cap) scratch = new Uint8Array(Math.max(cap, scratch.length * 2));
+  const out = scratch;
   let o = 0;
   let pos = 0;
   let acc = 0;
@@ -155,7 +160,7 @@ export function huffmanDecompress(src: Uint8Array, maxOutput = 2048): Uint8Array
     acc >>>= len;
     count -= len;
     if (sym === HUFFMAN_EOF) break;
-    if (o >= out.length) {
+    if (o >= cap) {
       if (o >= maxOutput) throw new LimitError(pos, 'huffman', 'huffmanMaxOutput', o + 1, maxOutput);
       throw new DecodeError(src.length, 'huffman', 'the EOF code', 'end of input');
     }
