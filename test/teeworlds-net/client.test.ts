@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { intsToStr, TeeworldsClient, type ReceivedSnapshot, type NetVersion, type ClientProblem } from '../../src/protocols/teeworlds/index.js';
+import { intsToStr, MsgWriter, TeeworldsClient, type ReceivedSnapshot, type NetVersion, type ClientProblem } from '../../src/protocols/teeworlds/index.js';
 import { FakeServer } from './fake-server.js';
 
 interface Rig {
@@ -171,7 +171,7 @@ for (const [version, ddnet] of [['0.7', false], ['0.6', true]] as const) {
     assert.ok(r.problems.every((p) => typeof p.what === 'string'));
     // Still in the game and still receiving good snapshots.
     const mid = r.snaps.length;
-    r.run(1500);
+    r.run(2500);
     assert.ok(mid > before);
     assert.notEqual(r.client.state, 'offline');
     if (r.client.state === 'ingame') {
@@ -181,6 +181,25 @@ for (const [version, ddnet] of [['0.7', false], ['0.6', true]] as const) {
       // Disconnecting cleanly is allowed too.
       assert.equal(r.client.state, 'closed');
     }
+  });
+}
+
+for (const version of ['0.7', '0.6'] as const) {
+  test(`client ${version}: a snapshot message from the far future does not stall it for good`, () => {
+    const r = rig(version, version === '0.6');
+    r.run(800);
+    const ids = version === '0.7' ? { single: 8 } : { single: 7 };
+    const future = r.server.tick + 100000;
+    // SNAPSINGLE tick=future, delta=1 (base future-1, never stored), crc 0, one data byte.
+    const msg = new MsgWriter().int((ids.single << 1) | 1).int(future).int(1).int(0).int(1).raw(new Uint8Array([0])).finish();
+    const chunk = new Uint8Array([0x00, msg.length, ...msg]);
+    r.client.receive(r.server.rawPacket(version === '0.7' ? new Uint8Array([(msg.length >> 6) & 0x3f, msg.length & 0x3f, ...msg]) : chunk, 1), r.now);
+    const mid = r.snaps.length;
+    r.run(3000);
+    assert.ok(r.problems.some((p) => /resetting the snapshot state/.test(p.what)), JSON.stringify(r.problems.map((p) => p.what)));
+    const fresh = r.snaps.slice(mid).filter((s) => s.crcOk);
+    assert.ok(fresh.length > 20, `${fresh.length} snapshots after the reset`);
+    assert.equal(r.client.state, 'ingame');
   });
 }
 

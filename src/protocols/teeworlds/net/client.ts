@@ -155,6 +155,9 @@ export class TeeworldsClient {
   private lastHandshake = -Infinity;
   private lastInput = -Infinity;
   private handshakeStart = 0;
+  /** When the last snapshot completed, and how many snapshot messages were ignored since. */
+  private lastSnapAt = 0;
+  private ignoredSnaps = 0;
   /** Map name from MAP_CHANGE. */
   map: string | undefined;
   /** 0.7 players by client id (from SV_CLIENTINFO). */
@@ -427,6 +430,7 @@ export class TeeworldsClient {
       if (h.id === ids.gameReadyToEnter) {
         this.conn.queue(msgHeader(new MsgWriter(), true, ids.enterGame).finish(), true, now);
         this.conn.flush(now);
+        this.lastSnapAt = now;
         this.setState('ingame');
         return;
       }
@@ -458,7 +462,19 @@ export class TeeworldsClient {
     const m = r.message;
     switch (r.status) {
       case 'partial':
+        return;
       case 'ignored':
+        // A corrupt or hostile snapshot message with a tick from the future makes every
+        // real one look old. If snapshots keep coming but none completes for a second,
+        // start over: forget the stored snapshots and acknowledge -1 (a full snapshot follows).
+        this.ignoredSnaps++;
+        if (this.ignoredSnaps >= 10 && now - this.lastSnapAt > 1000) {
+          this.problem(`no snapshot completed for ${Math.round(now - this.lastSnapAt)} ms while ${this.ignoredSnaps} were ignored: resetting the snapshot state`);
+          this.snapshots.reset();
+          this.ignoredSnaps = 0;
+          this.lastSnapAt = now;
+          this.sendInput(now);
+        }
         return;
       case 'missing-base':
         this.problem(`snapshot ${m.tick}: base snapshot ${m.deltaTick} is not stored; asking for a full snapshot`);
@@ -480,7 +496,11 @@ export class TeeworldsClient {
           snapshot: r.snapshot!,
           codecVersion: this.codecVersion,
         };
-        if (r.status === 'complete') this.world.update(m.tick, r.snapshot!, this.clientInfos);
+        if (r.status === 'complete') {
+          this.world.update(m.tick, r.snapshot!, this.clientInfos);
+          this.lastSnapAt = now;
+          this.ignoredSnaps = 0;
+        }
         if (r.status === 'crc-error') this.problem(`snapshot ${m.tick}: CRC mismatch (message ${m.crc}, rebuilt ${r.crc}); dropped`);
         this.fire('snapshot', snap);
         this.sendInput(now);
