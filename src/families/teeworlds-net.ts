@@ -1,7 +1,9 @@
 import type { DecodedMessage, FamilyAdapter, FamilyOption, OptionValues } from './types.js';
 import { isCapture, toHex } from '../core/index.js';
 import {
+  connectTeeworlds,
   decodeTeeworldsCapture,
+  type UdpConnectOptions,
   typedItems,
   type CapturedDatagram,
   type NetVersion,
@@ -93,11 +95,8 @@ async function* watch(target: string, opts: OptionValues): AsyncGenerator<unknow
   const seconds = opts.seconds === undefined ? 10 : Number(opts.seconds);
   if (!(seconds > 0)) throw new Error(`--seconds must be a positive number, got ${JSON.stringify(opts.seconds)}`);
   const version = netVersion(opts);
-  // The UDP transport needs node:dgram: load it only here, at run time, so that
-  // bundlers for the inspector page never see it.
-  const udpPath = '../protocols/teeworlds/net/udp.js';
-  const { connectTeeworlds } = (await import(udpPath)) as typeof import('../protocols/teeworlds/net/udp.js');
-  const clientOpts: Parameters<typeof connectTeeworlds>[0] = { host, port, version, ddnetToken: opts['no-token'] !== true };
+  // connectTeeworlds loads the UDP transport (node:dgram) with a dynamic import at run time.
+  const clientOpts: UdpConnectOptions = { host, port, version, ddnetToken: opts['no-token'] !== true };
   if (typeof opts.name === 'string') clientOpts.name = opts.name;
   if (typeof opts.clan === 'string') clientOpts.clan = opts.clan;
   if (typeof opts.skin === 'string') clientOpts.skin = opts.skin;

@@ -68,3 +68,4 @@ export {
 export { describeMessage, type MessageDescription } from './describe.js';
 export { decodeTeeworldsCapture, type CapturedDatagram, type CapturedSnapshot, type CaptureOptions as TeeworldsCaptureOptions } from './capture.js';
 export { WorldMirror, type WorldPlayer, type WorldCharacter, type WorldProjectile } from './world.js';
+export { connectTeeworlds, createTeeworldsClient, type UdpConnectOptions, type UdpTeeworldsClient } from './connect.js';
