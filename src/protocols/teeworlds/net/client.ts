@@ -88,7 +88,7 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Random bytes (tokens, the connection UUID); defaults to crypto.getRandomValues. */
   random?: (n: number) => Uint8Array;
-  /** How often to send INPUT while in game, ms (default 100; also sent after every stored snapshot). */
+  /** How often to send INPUT while in game, ms (default 20 = every server tick; also sent after every stored snapshot). */
   inputIntervalMs?: number;
 }
 
@@ -180,7 +180,7 @@ export class TeeworldsClient {
       country: options.country ?? -1,
       password: options.password ?? '',
       timeoutMs: options.timeoutMs ?? 10000,
-      inputIntervalMs: options.inputIntervalMs ?? 100,
+      inputIntervalMs: options.inputIntervalMs ?? 20,
     };
     this.random = options.random ?? defaultRandom;
     this.send = (b) => {
@@ -514,7 +514,10 @@ export class TeeworldsClient {
     if (this.state !== 'ingame') return;
     this.lastInput = now;
     const ack = this.snapshots.ackTick;
-    const w = msgHeader(new MsgWriter(), true, this.ids.input).int(ack).int(ack < 0 ? 0 : ack + 1).int(40);
+    // Intended tick: the server's tick as estimated from the newest snapshot (50 ticks/s), plus one.
+    const cur = this.snapshots.currentTick;
+    const intended = cur < 0 ? 0 : cur + 1 + Math.max(0, Math.floor((now - this.lastSnapAt) / 20));
+    const w = msgHeader(new MsgWriter(), true, this.ids.input).int(ack).int(intended).int(40);
     for (let i = 0; i < 10; i++) w.int(0);
     if (this.version === '0.7') w.int(0);
     this.conn.queue(w.finish(), false, now);
