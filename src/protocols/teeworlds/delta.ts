@@ -10,7 +10,8 @@
 import { DecodeError, EncodeError, LimitError } from '../../core/errors.js';
 import { DEFAULT_LIMITS, type Limits } from '../../core/limits.js';
 import { arena, arenaRelease, arenaReserve, arenaView, buildIndex, lastDuplicate, MAX_ID, MAX_TYPE, Snapshot, snapshotByteSize } from './snapshot.js';
-import { decodeIntsInto, encodeInts, type VarintMode } from './varint.js';
+import { unpackFused } from './unpack.js';
+import { encodeInts, type VarintMode } from './varint.js';
 
 /** Protocol versions. `ddnet` is the 0.6 protocol as DDNet speaks it. */
 export type TwVersion = '0.6' | '0.7' | 'ddnet';
@@ -230,13 +231,10 @@ export function unpackDelta(base: Snapshot, ints: Int32Array, len: number, sizes
   return new Snapshot(n, keys, offsets, data, crc, index);
 }
 
-// Scratch for decompressing deltas.
-let intScratch = new Int32Array(4096);
-
 /**
- * Decompress a varint delta from `bytes[start..end)` and apply it to `base`.
- * An empty byte range is the empty delta `[0, 0, 0]` (SNAPEMPTY): the result
- * is the base itself. Offsets in errors are int indices (varint errors: byte offsets).
+ * Decompress a varint delta from `bytes[start..end)` and apply it to `base`, in
+ * one pass (see unpack.ts). An empty byte range is the empty delta `[0, 0, 0]`
+ * (SNAPEMPTY): the result is the base itself. Error offsets are byte offsets.
  */
 export function unpackDeltaBytes(
   base: Snapshot,
@@ -248,10 +246,8 @@ export function unpackDeltaBytes(
   limits: Readonly<Limits> = DEFAULT_LIMITS,
 ): Snapshot {
   if (end <= start) return base;
-  if (intScratch.length < end - start) intScratch = new Int32Array(Math.max(end - start, intScratch.length * 2));
-  const scratch = intScratch;
-  const len = decodeIntsInto(bytes, start, end, scratch, mode);
-  return unpackDelta(base, scratch, len, sizes, limits);
+  if (start < 0 || end > bytes.length) throw new DecodeError(start, '', 'a byte range inside the input', `${start}..${end} of ${bytes.length}`);
+  return unpackFused(base, bytes, start, end, sizes, mode === 'vanilla' ? 0x7f : 0x0f, limits);
 }
 
 /**

@@ -96,6 +96,7 @@ export { SnapshotReceiver, type ReceiverOptions, type ReceiveStatus, type Receiv
 export {
   SnapshotProducer,
   ClientSnapState,
+  sizeChanged,
   type SnapRate,
   type SnapPolicy,
   DEFAULT_SNAP_POLICY,

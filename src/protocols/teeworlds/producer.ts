@@ -117,6 +117,12 @@ export class SnapshotProducer {
       deltaTick = -1;
       if (c.rate === 'FULL') c.rate = 'RECOVER';
     }
+    if (base !== Snapshot.EMPTY && sizeChanged(base, snap)) {
+      // An item kept its key but changed size: not expressible as a diff (§8.3).
+      // Send a full snapshot instead; it is always valid.
+      base = Snapshot.EMPTY;
+      deltaTick = -1;
+    }
     return this.encode(tick, deltaTick, base, snap);
   }
 
@@ -128,4 +134,13 @@ export class SnapshotProducer {
     const messages = sliceSnapshot(tick, deltaTick, crc, bytes, this.slice);
     return { tick, deltaTick, crc, delta, messages, bytes: messages.map((m) => encodeSnapMessage(m, this.version)) };
   }
+}
+
+/** True when some key is in both snapshots with different sizes. */
+export function sizeChanged(from: Snapshot, to: Snapshot): boolean {
+  for (let i = 0; i < to.numItems; i++) {
+    const j = from.indexOf(to.keys[i]!);
+    if (j >= 0 && from.size(j) !== to.size(i)) return true;
+  }
+  return false;
 }
