@@ -203,6 +203,35 @@ for (const version of ['0.7', '0.6'] as const) {
   });
 }
 
+test('client 0.6 + token: a lost ACCEPT is repeated until the server answers', () => {
+  const r = rig('0.6', true);
+  // Deliver the CONNECT, then lose everything the client sends for 1.5 s (ACCEPT, INFO).
+  for (const b of r.toServer.splice(0)) r.server.receive(b, 0);
+  for (const b of r.toClient.splice(0)) r.client.receive(b, 0);
+  assert.equal(r.client.state, 'loading');
+  const serverState = r.server.state;
+  for (let t = 20; t <= 1500; t += 20) {
+    r.client.update(t);
+    r.toServer.length = 0;
+  }
+  r.now = 1500;
+  assert.equal(serverState, 'connected');
+  r.server.state = 'waiting'; // the server never saw the ACCEPT: it has no connection yet
+  r.server.conn.reset(1500);
+  // From now on the fake server treats ACCEPT as the moment the connection exists.
+  const orig = r.server.receive.bind(r.server);
+  r.server.receive = (b, now) => {
+    if (r.server.state === 'waiting' && b.length >= 4 && (b[0]! & 0x10) !== 0 && b[3] === 3) {
+      r.server.state = 'connected';
+      return;
+    }
+    orig(b, now);
+  };
+  r.run(3000);
+  assert.equal(r.client.state, 'ingame');
+  assert.ok(r.snaps.length > 20);
+});
+
 test('client: handshake times out cleanly without a server', () => {
   const sent: Uint8Array[] = [];
   const c = new TeeworldsClient({ version: '0.7', timeoutMs: 2000 }, (b) => sent.push(b));

@@ -158,6 +158,9 @@ export class TeeworldsClient {
   /** When the last snapshot completed, and how many snapshot messages were ignored since. */
   private lastSnapAt = 0;
   private ignoredSnaps = 0;
+  /** 0.6: ACCEPT sent, no data from the server yet. */
+  private acceptPending = false;
+  private lastAccept = 0;
   /** Map name from MAP_CHANGE. */
   map: string | undefined;
   /** 0.7 players by client id (from SV_CLIENTINFO). */
@@ -323,6 +326,7 @@ export class TeeworldsClient {
       if (this.version === '0.6' && !this.opts.ddnetToken && this.state === 'connecting') this.onConnected(now);
       else return;
     }
+    this.acceptPending = false;
     let chunks: NetChunk[];
     try {
       chunks = this.conn.receive(pk, now);
@@ -370,6 +374,10 @@ export class TeeworldsClient {
           this.conn.sendControl(CTRL_ACCEPT, undefined, now);
         } else if (this.version === '0.6') {
           this.conn.sendControl(CTRL_ACCEPT, undefined, now);
+        }
+        if (this.version === '0.6') {
+          this.acceptPending = true;
+          this.lastAccept = now;
         }
         this.onConnected(now);
         return;
@@ -540,7 +548,11 @@ export class TeeworldsClient {
         return;
       }
       if (this.state === 'ingame' && now - this.lastInput >= this.opts.inputIntervalMs) this.sendInput(now);
-      // DDNet: re-send ACCEPT along with the first data while nothing has arrived.
+      // 0.6: ACCEPT is not re-sent by the reliability layer; repeat it while no data has arrived.
+      if (this.acceptPending && now - this.lastAccept >= 1000) {
+        this.lastAccept = now;
+        this.conn.sendControl(CTRL_ACCEPT, undefined, now);
+      }
       if (this.conn.update(now) === 'timeout') this.close('connection timed out');
     } catch (e) {
       this.problem('timer', e);

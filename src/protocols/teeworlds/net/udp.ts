@@ -11,7 +11,8 @@
  * ```
  */
 import { createSocket, type Socket } from 'node:dgram';
-import { isIPv6 } from 'node:net';
+import { lookup } from 'node:dns/promises';
+import { isIP, isIPv6 } from 'node:net';
 import { TeeworldsClient, type ClientOptions, type ClientProblem, type ClientState, type ReceivedSnapshot } from './client.js';
 
 export interface UdpConnectOptions extends ClientOptions {
@@ -35,12 +36,18 @@ export class UdpTeeworldsClient {
   readonly problems: ClientProblem[] = [];
   private readonly maxBuffered: number;
   private readonly t0 = performance.now();
+  private readonly host: string;
+  private readonly port: number;
+  /** The server's IP address (resolved in `start`). */
+  private address: string | undefined;
 
   constructor(opts: UdpConnectOptions) {
     this.maxBuffered = opts.maxBuffered ?? 1000;
+    this.host = opts.host;
+    this.port = opts.port;
     this.socket = createSocket(isIPv6(opts.host) ? 'udp6' : 'udp4');
     this.client = new TeeworldsClient(opts, (b) => {
-      if (!this.closed) this.socket.send(b, opts.port, opts.host);
+      if (!this.closed) this.socket.send(b, this.port, this.address ?? this.host);
     });
     this.client.on('snapshot', (s) => {
       this.buffered.push(s);
@@ -55,7 +62,12 @@ export class UdpTeeworldsClient {
       this.shutdown();
     });
     this.client.on('state', () => this.wake());
-    this.socket.on('message', (msg) => {
+    this.socket.on('message', (msg, rinfo) => {
+      // Only the server may talk to us.
+      if (rinfo.port !== this.port || (this.address !== undefined && rinfo.address !== this.address)) {
+        if (this.problems.length < 1000) this.problems.push({ what: `datagram from ${rinfo.address}:${rinfo.port} ignored` });
+        return;
+      }
       this.client.receive(new Uint8Array(msg.buffer, msg.byteOffset, msg.byteLength), this.now());
     });
     this.socket.on('error', (e) => {
@@ -73,6 +85,8 @@ export class UdpTeeworldsClient {
 
   /** Bind the socket and start the handshake. */
   async start(): Promise<void> {
+    // Resolve the host once (an IP literal stays as it is).
+    this.address = isIP(this.host) ? this.host : (await lookup(this.host, { family: isIPv6(this.host) ? 6 : 4 })).address;
     await new Promise<void>((resolve, reject) => {
       this.socket.once('error', reject);
       this.socket.bind(0, () => {
