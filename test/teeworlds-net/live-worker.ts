@@ -315,6 +315,30 @@ async function misbehaving(version: NetVersion, ddnet: boolean): Promise<Record<
   }
 }
 
+/** A 0.7 client against ddnet-server ("sixup"). */
+async function sixup(): Promise<Record<string, unknown>> {
+  const c = await connectTeeworlds({ host: '127.0.0.1', port: DD_PORT, version: '0.7', name: 'sixup' });
+  const snaps: ReceivedSnapshot[] = [];
+  const timer = setTimeout(() => c.close('time is up'), 8000);
+  try {
+    for await (const s of c.snapshots()) {
+      snaps.push(s);
+      if (snaps.length >= 25) break;
+    }
+  } finally {
+    clearTimeout(timer);
+    c.close('sixup done');
+  }
+  const nonEmpty = snaps.filter((s) => s.kind !== 'snap_empty');
+  return {
+    snapshots: snaps.length,
+    nonEmpty: nonEmpty.length,
+    nonEmptyCrcOk: nonEmpty.filter((s) => s.crcOk).length,
+    deltas: snaps.filter((s) => s.deltaTick !== -1).length,
+    ownName: c.client.clientInfos.get(c.client.localClientId)?.name,
+  };
+}
+
 /** `tickwire watch teeworlds HOST:PORT ...` through the CLI entry point. */
 async function watchCli(target: string, version: string, name: string, seconds: number): Promise<Record<string, unknown>> {
   let out = '';
@@ -366,6 +390,7 @@ async function main(): Promise<void> {
       step('fake07', () => misbehaving('0.7', false)),
     ]);
     await step('fake06', () => misbehaving('0.6', true));
+    await step('sixup', () => sixup());
     await step('crowd', () => crowd(30));
     await step('watch', () => watchCli(`127.0.0.1:${DD_PORT}`, '0.6', 'watcher', 1.5));
     await sleep(300);
