@@ -51,3 +51,24 @@ export {
   f32ToJson,
   f32FromJson,
 } from './json.js';
+export {
+  EntityStore,
+  entityView,
+  type StoredEntity,
+  type StoreIssue,
+  type StoreIssueKind,
+  type ApplyResult,
+  type EntityStoreOptions,
+  type DiepEntityView,
+} from './session.js';
+export {
+  World,
+  WorldEntity,
+  ViewerProducer,
+  serverColor,
+  serverInterest,
+  wireValue,
+  type WorldOptions,
+  type ViewerOptions,
+  type ColorContext,
+} from './producer.js';
