@@ -375,13 +375,16 @@ function readChange(r: ByteReader, table: FieldTable, maxString: number, spans: 
   let f = -1;
   let elem = -1;
   let at = r.pos;
+  let inJump = true;
   try {
     for (;;) {
       at = r.pos;
+      inJump = true;
       const raw = readVu(r);
       if (raw === 1) break;
       f += (raw ^ 1) >>> 0;
       if (f >= fieldCount) throw new DecodeError(at, '', `field index below ${fieldCount}`, `index ${f}`);
+      inJump = false;
       const len = fieldLen[f]!;
       if (len === 0) {
         values.push(readValue(r, fieldEnc[f]!, maxString));
@@ -410,7 +413,7 @@ function readChange(r: ByteReader, table: FieldTable, maxString: number, spans: 
       }
     }
   } catch (e) {
-    throw rethrowAt(e, f < 0 || f >= fieldCount ? 'fields' : fieldPath(table, f, elem), at);
+    throw rethrowAt(e, inJump || f < 0 || f >= fieldCount ? 'fields' : fieldPath(table, f, elem), at);
   }
   if (spans !== undefined) spans.add('end', r.pos - 1, r.pos, 'vu');
   return { kind: 'update', id, hash, fields, values };
