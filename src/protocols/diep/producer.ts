@@ -182,6 +182,26 @@ export class World {
     e.lastChange = ver;
   }
 
+  /**
+   * Mark a field (or one element) changed without changing its value: the server sends a
+   * field whenever its stored value was replaced, which can repeat the previous wire value
+   * (positions and angles are quantised when written).
+   */
+  touch(e: WorldEntity, key: string | number, index?: number): void {
+    const f = this.fieldIndex(key);
+    if (e.groupMask[this.table.fieldGroup[f]!] !== 1) throw new EncodeError(this.table.fields[f]!.key, 'field of a group the entity does not have');
+    const ver = ++this.version;
+    if (this.table.fieldLen[f] !== 0) {
+      const len = this.table.fieldLen[f]!;
+      const ev = e.elemVersion[f]!;
+      if (index === undefined) ev.fill(ver);
+      else if (Number.isInteger(index) && index >= 0 && index < len) ev[index] = ver;
+      else throw new EncodeError(this.table.fields[f]!.key, `no element ${index}`);
+    }
+    e.fieldVersion[f] = ver;
+    e.lastChange = ver;
+  }
+
   get(e: WorldEntity, key: string | number): Scalar | Scalar[] | undefined {
     return e.values[this.fieldIndex(key)];
   }
