@@ -15,6 +15,7 @@ import {
   serverboundFromJson,
   serverboundToJson,
   FIELDS_6F59094D,
+  F32Bits,
   type ApplyResult,
   type ClientboundPacket,
   type Scalar,
@@ -27,7 +28,7 @@ const table = FIELDS_6F59094D;
 
 function valueJson(f: number, v: Scalar | Scalar[] | undefined): unknown {
   const isF32 = table.fields[f]!.encoding === 'f32';
-  const one = (x: Scalar): unknown => (isF32 && x !== null && typeof x !== 'string' && !('id' in (x as object)) ? f32ToJson(x as number) : x);
+  const one = (x: Scalar): unknown => (x instanceof F32Bits || (isF32 && typeof x === 'number') ? f32ToJson(x) : x);
   if (Array.isArray(v)) return v.map(one);
   return v === undefined ? undefined : one(v);
 }
