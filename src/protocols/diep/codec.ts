@@ -20,12 +20,12 @@ import {
   type DecodeOptions,
 } from '../../core/index.js';
 import {
-  readEntid,
-  readF32,
-  readString,
+  readEntid as readEntidImported,
+  readF32 as readF32Imported,
+  readString as readStringImported,
   readVf,
-  readVi,
-  readVu,
+  readVi as readViImported,
+  readVu as readVuImported,
   writeEntid,
   writeF32,
   writeJump,
@@ -34,8 +34,10 @@ import {
   writeVi,
   writeVi64,
   writeVu,
+  type Cursor,
 } from './primitives.js';
-import { ENC_ENTID, ENC_F32, ENC_STRING, ENC_VI, ENC_VI64, ENC_VU, ENCODING_NAMES, type FieldTable } from './tables/schema.js';
+import * as schema from './tables/schema.js';
+import { ENCODING_NAMES, type FieldTable } from './tables/schema.js';
 import { FIELDS_6F59094D } from './tables/index.js';
 import type {
   ClientboundPacket,
@@ -49,6 +51,20 @@ import type {
   Upcreate,
 } from './types.js';
 import { F32Bits } from './types.js';
+
+// Module-level bindings of the hot imports: some loaders (tsx/esbuild) turn every access
+// to an imported binding into a getter call, which costs more than the read itself.
+const readVu = readVuImported;
+const readVi = readViImported;
+const readF32 = readF32Imported;
+const readString = readStringImported;
+const readEntid = readEntidImported;
+const ENC_VU = schema.ENC_VU;
+const ENC_VI = schema.ENC_VI;
+const ENC_F32 = schema.ENC_F32;
+const ENC_VI64 = schema.ENC_VI64;
+const ENC_STRING = schema.ENC_STRING;
+const ENC_ENTID = schema.ENC_ENTID;
 
 export interface DiepDecodeOptions extends DecodeOptions {
   /** Field table of the build (default: 6f59094d). */
@@ -71,6 +87,18 @@ interface Ctx {
   ranges: number[] | undefined;
 }
 
+/** The cursor of the 0x00 path (a ByteReader would build a DataView per packet). */
+class Cur implements Cursor {
+  readonly bytes: Uint8Array;
+  pos: number;
+  readonly end: number;
+  constructor(bytes: Uint8Array, pos: number, end: number) {
+    this.bytes = bytes;
+    this.pos = pos;
+    this.end = end;
+  }
+}
+
 function ctxOf(opts: DiepDecodeOptions | undefined): Ctx {
   return {
     table: opts?.table ?? FIELDS_6F59094D,
@@ -83,7 +111,7 @@ function ctxOf(opts: DiepDecodeOptions | undefined): Ctx {
 // --- values -----------------------------------------------------------------
 
 /** Read one value of encoding code `enc`. */
-export function readValue(r: ByteReader, enc: number, maxString: number): Scalar {
+export function readValue(r: Cursor, enc: number, maxString: number): Scalar {
   switch (enc) {
     case ENC_VU:
       return readVu(r);
@@ -131,6 +159,14 @@ export function writeValue(w: ByteWriter, enc: number, v: Scalar): void {
 /** Decode one clientbound message. */
 export function decodeClientbound(bytes: Uint8Array, opts?: DiepDecodeOptions): ClientboundPacket {
   const ctx = ctxOf(opts);
+  if (bytes.length > 0 && bytes[0] === 0) {
+    const c = new Cur(bytes, 0, bytes.length);
+    try {
+      return readUpdate(c, ctx);
+    } catch (e) {
+      throw rethrowAt(e, '', c.pos);
+    }
+  }
   const r = new ByteReader(bytes, 0, bytes.length, ctx.spans);
   try {
     return decodeClientboundAt(r, ctx, true);
@@ -142,10 +178,10 @@ export function decodeClientbound(bytes: Uint8Array, opts?: DiepDecodeOptions): 
 /** Decode one clientbound 0x00 update packet (the whole message). */
 export function decodeUpdate(bytes: Uint8Array, opts?: DiepDecodeOptions): UpdatePacket {
   const ctx = ctxOf(opts);
-  const r = new ByteReader(bytes, 0, bytes.length, ctx.spans);
+  const r = new Cur(bytes, 0, bytes.length);
   try {
-    if (bytes.length === 0) r.fail('header 0x00', 'end of input', 'header');
-    if (bytes[0] !== 0) r.fail('header 0x00', `0x${bytes[0]!.toString(16).padStart(2, '0')}`, 'header');
+    if (bytes.length === 0) throw new DecodeError(0, 'header', 'header 0x00', 'end of input');
+    if (bytes[0] !== 0) throw new DecodeError(0, 'header', 'header 0x00', hex2(bytes[0]!));
     return readUpdate(r, ctx);
   } catch (e) {
     throw rethrowAt(e, '', r.pos);
@@ -160,7 +196,14 @@ function decodeClientboundAt(r: ByteReader, ctx: Ctx, allowCompressed: boolean):
   const spans = ctx.spans;
   if (r.remaining === 0) r.fail('packet header', 'end of input', 'header');
   const header = r.bytes[r.pos]!;
-  if (header === 0) return readUpdate(r, ctx);
+  if (header === 0) {
+    const c = new Cur(r.bytes, r.pos, r.end);
+    try {
+      return readUpdate(c, ctx);
+    } finally {
+      r.pos = c.pos;
+    }
+  }
   r.pos++;
   if (spans !== undefined) spans.add('header', r.pos - 1, r.pos, 'u8');
   const max = ctx.limits.maxStringLength;
@@ -270,7 +313,12 @@ function decodeClientboundAt(r: ByteReader, ctx: Ctx, allowCompressed: boolean):
 const NULL_ENTID = 'non-null entity reference';
 
 /** The 0x00 packet body; `r.pos` at the header byte. */
-function readUpdate(r: ByteReader, ctx: Ctx): UpdatePacket {
+function checkCount(r: Cursor, n: number, max: number, name: string): void {
+  if (n > max) throw new LimitError(r.pos, name, 'diepMaxEntities', n, max);
+  if (n * 2 > r.end - r.pos) throw new DecodeError(r.pos, name, `${n} entries of at least 2 bytes`, `${r.end - r.pos} bytes left`);
+}
+
+function readUpdate(r: Cur, ctx: Ctx): UpdatePacket {
   const spans = ctx.spans;
   const ranges = ctx.ranges;
   const table = ctx.table;
@@ -290,7 +338,7 @@ function readUpdate(r: ByteReader, ctx: Ctx): UpdatePacket {
   let delCount: number;
   try {
     delCount = readVu(r);
-    r.count(delCount, 2, maxEntities, 'diepMaxEntities');
+    checkCount(r, delCount, maxEntities, '');
   } catch (e) {
     throw rethrowAt(e, 'deletionCount', s);
   }
@@ -313,7 +361,7 @@ function readUpdate(r: ByteReader, ctx: Ctx): UpdatePacket {
   let upCount: number;
   try {
     upCount = readVu(r);
-    r.count(upCount, 2, maxEntities, 'diepMaxEntities');
+    checkCount(r, upCount, maxEntities, '');
   } catch (e) {
     throw rethrowAt(e, 'upcreateCount', s);
   }
@@ -345,33 +393,45 @@ function fieldPath(table: FieldTable, f: number, elem: number): string {
   return elem >= 0 ? `${key}[${elem}]` : key;
 }
 
-function readUpcreate(r: ByteReader, table: FieldTable, maxString: number, spans: SpanSink | undefined): Upcreate {
+function readUpcreate(r: Cur, table: FieldTable, maxString: number, spans: SpanSink | undefined): Upcreate {
   let s = r.pos;
-  const hash = readVu(r);
-  if (hash === 0) throw new DecodeError(s, 'entity', NULL_ENTID, 'null (00)');
-  const id = readVu(r);
+  let hash: number;
+  let id: number;
+  let mode: number;
+  try {
+    hash = readVu(r);
+    if (hash === 0) throw new DecodeError(s, '', NULL_ENTID, 'null (00)');
+    id = readVu(r);
+  } catch (e) {
+    throw rethrowAt(e, 'entity', s);
+  }
   if (spans !== undefined) spans.add('entity', s, r.pos, 'entid');
   s = r.pos;
-  const mode = readVu(r);
-  if (mode === 0) {
-    const c = readVu(r);
-    if (c !== 1) throw new DecodeError(r.pos - 1, 'mode', 'the constant 01 after mode 0', String(c));
-    if (spans !== undefined) spans.add('mode', s, r.pos, 'vu');
-    return readChange(r, table, maxString, spans, id, hash);
+  try {
+    mode = readVu(r);
+    if (mode === 0) {
+      const c = readVu(r);
+      if (c !== 1) throw new DecodeError(r.pos - 1, '', 'the constant 01 after mode 0', String(c));
+    } else if (mode !== 1) throw new DecodeError(s, '', 'mode 0 (update) or 1 (creation)', String(mode));
+  } catch (e) {
+    throw rethrowAt(e, 'mode', s);
   }
-  if (mode === 1) {
-    if (spans !== undefined) spans.add('mode', s, r.pos, 'vu');
-    return readCreation(r, table, maxString, spans, id, hash);
-  }
-  throw new DecodeError(s, 'mode', 'mode 0 (update) or 1 (creation)', String(mode));
+  if (spans !== undefined) spans.add('mode', s, r.pos, 'vu');
+  if (mode === 0) return readChange(r, table, maxString, spans, id, hash);
+  return readCreation(r, table, maxString, spans, id, hash);
 }
 
-function readChange(r: ByteReader, table: FieldTable, maxString: number, spans: SpanSink | undefined, id: number, hash: number): Change {
+function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSink | undefined, id: number, hash: number): Change {
   const fieldCount = table.fieldCount;
   const fieldLen = table.fieldLen;
   const fieldEnc = table.fieldEnc;
+  const b = r.bytes;
+  const end = r.end;
   const fields: number[] = [];
-  const values: (Scalar | ElementChanges)[] = [];
+  // Start the values array with object elements, so that mixing small ints, doubles and
+  // objects does not make V8 convert its backing store on the way.
+  const values: (Scalar | ElementChanges)[] = [null];
+  values.length = 0;
   let f = -1;
   let elem = -1;
   let at = r.pos;
@@ -380,46 +440,78 @@ function readChange(r: ByteReader, table: FieldTable, maxString: number, spans: 
     for (;;) {
       at = r.pos;
       inJump = true;
-      const raw = readVu(r);
+      let raw: number;
+      if (at < end && b[at]! < 0x80) {
+        raw = b[at]!;
+        r.pos = at + 1;
+      } else raw = readVu(r);
       if (raw === 1) break;
       f += (raw ^ 1) >>> 0;
       if (f >= fieldCount) throw new DecodeError(at, '', `field index below ${fieldCount}`, `index ${f}`);
       inJump = false;
       const len = fieldLen[f]!;
       if (len === 0) {
-        values.push(readValue(r, fieldEnc[f]!, maxString));
+        const enc = fieldEnc[f]!;
+        let v: Scalar;
+        if (enc === ENC_VI || enc === ENC_VI64) {
+          const u = readVu(r);
+          const n = (u >>> 1) ^ -(u & 1);
+          v = enc === ENC_VI ? n : n / 64;
+        } else v = readValue(r, enc, maxString);
+        values.push(v);
         fields.push(f);
         if (spans !== undefined) spans.add(table.fields[f]!.key, at, r.pos, table.fields[f]!.encoding);
       } else {
-        const enc = table.fieldUpdateEnc[f]!;
-        const indices: number[] = [];
-        const elems: Scalar[] = [];
-        let e = -1;
-        for (;;) {
-          const eat = r.pos;
-          const rawE = readVu(r);
-          if (rawE === 1) break;
-          e += (rawE ^ 1) >>> 0;
-          elem = e;
-          if (e >= len) throw new DecodeError(eat, '', `element index below ${len}`, `index ${e}`);
-          elems.push(readValue(r, enc, maxString));
-          indices.push(e);
-          if (spans !== undefined) spans.add(`${table.fields[f]!.key}[${e}]`, eat, r.pos, ENCODING_NAMES[enc]!);
-        }
-        elem = -1;
+        values.push(readElements(r, table, f, len, maxString, spans));
         fields.push(f);
-        values.push({ indices, values: elems });
         if (spans !== undefined) spans.add(table.fields[f]!.key, at, r.pos, 'elements');
       }
     }
   } catch (e) {
+    if (e instanceof ElementError) {
+      elem = e.elem;
+      e = e.inner;
+    }
     throw rethrowAt(e, inJump || f < 0 || f >= fieldCount ? 'fields' : fieldPath(table, f, elem), at);
   }
   if (spans !== undefined) spans.add('end', r.pos - 1, r.pos, 'vu');
   return { kind: 'update', id, hash, fields, values };
 }
 
-function readCreation(r: ByteReader, table: FieldTable, maxString: number, spans: SpanSink | undefined, id: number, hash: number): Creation {
+/** Carries the element index of an error out of `readElements`. */
+class ElementError {
+  readonly inner: unknown;
+  readonly elem: number;
+  constructor(inner: unknown, elem: number) {
+    this.inner = inner;
+    this.elem = elem;
+  }
+}
+
+function readElements(r: Cur, table: FieldTable, f: number, len: number, maxString: number, spans: SpanSink | undefined): ElementChanges {
+  const enc = table.fieldUpdateEnc[f]!;
+  const indices: number[] = [];
+  const elems: Scalar[] = [null];
+  elems.length = 0;
+  let e = -1;
+  try {
+    for (;;) {
+      const eat = r.pos;
+      const rawE = readVu(r);
+      if (rawE === 1) break;
+      e += (rawE ^ 1) >>> 0;
+      if (e >= len) throw new DecodeError(eat, '', `element index below ${len}`, `index ${e}`);
+      elems.push(readValue(r, enc, maxString));
+      indices.push(e);
+      if (spans !== undefined) spans.add(`${table.fields[f]!.key}[${e}]`, eat, r.pos, ENCODING_NAMES[enc]!);
+    }
+  } catch (err) {
+    throw new ElementError(err, e);
+  }
+  return { indices, values: elems };
+}
+
+function readCreation(r: Cur, table: FieldTable, maxString: number, spans: SpanSink | undefined, id: number, hash: number): Creation {
   const groupCount = table.groupCount;
   const fieldCount = table.fieldCount;
   const groups: number[] = [];

@@ -72,3 +72,4 @@ export {
   type ViewerOptions,
   type ColorContext,
 } from './producer.js';
+export { UpdateBuffer, decodeUpdateInto, type FlatDecodeOptions } from './flat.js';

@@ -2,19 +2,38 @@
  * Primitive encodings of the Diep.io protocol (reference §2, §3), strict:
  * `vu` at most 5 bytes, shortest form only; strings strict UTF-8 with a terminator.
  *
- * Readers work on a core `ByteReader` (its `bytes`, `pos`, `end`, `view`) and
- * throw `DecodeError`s; they record no spans (the codec records spans per field).
+ * Readers work on a `Cursor` (a core `ByteReader` is one: its `bytes`, `pos`, `end`)
+ * and throw `DecodeError`s; they record no spans (the codec records spans per field).
  */
-import { ByteReader, ByteWriter, DecodeError, EncodeError, LimitError, decodeUtf8, f32ToBits, f32NeedsBits, bitsToF32 } from '../../core/index.js';
+import { ByteWriter, DecodeError, EncodeError, LimitError, decodeUtf8, f32ToBits, f32NeedsBits, bitsToF32 } from '../../core/index.js';
 import { F32Bits, type EntityRef } from './types.js';
+
+/** A position in a byte range; `ByteReader` satisfies it. */
+export interface Cursor {
+  readonly bytes: Uint8Array;
+  pos: number;
+  readonly end: number;
+}
 
 // --- vu -------------------------------------------------------------------
 
 /** `vu`: unsigned LEB128 of a uint32, at most 5 bytes, shortest form. */
-export function readVu(r: ByteReader): number {
+export function readVu(r: Cursor): number {
   const p = r.pos;
-  if (p < r.end) {
-    const x = r.bytes[p]!;
+  const b = r.bytes;
+  if (p + 1 < r.end) {
+    const x = b[p]!;
+    if (x < 0x80) {
+      r.pos = p + 1;
+      return x;
+    }
+    const y = b[p + 1]!;
+    if (y < 0x80 && y !== 0) {
+      r.pos = p + 2;
+      return (x & 0x7f) | (y << 7);
+    }
+  } else if (p < r.end) {
+    const x = b[p]!;
     if (x < 0x80) {
       r.pos = p + 1;
       return x;
@@ -23,7 +42,7 @@ export function readVu(r: ByteReader): number {
   return readVuSlow(r);
 }
 
-function readVuSlow(r: ByteReader): number {
+function readVuSlow(r: Cursor): number {
   const b = r.bytes;
   const start = r.pos;
   const end = r.end;
@@ -50,7 +69,7 @@ function readVuSlow(r: ByteReader): number {
 }
 
 /** `vi`: zigzag int32 written as `vu`. */
-export function readVi(r: ByteReader): number {
+export function readVi(r: Cursor): number {
   const u = readVu(r);
   return (u >>> 1) ^ -(u & 1);
 }
@@ -74,29 +93,38 @@ export function f32BitsOf(v: number | F32Bits): number {
 }
 
 /** `vf`: a float32 whose byte-reversed bit pattern is written as `vi` (§2.4). */
-export function readVf(r: ByteReader): number | F32Bits {
+export function readVf(r: Cursor): number | F32Bits {
   const s = readVi(r);
   return f32FromBits(bswap32(s));
 }
 
+const scratchF32 = new Float32Array(1);
+const scratchU8 = new Uint8Array(scratchF32.buffer);
+const scratchU32 = new Uint32Array(scratchF32.buffer);
+if (new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) throw new Error('tickwire diep: a little-endian platform is required');
+
 /** `f32`: little-endian float32. */
-export function readF32(r: ByteReader): number | F32Bits {
+export function readF32(r: Cursor): number | F32Bits {
   const p = r.pos;
   if (p + 4 > r.end) throw new DecodeError(p, '', '4 bytes of f32', `${r.end - p} left`);
   r.pos = p + 4;
-  const bits = r.view.getUint32(p, true);
-  // NaN: exponent all ones and mantissa non-zero.
-  if ((bits & 0x7f800000) === 0x7f800000 && (bits & 0x7fffff) !== 0) return f32FromBits(bits);
-  return r.view.getFloat32(p, true);
+  const b = r.bytes;
+  scratchU8[0] = b[p]!;
+  scratchU8[1] = b[p + 1]!;
+  scratchU8[2] = b[p + 2]!;
+  scratchU8[3] = b[p + 3]!;
+  // NaN (exponent all ones, mantissa non-zero): keep the bits when a number would lose them.
+  if ((scratchU32[0]! & 0x7f800000) === 0x7f800000 && (scratchU32[0]! & 0x7fffff) !== 0) return f32FromBits(scratchU32[0]!);
+  return scratchF32[0]!;
 }
 
 /** `vi64`: `vi` of trunc(x*64); the value is the quotient (exact). */
-export function readVi64(r: ByteReader): number {
+export function readVi64(r: Cursor): number {
   return readVi(r) / 64;
 }
 
 /** `stringNT`: strict UTF-8 then 00. */
-export function readString(r: ByteReader, maxLength: number): string {
+export function readString(r: Cursor, maxLength: number): string {
   const b = r.bytes;
   const start = r.pos;
   const stop = Math.min(r.end, start + maxLength + 1);
@@ -123,7 +151,7 @@ export function readString(r: ByteReader, maxLength: number): string {
 }
 
 /** `entid`: `vu` hash then `vu` id; hash 0 is null (no id follows). */
-export function readEntid(r: ByteReader): EntityRef | null {
+export function readEntid(r: Cursor): EntityRef | null {
   const hash = readVu(r);
   if (hash === 0) return null;
   const id = readVu(r);
@@ -131,7 +159,7 @@ export function readEntid(r: ByteReader): EntityRef | null {
 }
 
 /** A jump table without values; indices must stay below `domain`. */
-export function readJumpTable(r: ByteReader, domain: number, maxEntries = domain): number[] {
+export function readJumpTable(r: Cursor, domain: number, maxEntries = domain): number[] {
   const out: number[] = [];
   let i = -1;
   for (;;) {

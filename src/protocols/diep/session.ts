@@ -7,6 +7,7 @@
  * or handed to `onIssue`), never thrown away and never thrown.
  */
 import type { FieldTable } from './tables/schema.js';
+import { UpdateBuffer, decodeUpdateInto, type FlatDecodeOptions } from './flat.js';
 import { FIELDS_6F59094D } from './tables/index.js';
 import type { ElementChanges, EntityRef, F32Bits, Scalar, UpdatePacket } from './types.js';
 
@@ -183,6 +184,124 @@ export class EntityStore {
         const prev = result.changed.get(u.id);
         if (prev === undefined) result.changed.set(u.id, fields.slice());
         else for (const f of fields) if (!prev.includes(f)) prev.push(f);
+      }
+    }
+    if (track) result.removed = result.removed.filter((id) => !entities.has(id) || !result.created.includes(id));
+    this.lastTick = tick;
+    return result;
+  }
+
+  private flat: UpdateBuffer | undefined;
+
+  /**
+   * Decode a 0x00 packet and apply it in one go, without building packet objects (the
+   * fast path for clients). Same rules, errors and issues as `decodeUpdate` + `apply`;
+   * a DecodeError leaves the store untouched.
+   */
+  applyBytes(bytes: Uint8Array, opts?: FlatDecodeOptions, track = false): ApplyResult {
+    const buf = (this.flat ??= new UpdateBuffer());
+    decodeUpdateInto(bytes, buf, opts?.table === undefined ? { ...opts, table: this.table } : opts);
+    return this.applyFlat(buf, track);
+  }
+
+  /** Apply a packet held in an `UpdateBuffer`. */
+  applyFlat(p: UpdateBuffer, track = false): ApplyResult {
+    const table = this.table;
+    const issues: StoreIssue[] = [];
+    const tick = p.tick;
+    const result: ApplyResult = { tick, issues, removed: [], created: [], changed: new Map() };
+    if (this.lastTick !== undefined && tick !== ((this.lastTick + 1) >>> 0)) {
+      this.report(issues, { kind: 'tickGap', tick, id: -1, hash: 0, message: `tick ${tick} after ${this.lastTick}` });
+    }
+    const entities = this.entities;
+    for (let i = 0; i < p.delCount; i++) {
+      const id = p.delId[i]!;
+      const hash = p.delHash[i]!;
+      const e = entities.get(id);
+      if (e === undefined) {
+        this.report(issues, { kind: 'deleteMissing', tick, id, hash, message: `deletion of <${id},${hash}>, which is not present` });
+        continue;
+      }
+      if (e.hash !== hash) {
+        this.report(issues, { kind: 'deleteHashMismatch', tick, id, hash, message: `deletion of <${id},${hash}>, present as <${e.id},${e.hash}>` });
+      }
+      entities.delete(id);
+      if (track) result.removed.push(id);
+    }
+    const fieldGroup = table.fieldGroup;
+    const fieldLen = table.fieldLen;
+    const entField = p.entField;
+    const entElem = p.entElem;
+    const entNum = p.entNum;
+    const entObj = p.entObj;
+    for (let i = 0; i < p.upCount; i++) {
+      const id = p.upId[i]!;
+      const hash = p.upHash[i]!;
+      const from = p.entStart[i]!;
+      const to = p.entStart[i + 1]!;
+      if (p.upMode[i] === 1) {
+        const old = entities.get(id);
+        if (old !== undefined && old.hash !== hash) {
+          this.report(issues, { kind: 'createHashMismatch', tick, id, hash, message: `creation of <${id},${hash}> over <${old.id},${old.hash}>` });
+        }
+        const values: (Scalar | Scalar[] | undefined)[] = new Array(table.fieldCount);
+        for (let j = from; j < to; j++) {
+          const f = entField[j]!;
+          const o = entObj[j];
+          const v = o === undefined ? entNum[j]! : o;
+          const el = entElem[j]!;
+          if (el < 0) values[f] = v;
+          else {
+            let arr = values[f] as Scalar[] | undefined;
+            if (arr === undefined) values[f] = arr = new Array(fieldLen[f]!);
+            arr[el] = v;
+          }
+        }
+        const groups: number[] = [];
+        for (let g = p.grpStart[i]!; g < p.grpStart[i + 1]!; g++) groups.push(p.groups[g]!);
+        entities.set(id, { id, hash, groups, values });
+        if (track) result.created.push(id);
+        continue;
+      }
+      const e = entities.get(id);
+      if (e === undefined) {
+        this.report(issues, { kind: 'updateMissing', tick, id, hash, message: `update of <${id},${hash}>, which is not present` });
+        continue;
+      }
+      if (e.hash !== hash) {
+        this.report(issues, { kind: 'updateHashMismatch', tick, id, hash, message: `update of <${id},${hash}>, present as <${e.id},${e.hash}>` });
+        continue;
+      }
+      const ev = e.values;
+      let lastBad = -1;
+      let changed: number[] | undefined;
+      if (track) {
+        changed = result.changed.get(id);
+        if (changed === undefined) result.changed.set(id, (changed = []));
+      }
+      for (let j = from; j < to; j++) {
+        const f = entField[j]!;
+        if (!e.groups.includes(fieldGroup[f]!)) {
+          if (f !== lastBad) {
+            lastBad = f;
+            this.report(issues, {
+              kind: 'fieldNotInGroups',
+              tick,
+              id,
+              hash,
+              field: f,
+              message: `update of <${id},${hash}> sets ${table.fields[f]?.key ?? f}, whose group it does not have`,
+            });
+          }
+          continue;
+        }
+        if (changed !== undefined && !changed.includes(f)) changed.push(f);
+        const el = entElem[j]!;
+        if (el === -2) continue; // array field marker
+        const o = entObj[j];
+        const v = o === undefined ? entNum[j]! : o;
+        if (el < 0) ev[f] = v;
+        else (ev[f] as Scalar[])[el] = v;
       }
     }
     if (track) result.removed = result.removed.filter((id) => !entities.has(id) || !result.created.includes(id));
