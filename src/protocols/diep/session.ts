@@ -19,6 +19,22 @@ export interface StoredEntity {
   groups: number[];
   /** Values by field index; `undefined` for fields of absent groups; arrays are the store's own copies. */
   values: (Scalar | Scalar[] | undefined)[];
+  /** Bit `g` set for each group id `g` below 31 (a fast membership test); -1 when a group id is 31 or more. */
+  groupMask: number;
+}
+
+function maskOf(groups: readonly number[]): number {
+  let m = 0;
+  for (const g of groups) {
+    if (g > 30) return -1;
+    m |= 1 << g;
+  }
+  return m;
+}
+
+function hasGroup(e: StoredEntity, g: number): boolean {
+  if (e.groupMask >= 0) return g <= 30 && (e.groupMask & (1 << g)) !== 0;
+  return e.groups.includes(g);
 }
 
 export type StoreIssueKind =
@@ -78,12 +94,20 @@ export class EntityStore {
   constructor(opts: EntityStoreOptions = {}) {
     this.table = opts.table ?? FIELDS_6F59094D;
     this.onIssue = opts.onIssue;
+    this.flatOpts = { table: this.table };
   }
 
   private report(out: StoreIssue[] | undefined, issue: StoreIssue): void {
     if (out !== undefined) out.push(issue);
     if (this.onIssue !== undefined) this.onIssue(issue);
     else this.issues.push(issue);
+  }
+
+  /** Forget everything (entities, last tick, collected issues). */
+  reset(): void {
+    this.entities.clear();
+    this.lastTick = undefined;
+    this.issues.length = 0;
   }
 
   get(id: number): StoredEntity | undefined {
@@ -144,7 +168,7 @@ export class EntityStore {
           const v = values[f];
           if (Array.isArray(v)) values[f] = v.slice();
         }
-        entities.set(u.id, { id: u.id, hash: u.hash, groups: u.groups.slice(), values });
+        entities.set(u.id, { id: u.id, hash: u.hash, groups: u.groups.slice(), values, groupMask: maskOf(u.groups) });
         if (track) result.created.push(u.id);
         continue;
       }
@@ -162,7 +186,7 @@ export class EntityStore {
       const ev = e.values;
       for (let i = 0; i < fields.length; i++) {
         const f = fields[i]!;
-        if (!e.groups.includes(fieldGroup[f]!)) {
+        if (!hasGroup(e, fieldGroup[f]!)) {
           this.report(issues, {
             kind: 'fieldNotInGroups',
             tick,
@@ -192,6 +216,7 @@ export class EntityStore {
   }
 
   private flat: UpdateBuffer | undefined;
+  private readonly flatOpts: FlatDecodeOptions;
 
   /**
    * Decode a 0x00 packet and apply it in one go, without building packet objects (the
@@ -200,7 +225,7 @@ export class EntityStore {
    */
   applyBytes(bytes: Uint8Array, opts?: FlatDecodeOptions, track = false): ApplyResult {
     const buf = (this.flat ??= new UpdateBuffer());
-    decodeUpdateInto(bytes, buf, opts?.table === undefined ? { ...opts, table: this.table } : opts);
+    decodeUpdateInto(bytes, buf, opts === undefined ? this.flatOpts : opts.table === undefined ? { ...opts, table: this.table } : opts);
     return this.applyFlat(buf, track);
   }
 
@@ -259,7 +284,7 @@ export class EntityStore {
         }
         const groups: number[] = [];
         for (let g = p.grpStart[i]!; g < p.grpStart[i + 1]!; g++) groups.push(p.groups[g]!);
-        entities.set(id, { id, hash, groups, values });
+        entities.set(id, { id, hash, groups, values, groupMask: maskOf(groups) });
         if (track) result.created.push(id);
         continue;
       }
@@ -281,7 +306,7 @@ export class EntityStore {
       }
       for (let j = from; j < to; j++) {
         const f = entField[j]!;
-        if (!e.groups.includes(fieldGroup[f]!)) {
+        if (!hasGroup(e, fieldGroup[f]!)) {
           if (f !== lastBad) {
             lastBad = f;
             this.report(issues, {
