@@ -35,6 +35,7 @@ import {
   writeVi64,
   writeVu,
   type Cursor,
+  Cur,
 } from './primitives.js';
 import * as schema from './tables/schema.js';
 import { ENCODING_NAMES, type FieldTable } from './tables/schema.js';
@@ -87,17 +88,6 @@ interface Ctx {
   ranges: number[] | undefined;
 }
 
-/** The cursor of the 0x00 path (a ByteReader would build a DataView per packet). */
-class Cur implements Cursor {
-  readonly bytes: Uint8Array;
-  pos: number;
-  readonly end: number;
-  constructor(bytes: Uint8Array, pos: number, end: number) {
-    this.bytes = bytes;
-    this.pos = pos;
-    this.end = end;
-  }
-}
 
 function ctxOf(opts: DiepDecodeOptions | undefined): Ctx {
   return {
@@ -553,7 +543,17 @@ function readCreation(r: Cur, table: FieldTable, maxString: number, spans: SpanS
         values[f] = readValue(r, enc, maxString);
       } else {
         const arr: Scalar[] = new Array(len);
-        for (elem = 0; elem < len; elem++) arr[elem] = readValue(r, enc, maxString);
+        if (spans === undefined) {
+          for (elem = 0; elem < len; elem++) arr[elem] = readValue(r, enc, maxString);
+        } else {
+          const key = table.fields[f]!.key;
+          const encName = table.fields[f]!.encoding;
+          for (elem = 0; elem < len; elem++) {
+            const es = r.pos;
+            arr[elem] = readValue(r, enc, maxString);
+            spans.add(`${key}[${elem}]`, es, r.pos, encName);
+          }
+        }
         elem = -1;
         values[f] = arr;
       }

@@ -11,6 +11,7 @@ import {
   readString as readStringImported,
   readVu as readVuImported,
   type Cursor,
+  Cur,
 } from './primitives.js';
 import * as schema from './tables/schema.js';
 import type { FieldTable } from './tables/schema.js';
@@ -27,16 +28,6 @@ const ENC_F32 = schema.ENC_F32;
 const ENC_VI64 = schema.ENC_VI64;
 const ENC_STRING = schema.ENC_STRING;
 
-class Cur implements Cursor {
-  readonly bytes: Uint8Array;
-  pos: number;
-  readonly end: number;
-  constructor(bytes: Uint8Array, pos: number, end: number) {
-    this.bytes = bytes;
-    this.pos = pos;
-    this.end = end;
-  }
-}
 
 function growU32(a: Uint32Array, n: number): Uint32Array {
   if (n <= a.length) return a;
@@ -60,7 +51,7 @@ function growF64(a: Float64Array, n: number): Float64Array {
 /**
  * One decoded 0x00 packet as parallel arrays. Upcreate `i` has entries
  * `entStart[i] .. entStart[i+1]-1`; entry `j` sets field `entField[j]` (element
- * `entElem[j]`, or -1 for a scalar) to `entObj[j]` when that is not undefined, else to
+ * `entElem[j]`, or -1 for a scalar) to `entObj[j]` when `entKind[j]` is 1, else to
  * `entNum[j]`. In updates, each array field starts with a marker entry (`entElem` -2)
  * that carries no value, so that an empty element table still names its field. A creation's groups are `groups[grpStart[i] .. grpStart[i+1]-1]`.
  */
@@ -81,12 +72,13 @@ export class UpdateBuffer {
   entField: Int32Array = new Int32Array(256);
   entElem: Int32Array = new Int32Array(256);
   entNum: Float64Array = new Float64Array(256);
+  /** 0: the value is `entNum[j]`; 1: it is `entObj[j]`. */
+  entKind: Uint8Array = new Uint8Array(256);
   entObj: (Scalar | undefined)[] = [];
 
   /** The value of entry `j`. */
   value(j: number): Scalar {
-    const o = this.entObj[j];
-    return o === undefined ? this.entNum[j]! : o;
+    return this.entKind[j] === 1 ? this.entObj[j]! : this.entNum[j]!;
   }
 }
 
@@ -175,12 +167,16 @@ function decodeBody(r: Cur, buf: UpdateBuffer, table: FieldTable, maxEntities: n
   const groupCount = table.groupCount;
   const present = new Uint8Array(groupCount);
   const b = r.bytes;
-  for (let i = 0; i < n; i++) {
-    let f = -1;
-    let elem = -1;
-    let part = 'entity';
-    const us = r.pos;
-    try {
+  let i = 0;
+  let f = -1;
+  let elem = -1;
+  let part = 'entity';
+  try {
+    for (; i < n; i++) {
+      f = -1;
+      elem = -1;
+      part = 'entity';
+      const us = r.pos;
       const hash = readVu(r);
       if (hash === 0) throw new DecodeError(us, '', 'non-null entity reference', 'null (00)');
       buf.upHash[i] = hash;
@@ -237,14 +233,14 @@ function decodeBody(r: Cur, buf: UpdateBuffer, table: FieldTable, maxEntities: n
       buf.entStart[i + 1] = ent;
       buf.grpStart[i + 1] = groupsUsed;
       buf.upCount = i + 1;
-    } catch (e) {
-      let path = part === 'within' ? '' : part;
-      if (part === '') {
-        const def = table.fields[f];
-        path = def === undefined ? 'fields' : elem >= 0 ? `${def.key}[${elem}]` : def.key;
-      }
-      throw prefixPath(e, `upcreates[${i}]`, path);
     }
+  } catch (e) {
+    let path = part === 'within' ? '' : part;
+    if (part === '') {
+      const def = table.fields[f];
+      path = def === undefined ? 'fields' : elem >= 0 ? `${def.key}[${elem}]` : def.key;
+    }
+    throw prefixPath(e, `upcreates[${i}]`, path);
   }
   if (r.pos !== r.end) throw new DecodeError(r.pos, '', 'end of message after the last upcreate', `${r.end - r.pos} trailing bytes`);
 
@@ -266,7 +262,7 @@ function updateFields(r: Cur, buf: UpdateBuffer, ent: number, table: FieldTable,
   let entField = buf.entField;
   let entElem = buf.entElem;
   let entNum = buf.entNum;
-  const entObj = buf.entObj;
+  let entKind = buf.entKind;
   let f = -1;
   let elem = -1;
   let inJump = true;
@@ -291,6 +287,7 @@ function updateFields(r: Cur, buf: UpdateBuffer, ent: number, table: FieldTable,
         entField = buf.entField;
         entElem = buf.entElem;
         entNum = buf.entNum;
+        entKind = buf.entKind;
       }
       const len = fieldLen[f]!;
       if (len === 0) {
@@ -312,7 +309,7 @@ function updateFields(r: Cur, buf: UpdateBuffer, ent: number, table: FieldTable,
           }
           const v = (u >>> 1) ^ -(u & 1);
           entNum[ent] = enc === ENC_VI ? v : v / 64;
-          if (entObj[ent] !== undefined || entObj.length <= ent) entObj[ent] = undefined;
+          entKind[ent] = 0;
         } else {
           r.pos = p;
           readInto(r, buf, ent, enc, maxString);
@@ -328,6 +325,7 @@ function updateFields(r: Cur, buf: UpdateBuffer, ent: number, table: FieldTable,
         entField = buf.entField;
         entElem = buf.entElem;
         entNum = buf.entNum;
+        entKind = buf.entKind;
       }
     }
   } catch (e) {
@@ -356,7 +354,7 @@ function elementTable(r: Cur, buf: UpdateBuffer, ent: number, f: number, len: nu
   if (ent >= buf.entField.length) growEntries(buf, ent + 1);
   buf.entField[ent] = f;
   buf.entElem[ent] = -2;
-  buf.entObj[ent] = undefined;
+  buf.entKind[ent] = 0;
   ent++;
   let e = -1;
   try {
@@ -379,6 +377,11 @@ function elementTable(r: Cur, buf: UpdateBuffer, ent: number, f: number, len: nu
 }
 
 function growEntries(buf: UpdateBuffer, n: number): void {
+  if (n > buf.entKind.length) {
+    const k = new Uint8Array(Math.max(n, buf.entKind.length * 2));
+    k.set(buf.entKind);
+    buf.entKind = k;
+  }
   buf.entField = growI32(buf.entField, n);
   buf.entElem = growI32(buf.entElem, n);
   buf.entNum = growF64(buf.entNum, n);
@@ -389,19 +392,26 @@ function readInto(r: Cur, buf: UpdateBuffer, j: number, enc: number, maxString: 
     const u = readVu(r);
     const v = (u >>> 1) ^ -(u & 1);
     buf.entNum[j] = enc === ENC_VI ? v : v / 64;
-    buf.entObj[j] = undefined;
+    buf.entKind[j] = 0;
   } else if (enc === ENC_VU) {
     buf.entNum[j] = readVu(r);
-    buf.entObj[j] = undefined;
+    buf.entKind[j] = 0;
   } else if (enc === ENC_F32) {
     const v = readF32(r);
     if (typeof v === 'number') {
       buf.entNum[j] = v;
-      buf.entObj[j] = undefined;
-    } else buf.entObj[j] = v;
+      buf.entKind[j] = 0;
+    } else setObj(buf, j, v);
   } else if (enc === ENC_STRING) {
-    buf.entObj[j] = readString(r, maxString);
+    setObj(buf, j, readString(r, maxString));
   } else {
-    buf.entObj[j] = readEntid(r);
+    setObj(buf, j, readEntid(r));
   }
+}
+
+function setObj(buf: UpdateBuffer, j: number, v: Scalar): void {
+  const o = buf.entObj;
+  while (o.length < j) o.push(undefined);
+  o[j] = v;
+  buf.entKind[j] = 1;
 }

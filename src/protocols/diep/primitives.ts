@@ -15,6 +15,18 @@ export interface Cursor {
   readonly end: number;
 }
 
+/** The cursor class of the hot paths (one class, so that the readers' property accesses stay monomorphic). */
+export class Cur implements Cursor {
+  readonly bytes: Uint8Array;
+  pos: number;
+  readonly end: number;
+  constructor(bytes: Uint8Array, pos: number, end: number) {
+    this.bytes = bytes;
+    this.pos = pos;
+    this.end = end;
+  }
+}
+
 // --- vu -------------------------------------------------------------------
 
 /** `vu`: unsigned LEB128 of a uint32, at most 5 bytes, shortest form. */

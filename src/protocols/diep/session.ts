@@ -259,6 +259,7 @@ export class EntityStore {
     const entElem = p.entElem;
     const entNum = p.entNum;
     const entObj = p.entObj;
+    const entKind = p.entKind;
     for (let i = 0; i < p.upCount; i++) {
       const id = p.upId[i]!;
       const hash = p.upHash[i]!;
@@ -272,8 +273,7 @@ export class EntityStore {
         const values: (Scalar | Scalar[] | undefined)[] = new Array(table.fieldCount);
         for (let j = from; j < to; j++) {
           const f = entField[j]!;
-          const o = entObj[j];
-          const v = o === undefined ? entNum[j]! : o;
+          const v = entKind[j] === 1 ? entObj[j]! : entNum[j]!;
           const el = entElem[j]!;
           if (el < 0) values[f] = v;
           else {
@@ -323,8 +323,7 @@ export class EntityStore {
         if (changed !== undefined && !changed.includes(f)) changed.push(f);
         const el = entElem[j]!;
         if (el === -2) continue; // array field marker
-        const o = entObj[j];
-        const v = o === undefined ? entNum[j]! : o;
+        const v = entKind[j] === 1 ? entObj[j]! : entNum[j]!;
         if (el < 0) ev[f] = v;
         else (ev[f] as Scalar[])[el] = v;
       }
