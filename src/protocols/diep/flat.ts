@@ -175,6 +175,31 @@ function decodeBody(r: Cur, buf: UpdateBuffer, table: FieldTable, maxEntities: n
     for (; i < n; i++) {
       f = -1;
       elem = -1;
+      // Fast path for the common head `hash(1 byte) id(1-2 bytes) 00 01` of an update.
+      const q0 = r.pos;
+      if (q0 + 4 < r.end) {
+        const h = b[q0]!;
+        let id = b[q0 + 1]!;
+        let q = q0 + 2;
+        if (id >= 0x80) {
+          const y = b[q]!;
+          id = y < 0x80 && y !== 0 ? (id & 0x7f) | (y << 7) : -1;
+          q++;
+        }
+        if (h !== 0 && h < 0x80 && id >= 0 && b[q] === 0 && b[q + 1] === 1) {
+          buf.upHash[i] = h;
+          buf.upId[i] = id;
+          buf.upMode[i] = 0;
+          r.pos = q + 2;
+          part = 'within';
+          const ent = updateFields(r, buf, buf.entCount, table, maxString);
+          buf.entCount = ent;
+          buf.entStart[i + 1] = ent;
+          buf.grpStart[i + 1] = groupsUsed;
+          buf.upCount = i + 1;
+          continue;
+        }
+      }
       part = 'entity';
       const us = r.pos;
       const hash = readVu(r);
