@@ -4,6 +4,8 @@ import fc from 'fast-check';
 import { DecodeError, encodeLz4Block } from '../../src/core/index.js';
 import {
   EntityStore,
+  UpdateBuffer,
+  decodeUpdateInto,
   clientboundFromJson,
   clientboundToJson,
   decodeClientbound,
@@ -28,6 +30,25 @@ const compressed = seeds.slice(3, 8).map((b) => {
 });
 const all = [...seeds, ...compressed];
 
+const buf = new UpdateBuffer();
+
+/** The flat decoder agrees with the object decoder on 0x00 packets: same success, same error place. */
+function checkFlat(bytes: Uint8Array, objectError: DecodeError | undefined): void {
+  if (bytes.length === 0 || bytes[0] !== 0) return;
+  let flatError: unknown;
+  try {
+    decodeUpdateInto(bytes, buf);
+  } catch (e) {
+    flatError = e;
+  }
+  if (objectError === undefined) assert.equal(flatError, undefined);
+  else {
+    assert.ok(flatError instanceof DecodeError, String(flatError));
+    assert.equal(flatError.offset, objectError.offset);
+    assert.equal(flatError.path, objectError.path);
+  }
+}
+
 /** Decode; only a value or a DecodeError may come out. A value must re-encode to the same bytes. */
 function check(bytes: Uint8Array): void {
   let p: ClientboundPacket;
@@ -36,8 +57,10 @@ function check(bytes: Uint8Array): void {
   } catch (e) {
     if (!(e instanceof DecodeError)) throw e;
     assert.ok(Number.isInteger(e.offset) && e.offset >= 0);
+    checkFlat(bytes, e);
     return;
   }
+  checkFlat(bytes, undefined);
   // whatever decodes is canonical: it re-encodes to the input (0x02 keeps its block)
   assert.deepEqual(encodeClientbound(p), bytes);
   assert.deepEqual(encodeClientbound(clientboundFromJson(JSON.parse(JSON.stringify(clientboundToJson(p))))), bytes);
