@@ -1,6 +1,7 @@
 /**
  * Diep.io: decode throughput on the sandbox capture replayed (the 74 0x00 packets,
- * 13,200 bytes, 878 upcreates per pass), plus store apply, encode and the ffa vectors.
+ * 13,200 bytes, 878 upcreates per pass), to packet objects and into the flat
+ * reusable buffer, plus store apply, encode, the producer and the ffa vectors.
  */
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +12,8 @@ import {
   decodeClientbound,
   decodeUpdate,
   encodeUpdate,
+  World,
+  ViewerProducer,
   type UpdatePacket,
 } from '../src/protocols/diep/index.js';
 import type { BenchCase } from './harness.js';
@@ -37,7 +40,7 @@ export function cases(): BenchCase[] {
   return [
     {
       group: 'diep',
-      name: 'decode sandbox capture (74 x 0x00)',
+      name: 'decode to objects (decodeUpdate, 74 x 0x00)',
       bytes,
       items: upcreates,
       itemUnit: 'upcreates',
@@ -54,7 +57,6 @@ export function cases(): BenchCase[] {
       bytes,
       items: upcreates,
       itemUnit: 'upcreates',
-      target: { mbps: 150 },
       fn: () => {
         flatStore.reset();
         for (let i = 0; i < updates.length; i++) flatStore.applyBytes(updates[i]!);
@@ -63,7 +65,7 @@ export function cases(): BenchCase[] {
     },
     {
       group: 'diep',
-      name: 'decode flat into a reused UpdateBuffer',
+      name: 'decode flat (decodeUpdateInto, 74 x 0x00)',
       bytes,
       items: upcreates,
       itemUnit: 'upcreates',
@@ -113,5 +115,40 @@ export function cases(): BenchCase[] {
         return n;
       },
     },
+    producerCase(),
   ];
+}
+
+/** A world of 300 moving shapes, one viewer: build and encode one 0x00 per tick. */
+function producerCase(): BenchCase {
+  const world = new World();
+  world.create(['arena', 'team']);
+  const cam = world.create(['relations', 'camera'], { 'camera.FOV': 0.35 });
+  const shapes = Array.from({ length: 300 }, (_, i) =>
+    world.create(['relations', 'physics', 'health', 'name', 'position', 'style'], { 'name.name': 'Square', 'physics.size': 40, 'position.x': (i % 20) * 100 - 1000, 'position.y': Math.floor(i / 20) * 100 - 700 }),
+  );
+  const viewer = new ViewerProducer(world, cam);
+  viewer.buildBytes();
+  let t = 0;
+  let bytes = 0;
+  const tick = (): Uint8Array => {
+    t++;
+    world.tick++;
+    for (let i = 0; i < shapes.length; i++) {
+      const e = shapes[i]!;
+      world.set(e, 'position.x', (i % 20) * 100 - 1000 + Math.sin(t + i) * 30);
+      world.set(e, 'position.y', Math.floor(i / 20) * 100 - 700 + Math.cos(t + i) * 30);
+      world.set(e, 'position.angle', t * 0.01 + i);
+    }
+    return viewer.buildBytes();
+  };
+  bytes = tick().length;
+  return {
+    group: 'diep',
+    name: 'producer: 300 moving shapes, one viewer, one tick',
+    bytes,
+    items: shapes.length,
+    itemUnit: 'upcreates',
+    fn: tick,
+  };
 }
