@@ -117,7 +117,9 @@ function viewDiffers(o: WorldObject, p: Observer, prev: Uint32Array, rewrite: Bu
 }
 
 function maskValues(view: Uint32Array, slots: number[], maskBlocks: number): { mask: Uint32Array; values: Uint32Array } {
-  slots.sort((a, b) => a - b);
+  let sorted = true;
+  for (let i = 1; i < slots.length && sorted; i++) sorted = slots[i - 1]! < slots[i]!;
+  if (!sorted) slots.sort((a, b) => a - b);
   const mask = new Uint32Array(maskBlocks);
   const values = new Uint32Array(slots.length);
   for (let i = 0; i < slots.length; i++) {
@@ -216,40 +218,29 @@ const HEADER = 5;
 
 /** Split blocks into bodies under the cmangos estimate (§8): `128 + 9 × removals + size + block < limit`. */
 function packBlocks(removed: bigint[], blocks: UpdateBlock[], limit: number, opts: BuildOptions): Omit<BuiltUpdate, 'created' | 'updated' | 'removed'> {
-  const w = new ByteWriter(4096);
+  // One writer holds the body being filled; blocks are written straight into it.
+  const w = new ByteWriter(Math.min(limit, 1 << 16) + 256);
   const bodies: UpdateBody[] = [];
   const bodyBytes: Uint8Array[] = [];
   const packets: Uint8Array[] = [];
   let cur: UpdateBlock[] = [];
-  let parts: Uint8Array[] = [];
-  let size = HEADER;
   let removals = 0;
   let transport = false;
+  w.u32le(0).u8(0);
   const flush = () => {
     if (cur.length === 0) return;
     const hasTransport = opts.hasTransport === undefined || opts.hasTransport === 'auto' ? (transport ? 1 : 0) : opts.hasTransport;
-    const body = new Uint8Array(size);
-    const dv = new DataView(body.buffer);
-    dv.setUint32(0, cur.length, true);
-    body[4] = hasTransport;
-    let at = HEADER;
-    for (const p of parts) {
-      body.set(p, at);
-      at += p.length;
-    }
+    w.patchU32le(0, cur.length);
+    w.patchU8(4, hasTransport);
+    const body = w.finish();
     bodies.push({ hasTransport, blocks: cur });
     bodyBytes.push(body);
     packets.push(encodeUpdatePacket(body, opts));
     cur = [];
-    parts = [];
-    size = HEADER;
     removals = 0;
     transport = false;
-  };
-  const encode = (b: UpdateBlock): Uint8Array => {
     w.reset();
-    writeUpdateBlock(w, b, opts);
-    return w.finish();
+    w.u32le(0).u8(0);
   };
   // OUT_OF_RANGE first, in the first packet; a list too long for one packet is spread over several.
   const perChunk = Math.max(1, Math.floor((limit - 128 - HEADER - 5) / 18));
@@ -257,23 +248,25 @@ function packBlocks(removed: bigint[], blocks: UpdateBlock[], limit: number, opt
     flush();
     const guids = removed.slice(i, i + perChunk);
     const b: UpdateBlock = { updateType: 4, guids };
-    const bytes = encode(b);
+    writeUpdateBlock(w, b, opts);
     cur.push(b);
-    parts.push(bytes);
-    size += bytes.length;
     removals = guids.length;
   }
   for (const b of blocks) {
-    const bytes = encode(b);
-    if (128 + 9 * removals + size + bytes.length >= limit) {
-      if (cur.length === 0 || 128 + HEADER + bytes.length >= limit) {
-        throw new EncodeError('blocks', `one block of ${bytes.length} bytes exceeds the client's limit of ${limit} bytes per body`);
+    const before = w.pos;
+    writeUpdateBlock(w, b, opts);
+    const n = w.pos - before;
+    // the cmangos estimate: 128 + 9 × removals + body size with this block must stay under the limit
+    if (128 + 9 * removals + w.pos >= limit) {
+      if (cur.length === 0 || 128 + HEADER + n >= limit) {
+        throw new EncodeError('blocks', `one block of ${n} bytes exceeds the client's limit of ${limit} bytes per body`);
       }
+      const bytes = w.written().slice(before);
+      w.pos = before;
       flush();
+      w.bytes(bytes);
     }
     cur.push(b);
-    parts.push(bytes);
-    size += bytes.length;
     if ((b.updateType === 2 || b.updateType === 3) && (b.movement.updateFlags & UpdateFlag.TRANSPORT) !== 0) transport = true;
   }
   flush();
