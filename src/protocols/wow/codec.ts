@@ -889,6 +889,25 @@ function writeBodyTo(w: ByteWriter, body: UpdateBody, opts?: WowEncodeOptions): 
   }
 }
 
+/**
+ * Cut a byte stream of server frames (headers decrypted) into whole frames.
+ * Returns the complete frames (views into `stream`) and the bytes of an
+ * incomplete last frame, to be prefixed to the next chunk. A size below 2 is
+ * a DecodeError (the stream cannot be resynchronised).
+ */
+export function splitFrames(stream: Uint8Array): { frames: Uint8Array[]; rest: Uint8Array } {
+  const frames: Uint8Array[] = [];
+  let p = 0;
+  while (p + 2 <= stream.length) {
+    const size = (stream[p]! << 8) | stream[p + 1]!;
+    if (size < 2) throw new DecodeError(p, 'size', 'size of at least 2 (it counts the opcode)', String(size));
+    if (p + 2 + size > stream.length) break;
+    frames.push(stream.subarray(p, p + 2 + size));
+    p += 2 + size;
+  }
+  return { frames, rest: stream.subarray(p) };
+}
+
 /** Largest payload a 4-byte server header can carry (its size counts the opcode). */
 export const MAX_PAYLOAD = 0xffff - 2;
 
