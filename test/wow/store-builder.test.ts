@@ -363,3 +363,17 @@ test('typed access to array fields: floats, guids over slot pairs, two shorts, b
   assert.throws(() => me.get('NO_SUCH_FIELD'), RangeError);
   assert.throws(() => go.guidAt('GAMEOBJECT_ROTATION', 5), RangeError);
 });
+
+test('builder: a failed build leaves the observer as it was; a guid known under another type is created again', () => {
+  const obs = newObserver(5n);
+  const unit = makeWorldObject(0xf130000001000001n, 3, { UNIT_FIELD_HEALTH: 5 });
+  buildUpdate(obs, [unit]);
+  const before = [...obs.known.entries()];
+  const huge = makeWorldObject(5n, 4);
+  for (let s = 6; s < 1282; s++) huge.values[s] = s;
+  assert.throws(() => buildUpdate(obs, [huge], { maxBodySize: 2000 }), EncodeError); // its own player: private fields too
+  assert.deepEqual([...obs.known.entries()], before);
+  const asGo = makeWorldObject(unit.guid, 5, { GAMEOBJECT_DISPLAYID: 3 });
+  const body = decodeAll(buildUpdate(obs, [asGo]).packets)[0]!;
+  assert.deepEqual(body.blocks.map((b) => b.updateType), [2]);
+});

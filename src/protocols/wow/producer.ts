@@ -181,30 +181,34 @@ export function buildUpdate(observer: Observer, visible: Iterable<WorldObject>, 
   for (const g of observer.known.keys()) {
     if (!inView.has(g) && g !== observer.guid) removed.push(g);
   }
-  for (const g of removed) observer.known.delete(g);
 
+  // What the client will hold; applied to `observer.known` only once every packet is built.
+  const sent: Array<[bigint, Uint32Array]> = [];
   const blocks: UpdateBlock[] = [];
   let created = 0;
   let updated = 0;
   for (const o of inView.values()) {
     const prev = observer.known.get(o.guid);
-    if (prev === undefined) {
+    if (prev === undefined || prev.length !== o.values.length) {
+      // new to this client (or known under another type: it needs a create again)
       const view = observerView(o, observer, opts.rewrite);
       blocks.push(createBlockFor(o, observer, view));
-      observer.known.set(o.guid, view);
+      sent.push([o.guid, view]);
       created++;
     } else {
       // compare in place first: unchanged objects cost no allocation
       if (!viewDiffers(o, observer, prev, opts.rewrite)) continue;
       const view = observerView(o, observer, opts.rewrite);
       const b = valuesBlockFor(o, view, prev);
-      observer.known.set(o.guid, view);
+      sent.push([o.guid, view]);
       if (b === undefined) continue;
       blocks.push(b);
       updated++;
     }
   }
   const out = packBlocks(removed, blocks, limit, opts);
+  for (const g of removed) observer.known.delete(g);
+  for (const [g, v] of sent) observer.known.set(g, v);
   return { ...out, created, updated, removed: removed.length };
 }
 
