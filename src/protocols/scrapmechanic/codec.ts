@@ -25,6 +25,7 @@ import {
   type Packet,
   type SubUpdate,
   type UpdateTypeName,
+  type Variant,
 } from './types.js';
 
 // ===========================================================================
@@ -480,7 +481,7 @@ function netObjTypeOf(v: unknown, path: string): number {
 }
 
 /** Write one NetworkUpdate with its be u16 size field (the reconstructed RawUpdate form). */
-export function writeNetworkUpdate(o: Out, u: unknown, path = ''): void {
+export function writeNetworkUpdate(o: Out, u: unknown, path = '', variantHint?: Variant): void {
   const x = obj(u, path);
   const ut = typeof x.updateType === 'string' ? UT_BY_NAME[x.updateType] : undefined;
   if (ut === undefined) throw new EncodeError(`${path}.updateType`, `expected Create, P, Update or Remove, got ${JSON.stringify(x.updateType)}`);
@@ -496,7 +497,7 @@ export function writeNetworkUpdate(o: Out, u: unknown, path = ''): void {
     o.u8(ct);
   }
   o.u32(id);
-  writeData(o, x, ut, ot, ct, path);
+  writeData(o, x, ut, ot, ct, path, variantHint);
   const size = o.pos - start;
   if (size > SM_MAX_RAW_SIZE) throw new EncodeError(path, `update of ${size} bytes is larger than a RawUpdate can be (0x7FFF)`);
   o.dv.setUint16(start, size);
@@ -533,10 +534,10 @@ export class SubUpdateWriter {
    * Append `u`. `form`: 'raw', 'delta' (required: error if impossible; `bitfield`
    * replayed when given) or 'auto' (delta only if strictly shorter). Returns the form used.
    */
-  write(u: unknown, form: 'raw' | 'delta' | 'auto', bitfield: Uint8Array | undefined, path: string): 'raw' | 'delta' {
+  write(u: unknown, form: 'raw' | 'delta' | 'auto', bitfield: Uint8Array | undefined, path: string, variantHint?: Variant): 'raw' | 'delta' {
     const o = this.o;
     const start = o.pos;
-    writeNetworkUpdate(o, u, path);
+    writeNetworkUpdate(o, u, path, variantHint);
     const len = o.pos - start;
     let used: 'raw' | 'delta' = 'raw';
     const keepBase = len <= SM_MAX_DELTA_BASE + 2;
