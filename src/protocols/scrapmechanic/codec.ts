@@ -16,6 +16,7 @@ import {
   PACKET_COMPOUND,
   PACKET_INIT_NETWORK_UPDATE,
   PACKET_NETWORK_UPDATE,
+  SM_LZ4_CAP,
   SM_MAX_DELTA_BASE,
   SM_MAX_RAW_SIZE,
   UPDATE_TYPES,
@@ -690,6 +691,9 @@ export function encodeMessage(packet: Packet | unknown, opts: ScrapEncodeOptions
 
 /** id byte + payload, compressing the payload when the id is in the compressed class. */
 export function frameMessage(id: number, payload: Uint8Array, lz4: 'fast' | 'literal' = 'fast'): Uint8Array {
+  if (isCompressedId(id) && payload.length > SM_LZ4_CAP) {
+    throw new EncodeError('', `payload of ${payload.length} bytes is larger than the game's 0x80000-byte buffer (split the updates, e.g. with NetworkUpdateProducer)`);
+  }
   const block = isCompressedId(id) ? (lz4 === 'literal' ? literalLz4Block(payload) : encodeLz4Block(payload)) : payload;
   const out = new Uint8Array(1 + block.length);
   out[0] = id;
