@@ -299,6 +299,7 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
     if (i >= maxUpdates) throw new LimitError(pos, `updates[${i}]`, 'smMaxUpdates', i + 1, maxUpdates);
     const at = pos;
     let u: SubUpdate;
+    let pushed = false;
     try {
       if ((buf[pos]! & 0x80) === 0) {
         // RawUpdate
@@ -308,11 +309,15 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
         u = newSub('raw', size);
         if (spans !== undefined) {
           spans.push(`updates[${i}]`);
+          pushed = true;
           spans.add('', pos, pos + size, 'struct');
           spans.add('size', pos, pos + 2, 'u16be');
         }
         readUpdate(u, buf, dv, pos + 2, pos + size, ctx, tracker);
-        if (spans !== undefined) spans.pop();
+        if (pushed) {
+          spans!.pop();
+          pushed = false;
+        }
         prevAt = pos;
         prevSize = size;
         prevInScratch = false;
@@ -337,6 +342,7 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
         u.bitfield = hexOf(buf, pos, k);
         if (spans !== undefined) {
           spans.push(`updates[${i}]`);
+          pushed = true;
           spans.add('', pos, q, 'struct');
           spans.add('bitfield', pos, pos + k, 'bitfield');
           if (q > pos + k) spans.add('replacements', pos + k, q, 'bytes');
@@ -351,12 +357,15 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
           }
           throw e;
         }
-        if (spans !== undefined) spans.pop();
+        if (pushed) {
+          spans!.pop();
+          pushed = false;
+        }
         prevInScratch = true;
         pos = q;
       }
     } catch (e) {
-      if (spans !== undefined) spans.pop();
+      if (pushed) spans!.pop();
       throw rethrowAt(e, `updates[${i}]`, at);
     }
     if (ranges !== undefined) ranges.push(at, pos);
@@ -364,6 +373,25 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
     i++;
   }
   return { tick, updates };
+}
+
+/**
+ * Decode one NetworkUpdate in RawUpdate form (be u16 size + data), e.g. a reconstructed
+ * sub-update. The size field must match the length.
+ */
+export function decodeNetworkUpdate(bytes: Uint8Array, opts: ScrapDecodeOptions = {}): NetworkUpdate {
+  if (bytes.length < 2) throw new DecodeError(0, 'size', 'a be u16 size (RAW_SIZE_INVALID)', `${bytes.length} bytes`);
+  const size = (bytes[0]! << 8) | bytes[1]!;
+  if (size !== bytes.length) throw new DecodeError(0, 'size', `the size field to be the length, ${bytes.length}`, String(size));
+  const u = newSub('raw', size);
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  try {
+    readUpdate(u, bytes, dv, 2, size, { strict: opts.strict === true, spans: opts.spans }, opts.tracker ?? new ControllerTable());
+  } catch (e) {
+    throw rethrowAt(e, '', 2);
+  }
+  const { form: _f, bitfield: _b, size: _s, ...rest } = u;
+  return rest;
 }
 
 /** Decode a decompressed 0x15/0x16 body (tick + sub-updates). */
