@@ -413,8 +413,9 @@ export class SnapshotStorage {
   }
   /** Remove every snapshot with tick < `tick`. */
   purgeBefore(tick: number): void {
-    for (const [t, s] of this.map) {
+    for (const t of this.map.keys()) {
       if (t < tick) {
+        const s = this.map.get(t)!;
         this.map.delete(t);
         this.drop(s);
       }
