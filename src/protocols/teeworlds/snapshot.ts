@@ -57,23 +57,24 @@ const EMPTY_OFFSETS = new Int32Array(1);
  * and the key index are cached.
  */
 export class Snapshot {
-  readonly numItems: number;
-  readonly keys: Int32Array;
-  readonly offsets: Int32Array;
-  readonly data: Int32Array;
+  declare readonly numItems: number;
+  declare readonly keys: Int32Array;
+  declare readonly offsets: Int32Array;
+  declare readonly data: Int32Array;
   /** @internal cached CRC */
-  _crc: number | undefined;
+  declare _crc: number | undefined;
   /** @internal open-addressing key index: slot → item index + 1 (0 = empty) */
-  _index: Int32Array | undefined;
+  declare _index: Int32Array | undefined;
   /** @internal arena chunks used by data, keys/offsets and index (decoded snapshots) */
-  _dataChunk: Chunk | undefined = undefined;
-  _keysChunk: Chunk | undefined = undefined;
-  _indexChunk: Chunk | undefined = undefined;
+  declare _dataChunk: Chunk | undefined;
+  declare _keysChunk: Chunk | undefined;
+  declare _indexChunk: Chunk | undefined;
   /** @internal holders in recycling storages */
-  _holders = 0;
+  declare _holders: number;
   /** True after `release()`: the arrays may have been reused; do not read them. */
-  released = false;
+  declare released: boolean;
 
+  // Plain assignments in one constructor (no field initialisers): one hidden class, cheap to create.
   constructor(numItems: number, keys: Int32Array, offsets: Int32Array, data: Int32Array, crc?: number, index?: Int32Array) {
     this.numItems = numItems;
     this.keys = keys;
@@ -81,6 +82,11 @@ export class Snapshot {
     this.data = data;
     this._crc = crc;
     this._index = index;
+    this._dataChunk = undefined;
+    this._keysChunk = undefined;
+    this._indexChunk = undefined;
+    this._holders = 0;
+    this.released = false;
   }
 
   /** The snapshot with no items. */

@@ -80,12 +80,24 @@ let touchGen = 0;
  */
 export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, end: number, sizes: Int32Array, m5: number, limits: Readonly<Limits>): Snapshot {
   let q = start;
-  const numDeleted = rd(bytes, q, end, m5, 0, 0);
-  q = Q;
-  const numUpdated = rd(bytes, q, end, m5, 1, 0);
-  q = Q;
-  rd(bytes, q, end, m5, 2, 0);
-  q = Q;
+  let numDeleted: number;
+  let numUpdated: number;
+  const h0 = bytes[q]!;
+  const h1 = end - q >= 3 ? bytes[q + 1]! : 0x80;
+  const h2 = end - q >= 3 ? bytes[q + 2]! : 0x80;
+  if ((h0 | h1 | h2) < 0x80) {
+    // the usual header: three single-byte ints
+    numDeleted = (h0 & 0x3f) ^ ((h0 << 25) >> 31);
+    numUpdated = (h1 & 0x3f) ^ ((h1 << 25) >> 31);
+    q += 3;
+  } else {
+    numDeleted = rd(bytes, q, end, m5, 0, 0);
+    q = Q;
+    numUpdated = rd(bytes, q, end, m5, 1, 0);
+    q = Q;
+    rd(bytes, q, end, m5, 2, 0);
+    q = Q;
+  }
   // every int takes at least one byte
   if (numDeleted < 0 || numDeleted > end - q) throw new DecodeError(start, 'numDeleted', `0..${end - q} deleted keys`, `${numDeleted}`);
   if (numUpdated < 0 || numUpdated > (end - q) >> 1) throw new DecodeError(start, 'numUpdated', `0..${(end - q) >> 1} item records`, `${numUpdated}`);
