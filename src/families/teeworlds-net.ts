@@ -1,5 +1,5 @@
 import type { DecodedMessage, FamilyAdapter, FamilyOption, OptionValues } from './types.js';
-import { isCapture, toHex } from '../core/index.js';
+import { EncodeError, isCapture, toHex } from '../core/index.js';
 import {
   connectTeeworlds,
   decodeTeeworldsCapture,
@@ -84,16 +84,17 @@ function* decodeCaptureMessages(bytes: Uint8Array, opts: OptionValues): Generato
 
 function parseTarget(target: string): { host: string; port: number } {
   const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(target);
-  if (m === null) throw new Error(`TARGET must be HOST:PORT, got ${JSON.stringify(target)}`);
+  // EncodeError: the CLI's "bad input" class (exit 1, one line).
+  if (m === null) throw new EncodeError('TARGET', `expected HOST:PORT, got ${JSON.stringify(target)}`);
   const port = Number(m[2]);
-  if (!(port > 0 && port < 65536)) throw new Error(`bad port in ${JSON.stringify(target)}`);
+  if (!(port > 0 && port < 65536)) throw new EncodeError('TARGET', `expected a port in 1..65535, got ${JSON.stringify(target)}`);
   return { host: m[1]!, port };
 }
 
 async function* watch(target: string, opts: OptionValues): AsyncGenerator<unknown> {
   const { host, port } = parseTarget(target);
   const seconds = opts.seconds === undefined ? 10 : Number(opts.seconds);
-  if (!(seconds > 0)) throw new Error(`--seconds must be a positive number, got ${JSON.stringify(opts.seconds)}`);
+  if (!(seconds > 0)) throw new EncodeError('--seconds', `expected a positive number, got ${JSON.stringify(opts.seconds)}`);
   const version = netVersion(opts);
   // connectTeeworlds loads the UDP transport (node:dgram) with a dynamic import at run time.
   const clientOpts: UdpConnectOptions = { host, port, version, ddnetToken: opts['no-token'] !== true };

@@ -156,6 +156,15 @@ test('capture: CLI errors', async () => {
   const r3 = await cli(['decode', 'teeworlds', '--pcap', join(dir, 'missing.pcap')]);
   assert.equal(r3.code, 1);
   assert.match(r3.err, /cannot read/);
+  // watch: bad arguments are rejected before any socket is opened.
+  const w1 = await cli(['watch', 'teeworlds', 'nohost', '--version', '0.7']);
+  assert.equal(w1.code, 1);
+  assert.match(w1.err, /TARGET: expected HOST:PORT/);
+  const w2 = await cli(['watch', 'teeworlds', '127.0.0.1:8303', '--seconds=0']);
+  assert.equal(w2.code, 1);
+  assert.match(w2.err, /--seconds/);
+  const w3 = await cli(['watch', 'teeworlds']);
+  assert.equal(w3.code, 2);
 });
 
 test('fuzz: capture decoding yields records or a DecodeError for mutated captures', () => {
