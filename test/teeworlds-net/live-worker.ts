@@ -427,6 +427,18 @@ process.on('SIGTERM', () => {
   void stopAll().then(() => process.exit(143));
 });
 
+// If the test process dies (or we overrun), stop the servers anyway.
+const parent = process.ppid;
+const guard = setInterval(() => {
+  if (process.ppid !== parent) void stopAll().then(() => process.exit(3));
+}, 500);
+guard.unref();
+const deadline = setTimeout(() => {
+  process.stdout.write(`RESULT ${JSON.stringify({ fatal: 'live worker overran its 110 s budget' })}\n`);
+  void stopAll().then(() => process.exit(4));
+}, 110_000);
+deadline.unref();
+
 main().then(
   () => process.exit(0),
   async (e) => {
