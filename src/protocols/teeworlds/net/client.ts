@@ -70,6 +70,9 @@ export interface ReceivedSnapshot {
   codecVersion: TwVersion;
 }
 
+/** 0.7 game message SV_CLIENTDROP (int client_id, str reason, int silent). */
+const GAME_CLIENTDROP_07 = 20;
+
 export type ClientState = 'offline' | 'token' | 'connecting' | 'loading' | 'ready' | 'ingame' | 'closed';
 
 export interface ClientOptions {
@@ -451,9 +454,15 @@ export class TeeworldsClient {
           clan: r.str('clan'),
           country: r.int('country'),
         };
+        if (ci.clientId < 0 || ci.clientId > 1023) {
+          this.problem(`SV_CLIENTINFO for client id ${ci.clientId} ignored`);
+          return;
+        }
         if (ci.local) this.localClientId = ci.clientId;
         this.clientInfos.set(ci.clientId, ci);
         this.fire('clientInfo', ci);
+      } else if (this.version === '0.7' && h.id === GAME_CLIENTDROP_07) {
+        this.clientInfos.delete(r.int('clientId'));
       }
     }
     this.fire('message', { name: msgName(this.version, h), system: h.system, id: h.id, body: c.data.subarray(r.pos) });
