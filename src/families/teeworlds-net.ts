@@ -103,7 +103,9 @@ async function* watch(target: string, opts: OptionValues): AsyncGenerator<unknow
   if (typeof opts.skin === 'string') clientOpts.skin = opts.skin;
   const c = await connectTeeworlds(clientOpts);
   const problems: unknown[] = [];
-  c.client.on('problem', (p) => problems.push({ record: 'problem', what: p.what, error: p.error?.message }));
+  c.client.on('problem', (p) => problems.length < 1000 && problems.push({ record: 'problem', what: p.what, error: p.error?.message }));
+  let joined = c.state === 'ingame';
+  c.client.on('state', (st) => (joined ||= st === 'ingame'));
   const timer = setTimeout(() => c.close('tickwire watch: done'), seconds * 1000);
   let count = 0;
   try {
@@ -113,7 +115,7 @@ async function* watch(target: string, opts: OptionValues): AsyncGenerator<unknow
       yield snapshotRecord(s, c.client.snapshots.declarations);
     }
     while (problems.length > 0) yield problems.shift();
-    yield { record: 'closed', reason: c.closeReason ?? 'closed', snapshots: count };
+    yield { record: 'closed', reason: c.closeReason ?? 'closed', joined, map: c.client.map ?? null, snapshots: count };
   } finally {
     clearTimeout(timer);
     c.close('tickwire watch: done');

@@ -159,6 +159,8 @@ test('live: real servers in a loopback-only network namespace', { timeout: 150_0
     assert.equal(w.allCrcOk, true);
     assert.equal(w.fieldsPresent, true);
     assert.equal(w.last.record, 'closed');
+    assert.equal(w.last.joined, true);
+    assert.equal(w.last.map, 'Tutorial');
     assert.ok(w.ms < 5000, `${w.ms} ms`);
     assert.deepEqual(r.ddLeft, { watch: true, session: true }, 'ddnet-server logged our clients leaving (its time-out is 100 s)');
   });
