@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { intsToStr, MsgWriter, TeeworldsClient, type ReceivedSnapshot, type NetVersion, type ClientProblem } from '../../src/protocols/teeworlds/index.js';
+import { decodeChunks, decodePacket, intsToStr, MsgWriter, TeeworldsClient, type ReceivedSnapshot, type NetVersion, type ClientProblem } from '../../src/protocols/teeworlds/index.js';
 import { FakeServer } from './fake-server.js';
 
 interface Rig {
@@ -231,6 +231,25 @@ test('client 0.6 + token: a lost ACCEPT is repeated until the server answers', (
   assert.equal(r.client.state, 'ingame');
   assert.ok(r.snaps.length > 20);
 });
+
+for (const version of ['0.7', '0.6'] as const) {
+  test(`client ${version}: answers the server's PING with PING_REPLY`, () => {
+    const r = rig(version, version === '0.6');
+    r.run(400);
+    const ping = version === '0.7' ? 26 : 22;
+    r.server.conn.queue(new MsgWriter().int((ping << 1) | 1).finish(), true, r.now);
+    r.server.conn.flush(r.now);
+    const seen: number[] = [];
+    const orig = r.server.receive.bind(r.server);
+    r.server.receive = (b, now) => {
+      const pk = decodePacket(b, { version, securityToken: version === '0.6' });
+      if (!pk.control) for (const c of decodeChunks(pk.payload, pk.numChunks, version).chunks) seen.push(c.data[0]!);
+      orig(b, now);
+    };
+    r.run(100);
+    assert.ok(seen.includes(((ping + 1) << 1) | 1), `PING_REPLY header ${(((ping + 1) << 1) | 1).toString(16)} among ${seen.map((x) => x.toString(16))}`);
+  });
+}
 
 test('client: handshake times out cleanly without a server', () => {
   const sent: Uint8Array[] = [];

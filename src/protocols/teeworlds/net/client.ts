@@ -413,6 +413,12 @@ export class TeeworldsClient {
         this.onSnap(c.data, now);
         return;
       }
+      if (h.id === ids.ping) {
+        // Latency probe: answer at once (non-vital, as the games do).
+        this.conn.queue(msgHeader(new MsgWriter(), true, ids.pingReply).finish(), false, now);
+        this.conn.flush(now);
+        return;
+      }
       if (h.id === ids.mapChange) {
         this.map = r.str('mapName');
         if (this.state === 'loading') {
