@@ -25,7 +25,7 @@ const options: Record<string, NetOption> = {
   server: { type: 'string', description: 'decode --pcap: the server endpoint HOST:PORT (default: found from the handshake)' },
   name: { type: 'string', description: 'watch: player name', default: 'tickwire' },
   clan: { type: 'string', description: 'watch: clan' },
-  skin: { type: 'string', description: 'watch (0.6): skin name' },
+  skin: { type: 'string', description: 'watch: skin name (0.6), or 0.7 skin parts body,marking,decoration,hands,feet,eyes' },
   'no-token': { type: 'boolean', description: 'watch --version 0.6: plain 0.6 handshake without DDNet\'s security token' },
 };
 
@@ -100,7 +100,10 @@ async function* watch(target: string, opts: OptionValues): AsyncGenerator<unknow
   const clientOpts: UdpConnectOptions = { host, port, version, ddnetToken: opts['no-token'] !== true };
   if (typeof opts.name === 'string') clientOpts.name = opts.name;
   if (typeof opts.clan === 'string') clientOpts.clan = opts.clan;
-  if (typeof opts.skin === 'string') clientOpts.skin = opts.skin;
+  if (typeof opts.skin === 'string') {
+    if (version === '0.7') clientOpts.skinParts = opts.skin.split(',');
+    else clientOpts.skin = opts.skin;
+  }
   const c = await connectTeeworlds(clientOpts);
   const problems: unknown[] = [];
   c.client.on('problem', (p) => problems.length < 1000 && problems.push({ record: 'problem', what: p.what, error: p.error?.message }));

@@ -251,6 +251,26 @@ for (const version of ['0.7', '0.6'] as const) {
   });
 }
 
+test('client: STARTINFO carries the chosen name, clan, country and skin (0.6) / skin parts (0.7)', () => {
+  for (const version of ['0.6', '0.7'] as const) {
+    const toC: Uint8Array[] = [];
+    const toS: Uint8Array[] = [];
+    const server = new FakeServer({ version, ddnet: version === '0.6' }, (b) => toC.push(b));
+    const client = new TeeworldsClient(
+      { version, name: 'nämé', clan: 'clan', country: 276, skin: 'pinky', skinParts: ['kitty', 'stripes', '', 'standard', 'standard', 'negative'] },
+      (b) => toS.push(b),
+    );
+    client.start(0);
+    for (let now = 20; now < 600; now += 20) {
+      client.update(now);
+      for (const b of toS.splice(0)) server.receive(b, now);
+      for (const b of toC.splice(0)) client.receive(b, now);
+    }
+    assert.equal(server.playerName, 'nämé');
+    assert.deepEqual(server.startInfo, { clan: 'clan', country: 276, skins: version === '0.7' ? ['kitty', 'stripes', '', 'standard', 'standard', 'negative'] : ['pinky'] });
+  }
+});
+
 test('client: handshake times out cleanly without a server', () => {
   const sent: Uint8Array[] = [];
   const c = new TeeworldsClient({ version: '0.7', timeoutMs: 2000 }, (b) => sent.push(b));

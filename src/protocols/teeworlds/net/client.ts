@@ -85,6 +85,8 @@ export interface ClientOptions {
   clan?: string;
   /** 0.6 skin name (default "default"). */
   skin?: string;
+  /** 0.7 skin part names: body, marking, decoration, hands, feet, eyes (default "standard", "", "", "standard", "standard", "standard"). */
+  skinParts?: readonly string[];
   country?: number;
   password?: string;
   /** Peer time-out in ms (default 10000). */
@@ -183,6 +185,7 @@ export class TeeworldsClient {
       name: options.name ?? 'tickwire',
       clan: options.clan ?? '',
       skin: options.skin ?? 'default',
+      skinParts: options.skinParts ?? ['standard', '', '', 'standard', 'standard', 'standard'],
       country: options.country ?? -1,
       password: options.password ?? '',
       timeoutMs: options.timeoutMs ?? 10000,
@@ -432,7 +435,7 @@ export class TeeworldsClient {
         const o = this.opts;
         if (this.version === '0.7') {
           w.str(o.name).str(o.clan).int(o.country);
-          for (const part of ['standard', '', '', 'standard', 'standard', 'standard']) w.str(part);
+          for (let i = 0; i < 6; i++) w.str(o.skinParts[i] ?? '');
           for (let i = 0; i < 6; i++) w.int(0);
           for (let i = 0; i < 6; i++) w.int(0);
         } else {
