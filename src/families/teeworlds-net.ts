@@ -104,7 +104,12 @@ async function* watch(target: string, opts: OptionValues): AsyncGenerator<unknow
     if (version === '0.7') clientOpts.skinParts = opts.skin.split(',');
     else clientOpts.skin = opts.skin;
   }
-  const c = await connectTeeworlds(clientOpts);
+  let c;
+  try {
+    c = await connectTeeworlds(clientOpts);
+  } catch (e) {
+    throw new EncodeError('TARGET', `cannot connect to ${target}: ${e instanceof Error ? e.message : String(e)}`);
+  }
   const problems: unknown[] = [];
   c.client.on('problem', (p) => problems.length < 1000 && problems.push({ record: 'problem', what: p.what, error: p.error?.message }));
   let joined = c.state === 'ingame';
