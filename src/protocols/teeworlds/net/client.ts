@@ -535,6 +535,16 @@ export class TeeworldsClient {
     }
   }
 
+  /**
+   * Send a message (its header int included, e.g. built with `MsgWriter` and
+   * `msgHeader`) once in game or loading; vital by default. Flushed at once.
+   */
+  sendMessage(message: Uint8Array, vital: boolean, now: number): void {
+    if (this.state === 'closed' || this.state === 'offline' || this.state === 'token' || this.state === 'connecting') return;
+    this.conn.queue(message, vital, now);
+    this.conn.flush(now);
+  }
+
   /** Send INPUT with the acknowledged tick (non-vital, flushed at once). */
   sendInput(now: number): void {
     if (this.state !== 'ingame') return;
