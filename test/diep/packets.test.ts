@@ -268,3 +268,22 @@ test('interleaved updates and creations keep their order through JSON', () => {
   assert.ok(Array.isArray(json.upcreates));
   assert.equal(toHexStr(encodeClientbound(clientboundFromJson(JSON.parse(JSON.stringify(json))))), toHexStr(bytes));
 });
+
+test('spans: the leaf spans of every fixture packet cover each byte exactly once', () => {
+  const all = [...captureMessages().map((m) => m.bytes), ...vectors.updatePackets.map((v) => hex(v.hex)), ...vectors.otherPackets.filter((v) => v.direction === 'clientbound').map((v) => hex(v.hex))];
+  for (const bytes of all) {
+    const spans = new SpanSink();
+    decodeClientbound(bytes, { spans });
+    const cover = new Uint8Array(bytes.length);
+    for (const s of spans.spans) {
+      if (s.kind === 'struct' || s.kind === 'elements' || s.kind === 'array') continue;
+      for (let i = s.start; i < s.end; i++) cover[i]!++;
+    }
+    const bad = [...cover].findIndex((c) => c !== 1);
+    assert.equal(bad, -1, `${toHexStr(bytes).slice(0, 20)}: byte ${bad} covered ${cover[bad]} times`);
+  }
+  const spans = new SpanSink();
+  decodeClientbound(hex(vectors.updatePackets[2]!.hex), { spans });
+  assert.ok(spans.spans.some((s) => s.path === 'upcreates[0].arena.scoreboardNames[0]'));
+  assert.ok(spans.spans.some((s) => s.path === 'upcreates[1]' && s.kind === 'struct'));
+});

@@ -452,6 +452,7 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
         fields.push(f);
         if (spans !== undefined) spans.add(table.fields[f]!.key, at, r.pos, table.fields[f]!.encoding);
       } else {
+        if (spans !== undefined) spans.add(`${table.fields[f]!.key}.jump`, at, r.pos, 'jump');
         values.push(readElements(r, table, f, len, maxString, spans));
         fields.push(f);
         if (spans !== undefined) spans.add(table.fields[f]!.key, at, r.pos, 'elements');
@@ -488,7 +489,10 @@ function readElements(r: Cur, table: FieldTable, f: number, len: number, maxStri
     for (;;) {
       const eat = r.pos;
       const rawE = readVu(r);
-      if (rawE === 1) break;
+      if (rawE === 1) {
+        if (spans !== undefined) spans.add(`${table.fields[f]!.key}.end`, eat, r.pos, 'vu');
+        break;
+      }
       e += (rawE ^ 1) >>> 0;
       if (e >= len) throw new DecodeError(eat, '', `element index below ${len}`, `index ${e}`);
       elems.push(readValue(r, enc, maxString));
