@@ -280,6 +280,16 @@ test('property: random entity worlds through the producer and the store give wha
           if (Math.abs(Math.abs(x - cx) - (1920 / fov / 1.5 + size)) < 2 || Math.abs(Math.abs(y) - (1080 / fov / 1.5 + size)) < 2) continue; // edge
           assert.equal(v.known.has(e), inView, `entity ${e.id} at (${x},${y}) in view of camera ${i}`);
         }
+        // children come and go with their root
+        for (const e of world.entities.values()) {
+          const parent = e.values[k('relations.parent')] as { id: number; hash: number } | null | undefined;
+          if (parent === null || parent === undefined) continue;
+          const root = world.entities.get(parent.id);
+          if (root === undefined || root.hash !== parent.hash) continue;
+          assert.equal(v.known.has(e), v.known.has(root), `child ${e.id} of ${root.id}`);
+        }
+        // never another viewer's camera
+        for (const c of cams) if (c !== cams[i]) assert.equal(store.get(c.id), undefined);
       });
     }),
     { numRuns: 150 },
