@@ -209,6 +209,10 @@ test('serverbound: input flags and vf mouse, init variants, stat/tank masks of t
   assert.equal(buildMagic('6f59094d60f98fafc14371671d3ff31ef4d75d9e'), 0xb5007925);
   assert.equal(buildMagic('6f59094d60f98fafc14371671d3ff31ef4d75d9e') % 8, 5);
   assert.equal(buildMagic('6f59094d60f98fafc14371671d3ff31ef4d75d9e') % 54, 45);
+  const cmd = hex('06676f640002616200636400'); // "god", 2 args: "ab", "cd"
+  assert.deepEqual(decodeServerbound(cmd), { type: 'Command', command: 'god', args: ['ab', 'cd'] });
+  assert.equal(toHexStr(encodeServerbound(serverboundFromJson(serverboundToJson(decodeServerbound(cmd))))), toHexStr(cmd));
+  assert.throws(() => decodeServerbound(hex('06676f64000261620063')), DecodeError);
   const up = decodeServerbound(hex('030a02'));
   assert.deepEqual(up, { type: 'StatUpgrade', rawStat: 5, limit: 1 });
   assert.throws(() => decodeServerbound(hex('01')), DecodeError);

@@ -831,6 +831,14 @@ export function decodeServerbound(bytes: Uint8Array, opts?: DecodeOptions): Serv
       case 0x05:
         r.expectEnd();
         return { type: 'Heartbeat' };
+      case 0x06: {
+        const command = field('command', 'stringNT', () => readString(r, max));
+        const n = field('argCount', 'u8', () => r.u8());
+        const args: string[] = [];
+        for (let i = 0; i < n; i++) args.push(field(`args[${i}]`, 'stringNT', () => readString(r, max)));
+        r.expectEnd();
+        return { type: 'Command', command, args };
+      }
       case 0x07:
         r.expectEnd();
         return { type: 'ModifiedClient' };
@@ -883,6 +891,13 @@ export function encodeServerbound(p: ServerboundPacket): Uint8Array {
       break;
     case 'Heartbeat':
       w.u8(0x05);
+      break;
+    case 'Command':
+      if (!Array.isArray(p.args) || p.args.length > 255) throw new EncodeError('args', 'at most 255 arguments');
+      w.u8(0x06);
+      writeString(w, p.command);
+      w.u8(p.args.length);
+      for (const a of p.args) writeString(w, a);
       break;
     case 'ModifiedClient':
       w.u8(0x07);
