@@ -315,3 +315,17 @@ test('scoreboardScores elements go out as vi (truncated) in updates and f32 in c
   // <0,1>, mode 00 01, jump +39 -> [38] (raw 0x26), element jump +3 -> [2] (raw 0x02), vi(-3) = 05, 01, 01
   assert.equal(toHexStr(bytes).slice(8), '0100' + '0001' + '26' + '02' + '05' + '01' + '01');
 });
+
+test('the world rejects values a field cannot carry, and fields of absent groups', () => {
+  const world = new World();
+  const e = world.create(['relations', 'position', 'name']);
+  assert.throws(() => world.set(e, 'position.x', 'far' as never), /position\.x/);
+  assert.throws(() => world.set(e, 'position.x', Infinity), /position\.x/);
+  assert.throws(() => world.set(e, 'name.name', 'a\0b'), /name\.name/);
+  assert.throws(() => world.set(e, 'relations.team', 5 as never), /relations\.team/);
+  assert.throws(() => world.set(e, 'style.color', 2), /style\.color/);
+  assert.throws(() => world.set(e, 'nope.nope', 2), /nope/);
+  assert.throws(() => world.create(['nope']), /groups/);
+  world.set(e, 'relations.team', e.ref);
+  assert.deepEqual(world.get(e, 'relations.team'), { hash: 1, id: 0 });
+});

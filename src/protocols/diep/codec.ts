@@ -302,12 +302,13 @@ function decodeClientboundAt(r: ByteReader, ctx: Ctx, allowCompressed: boolean):
 
 const NULL_ENTID = 'non-null entity reference';
 
-/** The 0x00 packet body; `r.pos` at the header byte. */
+/** A count read from the input: within the named limit, and at most one entry per 2 bytes left. */
 function checkCount(r: Cursor, n: number, max: number, name: string): void {
   if (n > max) throw new LimitError(r.pos, name, 'diepMaxEntities', n, max);
   if (n * 2 > r.end - r.pos) throw new DecodeError(r.pos, name, `${n} entries of at least 2 bytes`, `${r.end - r.pos} bytes left`);
 }
 
+/** The 0x00 packet; `r.pos` at the header byte. */
 function readUpdate(r: Cur, ctx: Ctx): UpdatePacket {
   const spans = ctx.spans;
   const ranges = ctx.ranges;
