@@ -259,7 +259,6 @@ export class EntityStore {
     const entElem = p.entElem;
     const entNum = p.entNum;
     const entObj = p.entObj;
-    const entKind = p.entKind;
     for (let i = 0; i < p.upCount; i++) {
       const id = p.upId[i]!;
       const hash = p.upHash[i]!;
@@ -272,8 +271,9 @@ export class EntityStore {
         }
         const values: (Scalar | Scalar[] | undefined)[] = new Array(table.fieldCount);
         for (let j = from; j < to; j++) {
-          const f = entField[j]!;
-          const v = entKind[j] === 1 ? entObj[j]! : entNum[j]!;
+          const key = entField[j]!;
+          const f = key < 0 ? ~key : key;
+          const v = key < 0 ? entObj[j]! : entNum[j]!;
           const el = entElem[j]!;
           if (el < 0) values[f] = v;
           else {
@@ -305,7 +305,8 @@ export class EntityStore {
         if (changed === undefined) result.changed.set(id, (changed = []));
       }
       for (let j = from; j < to; j++) {
-        const f = entField[j]!;
+        const key = entField[j]!;
+        const f = key < 0 ? ~key : key;
         if (!hasGroup(e, fieldGroup[f]!)) {
           if (f !== lastBad) {
             lastBad = f;
@@ -323,7 +324,7 @@ export class EntityStore {
         if (changed !== undefined && !changed.includes(f)) changed.push(f);
         const el = entElem[j]!;
         if (el === -2) continue; // array field marker
-        const v = entKind[j] === 1 ? entObj[j]! : entNum[j]!;
+        const v = key < 0 ? entObj[j]! : entNum[j]!;
         if (el < 0) ev[f] = v;
         else (ev[f] as Scalar[])[el] = v;
       }
