@@ -69,10 +69,14 @@ function plural(n: number, w: string): string {
   return `${n} ${w}${n === 1 ? '' : 's'}`;
 }
 
+/** A byte range as people read it: inclusive, `12–15` (or `12` for one byte). */
+function rng(start: number, end: number): string {
+  return end - start <= 1 ? String(start) : `${start}–${end - 1}`;
+}
+
 function rangeText(s: { start: number; end: number; layer?: string | undefined }): string {
   const n = s.end - s.start;
-  const where = n <= 1 ? `offset ${s.start}` : `offsets ${s.start}–${s.end - 1}`;
-  return `${where} (${plural(n, 'byte')})${s.layer !== undefined ? ` in ${s.layer}` : ''}`;
+  return `${n <= 1 ? 'byte' : 'bytes'} ${rng(s.start, s.end)} (${plural(n, 'byte')})${s.layer !== undefined ? ` in ${s.layer}` : ''}`;
 }
 
 // ---------------------------------------------------------------- state
@@ -290,7 +294,7 @@ function treeNode(key: string, value: unknown, path: string, prefixes: string[],
   }
   const attrs = `data-path="${esc(path)}"${spanPath !== undefined ? ` data-span="${esc(spanPath)}"` : ''}`;
   const cls = spanPath !== undefined ? 'tn linked' : 'tn';
-  const k = key === '' ? '' : `<span class="k">${esc(key)}</span>`;
+  const k = key === '' ? '' : `<span class="k">${esc(key)}</span><span class="c">: </span>`;
   if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) {
     const entries = Array.isArray(value) ? value.map((v, i) => [`[${i}]`, v] as const) : Object.entries(value as Record<string, unknown>);
     const sum = Array.isArray(value) ? `[${value.length}]` : `{${entries.length}}`;
@@ -344,7 +348,7 @@ function renderFields(m: MessageView | undefined): void {
   let html = '';
   for (const { s, i } of sorted) {
     const depth = s.path.split(/[.[]/).length - 1;
-    html += `<div class="fld" data-i="${i}" style="padding-left:${depth * 1.1 + 0.3}em"><span class="p">${esc(s.path || '(message)')}</span> <span class="kd">${esc(s.kind)}</span> <span class="rg">${s.layer !== undefined ? `${esc(s.layer)}:` : ''}${s.start}–${s.end}</span></div>`;
+    html += `<div class="fld" data-i="${i}" style="padding-left:${depth * 1.1 + 0.3}em"><span class="p">${esc(s.path || '(message)')}</span> <span class="kd">${esc(s.kind)}</span> <span class="rg">${s.layer !== undefined ? `${esc(s.layer)}:` : ''}${rng(s.start, s.end)}</span></div>`;
   }
   ui.fields.innerHTML = html;
   fieldEls = Array.from(ui.fields.querySelectorAll<HTMLElement>('.fld'));
@@ -433,7 +437,7 @@ function renderEntityRanges(m: MessageView | undefined): void {
   let html = '<span class="muted">bytes by entity: </span>';
   ranges.forEach((r, i) => {
     if (!colour.has(r.id)) colour.set(r.id, colour.size % 6);
-    html += `<span class="ent e${colour.get(r.id)!}" data-i="${i}" title="${esc(rangeText(r))}">${esc(r.id)} <span class="muted">${r.layer !== undefined ? `${esc(r.layer)}:` : ''}${r.start}–${r.end} (${r.end - r.start} B)</span></span>`;
+    html += `<span class="ent e${colour.get(r.id)!}" data-i="${i}" title="${esc(rangeText(r))}">${esc(r.id)} <span class="muted">${r.layer !== undefined ? `${esc(r.layer)}:` : ''}${rng(r.start, r.end)} (${r.end - r.start} B)</span></span>`;
   });
   ui.entRanges.innerHTML = html;
 }
