@@ -224,32 +224,28 @@ export function buffersOf(m: MessageView): Array<[string, Uint8Array]> {
 /** Index of spans by path, and the byte range a tree node covers. */
 export class SpanIndex {
   private readonly byPath = new Map<string, Span>();
-  private readonly unions = new Map<string, Span | null>();
+  /** For every path that has spans below it: the range covering them (in the first one's buffer). */
+  private readonly unions = new Map<string, Span>();
   constructor(readonly spans: readonly Span[]) {
     for (const s of spans) {
       const prev = this.byPath.get(s.path);
       // keep the widest span of a path (a struct recorded after its fields covers them)
       if (prev === undefined || s.end - s.start > prev.end - prev.start) this.byPath.set(s.path, s);
+      for (let p = parentPath(s.path), guard = 0; guard < 64; p = parentPath(p), guard++) {
+        const u = this.unions.get(p);
+        if (u === undefined) this.unions.set(p, { start: s.start, end: s.end, path: p, kind: 'group', ...(s.layer !== undefined ? { layer: s.layer } : {}) });
+        else if (u.layer === s.layer) {
+          if (s.start < u.start) u.start = s.start;
+          if (s.end > u.end) u.end = s.end;
+        }
+        if (p === '') break;
+      }
     }
   }
 
   /** The span of `path`, or the range covering all spans below it (same buffer), or undefined. */
   rangeOf(path: string): Span | undefined {
-    const exact = this.byPath.get(path);
-    if (exact !== undefined) return exact;
-    const cached = this.unions.get(path);
-    if (cached !== undefined) return cached ?? undefined;
-    let u: Span | null = null;
-    for (const s of this.spans) {
-      if (path !== '' && !(s.path.startsWith(path) && (s.path[path.length] === '.' || s.path[path.length] === '['))) continue;
-      if (u === null) u = { start: s.start, end: s.end, path, kind: 'group', ...(s.layer !== undefined ? { layer: s.layer } : {}) };
-      else if (u.layer === s.layer) {
-        u.start = Math.min(u.start, s.start);
-        u.end = Math.max(u.end, s.end);
-      }
-    }
-    this.unions.set(path, u);
-    return u ?? undefined;
+    return this.byPath.get(path) ?? this.unions.get(path);
   }
 
   has(path: string): boolean {
