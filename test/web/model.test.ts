@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
+import { deflateZlib } from '../../src/core/index.js';
 import { decodeFileBytes, decodeMessages, decodePastedHex, looksLikeHexLines, optionsFor, parentPath, parseHexLines, SpanIndex } from '../../src/web/page/model.js';
 import { FAMILIES } from '../../src/families/registry.js';
 import { toy } from './toy-family.js';
@@ -56,6 +57,19 @@ test('stream: state after every message is a copy; a bad message keeps its error
   assert.deepEqual(views[2]!.state?.rows[0]?.fields, { x: 12 });
   assert.deepEqual(views[0]!.state?.rows[0]?.fields, { x: 10 }, 'earlier state is not mutated by later messages');
   assert.deepEqual(views[2]!.state?.rows[0]?.changed, ['x']);
+});
+
+test('an error inside an inner buffer says which buffer its offset refers to', () => {
+  const body = new Uint8Array([1, 1, 0x78]); // count 1, id 1, bad flags at offset 2 of the body
+  const z = deflateZlib(body);
+  const msg = new Uint8Array([0x7f, body.length, 0, ...z]);
+  const [v] = decodeMessages(toy, {}, [msg]);
+  assert.equal(v!.error?.layer, 'zlib');
+  assert.equal(v!.error?.offset, 2);
+  assert.equal(v!.error?.path, 'entities[0].flags');
+  const [plain] = decodeMessages(toy, {}, [new Uint8Array([0x7e, 1, 1, 0x78])]);
+  assert.equal(plain!.error?.layer, undefined);
+  assert.equal(plain!.error?.offset, 3);
 });
 
 test('pasted hex: one line is one message; bad hex and empty input are input errors', () => {

@@ -79,13 +79,12 @@ export function decodeToy(bytes: Uint8Array, spans?: SpanSink): DecodedMessage &
     }
     layers.zlib = inner;
     const ir = new ByteReader(inner, 0, inner.length, spans);
+    // like a real decoder: the layer is left set when the body throws, so the error's
+    // offset can be told to be one in the inner buffer
     if (spans !== undefined) spans.layer = 'zlib';
-    try {
-      list = readBody(ir, spans, ranges);
-      ir.expectEnd();
-    } finally {
-      if (spans !== undefined) spans.layer = undefined;
-    }
+    list = readBody(ir, spans, ranges);
+    ir.expectEnd();
+    if (spans !== undefined) spans.layer = undefined;
   } else {
     throw new DecodeError(0, 'magic', '0x7e or 0x7f', `0x${magic.toString(16)}`);
   }

@@ -270,9 +270,10 @@ function renderErrorBanner(m: MessageView): void {
   ui.error.innerHTML = '';
   const text = document.createElement('span');
   text.className = 'text';
-  text.textContent = `${label}${e.decodeError ? 'DecodeError ' : ''}${e.message}`;
+  const inner = e.layer !== undefined ? ` (an offset in the inner buffer “${e.layer}”${m.layers[e.layer] === undefined ? ', which the failed decode did not return' : ''})` : '';
+  text.textContent = `${label}${e.decodeError ? 'DecodeError ' : ''}${e.message}${inner}`;
   ui.error.append(text);
-  if (e.decodeError && m.bytes !== undefined) {
+  if (e.decodeError && m.bytes !== undefined && (e.layer === undefined || m.layers[e.layer] !== undefined)) {
     const a = document.createElement('a');
     a.className = 'goto';
     a.textContent = `  ▶ show byte ${e.offset}`;
@@ -367,6 +368,7 @@ function renderHex(m: MessageView | undefined): void {
   }
   const entityClass = entityClasses(m.entities);
   const errAt = m.error?.decodeError ? m.error.offset : -1;
+  const errLayer = m.error?.layer ?? '';
   let html = '';
   for (const [layer, bytes] of bufs) {
     const shown = Math.min(bytes.length, HEX_CAP);
@@ -374,7 +376,8 @@ function renderHex(m: MessageView | undefined): void {
     html += `<div class="buf" data-layer="${esc(layer)}"><h3>${title}${shown < bytes.length ? ` (first ${shown} shown)` : ''}</h3>`;
     const digits = Math.max(4, bytes.length.toString(16).length);
     const classes = entityClass.get(layer);
-    const rows = Math.max(1, Math.ceil((shown + (layer === '' && errAt >= shown ? 1 : 0)) / 16));
+    const errHere = layer === errLayer ? errAt : -1;
+    const rows = Math.max(1, Math.ceil((shown + (errHere >= shown ? 1 : 0)) / 16));
     for (let r = 0; r < rows; r++) {
       let hx = '';
       let asc = '';
@@ -383,10 +386,10 @@ function renderHex(m: MessageView | undefined): void {
         if (i < shown) {
           const b = bytes[i]!;
           const ec = classes?.[i];
-          const c = `b${gap}${ec !== undefined ? ` ${ec}` : ''}${layer === '' && i === errAt ? ' err' : ''}`;
+          const c = `b${gap}${ec !== undefined ? ` ${ec}` : ''}${i === errHere ? ' err' : ''}`;
           hx += `<span class="${c}" data-o="${i}">${HEX2[b]}</span>`;
           asc += `<span class="a" data-o="${i}">${b >= 0x20 && b < 0x7f ? esc(String.fromCharCode(b)) : '.'}</span>`;
-        } else if (layer === '' && i === errAt) {
+        } else if (i === errHere) {
           hx += `<span class="b err eof${gap}" data-o="${i}" title="end of input">··</span>`;
         } else {
           hx += `<span class="pad${gap}">  </span>`;

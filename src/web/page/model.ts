@@ -19,6 +19,11 @@ export interface MessageError {
   path: string;
   /** True for a DecodeError; false for anything else (a decoder bug, shown as such). */
   decodeError: boolean;
+  /**
+   * The inner buffer the offset refers to, when the decoder was inside one (its span
+   * sink's `layer` was still set when it threw); absent for the message itself.
+   */
+  layer?: string;
 }
 
 /** One decoded (or failed) message of a session. */
@@ -113,7 +118,9 @@ export function decodeMessages(family: FamilyAdapter, options: OptionValues, inp
       const d = dec.decode(bytes, sink);
       out.push(view(i, bytes, d, sink.spans, stateOf(dec), undefined));
     } catch (e) {
-      out.push(view(i, bytes, undefined, sink.spans, stateOf(dec), errorInfo(e)));
+      const err = errorInfo(e);
+      if (sink.layer !== undefined && err.decodeError) err.layer = sink.layer;
+      out.push(view(i, bytes, undefined, sink.spans, stateOf(dec), err));
     }
   }
   return out;
