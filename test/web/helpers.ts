@@ -88,3 +88,32 @@ export function stateTable(page: Page): Promise<Record<string, { type: string; c
 export function treeText(page: Page): Promise<string> {
   return page.$eval('#tree', (e) => (e as HTMLElement).innerText);
 }
+
+/** Show message `n` (0-based) of the loaded stream, through the slider. */
+export async function gotoMessage(page: Page, n: number): Promise<void> {
+  // what dragging the slider does (page.fill waits for the layout to settle, slow on big tables)
+  await page.$eval('#step', (el, v) => {
+    (el as HTMLInputElement).value = v;
+    el.dispatchEvent(new Event('input', { bubbles: true }));
+  }, String(n));
+  const pos = (await page.textContent('#position')) ?? '';
+  if (!pos.startsWith(`message ${n + 1} of `)) throw new Error(`could not go to message ${n + 1}: ${pos}`);
+}
+
+/** Hover the tree node of a JSON path and return the highlighted offsets of buffer `layer`. */
+export async function hoverTree(page: Page, path: string, layer = ''): Promise<number[]> {
+  await page.hover(`#tree .tn[data-path="${path}"]`);
+  return highlighted(page, layer);
+}
+
+/** Length in bytes of a shown buffer (`''` = the message), from its heading. */
+export async function bufferLength(page: Page, layer: string): Promise<number | undefined> {
+  const h = await page.$(`#hex .buf[data-layer="${layer}"] h3`);
+  if (h === null) return undefined;
+  const m = /· (\d+) bytes?/.exec((await h.textContent()) ?? '');
+  return m ? Number(m[1]) : undefined;
+}
+
+export function range(start: number, end: number): number[] {
+  return Array.from({ length: end - start }, (_, i) => start + i);
+}

@@ -284,7 +284,10 @@ function renderErrorBanner(m: MessageView): void {
 
 // -- tree
 
-function treeNode(key: string, value: unknown, path: string, prefixes: string[], depth: number): string {
+/** Arrays longer than this show their elements (objects, arrays) closed, to keep the tree readable and fast. */
+const FOLD_AFTER = 10;
+
+function treeNode(key: string, value: unknown, path: string, prefixes: string[], depth: number, fold = false): string {
   let spanPath: string | undefined;
   for (const p of prefixes) {
     const full = p === '' ? path : path === '' ? p.replace(/\.$/, '') : p.endsWith('.') ? p + path : path.startsWith('[') ? p + path : `${p}.${path}`;
@@ -299,11 +302,12 @@ function treeNode(key: string, value: unknown, path: string, prefixes: string[],
   if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) {
     const entries = Array.isArray(value) ? value.map((v, i) => [`[${i}]`, v] as const) : Object.entries(value as Record<string, unknown>);
     const sum = Array.isArray(value) ? `[${value.length}]` : `{${entries.length}}`;
-    const closed = depth >= 4 && entries.length > 8;
+    const closed = fold || (depth >= 5 && entries.length > FOLD_AFTER);
+    const foldKids = Array.isArray(value) && value.length > FOLD_AFTER;
     let kids = '';
     for (const [ck, cv] of entries) {
       const cp = ck.startsWith('[') ? path + ck : path === '' ? ck : `${path}.${ck}`;
-      kids += treeNode(ck, cv, cp, prefixes, depth + 1);
+      kids += treeNode(ck, cv, cp, prefixes, depth + 1, foldKids);
     }
     return `<div class="node${closed ? ' closed' : ''}"><div class="${cls}" ${attrs}><span class="tog">${closed ? '▸' : '▾'}</span>${k}<span class="sum">${sum}</span></div><div class="kids">${kids}</div></div>`;
   }
@@ -490,6 +494,30 @@ function setStatus(s: Span | undefined): void {
   ui.status.dataset.end = String(s.end);
 }
 
+/** The element itself when shown, else the header of its outermost closed ancestor. */
+function visibleTreeEl(el: HTMLElement | undefined): HTMLElement | undefined {
+  let out = el;
+  let node = el?.parentElement?.closest<HTMLElement>('.node.closed');
+  while (node) {
+    out = node.querySelector<HTMLElement>(':scope > .tn') ?? out;
+    node = node.parentElement?.closest<HTMLElement>('.node.closed');
+  }
+  return out;
+}
+
+/** Open every closed ancestor of a tree node. */
+function revealTreeEl(el: HTMLElement): void {
+  let node = el.parentElement?.parentElement?.closest<HTMLElement>('.node');
+  while (node) {
+    if (node.classList.contains('closed')) {
+      node.classList.remove('closed');
+      const tog = node.querySelector<HTMLElement>(':scope > .tn > .tog');
+      if (tog) tog.textContent = '▾';
+    }
+    node = node.parentElement?.closest<HTMLElement>('.node');
+  }
+}
+
 /** Tree node for a span: its own, else the nearest ancestor shown in the tree. */
 function treeElFor(path: string): HTMLElement | undefined {
   let p: string | undefined = path;
@@ -653,7 +681,7 @@ function wire(): void {
       ui.status.textContent = `${t.layer !== '' ? `${t.layer} ` : ''}byte ${t.offset} (0x${t.offset.toString(16)}): no field recorded here`;
       return;
     }
-    const el = treeElFor(s.path);
+    const el = visibleTreeEl(treeElFor(s.path));
     setHover(s, el);
     el?.scrollIntoView({ block: 'nearest' });
   });
@@ -663,7 +691,14 @@ function wire(): void {
     if (t === undefined) return;
     const s = spanAtByte(t.layer, t.offset);
     if (s === undefined || (selected !== undefined && s.path === selected.path && s.layer === selected.layer)) setSelected(undefined, undefined);
-    else setSelected(s, treeElFor(s.path));
+    else {
+      const el = treeElFor(s.path);
+      if (el !== undefined) {
+        revealTreeEl(el);
+        el.scrollIntoView({ block: 'nearest' });
+      }
+      setSelected(s, el);
+    }
   });
 
   // entity ranges -> bytes
