@@ -175,6 +175,7 @@ async function loadSample(key: string): Promise<void> {
   document.body.dataset.state = 'loading';
   ui.sample.value = key;
   ui.family.value = f.name;
+  ui.paste.hidden = true;
   renderOptions(s.options);
   let bytes: Uint8Array;
   try {
@@ -324,7 +325,7 @@ function renderTree(m: MessageView | undefined): void {
   if (m.records.length === 0) {
     ui.tree.innerHTML = m.error !== undefined
       ? `<p class="note">Not decoded: see the error above. ${m.spans.length > 0 ? `The “Fields” tab lists the ${m.spans.length} fields read before it.` : ''}</p>`
-      : '<p class="note">This message yields no record (e.g. a slice that completes nothing).</p>';
+      : `<p class="note">This message yields no record (e.g. one part of a message sent in several, which completes nothing yet).${m.spans.length > 0 ? ` The “Fields” tab lists the ${m.spans.length} fields the decoder read.` : ''}</p>`;
     return;
   }
   let html = '';
@@ -566,7 +567,11 @@ function renderState(t: EntityTable | undefined): void {
     if (q !== '' && !(r.id.toLowerCase().includes(q) || r.type.toLowerCase().includes(q) || fields.some(([k]) => k.toLowerCase().includes(q)))) continue;
     const cls = [r.created ? 'created' : '', changed.size > 0 ? 'changed' : ''].filter(Boolean).join(' ');
     const fs = fields
-      .map(([k, v]) => `<span class="f${changed.has(k) ? ' changed' : ''}" data-field="${esc(k)}"><b>${esc(k)}</b>=${esc(fmtValue(v))}</span>`)
+      .map(([k, v]) => {
+        const shown = fmtValue(v);
+        const title = shown.endsWith('…') ? ` title="${esc(JSON.stringify(v))}"` : '';
+        return `<span class="f${changed.has(k) ? ' changed' : ''}" data-field="${esc(k)}"${title}><b>${esc(k)}</b>=${esc(shown)}</span>`;
+      })
       .join('');
     html += `<tr class="${cls}" data-id="${esc(r.id)}"><td class="id">${esc(r.id)}</td><td>${esc(r.type)}</td><td>${fs}</td></tr>`;
   }
