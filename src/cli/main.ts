@@ -150,7 +150,10 @@ function decodeCommand(args: string[], io: Io): number {
   const format = (values.format as string | undefined) ?? 'json';
   if (!['json', 'jsonl', 'tree'].includes(format)) throw new UsageError(`--format must be json, jsonl or tree, not ${JSON.stringify(format)}`);
   if (positionals.length > 1) throw new UsageError(`one input at most, got ${positionals.length}`);
-  const file = positionals[0];
+  // A family string option marked `inputFile` (e.g. `--pcap FILE`) names the input file too.
+  const optFile = Object.entries(family.options).find(([k, o]) => (o as { inputFile?: boolean }).inputFile === true && typeof values[k] === 'string');
+  if (optFile !== undefined && positionals.length > 0) throw new UsageError(`give FILE or --${optFile[0]}, not both`);
+  const file = positionals[0] ?? (optFile === undefined ? undefined : (values[optFile[0]] as string));
   const stream = values.stream === true;
   const hex = values.hex as string | undefined;
   if (hex !== undefined && file !== undefined) throw new UsageError('give FILE or --hex, not both');

@@ -1,0 +1,237 @@
+/**
+ * Scrap Mechanic: decode and encode throughput on a generated stream of 120k mixed
+ * NetworkUpdates (creates and updates of every documented NetObj type, runs of
+ * same-length updates so that the producer emits DeltaUpdates), split into bodies
+ * of at most 0x80000 bytes as a server would send them.
+ */
+import {
+  ControllerTable,
+  NetworkUpdateProducer,
+  decodeBody,
+  encodeBody,
+  readMessage,
+  scanBody,
+  type NetworkUpdate,
+  type NetworkUpdateBody,
+} from '../src/protocols/scrapmechanic/index.js';
+import { decodeLz4Block } from '../src/core/lz4.js';
+import type { BenchCase } from './harness.js';
+
+function rng(seed: number) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** 120k updates: a world of bodies, shapes, joints, characters, containers, lifts and tools, then ticks of changes. */
+export function generateUpdates(count = 120_000, seed = 1): NetworkUpdate[] {
+  const r = rng(seed);
+  const f = () => Math.fround((r() - 0.5) * 200);
+  const int = (n: number) => Math.floor(r() * n);
+  const v3 = () => ({ x: f(), y: f(), z: f() });
+  const uuid = () => {
+    const h = Array.from({ length: 32 }, () => int(16).toString(16)).join('');
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  };
+  const color = () => ({ r: int(256), g: int(256), b: int(256), a: 255 });
+  const out: NetworkUpdate[] = [];
+  let nextId = 1;
+  const bodies: number[] = [];
+  const shapes: Array<[number, 'block' | 'part']> = [];
+  const chars: number[] = [];
+  const lifts: number[] = [];
+  while (out.length < count) {
+    const kind = int(100);
+    if (kind < 8 || bodies.length === 0) {
+      // a creation: a dynamic body, its shapes, a joint
+      const b = nextId++;
+      bodies.push(b);
+      out.push({ updateType: 'Create', netObjType: 'RigidBody', controllerType: 2, id: b, data: { worldId: 1, rotation: { x: 0, y: 0, z: 0, w: 1 }, position: v3(), velocity: v3(), angularVelocity: v3() } });
+      const n = 1 + int(6);
+      for (let i = 0; i < n; i++) {
+        const s = nextId++;
+        const part = r() < 0.4;
+        shapes.push([s, part ? 'part' : 'block']);
+        out.push({ updateType: 'Create', netObjType: 'ChildShape', controllerType: part ? 32 : 31, id: s, data: null });
+        const base = { uuidIndex: int(3000), bodyId: b, localPosition: { x: int(20) - 10, y: int(20) - 10, z: int(20) - 10 }, color: color() };
+        out.push({
+          updateType: 'Update',
+          netObjType: 'ChildShape',
+          id: s,
+          data: part ? { ...base, xAxis: 1, zAxis: 3 } : { ...base, bounds: { x: 1 + int(4), y: 1 + int(4), z: 1 + int(4) } },
+        });
+      }
+      if (n > 1) {
+        const j = nextId++;
+        out.push({ updateType: 'Create', netObjType: 'Joint', controllerType: 2, id: j, data: null });
+        out.push({
+          updateType: 'Update',
+          netObjType: 'Joint',
+          id: j,
+          data: { uuidIndex: int(100), shapeIdA: j - 2, shapeIdB: j - 1, positionA: { x: 1, y: 2, z: 3 }, positionB: { x: 1, y: 2, z: 3 }, zAxisA: 3, zAxisB: 3, xAxisA: 1, xAxisB: 1, color: color() },
+        });
+        out.push({ updateType: 'P', netObjType: 'Joint', id: j, data: null });
+      }
+    } else if (kind < 40) {
+      // a run of body revisions (same length: deltas)
+      const n = 2 + int(10);
+      for (let i = 0; i < n; i++) out.push({ updateType: 'Update', netObjType: 'RigidBody', id: bodies[int(bodies.length)]!, data: { unknown0: 0, revision: int(256) } });
+    } else if (kind < 55 && shapes.length > 0) {
+      // repaint a few shapes
+      const n = 1 + int(6);
+      for (let i = 0; i < n; i++) {
+        const [s, v] = shapes[int(shapes.length)]!;
+        const base = { uuidIndex: 12, bodyId: bodies[0]!, localPosition: { x: 0, y: 1, z: 2 }, color: color() };
+        out.push({ updateType: 'Update', netObjType: 'ChildShape', id: s, data: v === 'part' ? { ...base, xAxis: 1, zAxis: 3 } : { ...base, bounds: { x: 1, y: 1, z: 1 } } });
+      }
+    } else if (kind < 68) {
+      // characters: join (Create + full Update) or change
+      if (chars.length < 20 || r() < 0.1) {
+        const c = nextId++;
+        chars.push(c);
+        out.push({ updateType: 'Create', netObjType: 'Character', controllerType: 0, id: c, data: { steamId64: 76561198000000000n + BigInt(c), position: v3(), worldId: 1, yaw: f(), pitch: f(), characterUuid: '00000000-0000-0000-0000-000000000000' } });
+      }
+      const n = 1 + int(4);
+      for (let i = 0; i < n; i++) {
+        out.push({
+          updateType: 'Update',
+          netObjType: 'Character',
+          id: chars[int(chars.length)]!,
+          data: {
+            movementStates: { downed: false, swimming: r() < 0.2, diving: false, unknown: false, climbing: false, tumbling: false },
+            color: color(),
+            selectedItem: { uuid: uuid(), instanceId: 0xffffffff },
+            playerInfo: { isPlayer: true, playerOrUnitId: int(16) },
+          },
+        });
+      }
+    } else if (kind < 76) {
+      // containers
+      const c = nextId++;
+      const items = Array.from({ length: 1 + int(10) }, () => ({ uuid: uuid(), instanceId: 0xffffffff, quantity: int(256) }));
+      out.push({ updateType: 'Create', netObjType: 'Container', controllerType: 0, id: c, data: { maxStack: 256, items, filters: [] } });
+      out.push({ updateType: 'Update', netObjType: 'Container', id: c, data: { slotChanges: [{ ...items[0]!, quantity: 1, slot: 0 }], hasFilters: false } });
+    } else if (kind < 88) {
+      // lifts going up and down
+      if (lifts.length < 10) {
+        const l = nextId++;
+        lifts.push(l);
+        out.push({ updateType: 'Create', netObjType: 'Lift', controllerType: 0, id: l, data: { steamId64: 76561198000000001n, worldId: 1, position: { x: int(100), y: int(100), z: 0 }, level: 0 } });
+      }
+      const n = 1 + int(5);
+      for (let i = 0; i < n; i++) out.push({ updateType: 'Update', netObjType: 'Lift', id: lifts[int(lifts.length)]!, data: { level: int(20) } });
+    } else if (kind < 95) {
+      const t = nextId++;
+      out.push({ updateType: 'Create', netObjType: 'Tool', controllerType: 0, id: t, data: { uuid: uuid() } });
+      out.push({ updateType: 'Update', netObjType: 'Tool', id: t, data: { ownerPlayerId: int(8) } });
+    } else {
+      // removes of a few bodies (and undocumented objects, kept opaque)
+      out.push({ updateType: 'Update', netObjType: 'Controller', id: nextId++, data: null, opaque: Uint8Array.of(1, 2, 3, 4, 5, 6) });
+      if (bodies.length > 4) out.push({ updateType: 'Remove', netObjType: 'RigidBody', id: bodies.shift()!, data: null });
+    }
+  }
+  return out;
+}
+
+export function cases(): BenchCase[] {
+  const updates = generateUpdates();
+  const producer = new NetworkUpdateProducer();
+  const bodies = producer.bodies(1000, updates);
+  const messages = new NetworkUpdateProducer().produce(1000, updates);
+  const bodyBytes = bodies.reduce((a, b) => a + b.length, 0);
+  const rawBytes = new NetworkUpdateProducer({ deltas: false }).bodies(1000, updates).reduce((a, b) => a + b.length, 0);
+  const msgBytes = messages.reduce((a, b) => a + b.length, 0);
+  const decoded: NetworkUpdateBody[] = [];
+  const t0 = new ControllerTable();
+  for (const b of bodies) decoded.push(decodeBody(b, { tracker: t0 }));
+  const n = decoded.reduce((a, d) => a + d.updates.length, 0);
+  const deltas = decoded.reduce((a, d) => a + d.updates.filter((u) => u.form === 'delta').length, 0);
+  process.stderr.write(
+    `  scrapmechanic stream: ${n} updates (${deltas} deltas) in ${bodies.length} bodies, ${bodyBytes} body bytes (all-raw ${rawBytes}), ${msgBytes} LZ4 message bytes\n`,
+  );
+  return [
+    {
+      group: 'scrapmechanic',
+      name: `decode: scanBody, validate + index (${n} updates)`,
+      bytes: bodyBytes,
+      items: n,
+      itemUnit: 'updates',
+      target: { mbps: 150 },
+      fn: () => {
+        const t = new ControllerTable();
+        let k = 0;
+        for (const b of bodies) k += scanBody(b, { tracker: t }).count;
+        return k;
+      },
+    },
+    {
+      group: 'scrapmechanic',
+      name: 'decode: decodeBody, typed objects',
+      bytes: bodyBytes,
+      items: n,
+      itemUnit: 'updates',
+      fn: () => {
+        const t = new ControllerTable();
+        let k = 0;
+        for (const b of bodies) k += decodeBody(b, { tracker: t }).updates.length;
+        return k;
+      },
+    },
+    {
+      group: 'scrapmechanic',
+      name: 'decode: messages, LZ4 + decodeBody',
+      bytes: bodyBytes,
+      items: n,
+      itemUnit: 'updates',
+      fn: () => {
+        const t = new ControllerTable();
+        let k = 0;
+        for (const m of messages) k += readMessage(m, { tracker: t }).payload.length;
+        return k;
+      },
+    },
+    {
+      group: 'scrapmechanic',
+      name: 'LZ4 decompress only',
+      bytes: bodyBytes,
+      fn: () => {
+        let k = 0;
+        for (const m of messages) k += decodeLz4Block(m.subarray(1)).length;
+        return k;
+      },
+    },
+    {
+      group: 'scrapmechanic',
+      name: 'encode: producer (typed → bodies, deltas)',
+      bytes: bodyBytes,
+      items: n,
+      itemUnit: 'updates',
+      fn: () => new NetworkUpdateProducer().bodies(1000, updates).length,
+    },
+    {
+      group: 'scrapmechanic',
+      name: 'encode: producer messages (+ LZ4)',
+      bytes: bodyBytes,
+      items: n,
+      itemUnit: 'updates',
+      fn: () => new NetworkUpdateProducer().produce(1000, updates).length,
+    },
+    {
+      group: 'scrapmechanic',
+      name: 'encode: replay decoded bodies',
+      bytes: bodyBytes,
+      items: n,
+      itemUnit: 'updates',
+      fn: () => {
+        let k = 0;
+        for (const d of decoded) k += encodeBody(d).length;
+        return k;
+      },
+    },
+  ];
+}

@@ -1,0 +1,1004 @@
+/**
+ * Type-specific data of a NetworkUpdate (§7): read into typed fields, and
+ * written back. The reader works on `b[p..end)`, the data after the id, with
+ * absolute offsets (so errors and spans point into the buffer being decoded).
+ */
+import { DecodeError, EncodeError } from '../../core/errors.js';
+import type { SpanSink } from '../../core/spans.js';
+import { Out } from './out.js';
+import { arr, bool, bytes as bytesOf, f16FromBits, f16ToBits, int, obj, readF32, readUuid, u64, writeF32, writeUuid } from './primitives.js';
+import {
+  CT_CHILDSHAPE_BLOCK,
+  CT_CHILDSHAPE_PART,
+  CT_RIGIDBODY_DYNAMIC,
+  CT_RIGIDBODY_STATIC,
+  type Color,
+  type ContainerItem,
+  type NetworkUpdate,
+  type Quat,
+  type SlotChange,
+  type Variant,
+  type Vec3,
+  type Vec3i,
+} from './types.js';
+
+/** Decoding context. */
+export interface LayoutCtx {
+  strict: boolean;
+  /** Spans with offsets in the buffer being read; undefined to skip. */
+  spans: SpanSink | undefined;
+}
+
+// update type numbers
+const CREATE = 1;
+const P = 2;
+const UPDATE = 3;
+const REMOVE = 5;
+
+function trunc(at: number, path: string, need: number, left: number): never {
+  throw new DecodeError(at, path, `${need} bytes (TRUNCATED)`, `${left} left`);
+}
+
+function warn(u: NetworkUpdate, w: string): void {
+  (u.warnings ??= []).push(w);
+}
+
+/** Non-zero padding: an error when strict, kept and reported otherwise. */
+function padding(u: NetworkUpdate, v: number, at: number, ctx: LayoutCtx): void {
+  if (v === 0) return;
+  if (ctx.strict) throw new DecodeError(at, 'padding', 'zero padding bits (PADDING_NONZERO)', `0x${v.toString(16)}`);
+  u.padding = v;
+  warn(u, `PADDING_NONZERO: padding bits 0x${v.toString(16)}`);
+}
+
+/** Bytes after a layout: an error when strict, kept otherwise. */
+function trailing(u: NetworkUpdate, b: Uint8Array, q: number, end: number, ctx: LayoutCtx): void {
+  if (q === end) return;
+  if (ctx.strict) throw new DecodeError(q, 'trailing', 'end of the update (TRAILING_BYTES)', `${end - q} more bytes`);
+  u.trailing = b.slice(q, end);
+  warn(u, `TRAILING_BYTES: ${end - q} bytes after the layout`);
+  if (ctx.spans !== undefined) ctx.spans.add('trailing', q, end, 'bytes');
+}
+
+function opaque(u: NetworkUpdate, b: Uint8Array, p: number, end: number, ctx: LayoutCtx): void {
+  if (p < end) {
+    u.opaque = b.slice(p, end);
+    if (ctx.spans !== undefined) ctx.spans.add('opaque', p, end, 'bytes');
+  }
+}
+
+/** Opaque with a warning; strict mode throws `code`. */
+function unknownLayout(u: NetworkUpdate, code: string, why: string, b: Uint8Array, p: number, end: number, ctx: LayoutCtx): void {
+  if (ctx.strict) throw new DecodeError(p, 'data', `a known layout (${code})`, why);
+  warn(u, `${code}: ${why}; data kept opaque`);
+  opaque(u, b, p, end, ctx);
+}
+
+function axis(u: NetworkUpdate, nibble: number, name: string, at: number, ctx: LayoutCtx): number {
+  const code = nibble - 4;
+  if (code === 0 || code < -3 || code > 3) {
+    if (ctx.strict) throw new DecodeError(at, `data.${name}`, 'an axis nibble in 1,2,3,5,6,7 (AXIS_INVALID)', String(nibble));
+    warn(u, `AXIS_INVALID: ${name} nibble ${nibble}`);
+  }
+  return code;
+}
+
+const vec3 = (dv: DataView, p: number): Vec3 => ({ x: readF32(dv, p), y: readF32(dv, p + 4), z: readF32(dv, p + 8) });
+const vec3zyx = (dv: DataView, p: number): Vec3 => ({ x: readF32(dv, p + 8), y: readF32(dv, p + 4), z: readF32(dv, p) });
+const quatXYZW = (dv: DataView, p: number): Quat => ({ x: readF32(dv, p), y: readF32(dv, p + 4), z: readF32(dv, p + 8), w: readF32(dv, p + 12) });
+const quatWZYX = (dv: DataView, p: number): Quat => ({ x: readF32(dv, p + 12), y: readF32(dv, p + 8), z: readF32(dv, p + 4), w: readF32(dv, p) });
+const vec3i16 = (dv: DataView, p: number): Vec3i => ({ x: dv.getInt16(p), y: dv.getInt16(p + 2), z: dv.getInt16(p + 4) });
+const vec3i32 = (dv: DataView, p: number): Vec3i => ({ x: dv.getInt32(p), y: dv.getInt32(p + 4), z: dv.getInt32(p + 8) });
+const abgr = (b: Uint8Array, p: number): Color => ({ a: b[p]!, b: b[p + 1]!, g: b[p + 2]!, r: b[p + 3]! });
+const rgba = (b: Uint8Array, p: number): Color => ({ r: b[p]!, g: b[p + 1]!, b: b[p + 2]!, a: b[p + 3]! });
+
+/** Undocumented NetObj types: everything after the header is opaque (§7.9). */
+export function isOpaqueType(ot: number): boolean {
+  return ot === 3 || ot >= 9;
+}
+
+// pickVariant result bits
+const PICK_B = 1; // variant B (else A)
+const PICK_INFERRED = 2;
+const PICK_CONFLICT = 4;
+const PICK_CT_UNKNOWN = 8; // opaque: tracked controller type has no layout
+const PICK_VARIANT_UNKNOWN = 16; // opaque: untracked and no variant has this length
+
+/**
+ * Choose the RigidBody / ChildShape Update variant from the tracked controller type
+ * and the data length (§8.1, §8.2). Pure: strict-mode errors are thrown, the rest is
+ * returned as PICK_* bits (shared by the decoder and the scanner).
+ */
+function pickVariant(tracked: number | undefined, len: number, ctA: number, lenA: number, ctB: number, lenB: number, at: number, strict: boolean): number {
+  if (tracked === ctA || tracked === ctB) {
+    const mine = tracked === ctA;
+    const expect = mine ? lenA : lenB;
+    const other = mine ? lenB : lenA;
+    if (len !== expect && len === other) {
+      if (strict) throw new DecodeError(at, 'data', `${expect} data bytes (VARIANT_CONFLICT)`, `${len}`);
+      return (mine ? PICK_B : 0) | PICK_INFERRED | PICK_CONFLICT;
+    }
+    return mine ? 0 : PICK_B;
+  }
+  if (tracked !== undefined) {
+    if (strict) throw new DecodeError(at, 'data', `controller type ${ctA} or ${ctB} (CONTROLLER_TYPE_UNKNOWN)`, String(tracked));
+    return PICK_CT_UNKNOWN;
+  }
+  if (len === lenA) return PICK_INFERRED;
+  if (len === lenB) return PICK_B | PICK_INFERRED;
+  if (strict) throw new DecodeError(at, 'data', `${lenA} or ${lenB} data bytes, or a Create seen before (VARIANT_UNKNOWN)`, `${len}`);
+  return PICK_VARIANT_UNKNOWN;
+}
+
+/** Apply a pickVariant result to `u`; false when the data must stay opaque. */
+function chooseVariant(
+  u: NetworkUpdate,
+  tracked: number | undefined,
+  len: number,
+  ctA: number,
+  lenA: number,
+  varA: Variant,
+  ctB: number,
+  lenB: number,
+  varB: Variant,
+  at: number,
+  ctx: LayoutCtx,
+): boolean {
+  const r = pickVariant(tracked, len, ctA, lenA, ctB, lenB, at, ctx.strict);
+  if (r & PICK_CT_UNKNOWN) {
+    u.controllerType = tracked;
+    warn(u, `CONTROLLER_TYPE_UNKNOWN: controller type ${tracked} has no known layout; data kept opaque`);
+    return false;
+  }
+  if (r & PICK_VARIANT_UNKNOWN) {
+    warn(u, `VARIANT_UNKNOWN: no Create seen and ${len} data bytes fit no variant; data kept opaque`);
+    return false;
+  }
+  const b = (r & PICK_B) !== 0;
+  u.variant = b ? varB : varA;
+  u.controllerType = b ? ctB : ctA;
+  if (r & PICK_INFERRED) u.inferred = true;
+  if (r & PICK_CONFLICT) warn(u, `VARIANT_CONFLICT: tracked controller type ${tracked} but ${len} data bytes fit ${b ? varB : varA}; following the length`);
+  return true;
+}
+
+/**
+ * Read the type-specific data of `u` from `b[p..end)`. `ut`/`ot` are the update
+ * and NetObj type numbers; `ct` is the controller type (Create: from the wire;
+ * Update: tracked by the session, or undefined).
+ */
+export function readData(u: NetworkUpdate, ut: number, ot: number, ct: number | undefined, b: Uint8Array, dv: DataView, p: number, end: number, ctx: LayoutCtx): void {
+  const len = end - p;
+  const S = ctx.spans;
+  if (isOpaqueType(ot)) {
+    opaque(u, b, p, end, ctx);
+    return;
+  }
+  if (ut === REMOVE || ut === P) {
+    trailing(u, b, p, end, ctx);
+    return;
+  }
+  let q = p;
+  switch (ot) {
+    case 0: {
+      // RigidBody
+      if (ut === CREATE) {
+        if (ct === CT_RIGIDBODY_STATIC) {
+          u.variant = 'static';
+          if (len < 30) trunc(p, 'data', 30, len);
+          u.data = { worldId: dv.getUint16(p), rotation: quatWZYX(dv, p + 2), position: vec3(dv, p + 18) };
+          if (S !== undefined) {
+            S.add('data.worldId', p, p + 2, 'u16be');
+            S.add('data.rotation', p + 2, p + 18, 'quatWZYX');
+            S.add('data.position', p + 18, p + 30, 'vec3f');
+          }
+          q = p + 30;
+        } else if (ct === CT_RIGIDBODY_DYNAMIC) {
+          u.variant = 'dynamic';
+          if (len < 54) trunc(p, 'data', 54, len);
+          u.data = {
+            worldId: dv.getUint16(p),
+            rotation: quatXYZW(dv, p + 2),
+            position: vec3(dv, p + 18),
+            velocity: vec3(dv, p + 30),
+            angularVelocity: vec3(dv, p + 42),
+          };
+          if (S !== undefined) {
+            S.add('data.worldId', p, p + 2, 'u16be');
+            S.add('data.rotation', p + 2, p + 18, 'quatXYZW');
+            S.add('data.position', p + 18, p + 30, 'vec3f');
+            S.add('data.velocity', p + 30, p + 42, 'vec3f');
+            S.add('data.angularVelocity', p + 42, p + 54, 'vec3f');
+          }
+          q = p + 54;
+        } else {
+          unknownLayout(u, 'CONTROLLER_TYPE_UNKNOWN', `RigidBody controller type ${ct}`, b, p, end, ctx);
+          return;
+        }
+      } else {
+        if (!chooseVariant(u, ct, len, CT_RIGIDBODY_STATIC, 5, 'static', CT_RIGIDBODY_DYNAMIC, 2, 'dynamic', p, ctx)) {
+          opaque(u, b, p, end, ctx);
+          return;
+        }
+        if (u.variant === 'static') {
+          if (len < 5) trunc(p, 'data', 5, len);
+          u.data = { unknown0: b[p]!, unknown1: dv.getInt32(p + 1) };
+          if (S !== undefined) {
+            S.add('data.unknown0', p, p + 1, 'u8');
+            S.add('data.unknown1', p + 1, p + 5, 'i32be');
+          }
+          q = p + 5;
+        } else {
+          if (len < 2) trunc(p, 'data', 2, len);
+          u.data = { unknown0: b[p]!, revision: b[p + 1]! };
+          if (S !== undefined) {
+            S.add('data.unknown0', p, p + 1, 'u8');
+            S.add('data.revision', p + 1, p + 2, 'u8');
+          }
+          q = p + 2;
+        }
+      }
+      break;
+    }
+    case 1: {
+      // ChildShape
+      if (ut === CREATE) {
+        if (ct === CT_CHILDSHAPE_BLOCK) u.variant = 'block';
+        else if (ct === CT_CHILDSHAPE_PART) u.variant = 'part';
+        break;
+      }
+      if (!chooseVariant(u, ct, len, CT_CHILDSHAPE_BLOCK, 22, 'block', CT_CHILDSHAPE_PART, 17, 'part', p, ctx)) {
+        opaque(u, b, p, end, ctx);
+        return;
+      }
+      const need = u.variant === 'block' ? 22 : 17;
+      if (len < need) trunc(p, 'data', need, len);
+      const d: import('./types.js').ChildShapeUpdate = {
+        uuidIndex: dv.getUint16(p),
+        bodyId: dv.getUint32(p + 2),
+        localPosition: vec3i16(dv, p + 6),
+        color: abgr(b, p + 12),
+      };
+      if (u.variant === 'block') d.bounds = vec3i16(dv, p + 16);
+      else {
+        const a = b[p + 16]!;
+        d.xAxis = axis(u, a & 15, 'xAxis', p + 16, ctx);
+        d.zAxis = axis(u, a >>> 4, 'zAxis', p + 16, ctx);
+      }
+      u.data = d;
+      if (S !== undefined) {
+        S.add('data.uuidIndex', p, p + 2, 'u16be');
+        S.add('data.bodyId', p + 2, p + 6, 'u32be');
+        S.add('data.localPosition', p + 6, p + 12, 'vec3i16');
+        S.add('data.color', p + 12, p + 16, 'colorABGR');
+        if (u.variant === 'block') S.add('data.bounds', p + 16, p + 22, 'vec3i16');
+        else S.add('data.axes', p + 16, p + 17, 'axes');
+      }
+      q = p + need;
+      break;
+    }
+    case 2: {
+      // Joint
+      if (ut === CREATE) break;
+      if (len < 40) trunc(p, 'data', 40, len);
+      const a0 = b[p + 34]!;
+      const a1 = b[p + 35]!;
+      u.data = {
+        uuidIndex: dv.getUint16(p),
+        shapeIdA: dv.getUint32(p + 2),
+        shapeIdB: dv.getUint32(p + 6),
+        positionA: vec3i32(dv, p + 10),
+        positionB: vec3i32(dv, p + 22),
+        zAxisA: axis(u, a0 & 15, 'zAxisA', p + 34, ctx),
+        zAxisB: axis(u, a0 >>> 4, 'zAxisB', p + 34, ctx),
+        xAxisA: axis(u, a1 & 15, 'xAxisA', p + 35, ctx),
+        xAxisB: axis(u, a1 >>> 4, 'xAxisB', p + 35, ctx),
+        color: abgr(b, p + 36),
+      };
+      if (S !== undefined) {
+        S.add('data.uuidIndex', p, p + 2, 'u16be');
+        S.add('data.shapeIdA', p + 2, p + 6, 'u32be');
+        S.add('data.shapeIdB', p + 6, p + 10, 'u32be');
+        S.add('data.positionA', p + 10, p + 22, 'vec3i32');
+        S.add('data.positionB', p + 22, p + 34, 'vec3i32');
+        S.add('data.axes', p + 34, p + 36, 'axes');
+        S.add('data.color', p + 36, p + 40, 'colorABGR');
+      }
+      q = p + 40;
+      break;
+    }
+    case 4:
+      q = ut === CREATE ? readContainerCreate(u, b, dv, p, end, S) : readContainerUpdate(u, b, dv, p, end, ctx);
+      break;
+    case 5: {
+      // Harvestable (community-derived, §7.8)
+      if (ut === CREATE) {
+        if (len !== 36) {
+          unknownLayout(u, len < 36 ? 'TRUNCATED' : 'TRAILING_BYTES', `Harvestable Create of ${len} data bytes, the community layout has 36`, b, p, end, ctx);
+          return;
+        }
+        u.data = {
+          worldId: dv.getUint16(p),
+          uuidIndex: dv.getUint16(p + 2),
+          position: vec3(dv, p + 4),
+          rotation: quatWZYX(dv, p + 16),
+          unknownA: f16FromBits(dv.getUint16(p + 32)),
+          unknownB: f16FromBits(dv.getUint16(p + 34)),
+        };
+        if (S !== undefined) {
+          S.add('data.worldId', p, p + 2, 'u16be');
+          S.add('data.uuidIndex', p + 2, p + 4, 'u16be');
+          S.add('data.position', p + 4, p + 16, 'vec3f');
+          S.add('data.rotation', p + 16, p + 32, 'quatWZYX');
+          S.add('data.unknownA', p + 32, p + 34, 'f16be');
+          S.add('data.unknownB', p + 34, p + 36, 'f16be');
+        }
+        q = p + 36;
+      } else {
+        if (len !== 4 && len !== 8) {
+          unknownLayout(u, len < 4 ? 'TRUNCATED' : 'TRAILING_BYTES', `Harvestable Update of ${len} data bytes, the community layout has 4 or 8`, b, p, end, ctx);
+          return;
+        }
+        u.data = len === 8 ? { color: rgba(b, p), seatedCharacterId: dv.getUint32(p + 4) } : { color: rgba(b, p) };
+        if (S !== undefined) {
+          S.add('data.color', p, p + 4, 'colorRGBA');
+          if (len === 8) S.add('data.seatedCharacterId', p + 4, p + 8, 'u32be');
+        }
+        q = end;
+      }
+      break;
+    }
+    case 6:
+      if (ut === CREATE) {
+        if (len < 46) trunc(p, 'data', 46, len);
+        u.data = {
+          steamId64: dv.getBigUint64(p),
+          position: vec3zyx(dv, p + 8),
+          worldId: dv.getUint16(p + 20),
+          yaw: readF32(dv, p + 22),
+          pitch: readF32(dv, p + 26),
+          characterUuid: readUuid(b, p + 30, true),
+        };
+        if (S !== undefined) {
+          S.add('data.steamId64', p, p + 8, 'u64be');
+          S.add('data.position', p + 8, p + 20, 'vec3fZYX');
+          S.add('data.worldId', p + 20, p + 22, 'u16be');
+          S.add('data.yaw', p + 22, p + 26, 'f32be');
+          S.add('data.pitch', p + 26, p + 30, 'f32be');
+          S.add('data.characterUuid', p + 30, p + 46, 'uuidLE');
+        }
+        q = p + 46;
+      } else {
+        q = readCharacterUpdate(u, b, p, end, ctx);
+      }
+      break;
+    case 7:
+      if (ut === CREATE) {
+        if (len < 26) trunc(p, 'data', 26, len);
+        u.data = { steamId64: dv.getBigUint64(p), worldId: dv.getUint16(p + 8), position: vec3i32(dv, p + 10), level: dv.getInt32(p + 22) };
+        if (S !== undefined) {
+          S.add('data.steamId64', p, p + 8, 'u64be');
+          S.add('data.worldId', p + 8, p + 10, 'u16be');
+          S.add('data.position', p + 10, p + 22, 'vec3i32');
+          S.add('data.level', p + 22, p + 26, 'i32be');
+        }
+        q = p + 26;
+      } else {
+        if (len < 4) trunc(p, 'data', 4, len);
+        u.data = { level: dv.getInt32(p) };
+        if (S !== undefined) S.add('data.level', p, p + 4, 'i32be');
+        q = p + 4;
+      }
+      break;
+    case 8:
+      if (ut === CREATE) {
+        if (len < 16) trunc(p, 'data', 16, len);
+        u.data = { uuid: readUuid(b, p, true) };
+        if (S !== undefined) S.add('data.uuid', p, p + 16, 'uuidLE');
+        q = p + 16;
+      } else {
+        if (len < 4) trunc(p, 'data', 4, len);
+        u.data = { ownerPlayerId: dv.getUint32(p) };
+        if (S !== undefined) S.add('data.ownerPlayerId', p, p + 4, 'u32be');
+        q = p + 4;
+      }
+      break;
+  }
+  trailing(u, b, q, end, ctx);
+}
+
+function readItem(b: Uint8Array, dv: DataView, p: number): ContainerItem {
+  return { uuid: readUuid(b, p, true), instanceId: dv.getUint32(p + 16), quantity: dv.getUint16(p + 20) };
+}
+
+function readContainerCreate(u: NetworkUpdate, b: Uint8Array, dv: DataView, p: number, end: number, S: SpanSink | undefined): number {
+  if (end - p < 4) trunc(p, 'data', 4, end - p);
+  const n = dv.getUint16(p);
+  const maxStack = dv.getUint16(p + 2);
+  let q = p + 4;
+  if (n * 22 + 2 > end - q) throw new DecodeError(q, 'data.items', `${n} items of 22 bytes and a filter count (TRUNCATED)`, `${end - q} bytes left`);
+  const items: ContainerItem[] = new Array(n);
+  for (let i = 0; i < n; i++, q += 22) {
+    items[i] = readItem(b, dv, q);
+    if (S !== undefined) S.add(`data.items[${i}]`, q, q + 22, 'struct');
+  }
+  const f = dv.getUint16(q);
+  if (S !== undefined) {
+    S.add('data.slotCount', p, p + 2, 'u16be');
+    S.add('data.maxStack', p + 2, p + 4, 'u16be');
+    S.add('data.filterCount', q, q + 2, 'u16be');
+  }
+  q += 2;
+  if (f * 16 > end - q) throw new DecodeError(q, 'data.filters', `${f} filters of 16 bytes (TRUNCATED)`, `${end - q} bytes left`);
+  const filters: string[] = new Array(f);
+  for (let i = 0; i < f; i++, q += 16) {
+    filters[i] = readUuid(b, q, false);
+    if (S !== undefined) S.add(`data.filters[${i}]`, q, q + 16, 'uuidBE');
+  }
+  u.data = { maxStack, items, filters };
+  return q;
+}
+
+function readContainerUpdate(u: NetworkUpdate, b: Uint8Array, dv: DataView, p: number, end: number, ctx: LayoutCtx): number {
+  const S = ctx.spans;
+  if (end - p < 3) trunc(p, 'data', 3, end - p);
+  const n = dv.getUint16(p);
+  let q = p + 2;
+  if (n * 24 + 1 > end - q) throw new DecodeError(q, 'data.slotChanges', `${n} slot changes of 24 bytes and the filter flag (TRUNCATED)`, `${end - q} bytes left`);
+  const changes: SlotChange[] = new Array(n);
+  for (let i = 0; i < n; i++, q += 24) {
+    changes[i] = { uuid: readUuid(b, q, true), instanceId: dv.getUint32(q + 16), quantity: dv.getUint16(q + 20), slot: dv.getUint16(q + 22) };
+    if (S !== undefined) S.add(`data.slotChanges[${i}]`, q, q + 24, 'struct');
+  }
+  if (S !== undefined) S.add('data.changeCount', p, p + 2, 'u16be');
+  const b0 = b[q]!;
+  if ((b0 & 0x80) === 0) {
+    if (S !== undefined) S.add('data.hasFilters', q, q + 1, 'bit');
+    padding(u, b0 & 0x7f, q, ctx);
+    u.data = { slotChanges: changes, hasFilters: false };
+    return q + 1;
+  }
+  if (end - q < 3) trunc(q, 'data.filterCount', 3, end - q);
+  const b1 = b[q + 1]!;
+  const b2 = b[q + 2]!;
+  const f = ((b0 & 0x7f) << 9) | (b1 << 1) | (b2 >>> 7);
+  if (S !== undefined) {
+    S.add('data.hasFilters', q, q + 1, 'bit');
+    S.add('data.filterCount', q, q + 3, 'bits16');
+  }
+  padding(u, b2 & 0x7f, q + 2, ctx);
+  q += 3;
+  if (f * 16 > end - q) throw new DecodeError(q, 'data.filters', `${f} filters of 16 bytes (TRUNCATED)`, `${end - q} bytes left`);
+  const filters: string[] = new Array(f);
+  for (let i = 0; i < f; i++, q += 16) {
+    filters[i] = readUuid(b, q, false);
+    if (S !== undefined) S.add(`data.filters[${i}]`, q, q + 16, 'uuidBE');
+  }
+  u.data = { slotChanges: changes, hasFilters: true, filters };
+  return q;
+}
+
+/** Byte of the bit stream starting at bit `bit` of `b[p..]` (MSB-first, §4). */
+function byteAtBit(b: Uint8Array, p: number, bit: number): number {
+  const j = p + (bit >>> 3);
+  const s = bit & 7;
+  return s === 0 ? b[j]! : ((b[j]! << s) | (b[j + 1]! >>> (8 - s))) & 0xff;
+}
+
+function u32AtBit(b: Uint8Array, p: number, bit: number): number {
+  return ((byteAtBit(b, p, bit) << 24) | (byteAtBit(b, p, bit + 8) << 16) | (byteAtBit(b, p, bit + 16) << 8) | byteAtBit(b, p, bit + 24)) >>> 0;
+}
+
+function bitAt(b: Uint8Array, p: number, bit: number): boolean {
+  return ((b[p + (bit >>> 3)]! >>> (7 - (bit & 7))) & 1) === 1;
+}
+
+const UUID_TMP = new Uint8Array(16);
+
+/** Bit length of an UpdateCharacter with flags m, c, s, p (§7.5). */
+export function characterUpdateBits(m: boolean, c: boolean, s: boolean, pl: boolean): number {
+  return 4 + (m ? 6 : 0) + (c ? 32 : 0) + (s ? 160 : 0) + (pl ? 33 : 0);
+}
+
+function readCharacterUpdate(u: NetworkUpdate, b: Uint8Array, p: number, end: number, ctx: LayoutCtx): number {
+  const S = ctx.spans;
+  if (end - p < 1) trunc(p, 'data', 1, 0);
+  const h = b[p]!;
+  const m = (h & 0x80) !== 0;
+  const c = (h & 0x40) !== 0;
+  const s = (h & 0x20) !== 0;
+  const pl = (h & 0x10) !== 0;
+  const bits = characterUpdateBits(m, c, s, pl);
+  const nbytes = (bits + 7) >>> 3;
+  if (nbytes > end - p) trunc(p, 'data', nbytes, end - p);
+  const d: import('./types.js').CharacterUpdate = {};
+  let bit = 4;
+  if (S !== undefined) S.add('data.flags', p, p + 1, 'bits4');
+  if (m) {
+    d.movementStates = {
+      downed: bitAt(b, p, 4),
+      swimming: bitAt(b, p, 5),
+      diving: bitAt(b, p, 6),
+      unknown: bitAt(b, p, 7),
+      climbing: bitAt(b, p, 8),
+      tumbling: bitAt(b, p, 9),
+    };
+    if (S !== undefined) S.add('data.movementStates', p, p + 2, 'bits6');
+    bit = 10;
+  }
+  if (c) {
+    d.color = { r: byteAtBit(b, p, bit), g: byteAtBit(b, p, bit + 8), b: byteAtBit(b, p, bit + 16), a: byteAtBit(b, p, bit + 24) };
+    if (S !== undefined) S.add('data.color', p + (bit >>> 3), p + ((bit + 39) >>> 3), 'colorRGBA');
+    bit += 32;
+  }
+  if (s) {
+    for (let i = 0; i < 16; i++) UUID_TMP[i] = byteAtBit(b, p, bit + 8 * i);
+    d.selectedItem = { uuid: readUuid(UUID_TMP, 0, true), instanceId: u32AtBit(b, p, bit + 128) };
+    if (S !== undefined) S.add('data.selectedItem', p + (bit >>> 3), p + ((bit + 167) >>> 3), 'struct');
+    bit += 160;
+  }
+  if (pl) {
+    d.playerInfo = { isPlayer: bitAt(b, p, bit), playerOrUnitId: u32AtBit(b, p, bit + 1) };
+    if (S !== undefined) S.add('data.playerInfo', p + (bit >>> 3), p + ((bit + 40) >>> 3), 'struct');
+    bit += 33;
+  }
+  const padBits = nbytes * 8 - bit;
+  if (padBits > 0) padding(u, b[p + nbytes - 1]! & ((1 << padBits) - 1), p + nbytes - 1, ctx);
+  u.data = d;
+  return p + nbytes;
+}
+
+// ===========================================================================
+// Validation without building values (the scanner)
+// ===========================================================================
+
+/** checkData result: the lenient decoder would attach warnings. */
+export const CHECK_WARN = 1;
+
+function checkAxis(nibble: number, name: string, at: number, strict: boolean): number {
+  const code = nibble - 4;
+  if (code === 0 || code < -3 || code > 3) {
+    if (strict) throw new DecodeError(at, `data.${name}`, 'an axis nibble in 1,2,3,5,6,7 (AXIS_INVALID)', String(nibble));
+    return CHECK_WARN;
+  }
+  return 0;
+}
+
+function checkPadding(v: number, at: number, strict: boolean): number {
+  if (v === 0) return 0;
+  if (strict) throw new DecodeError(at, 'padding', 'zero padding bits (PADDING_NONZERO)', `0x${v.toString(16)}`);
+  return CHECK_WARN;
+}
+
+/**
+ * Validate the type-specific data exactly as `readData` would read it — same
+ * DecodeErrors, same strict/lenient decisions — without building any value.
+ * Returns CHECK_WARN when the lenient decoder would attach warnings.
+ */
+export function checkData(ut: number, ot: number, ct: number | undefined, b: Uint8Array, dv: DataView, p: number, end: number, strict: boolean): number {
+  const len = end - p;
+  if (isOpaqueType(ot)) return 0;
+  let q = p;
+  let w = 0;
+  if (ut === REMOVE || ut === P) {
+    // trailing check below
+  } else {
+    switch (ot) {
+      case 0:
+        if (ut === CREATE) {
+          if (ct === CT_RIGIDBODY_STATIC) {
+            if (len < 30) trunc(p, 'data', 30, len);
+            q = p + 30;
+          } else if (ct === CT_RIGIDBODY_DYNAMIC) {
+            if (len < 54) trunc(p, 'data', 54, len);
+            q = p + 54;
+          } else {
+            if (strict) throw new DecodeError(p, 'data', 'a known layout (CONTROLLER_TYPE_UNKNOWN)', `RigidBody controller type ${ct}`);
+            return CHECK_WARN;
+          }
+        } else {
+          const r = pickVariant(ct, len, CT_RIGIDBODY_STATIC, 5, CT_RIGIDBODY_DYNAMIC, 2, p, strict);
+          if (r & (PICK_CT_UNKNOWN | PICK_VARIANT_UNKNOWN)) return CHECK_WARN;
+          if (r & PICK_CONFLICT) w = CHECK_WARN;
+          const need = r & PICK_B ? 2 : 5;
+          if (len < need) trunc(p, 'data', need, len);
+          q = p + need;
+        }
+        break;
+      case 1:
+        if (ut === CREATE) break;
+        {
+          const r = pickVariant(ct, len, CT_CHILDSHAPE_BLOCK, 22, CT_CHILDSHAPE_PART, 17, p, strict);
+          if (r & (PICK_CT_UNKNOWN | PICK_VARIANT_UNKNOWN)) return CHECK_WARN;
+          if (r & PICK_CONFLICT) w = CHECK_WARN;
+          const part = (r & PICK_B) !== 0;
+          const need = part ? 17 : 22;
+          if (len < need) trunc(p, 'data', need, len);
+          if (part) {
+            const a = b[p + 16]!;
+            w |= checkAxis(a & 15, 'xAxis', p + 16, strict);
+            w |= checkAxis(a >>> 4, 'zAxis', p + 16, strict);
+          }
+          q = p + need;
+        }
+        break;
+      case 2:
+        if (ut === CREATE) break;
+        {
+          if (len < 40) trunc(p, 'data', 40, len);
+          const a0 = b[p + 34]!;
+          const a1 = b[p + 35]!;
+          w |= checkAxis(a0 & 15, 'zAxisA', p + 34, strict);
+          w |= checkAxis(a0 >>> 4, 'zAxisB', p + 34, strict);
+          w |= checkAxis(a1 & 15, 'xAxisA', p + 35, strict);
+          w |= checkAxis(a1 >>> 4, 'xAxisB', p + 35, strict);
+          q = p + 40;
+        }
+        break;
+      case 4:
+        if (ut === CREATE) {
+          if (len < 4) trunc(p, 'data', 4, len);
+          const n = dv.getUint16(p);
+          q = p + 4;
+          if (n * 22 + 2 > end - q) throw new DecodeError(q, 'data.items', `${n} items of 22 bytes and a filter count (TRUNCATED)`, `${end - q} bytes left`);
+          q += n * 22;
+          const f = dv.getUint16(q);
+          q += 2;
+          if (f * 16 > end - q) throw new DecodeError(q, 'data.filters', `${f} filters of 16 bytes (TRUNCATED)`, `${end - q} bytes left`);
+          q += f * 16;
+        } else {
+          if (len < 3) trunc(p, 'data', 3, len);
+          const n = dv.getUint16(p);
+          q = p + 2;
+          if (n * 24 + 1 > end - q) throw new DecodeError(q, 'data.slotChanges', `${n} slot changes of 24 bytes and the filter flag (TRUNCATED)`, `${end - q} bytes left`);
+          q += n * 24;
+          const b0 = b[q]!;
+          if ((b0 & 0x80) === 0) {
+            w |= checkPadding(b0 & 0x7f, q, strict);
+            q += 1;
+          } else {
+            if (end - q < 3) trunc(q, 'data.filterCount', 3, end - q);
+            const b2 = b[q + 2]!;
+            const f = ((b0 & 0x7f) << 9) | (b[q + 1]! << 1) | (b2 >>> 7);
+            w |= checkPadding(b2 & 0x7f, q + 2, strict);
+            q += 3;
+            if (f * 16 > end - q) throw new DecodeError(q, 'data.filters', `${f} filters of 16 bytes (TRUNCATED)`, `${end - q} bytes left`);
+            q += f * 16;
+          }
+        }
+        break;
+      case 5:
+        if (ut === CREATE ? len !== 36 : len !== 4 && len !== 8) {
+          if (strict) {
+            const why = ut === CREATE ? `Harvestable Create of ${len} data bytes, the community layout has 36` : `Harvestable Update of ${len} data bytes, the community layout has 4 or 8`;
+            const code = ut === CREATE ? (len < 36 ? 'TRUNCATED' : 'TRAILING_BYTES') : len < 4 ? 'TRUNCATED' : 'TRAILING_BYTES';
+            throw new DecodeError(p, 'data', `a known layout (${code})`, why);
+          }
+          return CHECK_WARN;
+        }
+        q = end;
+        break;
+      case 6:
+        if (ut === CREATE) {
+          if (len < 46) trunc(p, 'data', 46, len);
+          q = p + 46;
+        } else {
+          if (len < 1) trunc(p, 'data', 1, 0);
+          const h = b[p]!;
+          const bits = characterUpdateBits((h & 0x80) !== 0, (h & 0x40) !== 0, (h & 0x20) !== 0, (h & 0x10) !== 0);
+          const nbytes = (bits + 7) >>> 3;
+          if (nbytes > len) trunc(p, 'data', nbytes, len);
+          const padBits = nbytes * 8 - bits;
+          if (padBits > 0) w |= checkPadding(b[p + nbytes - 1]! & ((1 << padBits) - 1), p + nbytes - 1, strict);
+          q = p + nbytes;
+        }
+        break;
+      case 7:
+        if (ut === CREATE) {
+          if (len < 26) trunc(p, 'data', 26, len);
+          q = p + 26;
+        } else {
+          if (len < 4) trunc(p, 'data', 4, len);
+          q = p + 4;
+        }
+        break;
+      case 8:
+        if (ut === CREATE) {
+          if (len < 16) trunc(p, 'data', 16, len);
+          q = p + 16;
+        } else {
+          if (len < 4) trunc(p, 'data', 4, len);
+          q = p + 4;
+        }
+        break;
+    }
+  }
+  if (q !== end) {
+    if (strict) throw new DecodeError(q, 'trailing', 'end of the update (TRAILING_BYTES)', `${end - q} more bytes`);
+    w = CHECK_WARN;
+  }
+  return w;
+}
+
+// ===========================================================================
+// Encoding
+// ===========================================================================
+
+function f32(o: Out, v: unknown, path: string): void {
+  const at = o.ensure(4);
+  writeF32(o.dv, at, v, path);
+  o.pos += 4;
+}
+
+function wVec3(o: Out, v: unknown, path: string, zyx = false): void {
+  const x = obj(v, path);
+  if (zyx) {
+    f32(o, x.z, `${path}.z`);
+    f32(o, x.y, `${path}.y`);
+    f32(o, x.x, `${path}.x`);
+  } else {
+    f32(o, x.x, `${path}.x`);
+    f32(o, x.y, `${path}.y`);
+    f32(o, x.z, `${path}.z`);
+  }
+}
+
+function wQuat(o: Out, v: unknown, path: string, wzyx: boolean): void {
+  const x = obj(v, path);
+  const order = wzyx ? (['w', 'z', 'y', 'x'] as const) : (['x', 'y', 'z', 'w'] as const);
+  for (const k of order) f32(o, x[k], `${path}.${k}`);
+}
+
+function wVec3i(o: Out, v: unknown, path: string, wide: boolean): void {
+  const x = obj(v, path);
+  for (const k of ['x', 'y', 'z'] as const) {
+    if (wide) o.u32(int(x[k], -0x80000000, 0x7fffffff, `${path}.${k}`));
+    else o.u16(int(x[k], -0x8000, 0x7fff, `${path}.${k}`) & 0xffff);
+  }
+}
+
+function colorBytes(v: unknown, path: string): [number, number, number, number] {
+  const c = obj(v, path);
+  return [int(c.r, 0, 255, `${path}.r`), int(c.g, 0, 255, `${path}.g`), int(c.b, 0, 255, `${path}.b`), int(c.a, 0, 255, `${path}.a`)];
+}
+
+function wUuid(o: Out, v: unknown, reversed: boolean, path: string): void {
+  const at = o.ensure(16);
+  writeUuid(o.buf, at, v, reversed, path);
+  o.pos += 16;
+}
+
+const u16 = (v: unknown, path: string) => int(v, 0, 0xffff, path);
+const u32 = (v: unknown, path: string) => int(v, 0, 0xffffffff, path);
+const s32 = (v: unknown, path: string) => int(v, -0x80000000, 0x7fffffff, path);
+const axisNibble = (v: unknown, path: string) => int(v, -4, 11, path) + 4;
+
+/** Bit writer into a plain array of bytes (for UpdateCharacter and the filter section). */
+class Bits {
+  bytes: number[] = [];
+  bit = 0;
+  put(v: number, n: number): void {
+    for (let i = n - 1; i >= 0; i--) {
+      const j = this.bit >>> 3;
+      if (j === this.bytes.length) this.bytes.push(0);
+      if (Math.floor(v / 2 ** i) & 1) this.bytes[j]! |= 0x80 >>> (this.bit & 7);
+      this.bit++;
+    }
+  }
+}
+
+/**
+ * Write the type-specific data of `u` (in-memory or JSON form). `ut`/`ot` are the
+ * update and NetObj type numbers; `ct` the Create controller type.
+ */
+export function writeData(o: Out, u: Record<string, unknown>, ut: number, ot: number, ct: number | undefined, path: string): void {
+  const dataPath = `${path}.data`;
+  if (u.opaque !== undefined && u.opaque !== null) {
+    if (u.data !== undefined && u.data !== null) throw new EncodeError(path, 'give either data or opaque, not both');
+    o.bytes(bytesOf(u.opaque, `${path}.opaque`));
+    return;
+  }
+  const has = u.data !== undefined && u.data !== null;
+  const padVal = u.padding === undefined ? 0 : int(u.padding, 0, 0x7f, `${path}.padding`);
+  if (isOpaqueType(ot) || ut === REMOVE || ut === P || (ut === CREATE && (ot === 1 || ot === 2))) {
+    if (has) throw new EncodeError(dataPath, 'this update has no typed data (use opaque for raw bytes)');
+    writeTrailing(o, u, path);
+    return;
+  }
+  if (!has) {
+    // no typed data and no opaque bytes: the update carries no type-specific data
+    // (what the decoder gives for an empty opaque payload)
+    writeTrailing(o, u, path);
+    return;
+  }
+  const d = obj(u.data, dataPath);
+  switch (ot) {
+    case 0: {
+      const variant = ut === CREATE ? (ct === CT_RIGIDBODY_STATIC ? 'static' : ct === CT_RIGIDBODY_DYNAMIC ? 'dynamic' : undefined) : u.variant;
+      if (variant === 'static') {
+        if (ut === CREATE) {
+          o.u16(u16(d.worldId, `${dataPath}.worldId`));
+          wQuat(o, d.rotation, `${dataPath}.rotation`, true);
+          wVec3(o, d.position, `${dataPath}.position`);
+        } else {
+          o.u8(int(d.unknown0, 0, 255, `${dataPath}.unknown0`));
+          o.u32(s32(d.unknown1, `${dataPath}.unknown1`));
+        }
+      } else if (variant === 'dynamic') {
+        if (ut === CREATE) {
+          o.u16(u16(d.worldId, `${dataPath}.worldId`));
+          wQuat(o, d.rotation, `${dataPath}.rotation`, false);
+          wVec3(o, d.position, `${dataPath}.position`);
+          wVec3(o, d.velocity, `${dataPath}.velocity`);
+          wVec3(o, d.angularVelocity, `${dataPath}.angularVelocity`);
+        } else {
+          o.u8(int(d.unknown0, 0, 255, `${dataPath}.unknown0`));
+          o.u8(int(d.revision, 0, 255, `${dataPath}.revision`));
+        }
+      } else {
+        throw new EncodeError(path, ut === CREATE ? `RigidBody Create with controller type ${String(ct)} has no known layout (use opaque)` : 'RigidBody Update needs variant "static" or "dynamic" (or opaque)');
+      }
+      break;
+    }
+    case 1: {
+      if (u.variant !== 'block' && u.variant !== 'part') throw new EncodeError(`${path}.variant`, 'ChildShape Update needs variant "block" or "part" (or opaque)');
+      o.u16(u16(d.uuidIndex, `${dataPath}.uuidIndex`));
+      o.u32(u32(d.bodyId, `${dataPath}.bodyId`));
+      wVec3i(o, d.localPosition, `${dataPath}.localPosition`, false);
+      const [r, g, b, a] = colorBytes(d.color, `${dataPath}.color`);
+      o.u8(a);
+      o.u8(b);
+      o.u8(g);
+      o.u8(r);
+      if (u.variant === 'block') wVec3i(o, d.bounds, `${dataPath}.bounds`, false);
+      else o.u8((axisNibble(d.zAxis, `${dataPath}.zAxis`) << 4) | axisNibble(d.xAxis, `${dataPath}.xAxis`));
+      break;
+    }
+    case 2: {
+      o.u16(u16(d.uuidIndex, `${dataPath}.uuidIndex`));
+      o.u32(u32(d.shapeIdA, `${dataPath}.shapeIdA`));
+      o.u32(u32(d.shapeIdB, `${dataPath}.shapeIdB`));
+      wVec3i(o, d.positionA, `${dataPath}.positionA`, true);
+      wVec3i(o, d.positionB, `${dataPath}.positionB`, true);
+      o.u8((axisNibble(d.zAxisB, `${dataPath}.zAxisB`) << 4) | axisNibble(d.zAxisA, `${dataPath}.zAxisA`));
+      o.u8((axisNibble(d.xAxisB, `${dataPath}.xAxisB`) << 4) | axisNibble(d.xAxisA, `${dataPath}.xAxisA`));
+      const [r, g, b, a] = colorBytes(d.color, `${dataPath}.color`);
+      o.u8(a);
+      o.u8(b);
+      o.u8(g);
+      o.u8(r);
+      break;
+    }
+    case 4: {
+      if (ut === CREATE) {
+        const items = arr(d.items, `${dataPath}.items`);
+        const filters = arr(d.filters, `${dataPath}.filters`);
+        if (items.length > 0xffff) throw new EncodeError(`${dataPath}.items`, 'more than 65535 items');
+        if (filters.length > 0xffff) throw new EncodeError(`${dataPath}.filters`, 'more than 65535 filters');
+        o.u16(items.length);
+        o.u16(u16(d.maxStack, `${dataPath}.maxStack`));
+        items.forEach((it, i) => writeItem(o, it, `${dataPath}.items[${i}]`, false));
+        o.u16(filters.length);
+        filters.forEach((f, i) => wUuid(o, f, false, `${dataPath}.filters[${i}]`));
+      } else {
+        const changes = arr(d.slotChanges, `${dataPath}.slotChanges`);
+        if (changes.length > 0xffff) throw new EncodeError(`${dataPath}.slotChanges`, 'more than 65535 slot changes');
+        o.u16(changes.length);
+        changes.forEach((it, i) => writeItem(o, it, `${dataPath}.slotChanges[${i}]`, true));
+        const hf = bool(d.hasFilters, `${dataPath}.hasFilters`);
+        if (!hf) {
+          if (d.filters !== undefined) throw new EncodeError(`${dataPath}.filters`, 'filters given but hasFilters is false');
+          o.u8(padVal);
+        } else {
+          const filters = arr(d.filters, `${dataPath}.filters`);
+          const f = filters.length;
+          if (f > 0xffff) throw new EncodeError(`${dataPath}.filters`, 'more than 65535 filters');
+          o.u8(0x80 | (f >>> 9));
+          o.u8((f >>> 1) & 0xff);
+          o.u8(((f & 1) << 7) | padVal);
+          filters.forEach((x, i) => wUuid(o, x, false, `${dataPath}.filters[${i}]`));
+        }
+      }
+      break;
+    }
+    case 5: {
+      if (ut === CREATE) {
+        o.u16(u16(d.worldId, `${dataPath}.worldId`));
+        o.u16(u16(d.uuidIndex, `${dataPath}.uuidIndex`));
+        wVec3(o, d.position, `${dataPath}.position`);
+        wQuat(o, d.rotation, `${dataPath}.rotation`, true);
+        o.u16(f16ToBits(d.unknownA, `${dataPath}.unknownA`));
+        o.u16(f16ToBits(d.unknownB, `${dataPath}.unknownB`));
+      } else {
+        const [r, g, b, a] = colorBytes(d.color, `${dataPath}.color`);
+        o.u8(r);
+        o.u8(g);
+        o.u8(b);
+        o.u8(a);
+        if (d.seatedCharacterId !== undefined) o.u32(u32(d.seatedCharacterId, `${dataPath}.seatedCharacterId`));
+      }
+      break;
+    }
+    case 6: {
+      if (ut === CREATE) {
+        const at = o.ensure(8);
+        o.dv.setBigUint64(at, u64(d.steamId64, `${dataPath}.steamId64`));
+        o.pos += 8;
+        wVec3(o, d.position, `${dataPath}.position`, true);
+        o.u16(u16(d.worldId, `${dataPath}.worldId`));
+        f32(o, d.yaw, `${dataPath}.yaw`);
+        f32(o, d.pitch, `${dataPath}.pitch`);
+        wUuid(o, d.characterUuid, true, `${dataPath}.characterUuid`);
+      } else {
+        writeCharacterUpdate(o, d, dataPath, padVal, path);
+      }
+      break;
+    }
+    case 7: {
+      if (ut === CREATE) {
+        const at = o.ensure(8);
+        o.dv.setBigUint64(at, u64(d.steamId64, `${dataPath}.steamId64`));
+        o.pos += 8;
+        o.u16(u16(d.worldId, `${dataPath}.worldId`));
+        wVec3i(o, d.position, `${dataPath}.position`, true);
+        o.u32(s32(d.level, `${dataPath}.level`));
+      } else {
+        o.u32(s32(d.level, `${dataPath}.level`));
+      }
+      break;
+    }
+    case 8: {
+      if (ut === CREATE) wUuid(o, d.uuid, true, `${dataPath}.uuid`);
+      else o.u32(u32(d.ownerPlayerId, `${dataPath}.ownerPlayerId`));
+      break;
+    }
+  }
+  writeTrailing(o, u, path);
+}
+
+function writeTrailing(o: Out, u: Record<string, unknown>, path: string): void {
+  if (u.trailing !== undefined && u.trailing !== null) o.bytes(bytesOf(u.trailing, `${path}.trailing`));
+}
+
+function writeItem(o: Out, v: unknown, path: string, withSlot: boolean): void {
+  const it = obj(v, path);
+  wUuid(o, it.uuid, true, `${path}.uuid`);
+  o.u32(u32(it.instanceId, `${path}.instanceId`));
+  o.u16(u16(it.quantity, `${path}.quantity`));
+  if (withSlot) o.u16(u16(it.slot, `${path}.slot`));
+}
+
+function writeCharacterUpdate(o: Out, d: Record<string, unknown>, path: string, padVal: number, upath: string): void {
+  const m = d.movementStates !== undefined;
+  const c = d.color !== undefined;
+  const s = d.selectedItem !== undefined;
+  const pl = d.playerInfo !== undefined;
+  const w = new Bits();
+  w.put((m ? 8 : 0) | (c ? 4 : 0) | (s ? 2 : 0) | (pl ? 1 : 0), 4);
+  if (m) {
+    const ms = obj(d.movementStates, `${path}.movementStates`);
+    for (const k of ['downed', 'swimming', 'diving', 'unknown', 'climbing', 'tumbling'] as const) w.put(bool(ms[k], `${path}.movementStates.${k}`) ? 1 : 0, 1);
+  }
+  if (c) {
+    const [r, g, b, a] = colorBytes(d.color, `${path}.color`);
+    w.put(r, 8);
+    w.put(g, 8);
+    w.put(b, 8);
+    w.put(a, 8);
+  }
+  if (s) {
+    const si = obj(d.selectedItem, `${path}.selectedItem`);
+    writeUuid(UUID_TMP, 0, si.uuid, true, `${path}.selectedItem.uuid`);
+    for (let i = 0; i < 16; i++) w.put(UUID_TMP[i]!, 8);
+    w.put(u32(si.instanceId, `${path}.selectedItem.instanceId`), 32);
+  }
+  if (pl) {
+    const pi = obj(d.playerInfo, `${path}.playerInfo`);
+    w.put(bool(pi.isPlayer, `${path}.playerInfo.isPlayer`) ? 1 : 0, 1);
+    w.put(u32(pi.playerOrUnitId, `${path}.playerInfo.playerOrUnitId`), 32);
+  }
+  const padBits = (8 - (w.bit & 7)) & 7;
+  if (padVal >= 1 << padBits) throw new EncodeError(`${upath}.padding`, `${padVal} does not fit in ${padBits} padding bits`);
+  if (padBits > 0) w.put(padVal, padBits);
+  for (const x of w.bytes) o.u8(x);
+}

@@ -1,0 +1,181 @@
+/**
+ * Small exact conversions: float32/float16 with NaN bits kept, UUIDs in both
+ * wire orders (§3.2), and the value readers the encoders use on JSON input.
+ */
+import { EncodeError } from '../../core/errors.js';
+
+const HEX: string[] = [];
+for (let i = 0; i < 256; i++) HEX.push((i < 16 ? '0' : '') + i.toString(16));
+
+/** Lower-case hex of `b[p..p+n)`. */
+export function hexOf(b: Uint8Array, p: number, n: number): string {
+  let s = '';
+  for (let i = 0; i < n; i++) s += HEX[b[p + i]!];
+  return s;
+}
+
+/** `"0x"` + 8 hex digits. */
+export function hex32(v: number): string {
+  return `0x${HEX[(v >>> 24) & 255]}${HEX[(v >>> 16) & 255]}${HEX[(v >>> 8) & 255]}${HEX[v & 255]}`;
+}
+
+/** Read a be float32 at `p`, keeping a non-canonical NaN as its bits. */
+export function readF32(dv: DataView, p: number): number | string {
+  const v = dv.getFloat32(p);
+  if (v !== v) {
+    const bits = dv.getUint32(p);
+    if (bits !== 0x7fc00000) return hex32(bits);
+  }
+  return v;
+}
+
+/** Write a be float32 from a number or a string form (`"-0"`, `"NaN"`, `"Infinity"`, `"0x…"` bits). */
+export function writeF32(dv: DataView, p: number, v: unknown, path: string): void {
+  if (typeof v === 'number') {
+    dv.setFloat32(p, v);
+    return;
+  }
+  if (typeof v === 'string') {
+    if (/^0x[0-9a-fA-F]{8}$/.test(v)) {
+      dv.setUint32(p, parseInt(v.slice(2), 16));
+      return;
+    }
+    const n = specialFloat(v);
+    if (n !== undefined) {
+      dv.setFloat32(p, n);
+      return;
+    }
+  }
+  throw new EncodeError(path, `expected a float (number, "-0", "NaN", "Infinity", "-Infinity" or "0x" + 8 hex digits of bits), got ${JSON.stringify(v)}`);
+}
+
+function specialFloat(s: string): number | undefined {
+  switch (s) {
+    case '-0':
+      return -0;
+    case 'NaN':
+      return NaN;
+    case 'Infinity':
+      return Infinity;
+    case '-Infinity':
+      return -Infinity;
+    default:
+      return undefined;
+  }
+}
+
+/** float16 bits → value; a non-canonical NaN (not 0x7e00) is kept as `"0x7e01"`. */
+export function f16FromBits(h: number): number | string {
+  const e = (h >>> 10) & 0x1f;
+  const m = h & 0x3ff;
+  const s = h & 0x8000 ? -1 : 1;
+  if (e === 0x1f) {
+    if (m === 0) return s * Infinity;
+    return h === 0x7e00 ? NaN : `0x${HEX[h >>> 8]}${HEX[h & 255]}`;
+  }
+  if (e === 0) return s * m * 2 ** -24;
+  return s * (1 + m / 1024) * 2 ** (e - 15);
+}
+
+/** Value → float16 bits. Only values a float16 holds exactly are accepted (what the decoder gives). */
+export function f16ToBits(v: unknown, path: string): number {
+  if (typeof v === 'string') {
+    if (/^0x[0-9a-fA-F]{4}$/.test(v)) return parseInt(v.slice(2), 16);
+    const n = specialFloat(v);
+    if (n === undefined) throw new EncodeError(path, `expected a float16, got ${JSON.stringify(v)}`);
+    v = n;
+  }
+  if (typeof v !== 'number') throw new EncodeError(path, `expected a float16, got ${JSON.stringify(v)}`);
+  if (v !== v) return 0x7e00;
+  const sign = v < 0 || Object.is(v, -0) ? 0x8000 : 0;
+  const a = Math.abs(v);
+  if (a === Infinity) return sign | 0x7c00;
+  if (a === 0) return sign;
+  // subnormal
+  if (a < 2 ** -14) {
+    const m = a / 2 ** -24;
+    if (!Number.isInteger(m)) throw new EncodeError(path, `${v} is not exactly a float16`);
+    return sign | m;
+  }
+  const e = Math.floor(Math.log2(a));
+  let exp = e;
+  let frac = a / 2 ** exp;
+  if (frac >= 2) {
+    exp++;
+    frac /= 2;
+  } else if (frac < 1) {
+    exp--;
+    frac *= 2;
+  }
+  const m = (frac - 1) * 1024;
+  if (exp > 15 || !Number.isInteger(m)) throw new EncodeError(path, `${v} is not exactly a float16`);
+  return sign | ((exp + 15) << 10) | m;
+}
+
+/** Canonical UUID string of 16 bytes at `p`; `reversed` for the le u128 order. */
+export function readUuid(b: Uint8Array, p: number, reversed: boolean): string {
+  let s = '';
+  for (let i = 0; i < 16; i++) {
+    if (i === 4 || i === 6 || i === 8 || i === 10) s += '-';
+    s += HEX[b[reversed ? p + 15 - i : p + i]!];
+  }
+  return s;
+}
+
+const UUID_RE = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
+
+/** Write a UUID string as 16 bytes at `p`; `reversed` for the le u128 order. */
+export function writeUuid(b: Uint8Array, p: number, v: unknown, reversed: boolean, path: string): void {
+  if (typeof v !== 'string' || !UUID_RE.test(v)) throw new EncodeError(path, `expected a UUID string, got ${JSON.stringify(v)}`);
+  const h = v.replace(/-/g, '');
+  for (let i = 0; i < 16; i++) {
+    const byte = parseInt(h.slice(2 * i, 2 * i + 2), 16);
+    b[reversed ? p + 15 - i : p + i] = byte;
+  }
+}
+
+// --- value checks for the encoders (JSON or in-memory input) ---------------
+
+export function obj(v: unknown, path: string): Record<string, unknown> {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new EncodeError(path, `expected an object, got ${JSON.stringify(v) ?? String(v)}`);
+  return v as Record<string, unknown>;
+}
+
+export function arr(v: unknown, path: string): unknown[] {
+  if (!Array.isArray(v)) throw new EncodeError(path, `expected an array, got ${JSON.stringify(v) ?? String(v)}`);
+  return v;
+}
+
+/** An integer in [min, max]. */
+export function int(v: unknown, min: number, max: number, path: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
+    throw new EncodeError(path, `expected an integer in ${min}..${max}, got ${JSON.stringify(v) ?? String(v)}`);
+  }
+  return v;
+}
+
+export function bool(v: unknown, path: string): boolean {
+  if (typeof v !== 'boolean') throw new EncodeError(path, `expected true or false, got ${JSON.stringify(v) ?? String(v)}`);
+  return v;
+}
+
+/** A u64 from a bigint, a decimal string or a safe integer. */
+export function u64(v: unknown, path: string): bigint {
+  let b: bigint | undefined;
+  if (typeof v === 'bigint') b = v;
+  else if (typeof v === 'string' && /^[0-9]+$/.test(v)) b = BigInt(v);
+  else if (typeof v === 'number' && Number.isSafeInteger(v)) b = BigInt(v);
+  if (b === undefined || b < 0n || b > 0xffffffffffffffffn) throw new EncodeError(path, `expected a u64 (decimal string), got ${JSON.stringify(typeof v === 'bigint' ? String(v) : v)}`);
+  return b;
+}
+
+/** Bytes from a Uint8Array or a hex string. */
+export function bytes(v: unknown, path: string): Uint8Array {
+  if (v instanceof Uint8Array) return v;
+  if (typeof v === 'string' && /^([0-9a-fA-F]{2})*$/.test(v)) {
+    const out = new Uint8Array(v.length >> 1);
+    for (let i = 0; i < out.length; i++) out[i] = parseInt(v.slice(2 * i, 2 * i + 2), 16);
+    return out;
+  }
+  throw new EncodeError(path, `expected bytes as a hex string, got ${JSON.stringify(v) ?? String(v)}`);
+}

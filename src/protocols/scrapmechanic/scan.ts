@@ -1,0 +1,269 @@
+/**
+ * A validating scanner for 0x15/0x16 bodies: every check the decoder makes (framing,
+ * deltas, headers, layouts, strict/lenient decisions, controller-type tracking), with
+ * the same DecodeErrors, but no value is built. The result is an index (Int32Array)
+ * over the input; typed updates are built on access, and building them cannot fail.
+ *
+ * For proxies, filters and analysers that look at a few updates of many, and for
+ * throughput: see `bench/scrapmechanic.bench.ts`.
+ */
+import { DecodeError, LimitError, rethrowAt } from '../../core/errors.js';
+import { resolveLimits } from '../../core/limits.js';
+import { checkHeader, ControllerTable, newSub, readUpdate, type ControllerTracker, type ScrapDecodeOptions } from './codec.js';
+import { CHECK_WARN, checkData, type LayoutCtx } from './layouts.js';
+import { hexOf } from './primitives.js';
+import { NETOBJ_TYPES, SM_MAX_DELTA_BASE, type NetObjTypeName, type SubUpdate, type UpdateTypeName } from './types.js';
+
+const STRIDE = 5;
+// index fields
+const F_DATA_START = 0; // first data byte (header), in `bytes` (raw) or `recon` (delta)
+const F_DATA_END = 1;
+const F_WIRE_START = 2;
+const F_WIRE_END = 3;
+const F_FLAGS = 4; // bit 0 delta, bit 1 warnings, bit 2 tracked ct known, bits 8..15 tracked ct
+const FLAG_DELTA = 1;
+const FLAG_WARN = 2;
+const FLAG_CT = 4;
+
+const UT: (UpdateTypeName | undefined)[] = [undefined, 'Create', 'P', 'Update', undefined, 'Remove', undefined, undefined];
+
+/** A validated body: tick, and an index of its sub-updates over the input bytes. */
+export class ScannedBody {
+  constructor(
+    readonly tick: number,
+    readonly count: number,
+    /** STRIDE ints per sub-update. */
+    readonly index: Int32Array,
+    /** The scanned buffer (not copied: keep it unchanged while using the index). */
+    readonly bytes: Uint8Array,
+    private readonly strict: boolean,
+  ) {}
+
+  private reconBuf: Uint8Array | undefined;
+
+  /**
+   * Reconstructed DeltaUpdates (size field + data each), built on first use: the scan
+   * reconstructs in place and keeps only what it needs to validate.
+   */
+  get recon(): Uint8Array {
+    if (this.reconBuf === undefined) this.reconBuf = this.buildRecon();
+    return this.reconBuf;
+  }
+
+  private buildRecon(): Uint8Array {
+    const idx = this.index;
+    const buf = this.bytes;
+    let size = 0;
+    for (let i = 0; i < this.count; i++) if (idx[i * STRIDE + F_FLAGS]! & FLAG_DELTA) size += idx[i * STRIDE + F_DATA_END]! - idx[i * STRIDE + F_DATA_START]! + 2;
+    const recon = new Uint8Array(size);
+    let rpos = 0;
+    let prevAt = 0;
+    let prevSize = 0;
+    let prevInRecon = false;
+    for (let i = 0; i < this.count; i++) {
+      const o = i * STRIDE;
+      if ((idx[o + F_FLAGS]! & FLAG_DELTA) === 0) {
+        prevAt = idx[o + F_DATA_START]! - 2;
+        prevSize = idx[o + F_DATA_END]! - prevAt;
+        prevInRecon = false;
+        continue;
+      }
+      const src = prevInRecon ? recon : buf;
+      for (let j = 0; j < prevSize; j++) recon[rpos + j] = src[prevAt + j]!;
+      const n = prevSize - 2;
+      const k = (n + 8) >>> 3;
+      const pos = idx[o + F_WIRE_START]!;
+      let q = pos + k;
+      for (let j = 0; j < n; j++) if (((buf[pos + k - 1 - (j >>> 3)]! >>> (j & 7)) & 1) === 0) recon[rpos + 2 + j] = buf[q++]!;
+      idx[o + F_DATA_START] = rpos + 2;
+      idx[o + F_DATA_END] = rpos + prevSize;
+      prevAt = rpos;
+      prevInRecon = true;
+      rpos += prevSize;
+    }
+    // from now on delta entries point into recon
+    return recon;
+  }
+
+  private buf(i: number): Uint8Array {
+    return this.index[i * STRIDE + F_FLAGS]! & FLAG_DELTA ? this.recon : this.bytes;
+  }
+  form(i: number): 'raw' | 'delta' {
+    return this.index[i * STRIDE + F_FLAGS]! & FLAG_DELTA ? 'delta' : 'raw';
+  }
+  /** Header byte: `(updateType << 5) | netObjType`. */
+  header(i: number): number {
+    return this.buf(i)[this.index[i * STRIDE + F_DATA_START]!]!;
+  }
+  updateType(i: number): UpdateTypeName {
+    return UT[this.header(i) >>> 5]!;
+  }
+  netObjType(i: number): NetObjTypeName {
+    return NETOBJ_TYPES[this.header(i) & 31]!;
+  }
+  id(i: number): number {
+    const b = this.buf(i);
+    const p = this.index[i * STRIDE + F_DATA_START]! + (this.header(i) >>> 5 === 1 ? 2 : 1);
+    return ((b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!) >>> 0;
+  }
+  /** Reconstructed size field (data + 2). */
+  size(i: number): number {
+    return this.index[i * STRIDE + F_DATA_END]! - this.index[i * STRIDE + F_DATA_START]! + 2;
+  }
+  /** Where the sub-update is in the scanned buffer. */
+  wireStart(i: number): number {
+    return this.index[i * STRIDE + F_WIRE_START]!;
+  }
+  wireEnd(i: number): number {
+    return this.index[i * STRIDE + F_WIRE_END]!;
+  }
+  /** True when the lenient decoder attaches warnings to this update. */
+  hasWarnings(i: number): boolean {
+    return (this.index[i * STRIDE + F_FLAGS]! & FLAG_WARN) !== 0;
+  }
+
+  /** The typed sub-update, exactly as `decodeBody` gives it. */
+  update(i: number): SubUpdate {
+    if (i < 0 || i >= this.count) throw new RangeError(`update ${i} of ${this.count}`);
+    const o = i * STRIDE;
+    const flags = this.index[o + F_FLAGS]!;
+    const delta = (flags & FLAG_DELTA) !== 0;
+    const b = delta ? this.recon : this.bytes;
+    const p = this.index[o + F_DATA_START]!;
+    const end = this.index[o + F_DATA_END]!;
+    const u = newSub(delta ? 'delta' : 'raw', end - p + 2);
+    const ct = flags & FLAG_CT ? (flags >>> 8) & 255 : undefined;
+    const tracker: ControllerTracker = { get: () => ct, set() {}, delete() {} };
+    const ctx: LayoutCtx = { strict: this.strict, spans: undefined };
+    readUpdate(u, b, new DataView(b.buffer, b.byteOffset, b.byteLength), p, end, ctx, tracker);
+    if (delta) {
+      const ws = this.index[o + F_WIRE_START]!;
+      u.bitfield = hexOf(this.bytes, ws, (end - p + 8) >>> 3);
+    }
+    return u;
+  }
+
+  /** Every typed sub-update. */
+  updates(): SubUpdate[] {
+    const out: SubUpdate[] = new Array(this.count);
+    for (let i = 0; i < this.count; i++) out[i] = this.update(i);
+    return out;
+  }
+}
+
+/**
+ * Validate a 0x15/0x16 body in `buf[start..end)` as `decodeBodyRange` would (same
+ * errors, same controller-type tracking) and index its sub-updates.
+ */
+export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts: ScrapDecodeOptions = {}): ScannedBody {
+  const limits = resolveLimits(opts.limits);
+  const tracker = opts.tracker ?? new ControllerTable();
+  const strict = opts.strict === true;
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (end - start < 4) throw new DecodeError(start, 'tick', 'a be u32 tick (TRUNCATED)', `${end - start} bytes`);
+  const tick = dv.getUint32(start);
+  const maxUpdates = limits.smMaxUpdates;
+  let index = new Int32Array(Math.max(64, ((end - start) >>> 3) * STRIDE));
+  const scratch = new Uint8Array(72);
+  const sdv = new DataView(scratch.buffer);
+  let pos = start + 4;
+  let prevAt = -1; // start of the previous raw update (size field) in buf
+  let prevSize = 0;
+  let prevInScratch = false;
+  let i = 0;
+  while (pos < end) {
+    if (i >= maxUpdates) throw new LimitError(pos, `updates[${i}]`, 'smMaxUpdates', i + 1, maxUpdates);
+    const at = pos;
+    const o = i * STRIDE;
+    if (o + STRIDE > index.length) {
+      const next = new Int32Array(index.length * 2);
+      next.set(index);
+      index = next;
+    }
+    try {
+      if ((buf[pos]! & 0x80) === 0) {
+        if (end - pos < 2) throw new DecodeError(pos, 'size', 'a be u16 size (RAW_SIZE_INVALID)', `${end - pos} byte left`);
+        const size = (buf[pos]! << 8) | buf[pos + 1]!;
+        if (size < 2 || size > end - pos) throw new DecodeError(pos, 'size', `a size in 2..${end - pos} (RAW_SIZE_INVALID)`, String(size));
+        const flags = check(buf, dv, pos + 2, pos + size, tracker, strict);
+        index[o + F_DATA_START] = pos + 2;
+        index[o + F_DATA_END] = pos + size;
+        index[o + F_FLAGS] = flags;
+        prevAt = pos;
+        prevSize = size;
+        prevInScratch = false;
+        pos += size;
+      } else {
+        if (prevSize === 0) throw new DecodeError(pos, '', 'a RawUpdate first in the body (DELTA_WITHOUT_BASE)', 'a DeltaUpdate');
+        const n = prevSize - 2;
+        if (n > SM_MAX_DELTA_BASE) throw new DecodeError(pos, '', `a previous update of at most 63 data bytes (DELTA_BASE_TOO_LONG)`, `${n} data bytes`);
+        const k = (n + 8) >>> 3;
+        if (k > end - pos) throw new DecodeError(pos, 'bitfield', `${k} bitfield bytes (TRUNCATED)`, `${end - pos} left`);
+        // reconstruct in place: the scratch holds the previous reconstruction
+        if (!prevInScratch) for (let j = 0; j < prevSize; j++) scratch[j] = buf[prevAt + j]!;
+        let q = pos + k;
+        const last = pos + k - 1;
+        // one bitfield byte at a time; a byte whose bits are all "keep" costs nothing
+        for (let base = 0; base < n; base += 8) {
+          const v = buf[last - (base >>> 3)]!;
+          const count = n - base < 8 ? n - base : 8;
+          const mask = (1 << count) - 1;
+          if ((v & mask) === mask) continue;
+          for (let t = 0; t < count; t++) {
+            if (((v >>> t) & 1) === 0) {
+              if (q >= end) throw new DecodeError(q, 'replacements', `a replacement byte for data byte ${base + t} (TRUNCATED)`, 'end of body');
+              scratch[2 + base + t] = buf[q++]!;
+            }
+          }
+        }
+        let flags: number;
+        try {
+          flags = check(scratch, sdv, 2, prevSize, tracker, strict);
+        } catch (e) {
+          if (e instanceof DecodeError) {
+            e.offset = pos;
+            e.under('reconstructed');
+          }
+          throw e;
+        }
+        // data range recorded relative to nothing yet: `recon` is built on first use
+        index[o + F_DATA_START] = 0;
+        index[o + F_DATA_END] = n;
+        index[o + F_FLAGS] = flags | FLAG_DELTA;
+        prevInScratch = true;
+        pos = q;
+      }
+    } catch (e) {
+      throw rethrowAt(e, `updates[${i}]`, at);
+    }
+    index[o + F_WIRE_START] = at;
+    index[o + F_WIRE_END] = pos;
+    i++;
+  }
+  return new ScannedBody(tick, i, index, buf, strict);
+}
+
+/** Header, layout and tracking of one update; returns index flags. */
+function check(b: Uint8Array, dv: DataView, p: number, end: number, tracker: ControllerTracker, strict: boolean): number {
+  const h = checkHeader(b, p, end);
+  const ut = h >>> 5;
+  const ot = h & 31;
+  let flags = 0;
+  if (ut === 1) {
+    const ct = b[p + 1]!;
+    if (checkData(ut, ot, ct, b, dv, p + 6, end, strict) & CHECK_WARN) flags |= FLAG_WARN;
+    tracker.set(ot, dv.getUint32(p + 2), ct);
+    return flags;
+  }
+  const id = dv.getUint32(p + 1);
+  const ct = tracker.get(ot, id);
+  if (ct !== undefined) flags |= FLAG_CT | (ct << 8);
+  if (checkData(ut, ot, ct, b, dv, p + 5, end, strict) & CHECK_WARN) flags |= FLAG_WARN;
+  if (ut === 5) tracker.delete(ot, id);
+  return flags;
+}
+
+/** Validate and index a decompressed 0x15/0x16 body. */
+export function scanBody(body: Uint8Array, opts: ScrapDecodeOptions = {}): ScannedBody {
+  return scanBodyRange(body, 0, body.length, opts);
+}
