@@ -7,10 +7,13 @@
  */
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { buildUdpIpv4, fromHex, writePcap } from '../../src/core/index.js';
 import type { RunningServer } from '../../src/web/server.js';
 import { FAMILIES } from '../../src/families/registry.js';
-import { bufferLength, chromiumMissing, gotoMessage, highlighted, hoverTree, launchChromium, pasteHex, pickSample, range, screenshot, startToyServer, stateTable, treeText } from './helpers.js';
+import { bufferLength, chromiumMissing, ROOT, gotoMessage, highlighted, hoverTree, launchChromium, pasteHex, pickSample, range, screenshot, startToyServer, stateTable, treeText } from './helpers.js';
 
 const missing = chromiumMissing();
 
@@ -148,6 +151,34 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
     assert.match(tree, /crc: 1439797022\b/);
     assert.match(tree, /numUpdated: 83\b/);
     assert.equal(Object.keys(await stateTable(page)).length, 83);
+  });
+
+  test('teeworlds: a dropped pcap of the 0.7.5 server packets goes through the family\'s capture decoder', { todo: TW.todo ?? (FAMILIES.find((f) => f.name === 'teeworlds')?.decodeFile === undefined ? 'teeworlds has no capture decoder yet' : undefined) }, async () => {
+    // the real server's UDP packets of test/fixtures/teeworlds/tw075_live.json, wrapped in IPv4/UDP in a pcap
+    const fx = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/teeworlds/tw075_live.json'), 'utf8')) as { udpPacketsHex: string[] }[];
+    const frames = fx.flatMap((e, i) => e.udpPacketsHex.map((h) => ({ time: 1700000000 + i / 10, data: buildUdpIpv4('127.0.0.1', 8303, '127.0.0.1', 40000, fromHex(h)) })));
+    const pcap = Buffer.from(writePcap(frames)).toString('base64');
+    await page.selectOption('#family', 'teeworlds');
+    await page.selectOption('#options select[data-opt="version"]', '0.7');
+    await page.waitForSelector('body[data-state=ready]');
+    await page.evaluate((b64) => {
+      document.body.dataset.state = 'loading';
+      const dt = new DataTransfer();
+      dt.items.add(new File([Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))], 'tw075.pcap'));
+      document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, pcap);
+    await page.waitForSelector('body[data-state=ready]');
+    assert.match((await page.textContent('#source')) ?? '', /tw075\.pcap · capture file/);
+    assert.equal(await page.textContent('#position'), `message 1 of ${frames.length}`);
+    const tree = await treeText(page);
+    assert.match(tree, /record: "snapshot"/);
+    assert.match(tree, /tick: 80\b/);
+    assert.match(tree, /crc: 2320\b/);
+    await gotoMessage(page, 1);
+    const tree2 = await treeText(page);
+    assert.match(tree2, /tick: 82\b/);
+    assert.match(tree2, /numItems: 17\b/, 'tick 82 holds 17 items (resultItems)');
+    await screenshot(page, 'teeworlds-pcap');
   });
 
   // WoW: expected values from test/fixtures/wow/*.decoded.json (frames 1 and 2 are those fixtures)

@@ -3,7 +3,7 @@
  * adapters; all decoding goes through them (see model.ts).
  */
 import { FAMILIES } from '../../families/registry.js';
-import type { EntityByteRange, EntityTable, FamilyAdapter, OptionValues, Sample } from '../../families/types.js';
+import type { EntityByteRange, EntityTable, FamilyAdapter, FamilyOption, OptionValues, Sample } from '../../families/types.js';
 import type { Span } from '../../core/index.js';
 import { buffersOf, decodeFileBytes, decodePastedHex, optionsFor, parentPath, SpanIndex, type MessageView, type Session } from './model.js';
 
@@ -129,6 +129,7 @@ function renderOptions(values?: OptionValues): void {
   const v = optionsFor(f, values);
   let html = '';
   for (const [k, o] of Object.entries(f.options)) {
+    if (!optionOnPage(o)) continue;
     const title = esc(o.description);
     if (o.type === 'boolean') {
       html += `<label title="${title}"><input type="checkbox" data-opt="${esc(k)}"${v[k] === true ? ' checked' : ''}> ${esc(k)}</label>`;
@@ -139,6 +140,11 @@ function renderOptions(values?: OptionValues): void {
     }
   }
   ui.options.innerHTML = html;
+}
+
+/** Options that make sense on the page: not those of the live client (`watch`) nor file-path ones (`--pcap FILE`). */
+function optionOnPage(o: FamilyOption): boolean {
+  return (o as { inputFile?: boolean }).inputFile !== true && !/^watch\b/i.test(o.description);
 }
 
 function currentOptions(): OptionValues {
