@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { deflateZlib } from '../../src/core/index.js';
-import { decodeFileBytes, decodeMessages, decodePastedHex, looksLikeHexLines, optionsFor, parentPath, parseHexLines, SpanIndex } from '../../src/web/page/model.js';
+import { deflateZlib, SpanSink } from '../../src/core/index.js';
+import { decodeFileBytes, decodeMessages, decodePastedHex, errorLayer, looksLikeHexLines, optionsFor, parentPath, parseHexLines, SpanIndex } from '../../src/web/page/model.js';
 import { FAMILIES } from '../../src/families/registry.js';
 import { toy } from './toy-family.js';
 import { ROOT } from './helpers.js';
@@ -70,6 +70,26 @@ test('an error inside an inner buffer says which buffer its offset refers to', (
   const [plain] = decodeMessages(toy, {}, [new Uint8Array([0x7e, 1, 1, 0x78])]);
   assert.equal(plain!.error?.layer, undefined);
   assert.equal(plain!.error?.offset, 3);
+});
+
+test('error layer: from the decoder\'s open layer, else from the spans recorded under the error\'s path', () => {
+  const sink = new SpanSink();
+  sink.add('tick', 0, 1, 'u8');
+  sink.layer = 'lz4';
+  sink.push('updates');
+  sink.add('[0]', 4, 14, 'struct');
+  sink.push('[0]');
+  sink.add('size', 4, 6, 'u16be');
+  sink.pop();
+  sink.pop();
+  sink.layer = undefined;
+  assert.equal(errorLayer('updates[0].updateType', sink), 'lz4');
+  assert.equal(errorLayer('updates[0]', sink), 'lz4');
+  assert.equal(errorLayer('tick', sink), undefined);
+  assert.equal(errorLayer('updatesX', sink), undefined);
+  assert.equal(errorLayer('', sink), undefined);
+  sink.layer = 'zlib';
+  assert.equal(errorLayer('tick', sink), 'zlib');
 });
 
 test('pasted hex: one line is one message; bad hex and empty input are input errors', () => {

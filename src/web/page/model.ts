@@ -119,11 +119,28 @@ export function decodeMessages(family: FamilyAdapter, options: OptionValues, inp
       out.push(view(i, bytes, d, sink.spans, stateOf(dec), undefined));
     } catch (e) {
       const err = errorInfo(e);
-      if (sink.layer !== undefined && err.decodeError) err.layer = sink.layer;
+      const layer = err.decodeError ? errorLayer(err.path, sink) : undefined;
+      if (layer !== undefined) err.layer = layer;
       out.push(view(i, bytes, undefined, sink.spans, stateOf(dec), err));
     }
   }
   return out;
+}
+
+/**
+ * Which buffer a DecodeError's offset refers to: the layer the decoder was in when it
+ * threw, else the layer of the deepest recorded span whose path contains the error's
+ * path (a decoder that resets its layer on the way out still recorded its fields there).
+ */
+export function errorLayer(path: string, sink: SpanSink): string | undefined {
+  if (sink.layer !== undefined) return sink.layer;
+  let best: Span | undefined;
+  for (const s of sink.spans) {
+    if (s.path === '' || (best !== undefined && s.path.length <= best.path.length)) continue;
+    const c = path.charCodeAt(s.path.length);
+    if (path.startsWith(s.path) && (path.length === s.path.length || c === 46 /* . */ || c === 91 /* [ */)) best = s;
+  }
+  return best?.layer;
 }
 
 /** Messages from a family's own file decoder (a pcap...); an error ends the list. */
