@@ -27,6 +27,7 @@ export function decodeLz4Block(src: Uint8Array, maxOutput: number = DEFAULT_LIMI
   let ip = 0;
   for (;;) {
     const tokenAt = ip;
+    if (ip >= n) throw new DecodeError(ip, 'lz4', 'a token (a block ends with a literals-only sequence)', 'end of block after a match');
     const token = src[ip++]!;
     // literal length
     let lit = token >>> 4;

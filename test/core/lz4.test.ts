@@ -123,3 +123,11 @@ test('totality: random and mutated blocks give bytes or DecodeErrors, within the
     { numRuns: 5000 },
   );
 });
+
+test('a block that ends right after a match is refused with a clear message', () => {
+  // 1 literal 'a', match offset 1 length 4, then nothing: the last sequence must be literals only
+  assert.throws(
+    () => decodeLz4Block(new Uint8Array([0x10, 0x61, 0x01, 0x00])),
+    (e: unknown) => e instanceof DecodeError && e.offset === 4 && /literals-only/.test(e.message),
+  );
+});
