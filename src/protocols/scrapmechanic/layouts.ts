@@ -837,19 +837,35 @@ function wU64(o: Out, v: unknown, base: string, name: string): void {
 
 const axisNibble = (v: unknown, base: string, name: string) => intv(v, -4, 11, base, name) + 4;
 
-/** Bit writer into a plain array of bytes (for UpdateCharacter). */
+/** MSB-first bit writer into a fixed scratch (UpdateCharacter is at most 30 bytes). */
 class Bits {
-  bytes: number[] = [];
+  readonly bytes = new Uint8Array(32);
   bit = 0;
+  reset(): this {
+    this.bytes.fill(0);
+    this.bit = 0;
+    return this;
+  }
+  /** The low `n` bits of `v` (n ≤ 32), most significant first. */
   put(v: number, n: number): void {
     for (let i = n - 1; i >= 0; i--) {
-      const j = this.bit >>> 3;
-      if (j === this.bytes.length) this.bytes.push(0);
-      if ((v >>> i) & 1) this.bytes[j]! |= 0x80 >>> (this.bit & 7);
+      if ((v >>> i) & 1) this.bytes[this.bit >>> 3]! |= 0x80 >>> (this.bit & 7);
       this.bit++;
     }
   }
+  /** A whole byte at the current bit position. */
+  byte(v: number): void {
+    const s = this.bit & 7;
+    const j = this.bit >>> 3;
+    if (s === 0) this.bytes[j] = v;
+    else {
+      this.bytes[j]! |= v >>> s;
+      this.bytes[j + 1]! |= (v << (8 - s)) & 0xff;
+    }
+    this.bit += 8;
+  }
 }
+const BITS = new Bits();
 
 /**
  * Write the type-specific data of `u` (in-memory or JSON form). `ut`/`ot` are the
@@ -1038,7 +1054,7 @@ function writeCharacterUpdate(o: Out, d: Record<string, unknown>, base: string, 
   const c = d.color !== undefined;
   const s = d.selectedItem !== undefined;
   const pl = d.playerInfo !== undefined;
-  const w = new Bits();
+  const w = BITS.reset();
   w.put((m ? 8 : 0) | (c ? 4 : 0) | (s ? 2 : 0) | (pl ? 1 : 0), 4);
   if (m) {
     const ms = objv(d.movementStates, base, 'data.movementStates');
@@ -1051,16 +1067,20 @@ function writeCharacterUpdate(o: Out, d: Record<string, unknown>, base: string, 
   }
   if (c) {
     const [r, g, b, a] = colorBytes(d.color, base, 'data.color');
-    w.put(r, 8);
-    w.put(g, 8);
-    w.put(b, 8);
-    w.put(a, 8);
+    w.byte(r);
+    w.byte(g);
+    w.byte(b);
+    w.byte(a);
   }
   if (s) {
     const si = objv(d.selectedItem, base, 'data.selectedItem');
     writeUuid(UUID_TMP, 0, si.uuid, true, base, 'data.selectedItem.uuid');
-    for (let i = 0; i < 16; i++) w.put(UUID_TMP[i]!, 8);
-    w.put(intv(si.instanceId, 0, 0xffffffff, base, 'data.selectedItem.instanceId'), 32);
+    for (let i = 0; i < 16; i++) w.byte(UUID_TMP[i]!);
+    const iid = intv(si.instanceId, 0, 0xffffffff, base, 'data.selectedItem.instanceId');
+    w.byte(iid >>> 24);
+    w.byte((iid >>> 16) & 0xff);
+    w.byte((iid >>> 8) & 0xff);
+    w.byte(iid & 0xff);
   }
   if (pl) {
     const pi = objv(d.playerInfo, base, 'data.playerInfo');
@@ -1070,5 +1090,8 @@ function writeCharacterUpdate(o: Out, d: Record<string, unknown>, base: string, 
   const padBits = (8 - (w.bit & 7)) & 7;
   if (padVal >= 1 << padBits) fail(base, 'padding', '', `${padVal} does not fit in ${padBits} padding bits`);
   if (padBits > 0) w.put(padVal, padBits);
-  for (const x of w.bytes) o.u8(x);
+  const nbytes = w.bit >>> 3;
+  const at = o.ensure(nbytes);
+  for (let i = 0; i < nbytes; i++) o.buf[at + i] = w.bytes[i]!;
+  o.pos += nbytes;
 }
