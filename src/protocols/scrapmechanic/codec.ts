@@ -340,15 +340,20 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
         }
         u = newSub('delta', prevSize);
         u.bitfield = hexOf(buf, pos, k);
+        const outerLayer = spans?.layer;
         if (spans !== undefined) {
           spans.push(`updates[${i}]`);
           pushed = true;
           spans.add('', pos, q, 'struct');
           spans.add('bitfield', pos, pos + k, 'bitfield');
           if (q > pos + k) spans.add('replacements', pos + k, q, 'bytes');
+          // the fields live in the reconstruction: their spans go to a layer named
+          // after this sub-update's path, with offsets in the reconstructed RawUpdate
+          spans.layer = spans.path;
+          spans.add('size', 0, 2, 'u16be');
         }
         try {
-          readUpdate(u, SCRATCH, SCRATCH_DV, 2, prevSize, dctx, tracker);
+          readUpdate(u, SCRATCH, SCRATCH_DV, 2, prevSize, spans === undefined ? dctx : ctx, tracker);
         } catch (e) {
           // offsets inside the reconstruction mean nothing in the body: point at the delta
           if (e instanceof DecodeError) {
@@ -356,6 +361,8 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
             e.under('reconstructed');
           }
           throw e;
+        } finally {
+          if (spans !== undefined) spans.layer = outerLayer;
         }
         if (pushed) {
           spans!.pop();
