@@ -7,7 +7,8 @@ import { DecodeError, EncodeError, LimitError, rethrowAt } from '../../core/erro
 import { resolveLimits, type Limits } from '../../core/limits.js';
 import { decodeLz4Block, encodeLz4Block } from '../../core/lz4.js';
 import type { SpanSink } from '../../core/spans.js';
-import { readData, writeData, type LayoutCtx } from './layouts.js';
+import { readData, type LayoutCtx } from './layouts.js';
+import { writeData } from './layouts-write.js';
 import { Out } from './out.js';
 import { arr, bytes as bytesOf, hexOf, int, obj } from './primitives.js';
 import {
