@@ -115,19 +115,18 @@ export class BitWriter {
 
   /** Write the low `n` bits of `v` (0 <= n <= 32, v an unsigned integer below 2^n). */
   bits(v: number, n: number): this {
-    if (n < 0 || n > 32) throw new EncodeError('', `bit width ${n} outside 0..32`);
-    if (!Number.isInteger(v) || v < 0 || (n < 32 ? v >= 2 ** n : v > 0xffffffff)) {
-      throw new EncodeError('', `value ${v} does not fit in ${n} bits`);
-    }
+    if (!(n >= 0 && n <= 32)) throw new EncodeError('', `bit width ${n} outside 0..32`);
+    if (v >>> 0 !== v || (n < 32 && v >>> n !== 0)) throw new EncodeError('', `value ${v} does not fit in ${n} bits`);
     this.ensureBits(n);
+    const buf = this.buf;
     let left = n;
     let p = this.bitPos;
     while (left > 0) {
-      const used = p & 7;
-      const avail = 8 - used;
+      const avail = 8 - (p & 7);
       const take = left < avail ? left : avail;
-      const chunk = Math.floor(v / 2 ** (left - take)) & ((1 << take) - 1);
-      this.buf[p >>> 3]! |= chunk << (avail - take);
+      const shift = left - take;
+      const chunk = (shift >= 32 ? 0 : v >>> shift) & ((1 << take) - 1);
+      buf[p >>> 3]! |= chunk << (avail - take);
       p += take;
       left -= take;
     }

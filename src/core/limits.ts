@@ -33,6 +33,8 @@ export interface Limits {
   wowMaxBlocks: number;
   /** Most spline points in one movement block. */
   wowMaxSplinePoints: number;
+  /** Largest declared `uncompressedSize` of SMSG_COMPRESSED_UPDATE_OBJECT, bytes (the zlib output cap is the smaller of this and maxZlibOutput). */
+  wowMaxUncompressedSize: number;
 
   // --- Diep ---
   /** Most entities mentioned in one update packet. */
@@ -51,6 +53,7 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   twMaxParts: 64,
   wowMaxBlocks: 1 << 16,
   wowMaxSplinePoints: 1 << 16,
+  wowMaxUncompressedSize: 1 << 20,
   diepMaxEntities: 1 << 16,
 });
 

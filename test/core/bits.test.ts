@@ -58,3 +58,15 @@ test('totality: reading past the end is a DecodeError at the right byte', () => 
     }),
   );
 });
+
+test('the writer refuses values that do not fit their width', async () => {
+  const { EncodeError } = await import('../../src/core/errors.js');
+  const w = new BitWriter();
+  assert.throws(() => w.bits(4, 2), EncodeError);
+  assert.throws(() => w.bits(-1, 8), EncodeError);
+  assert.throws(() => w.bits(1.5, 8), EncodeError);
+  assert.throws(() => w.bits(1, 33), EncodeError);
+  assert.throws(() => w.bitsBig(1n << 40n, 40), EncodeError);
+  w.bits(0xffffffff, 32).bits(0, 0).bits(3, 2);
+  assert.deepEqual([...w.finish()], [0xff, 0xff, 0xff, 0xff, 0xc0]);
+});

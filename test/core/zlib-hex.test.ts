@@ -62,3 +62,18 @@ test('hexdump shows offsets, bytes and ASCII', () => {
   assert.match(d, /\|ABCDEFGHIJKLMNOP\|/);
   assert.match(d.split('\n')[1]!, /^0010  51/);
 });
+
+test('fromHex is total: any string gives bytes or a DecodeError inside the string', () => {
+  fc.assert(
+    fc.property(fc.string({ maxLength: 60 }), (s) => {
+      try {
+        const b = fromHex(s);
+        assert.ok(b.length <= s.length / 2);
+      } catch (e) {
+        if (!(e instanceof DecodeError)) throw e;
+        assert.ok(e.offset >= 0 && e.offset < s.length);
+      }
+    }),
+    { numRuns: 3000 },
+  );
+});

@@ -1,0 +1,154 @@
+/**
+ * Diep.io: decode throughput on the sandbox capture replayed (the 74 0x00 packets,
+ * 13,200 bytes, 878 upcreates per pass), to packet objects and into the flat
+ * reusable buffer, plus store apply, encode, the producer and the ffa vectors.
+ */
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  EntityStore,
+  UpdateBuffer,
+  decodeUpdateInto,
+  decodeClientbound,
+  decodeUpdate,
+  encodeUpdate,
+  World,
+  ViewerProducer,
+  type UpdatePacket,
+} from '../src/protocols/diep/index.js';
+import type { BenchCase } from './harness.js';
+
+const fix = new URL('../test/fixtures/diep/', import.meta.url).pathname;
+const capDir = join(fix, 'captures/sandbox_nospawn');
+
+export function cases(): BenchCase[] {
+  const all = readdirSync(capDir)
+    .filter((f) => /^\d{5}_[0-9a-f]{2}\.bin$/.test(f))
+    .sort()
+    .map((f) => new Uint8Array(readFileSync(join(capDir, f))));
+  const updates = all.filter((b) => b[0] === 0);
+  const bytes = updates.reduce((n, b) => n + b.length, 0);
+  const decoded: UpdatePacket[] = updates.map((b) => decodeUpdate(b));
+  const upcreates = decoded.reduce((n, p) => n + p.upcreates.length, 0);
+  const vectors = JSON.parse(readFileSync(join(fix, 'test-vectors.json'), 'utf8')) as { updatePackets: { hex: string }[] };
+  const ffa = vectors.updatePackets.map((v) => new Uint8Array(Buffer.from(v.hex, 'hex')));
+  const ffaBytes = ffa.reduce((n, b) => n + b.length, 0);
+  const ffaUpcreates = ffa.reduce((n, b) => n + decodeUpdate(b).upcreates.length, 0);
+  const allBytes = all.reduce((n, b) => n + b.length, 0);
+  const buf = new UpdateBuffer();
+  const flatStore = new EntityStore();
+  return [
+    {
+      group: 'diep',
+      name: 'decode to objects (decodeUpdate, 74 x 0x00)',
+      bytes,
+      items: upcreates,
+      itemUnit: 'upcreates',
+      target: { mbps: 150 },
+      fn: () => {
+        let n = 0;
+        for (let i = 0; i < updates.length; i++) n += decodeUpdate(updates[i]!).upcreates.length;
+        return n;
+      },
+    },
+    {
+      group: 'diep',
+      name: 'decode+apply, flat path (store.applyBytes)',
+      bytes,
+      items: upcreates,
+      itemUnit: 'upcreates',
+      fn: () => {
+        flatStore.reset();
+        for (let i = 0; i < updates.length; i++) flatStore.applyBytes(updates[i]!);
+        return flatStore.entities.size;
+      },
+    },
+    {
+      group: 'diep',
+      name: 'decode flat (decodeUpdateInto, 74 x 0x00)',
+      bytes,
+      items: upcreates,
+      itemUnit: 'upcreates',
+      target: { mbps: 150 },
+      fn: () => {
+        let n = 0;
+        for (let i = 0; i < updates.length; i++) n += decodeUpdateInto(updates[i]!, buf).upCount;
+        return n;
+      },
+    },
+    {
+      group: 'diep',
+      name: 'decode + apply to store (whole capture)',
+      bytes: allBytes,
+      items: upcreates,
+      itemUnit: 'upcreates',
+      fn: () => {
+        const store = new EntityStore();
+        for (let i = 0; i < all.length; i++) {
+          const p = decodeClientbound(all[i]!);
+          if (p.type === 'Update') store.apply(p);
+        }
+        return store.entities.size;
+      },
+    },
+    {
+      group: 'diep',
+      name: 'decode ffa vectors (creations, deletions, arrays)',
+      bytes: ffaBytes,
+      items: ffaUpcreates,
+      itemUnit: 'upcreates',
+      fn: () => {
+        let n = 0;
+        for (let i = 0; i < ffa.length; i++) n += decodeUpdate(ffa[i]!).upcreates.length;
+        return n;
+      },
+    },
+    {
+      group: 'diep',
+      name: 'encode sandbox capture (74 x 0x00)',
+      bytes,
+      items: upcreates,
+      itemUnit: 'upcreates',
+      fn: () => {
+        let n = 0;
+        for (let i = 0; i < decoded.length; i++) n += encodeUpdate(decoded[i]!).length;
+        return n;
+      },
+    },
+    producerCase(),
+  ];
+}
+
+/** A world of 300 moving shapes, one viewer: build and encode one 0x00 per tick. */
+function producerCase(): BenchCase {
+  const world = new World();
+  world.create(['arena', 'team']);
+  const cam = world.create(['relations', 'camera'], { 'camera.FOV': 0.35 });
+  const shapes = Array.from({ length: 300 }, (_, i) =>
+    world.create(['relations', 'physics', 'health', 'name', 'position', 'style'], { 'name.name': 'Square', 'physics.size': 40, 'position.x': (i % 20) * 100 - 1000, 'position.y': Math.floor(i / 20) * 100 - 700 }),
+  );
+  const viewer = new ViewerProducer(world, cam);
+  viewer.buildBytes();
+  let t = 0;
+  let bytes = 0;
+  const tick = (): Uint8Array => {
+    t++;
+    world.tick++;
+    for (let i = 0; i < shapes.length; i++) {
+      const e = shapes[i]!;
+      world.set(e, 'position.x', (i % 20) * 100 - 1000 + Math.sin(t + i) * 30);
+      world.set(e, 'position.y', Math.floor(i / 20) * 100 - 700 + Math.cos(t + i) * 30);
+      world.set(e, 'position.angle', t * 0.01 + i);
+    }
+    return viewer.buildBytes();
+  };
+  bytes = tick().length;
+  return {
+    group: 'diep',
+    name: 'producer: 300 moving shapes, one viewer, one tick',
+    bytes,
+    items: shapes.length,
+    itemUnit: 'upcreates',
+    fn: tick,
+  };
+}

@@ -1,0 +1,227 @@
+/**
+ * Typed items: names and named fields for every net object and event of a
+ * version (tables/objects.ts), DDNet extended (UUID) types resolved through
+ * their type-0 declarations, strings unpacked. Unknown types stay raw.
+ */
+import { EncodeError } from '../../core/errors.js';
+import type { TwVersion } from './delta.js';
+import { itemKey, type Snapshot } from './snapshot.js';
+import { intsToStr, strToInts } from './strings.js';
+import { EXT_OBJECTS, OBJECTS_06, OBJECTS_07, type ExtObjectDef, type ObjectDef } from './tables/objects.js';
+
+/** Lowest internal type a DDNet client treats as extended (`OFFSET_UUID_TYPE`). */
+export const OFFSET_UUID_TYPE = 0x4000;
+
+/** Object table of a version, indexed by type. */
+export function objectTable(version: TwVersion): readonly (ObjectDef | undefined)[] {
+  return version === '0.7' ? OBJECTS_07 : OBJECTS_06;
+}
+
+const EXT_BY_UUID = new Map<string, ExtObjectDef>(EXT_OBJECTS.map((d) => [d.uuid, d]));
+const EXT_BY_NAME = new Map<string, ExtObjectDef>(EXT_OBJECTS.map((d) => [d.name, d]));
+
+/** The extended object named by a UUID string, if known. */
+export function extObjectByUuid(uuid: string): ExtObjectDef | undefined {
+  return EXT_BY_UUID.get(uuid);
+}
+
+/** UUID string of 4 big-endian ints (a declaration item's data). */
+export function intsToUuid(ints: ArrayLike<number>, start = 0): string {
+  let s = '';
+  for (let i = 0; i < 4; i++) {
+    const v = (ints[start + i]! >>> 0).toString(16).padStart(8, '0');
+    s += i === 1 ? `-${v.slice(0, 4)}-${v.slice(4)}` : i === 2 ? `-${v.slice(0, 4)}-${v.slice(4)}` : v;
+  }
+  return s;
+}
+
+/** The 4 ints of a UUID string (declaration data). */
+export function uuidToInts(uuid: string): Int32Array {
+  const hex = uuid.replace(/-/g, '');
+  if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new EncodeError('uuid', `not a UUID: ${JSON.stringify(uuid)}`);
+  const out = new Int32Array(4);
+  for (let i = 0; i < 4; i++) out[i] = parseInt(hex.slice(i * 8, i * 8 + 8), 16) | 0;
+  return out;
+}
+
+/**
+ * Internal extended type → UUID, from the type-0 declaration items of a
+ * snapshot (merged into `into` if given, so that a session can remember
+ * declarations across snapshots: the numbering is per server process).
+ */
+export function extTypeDeclarations(snap: Snapshot, into: Map<number, string> = new Map()): Map<number, string> {
+  for (let i = 0; i < snap.numItems; i++) {
+    const key = snap.keys[i]!;
+    if (key >>> 16 === 0 && snap.size(i) === 4) {
+      into.set(key & 0xffff, intsToUuid(snap.data, snap.offsets[i]!));
+    }
+  }
+  return into;
+}
+
+/** What is known about an item type. */
+export interface ItemTypeInfo {
+  /** Object name, `Unknown<type>` for unknown types, `Ext<type>` for undeclared extended types. */
+  name: string;
+  event: boolean;
+  /** Field specs (empty when unknown). */
+  fields: readonly string[];
+  /** For extended types: the UUID and its name, when declared. */
+  uuid?: string;
+  uuidName?: string;
+  known: boolean;
+}
+
+/** Look up a type: static table first, then extended types via `decls` (internal type → UUID). */
+export function itemTypeInfo(version: TwVersion, type: number, decls?: ReadonlyMap<number, string>): ItemTypeInfo {
+  if (type >= OFFSET_UUID_TYPE) {
+    const uuid = decls?.get(type);
+    if (uuid === undefined) return { name: `Ext${type}`, event: false, fields: [], known: false };
+    const d = EXT_BY_UUID.get(uuid);
+    if (d === undefined) return { name: `Ext(${uuid})`, event: false, fields: [], uuid, known: false };
+    return { name: d.name, event: d.event === true, fields: d.fields, uuid, uuidName: d.uuidName, known: true };
+  }
+  const d = objectTable(version)[type];
+  if (d === undefined) return { name: `Unknown${type}`, event: false, fields: [], known: false };
+  return { name: d.name, event: d.event === true, fields: d.fields, known: true };
+}
+
+interface FieldSpec {
+  name: string;
+  kind: 'int' | 'str' | 'arr' | 'strs';
+  /** ints per element */
+  n: number;
+  /** elements (strs) */
+  m: number;
+  /** total ints */
+  total: number;
+}
+
+const specCache = new Map<string, FieldSpec>();
+function parseSpec(s: string): FieldSpec {
+  let f = specCache.get(s);
+  if (f !== undefined) return f;
+  const m = /^([A-Za-z0-9_]+)(?::([sa])(\d+)(?:x(\d+))?)?$/.exec(s);
+  if (m === null) throw new Error(`bad field spec ${s}`);
+  const name = m[1]!;
+  if (m[2] === undefined) f = { name, kind: 'int', n: 1, m: 1, total: 1 };
+  else if (m[2] === 'a') f = { name, kind: 'arr', n: Number(m[3]), m: 1, total: Number(m[3]) };
+  else if (m[4] === undefined) f = { name, kind: 'str', n: Number(m[3]), m: 1, total: Number(m[3]) };
+  else f = { name, kind: 'strs', n: Number(m[3]), m: Number(m[4]), total: Number(m[3]) * Number(m[4]) };
+  specCache.set(s, f);
+  return f;
+}
+
+export type FieldValue = number | string | number[] | string[];
+
+/**
+ * Named fields of an item's data. Fields beyond the data are omitted (older
+ * servers send shorter extended objects); ints beyond the known fields go to
+ * `extra`. Strings are unpacked with IntsToStr.
+ */
+export function itemFields(info: ItemTypeInfo, data: ArrayLike<number>): Record<string, FieldValue> {
+  const out: Record<string, FieldValue> = {};
+  let p = 0;
+  for (const s of info.fields) {
+    const f = parseSpec(s);
+    if (p + f.total > data.length) break;
+    if (f.kind === 'int') out[f.name] = data[p]!;
+    else if (f.kind === 'arr') out[f.name] = Array.from({ length: f.n }, (_, k) => data[p + k]!);
+    else if (f.kind === 'str') out[f.name] = intsToStr(data, p, p + f.n);
+    else out[f.name] = Array.from({ length: f.m }, (_, k) => intsToStr(data, p + k * f.n, p + (k + 1) * f.n));
+    p += f.total;
+  }
+  if (info.name === 'UuidDeclaration' && data.length === 4) {
+    const uuid = intsToUuid(data);
+    out.uuid = uuid;
+    const d = EXT_BY_UUID.get(uuid);
+    if (d !== undefined) out.uuidName = d.uuidName;
+    return out;
+  }
+  if (info.known && p < data.length) out.extra = Array.from({ length: data.length - p }, (_, k) => data[p + k]!);
+  return out;
+}
+
+/**
+ * Item data from named fields (the inverse of `itemFields`): every field in
+ * order until the first missing one; `extra` appended. Strings are packed
+ * with StrToInts.
+ */
+export function itemDataFromFields(info: ItemTypeInfo, fields: Record<string, unknown>, path = 'fields'): number[] {
+  const out: number[] = [];
+  if (info.name === 'UuidDeclaration' && typeof fields.uuid === 'string') return Array.from(uuidToInts(fields.uuid));
+  for (const s of info.fields) {
+    const f = parseSpec(s);
+    const v = fields[f.name];
+    if (v === undefined) break;
+    const bad = () => new EncodeError(`${path}.${f.name}`, `unexpected value ${JSON.stringify(v)}`);
+    if (f.kind === 'int') {
+      if (typeof v !== 'number' || !Number.isInteger(v)) throw bad();
+      out.push(v | 0);
+    } else if (f.kind === 'arr') {
+      if (!Array.isArray(v) || v.length !== f.n || !v.every((x) => typeof x === 'number' && Number.isInteger(x))) throw bad();
+      for (const x of v as number[]) out.push(x | 0);
+    } else if (f.kind === 'str') {
+      if (typeof v !== 'string') throw bad();
+      out.push(...strToInts(v, f.n));
+    } else {
+      if (!Array.isArray(v) || v.length !== f.m || !v.every((x) => typeof x === 'string')) throw bad();
+      for (const x of v as string[]) out.push(...strToInts(x, f.n));
+    }
+  }
+  const extra = fields.extra;
+  if (Array.isArray(extra)) for (const x of extra) out.push(Number(x) | 0);
+  return out;
+}
+
+/** A typed item, JSON-ready. */
+export interface TypedItem {
+  type: number;
+  id: number;
+  /** Object name (see `ItemTypeInfo.name`). */
+  typeName: string;
+  event?: boolean;
+  /** Extended types: the UUID name, when declared. */
+  uuidName?: string;
+  /** Named fields (absent for unknown types). */
+  fields?: Record<string, FieldValue>;
+  /** The raw ints (authoritative). */
+  data: number[];
+}
+
+/** Typed view of item `i` of a snapshot. */
+export function typedItem(version: TwVersion, snap: Snapshot, i: number, decls?: ReadonlyMap<number, string>): TypedItem {
+  const type = snap.type(i);
+  const data = Array.from(snap.itemData(i));
+  const info = itemTypeInfo(version, type, decls);
+  const t: TypedItem = { type, id: snap.id(i), typeName: info.name, data };
+  if (info.event) t.event = true;
+  if (info.uuidName !== undefined) t.uuidName = info.uuidName;
+  if (info.known) t.fields = itemFields(info, data);
+  return t;
+}
+
+/** Typed view of every item of a snapshot (declarations taken from the snapshot and `decls`). */
+export function typedItems(version: TwVersion, snap: Snapshot, decls?: ReadonlyMap<number, string>): TypedItem[] {
+  const d = extTypeDeclarations(snap, decls ? new Map(decls) : new Map());
+  const out: TypedItem[] = [];
+  for (let i = 0; i < snap.numItems; i++) out.push(typedItem(version, snap, i, d));
+  return out;
+}
+
+/** Find a type number by object name in a version's static table (not extended types). */
+export function typeByName(version: TwVersion, name: string): number | undefined {
+  const t = objectTable(version);
+  for (let i = 0; i < t.length; i++) if (t[i]?.name === name) return i;
+  return undefined;
+}
+
+/** The extended object definition by name (e.g. `DDNetCharacter`). */
+export function extObjectByName(name: string): ExtObjectDef | undefined {
+  return EXT_BY_NAME.get(name);
+}
+
+/** Key of the declaration item of internal type `t`. */
+export function declarationKey(t: number): number {
+  return itemKey(0, t);
+}

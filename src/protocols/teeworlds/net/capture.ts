@@ -1,0 +1,217 @@
+/**
+ * Decode Teeworlds / DDNet traffic from a packet capture (pcap or pcapng):
+ * find the server, follow each client's UDP conversation with it, decode both
+ * directions (headers, control messages, chunks, messages) and rebuild every
+ * snapshot the server sent (reassembly, deltas, CRC) per client.
+ *
+ * 0.6 traffic with DDNet's security token is recognised from the handshake
+ * (CONNECT with "TKEN"); for captures that start mid-connection, a 0.6 payload
+ * whose chunks leave exactly 4 bytes over is read as carrying the token.
+ */
+import { DecodeError } from '../../../core/errors.js';
+import { readCapture, udpDatagrams, type UdpDatagram } from '../../../core/pcap.js';
+import type { SnapKind } from '../codec.js';
+import type { TwVersion } from '../delta.js';
+import { SnapshotReceiver } from '../session.js';
+import type { Snapshot } from '../snapshot.js';
+import { describeMessage, type MessageDescription } from './describe.js';
+import { msgIds, MsgReader, readMsgHeader } from './msg.js';
+import { decodeChunks, decodeControl, decodePacket, readU32be, type ControlMessage, type NetPacket, type NetVersion } from './packet.js';
+
+export interface CaptureOptions {
+  version: NetVersion;
+  /** The server endpoint `HOST:PORT`; found from the handshake when absent. */
+  server?: string;
+}
+
+export interface CapturedSnapshot {
+  kind: SnapKind;
+  tick: number;
+  deltaTick: number;
+  crc: number;
+  crcOk: boolean;
+  numParts: number;
+  snapshot: Snapshot;
+  codecVersion: TwVersion;
+  /** The base declarations of extended types seen so far on this connection. */
+  declarations: ReadonlyMap<number, string>;
+}
+
+/** One datagram of a followed conversation, decoded. */
+export interface CapturedDatagram {
+  frame: number;
+  time: number;
+  direction: 'client→server' | 'server→client';
+  /** The client's endpoint `HOST:PORT`. */
+  client: string;
+  header?: Omit<NetPacket, 'payload'>;
+  control?: Omit<ControlMessage, 'extra'> & { extra: Uint8Array };
+  chunks?: (MessageDescription & { vital: boolean; resend: boolean; seq?: number })[];
+  /** Snapshots completed by this datagram (server→client). */
+  snapshots: CapturedSnapshot[];
+  /** Why (part of) the datagram could not be decoded. */
+  error?: string;
+}
+
+interface Conversation {
+  ddnet: boolean | undefined;
+  tokenKnown: boolean;
+  receiver: SnapshotReceiver | undefined;
+}
+
+const ep = (host: string, port: number) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
+
+/**
+ * Find the server: from the first handshake packet (0.6 CONNECT / CONNECTACCEPT,
+ * 0.7 TOKEN request / CONNECT / ACCEPT), else the endpoint on a Teeworlds port
+ * (8303..8310), else the destination of the first datagram.
+ */
+function findServer(dgrams: UdpDatagram[], version: NetVersion): string | undefined {
+  for (const d of dgrams) {
+    const p = d.payload;
+    if (version === '0.7') {
+      // 0.7 control packet: CONTROL flag (0x04 in byte 0), not connless; message id after the 7-byte header.
+      if (p.length < 8 || (p[0]! & 0x24) !== 0x04) continue;
+      const id = p[7]!;
+      if ((id === 5 || id === 1) && p.length >= 7 + 512) return ep(d.dst, d.dstPort);
+      if (id === 5 || id === 2) return ep(d.src, d.srcPort);
+    } else {
+      if (p.length < 4 || (p[0]! & 0x30) !== 0x10) continue;
+      if (p[3] === 1) return ep(d.dst, d.dstPort);
+      if (p[3] === 2) return ep(d.src, d.srcPort);
+    }
+  }
+  for (const d of dgrams) {
+    if (d.dstPort >= 8303 && d.dstPort <= 8310) return ep(d.dst, d.dstPort);
+    if (d.srcPort >= 8303 && d.srcPort <= 8310) return ep(d.src, d.srcPort);
+  }
+  const first = dgrams[0];
+  return first === undefined ? undefined : ep(first.dst, first.dstPort);
+}
+
+/** Decode a capture file. Throws DecodeError only for a malformed capture file; bad datagrams are reported in `error`. */
+export function* decodeTeeworldsCapture(bytes: Uint8Array, opts: CaptureOptions): Generator<CapturedDatagram> {
+  const cap = readCapture(bytes);
+  const dgrams = udpDatagrams(cap);
+  const server = opts.server ?? findServer(dgrams, opts.version);
+  if (server === undefined) return;
+  const convs = new Map<string, Conversation>();
+  for (const d of dgrams) {
+    const src = ep(d.src, d.srcPort);
+    const dst = ep(d.dst, d.dstPort);
+    let toServer: boolean;
+    if (dst === server) toServer = true;
+    else if (src === server) toServer = false;
+    else continue;
+    const client = toServer ? src : dst;
+    let conv = convs.get(client);
+    if (conv === undefined) {
+      conv = { ddnet: undefined, tokenKnown: false, receiver: undefined };
+      convs.set(client, conv);
+    }
+    yield decodeDatagram(d, toServer, client, conv, opts.version);
+  }
+}
+
+function codecVersionOf(version: NetVersion, conv: Conversation): TwVersion {
+  return version === '0.7' ? '0.7' : conv.ddnet ? 'ddnet' : '0.6';
+}
+
+function decodeDatagram(d: UdpDatagram, toServer: boolean, client: string, conv: Conversation, version: NetVersion): CapturedDatagram {
+  const out: CapturedDatagram = { frame: d.frame, time: d.time, direction: toServer ? 'client→server' : 'server→client', client, snapshots: [] };
+  try {
+    let pk = decodePacket(d.payload, { version, securityToken: false });
+    if (pk.connless) {
+      const { payload: _p, ...header } = pk;
+      out.header = header;
+      return out;
+    }
+    if (version === '0.6') {
+      // Security token: known from the handshake, or guessed from 4 bytes left after the chunks.
+      let strip = conv.ddnet === true && conv.tokenKnown;
+      if (pk.control) {
+        const c0 = decodeControl(pk.payload, version);
+        if ((c0.type === 'connect' || c0.type === 'connectaccept') && c0.ddnetToken !== undefined) {
+          conv.ddnet = c0.ddnetToken;
+          if (c0.type === 'connectaccept' && c0.ddnetToken) conv.tokenKnown = true;
+          strip = c0.ddnetToken;
+        } else if (conv.ddnet === undefined && c0.type !== 'connect') strip = false;
+      } else if (conv.ddnet === undefined) {
+        try {
+          const { trailing } = decodeChunks(pk.payload, pk.numChunks, version);
+          if (trailing.length === 4) {
+            conv.ddnet = true;
+            conv.tokenKnown = true;
+            strip = true;
+          } else conv.ddnet = false;
+        } catch {
+          // leave undecided
+        }
+      }
+      if (strip) pk = decodePacket(d.payload, { version, securityToken: true });
+    }
+    const { payload, ...header } = pk;
+    out.header = header;
+    if (pk.control) {
+      const c = decodeControl(payload, version);
+      out.control = c;
+      return out;
+    }
+    const codecVersion = codecVersionOf(version, conv);
+    let chunks;
+    try {
+      chunks = decodeChunks(payload, pk.numChunks, version).chunks;
+    } catch (e) {
+      out.error = e instanceof DecodeError ? e.message : String(e);
+      return out;
+    }
+    out.chunks = [];
+    const ids = msgIds(version);
+    for (const c of chunks) {
+      const desc = describeMessage(version, codecVersion, c.data);
+      const entry: MessageDescription & { vital: boolean; resend: boolean; seq?: number } = { vital: c.vital, resend: c.resend, ...desc };
+      if (c.seq !== undefined) entry.seq = c.seq;
+      out.chunks.push(entry);
+      if (!toServer && desc.system && (desc.id === ids.snap || desc.id === ids.snapSingle || desc.id === ids.snapEmpty)) {
+        conv.receiver ??= new SnapshotReceiver(codecVersion);
+        const rv = conv.receiver;
+        let r;
+        try {
+          r = rv.receiveBytes(c.data);
+        } catch {
+          continue; // already reported in the chunk description
+        }
+        if ((r.status === 'complete' || r.status === 'crc-error') && r.snapshot !== undefined) {
+          out.snapshots.push({
+            kind: r.message.kind,
+            tick: r.message.tick,
+            deltaTick: r.message.deltaTick,
+            crc: r.message.crc,
+            crcOk: r.status === 'complete',
+            numParts: r.message.numParts,
+            snapshot: r.snapshot,
+            codecVersion,
+            declarations: rv.declarations,
+          });
+        } else if (r.status === 'bad-delta' || r.status === 'missing-base') {
+          out.error = `snapshot ${r.message.tick}: ${r.status}${r.error ? ` (${r.error.message})` : ''}`;
+        }
+      }
+    }
+    // A new connection: forget the old snapshots.
+    if (toServer) {
+      for (const c of out.chunks) {
+        if (c.system && c.id === ids.info) conv.receiver = undefined;
+      }
+    }
+  } catch (e) {
+    out.error = e instanceof DecodeError ? e.message : `internal error: ${String(e)}`;
+  }
+  return out;
+}
+
+/** Read the first message header of a chunk (used by tests). */
+export function chunkMessageId(data: Uint8Array): { system: boolean; id: number } {
+  const h = readMsgHeader(new MsgReader(data));
+  return { system: h.system, id: h.id };
+}

@@ -1,0 +1,146 @@
+/**
+ * Server side (reference §13): per client, keep the snapshots sent (3 s by
+ * default), delta each new snapshot against the client's acknowledged tick
+ * when still held (else against the empty snapshot), and emit SNAPEMPTY /
+ * SNAPSINGLE / SNAP parts, following the INIT / FULL / RECOVER send rates.
+ */
+import { encodeSnapMessage, sliceSnapshot, type SliceOptions, type SnapMessage } from './codec.js';
+import { createDelta, STATIC_SIZES, type TwVersion } from './delta.js';
+import { Snapshot, SnapshotStorage } from './snapshot.js';
+import { encodeInts } from './varint.js';
+
+export type SnapRate = 'INIT' | 'FULL' | 'RECOVER';
+
+/** The send policy; the defaults are the games' (§13.2, §13.3). */
+export interface SnapPolicy {
+  /** Build snapshots only on ticks divisible by this (2 = default, 1 = `sv_high_bandwidth 1`). */
+  snapEvery: number;
+  /** INIT: send on ticks divisible by this (10). */
+  initEvery: number;
+  /** RECOVER: send on ticks divisible by this (50). */
+  recoverEvery: number;
+  /** Ticks a sent snapshot is kept as a possible base (150 = 3 s). */
+  retentionTicks: number;
+  /** Also drop stored snapshots older than the last acknowledged tick (newer DDNet). */
+  purgeBeforeAck: boolean;
+}
+
+export const DEFAULT_SNAP_POLICY: Readonly<SnapPolicy> = Object.freeze({
+  snapEvery: 2,
+  initEvery: 10,
+  recoverEvery: 50,
+  retentionTicks: 150,
+  purgeBeforeAck: false,
+});
+
+export interface ProducerOptions extends SliceOptions {
+  policy?: Partial<SnapPolicy>;
+}
+
+/** What the producer sends to one client for one tick. */
+export interface ProducedSnapshot {
+  tick: number;
+  /** Base tick (−1 = full). */
+  deltaTick: number;
+  crc: number;
+  /** The delta ints (null = no change, SNAPEMPTY). */
+  delta: Int32Array | null;
+  /** The messages (structured) and their bytes, one per part. */
+  messages: SnapMessage[];
+  bytes: Uint8Array[];
+}
+
+/** Per-client state. */
+export class ClientSnapState {
+  rate: SnapRate = 'INIT';
+  lastAck = -1;
+  readonly sent = new SnapshotStorage();
+}
+
+/** Produces snapshot messages for any number of clients. */
+export class SnapshotProducer {
+  readonly version: TwVersion;
+  readonly policy: Readonly<SnapPolicy>;
+  private readonly slice: SliceOptions;
+  private readonly clients = new Map<number, ClientSnapState>();
+
+  constructor(version: TwVersion, opts: ProducerOptions = {}) {
+    this.version = version;
+    this.policy = Object.freeze({ ...DEFAULT_SNAP_POLICY, ...opts.policy });
+    this.slice = { partSize: opts.partSize, maxParts: opts.maxParts };
+  }
+
+  /** A client entered the game (rate INIT, nothing acknowledged). */
+  addClient(id: number): ClientSnapState {
+    const c = new ClientSnapState();
+    this.clients.set(id, c);
+    return c;
+  }
+  removeClient(id: number): void {
+    this.clients.delete(id);
+  }
+  client(id: number): ClientSnapState | undefined {
+    return this.clients.get(id);
+  }
+
+  /** NETMSG_INPUT arrived with `ackTick` (§13.2): remember it; an ack > 0 switches to FULL. */
+  onInput(id: number, ackTick: number): void {
+    const c = this.clients.get(id) ?? this.addClient(id);
+    c.lastAck = ackTick;
+    if (ackTick > 0) c.rate = 'FULL';
+    if (this.policy.purgeBeforeAck && ackTick >= 0) c.sent.purgeBefore(ackTick);
+  }
+
+  /** True when a snapshot is due for this client on `tick` under its rate. */
+  due(id: number, tick: number): boolean {
+    const c = this.clients.get(id);
+    if (c === undefined) return false;
+    if (tick % this.policy.snapEvery !== 0) return false;
+    if (c.rate === 'INIT' && tick % this.policy.initEvery !== 0) return false;
+    if (c.rate === 'RECOVER' && tick % this.policy.recoverEvery !== 0) return false;
+    return true;
+  }
+
+  /**
+   * The messages for client `id` at `tick` with world state `snap`, or null when
+   * no snapshot is due under the policy (pass `force` to ignore the rate).
+   */
+  snap(id: number, tick: number, snap: Snapshot, force = false): ProducedSnapshot | null {
+    const c = this.clients.get(id) ?? this.addClient(id);
+    if (!force && !this.due(id, tick)) return null;
+    c.sent.purgeBefore(tick - this.policy.retentionTicks);
+    c.sent.set(tick, snap);
+    let base = c.lastAck >= 0 && c.lastAck !== tick ? c.sent.get(c.lastAck) : undefined;
+    let deltaTick = c.lastAck;
+    if (base === undefined) {
+      base = Snapshot.EMPTY;
+      deltaTick = -1;
+      if (c.rate === 'FULL') c.rate = 'RECOVER';
+    }
+    if (base !== Snapshot.EMPTY && sizeChanged(base, snap)) {
+      // An item kept its key but changed size: not expressible as a diff (§8.3).
+      // Send a full snapshot instead; it is always valid.
+      base = Snapshot.EMPTY;
+      deltaTick = -1;
+    }
+    return this.encode(tick, deltaTick, base, snap);
+  }
+
+  /** Encode `snap` as a delta against `base` (stored as `deltaTick`), bypassing the policy. */
+  encode(tick: number, deltaTick: number, base: Snapshot, snap: Snapshot): ProducedSnapshot {
+    const delta = createDelta(base, snap, STATIC_SIZES[this.version]);
+    const crc = snap.crc();
+    const bytes = delta === null ? new Uint8Array(0) : encodeInts(delta);
+    const messages = sliceSnapshot(tick, deltaTick, crc, bytes, this.slice);
+    return { tick, deltaTick, crc, delta, messages, bytes: messages.map((m) => encodeSnapMessage(m, this.version)) };
+  }
+}
+
+/** True when some key is in both snapshots with different sizes. */
+export function sizeChanged(from: Snapshot, to: Snapshot): boolean {
+  for (let i = 0; i < to.numItems; i++) {
+    const j = from.indexOf(to.keys[i]!);
+    if (j >= 0 && from.size(j) !== to.size(i)) return true;
+  }
+  return false;
+}

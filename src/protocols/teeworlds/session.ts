@@ -1,0 +1,199 @@
+/**
+ * Client side (reference §6.2, §6.3, §13.4): reassemble snapshot parts in any
+ * order, find the base, apply the delta, verify the CRC, store by tick, track
+ * the tick to acknowledge. A snapshot comes out complete and verified, or not
+ * at all.
+ */
+import { DecodeError } from '../../core/errors.js';
+import { DEFAULT_LIMITS, resolveLimits, type Limits } from '../../core/limits.js';
+import type { SpanSink } from '../../core/spans.js';
+import { decodeSnapMessage, MAX_SNAPSHOT_PACKSIZE, MAX_SNAPSHOT_PARTS, type SnapKind, type SnapMessage } from './codec.js';
+import { STATIC_SIZES, unpackDeltaBytes, type TwVersion } from './delta.js';
+import { extTypeDeclarations } from './items.js';
+import { Snapshot, SnapshotStorage } from './snapshot.js';
+import type { VarintMode } from './varint.js';
+
+export interface ReceiverOptions {
+  /** 5th-byte varint rule (default `'ddnet'`, see §2.3). */
+  mode?: VarintMode;
+  /** Part size the server slices with (default 900); every part but the last must have exactly this size. */
+  partSize?: number;
+  /** Most parts (default 64). */
+  maxParts?: number;
+  limits?: Partial<Limits>;
+  /** CRC errors tolerated before acknowledging −1 (default 10, as the games). */
+  maxCrcErrors?: number;
+  /** Accept only ticks above the last acknowledged one (DDNet's rule; default true). */
+  requireNewerThanAck?: boolean;
+  /**
+   * Reuse the memory of purged snapshots (default false). Faster; but then a
+   * snapshot must not be read after it left the storage (purged once a newer
+   * base is used): copy what you keep.
+   */
+  recycle?: boolean;
+}
+
+export type ReceiveStatus =
+  /** A snapshot was completed, verified and stored. */
+  | 'complete'
+  /** A part was stored; more are needed. */
+  | 'partial'
+  /** Old tick, or otherwise not for us; nothing changed. */
+  | 'ignored'
+  /** The base snapshot is not stored: the ack was set to −1. */
+  | 'missing-base'
+  /** The snapshot was rebuilt but its CRC did not match: dropped. */
+  | 'crc-error'
+  /** The reassembled delta was malformed: dropped (see `error`). */
+  | 'bad-delta';
+
+export interface ReceiveResult {
+  status: ReceiveStatus;
+  message: SnapMessage;
+  /** Present for `complete` and `crc-error`. */
+  snapshot?: Snapshot;
+  /** CRC of the rebuilt snapshot (complete, crc-error). */
+  crc?: number;
+  /** The packed delta bytes of the completed snapshot (all parts in order). */
+  delta?: Uint8Array;
+  error?: DecodeError;
+}
+
+/** Receives snapshot messages of one connection. */
+export class SnapshotReceiver {
+  readonly version: TwVersion;
+  readonly storage: SnapshotStorage;
+  /** Internal extended type → UUID, learned from declarations of all snapshots so far. */
+  readonly declarations = new Map<number, string>();
+  private readonly mode: VarintMode;
+  private readonly partSize: number;
+  private readonly maxParts: number;
+  private readonly limits: Readonly<Limits>;
+  private readonly maxCrcErrors: number;
+  private readonly requireNewer: boolean;
+  private readonly sizes: Int32Array;
+
+  // reassembly state
+  private recvTick = -1;
+  private numParts = 0;
+  private deltaTick = 0;
+  private crc = 0;
+  private kind: SnapKind = 'snap';
+  private parts: (Uint8Array | undefined)[] = [];
+  private received = 0;
+
+  /** Tick of the last snapshot stored (−1 if none). */
+  lastAckedTick = -1;
+  /** The tick to put in the next INPUT (−1 asks for a full snapshot). */
+  ackTick = -1;
+  /** CRC errors counted as the games do. */
+  crcErrors = 0;
+  /** The newest stored snapshot. */
+  current: Snapshot | undefined;
+  currentTick = -1;
+
+  constructor(version: TwVersion, opts: ReceiverOptions = {}) {
+    this.version = version;
+    this.mode = opts.mode ?? 'ddnet';
+    this.partSize = opts.partSize ?? MAX_SNAPSHOT_PACKSIZE;
+    this.maxParts = opts.maxParts ?? MAX_SNAPSHOT_PARTS;
+    this.limits = opts.limits ? resolveLimits(opts.limits) : DEFAULT_LIMITS;
+    this.maxCrcErrors = opts.maxCrcErrors ?? 10;
+    this.requireNewer = opts.requireNewerThanAck ?? true;
+    this.sizes = STATIC_SIZES[version];
+    this.storage = new SnapshotStorage({ recycle: opts.recycle === true });
+  }
+
+  /** Decode a message (bytes as in a chunk) and receive it. Throws DecodeError for a malformed message. */
+  receiveBytes(bytes: Uint8Array, spans?: SpanSink): ReceiveResult {
+    const m = decodeSnapMessage(bytes, this.version, { mode: this.mode, maxPartSize: this.partSize, maxParts: Math.min(this.maxParts, this.limits.twMaxParts), spans });
+    return this.receive(m);
+  }
+
+  /** Receive a decoded snapshot message. Never throws. */
+  receive(m: SnapMessage): ReceiveResult {
+    if (m.numParts < 1 || m.numParts > this.maxParts || m.part < 0 || m.part >= m.numParts || m.data.length > this.partSize) {
+      return { status: 'ignored', message: m };
+    }
+    if ((this.requireNewer && m.tick <= this.lastAckedTick) || m.tick < this.recvTick) return { status: 'ignored', message: m };
+    if (m.tick > this.recvTick || m.numParts !== this.numParts || m.deltaTick !== this.deltaTick || m.crc !== this.crc || m.kind !== this.kind) {
+      this.recvTick = m.tick;
+      this.numParts = m.numParts;
+      this.deltaTick = m.deltaTick;
+      this.crc = m.crc;
+      this.kind = m.kind;
+      this.parts = new Array<Uint8Array | undefined>(m.numParts);
+      this.received = 0;
+    }
+    if (m.part < m.numParts - 1 && m.data.length !== this.partSize) return { status: 'ignored', message: m };
+    if (this.parts[m.part] === undefined) this.received++;
+    this.parts[m.part] = m.data;
+    if (this.received < this.numParts) return { status: 'partial', message: m };
+
+    // complete: concatenate in index order
+    let total = 0;
+    for (let i = 0; i < this.numParts; i++) total += this.parts[i]!.length;
+    let blob: Uint8Array;
+    if (this.numParts === 1) blob = this.parts[0]!;
+    else {
+      blob = new Uint8Array(total);
+      let o = 0;
+      for (let i = 0; i < this.numParts; i++) {
+        blob.set(this.parts[i]!, o);
+        o += this.parts[i]!.length;
+      }
+    }
+    const deltaTick = this.deltaTick;
+    const kind = this.kind;
+    const crc = this.crc;
+    this.parts = [];
+    this.received = 0;
+    this.numParts = 0;
+
+    const base = deltaTick === -1 ? Snapshot.EMPTY : this.storage.get(deltaTick);
+    if (base === undefined) {
+      this.ackTick = -1;
+      return { status: 'missing-base', message: m, delta: blob };
+    }
+    let snap: Snapshot;
+    try {
+      snap = unpackDeltaBytes(base, blob, 0, blob.length, this.sizes, this.mode, this.limits);
+    } catch (e) {
+      const err = e instanceof DecodeError ? e : new DecodeError(0, 'delta', 'a well-formed delta', String(e));
+      return { status: 'bad-delta', message: m, delta: blob, error: err.under('delta') };
+    }
+    const got = snap.crc();
+    if (kind !== 'snap_empty' && got !== crc) {
+      this.crcErrors++;
+      if (this.crcErrors > this.maxCrcErrors) {
+        this.ackTick = -1;
+        this.crcErrors = 0;
+      }
+      return { status: 'crc-error', message: m, snapshot: snap, crc: got, delta: blob };
+    }
+    if (kind !== 'snap_empty' && this.crcErrors > 0) this.crcErrors--;
+    if (deltaTick >= 0) this.storage.purgeBefore(deltaTick);
+    this.storage.set(m.tick, snap);
+    extTypeDeclarations(snap, this.declarations);
+    this.lastAckedTick = m.tick;
+    this.ackTick = m.tick;
+    this.current = snap;
+    this.currentTick = m.tick;
+    return { status: 'complete', message: m, snapshot: snap, crc: got, delta: blob };
+  }
+
+  /** Forget everything (e.g. on reconnect or map change). */
+  reset(): void {
+    this.storage.clear();
+    this.declarations.clear();
+    this.recvTick = -1;
+    this.parts = [];
+    this.received = 0;
+    this.numParts = 0;
+    this.lastAckedTick = -1;
+    this.ackTick = -1;
+    this.crcErrors = 0;
+    this.current = undefined;
+    this.currentTick = -1;
+  }
+}

@@ -1,0 +1,299 @@
+/**
+ * The inspector's model: turns an input (a bundled sample, pasted hex, a dropped file)
+ * into a list of decoded messages, each with its spans, inner buffers, entity byte
+ * ranges, the client-side state after it, or the error it raised.
+ *
+ * No DOM here, and no decoding of its own: every byte is read by the family adapters
+ * (`FamilyAdapter` in src/families/types.ts), the same code the CLI runs.
+ */
+import { DecodeError, fromHex, SpanSink, toJsonValue } from '../../core/index.js';
+import type { Span } from '../../core/index.js';
+import type { DecodedMessage, EntityByteRange, EntityTable, FamilyAdapter, OptionValues, Sample } from '../../families/types.js';
+
+/** What went wrong in one message. */
+export interface MessageError {
+  /** One line, the DecodeError's own text. */
+  message: string;
+  /** Byte offset (meaningful when `decodeError`). */
+  offset: number;
+  path: string;
+  /** True for a DecodeError; false for anything else (a decoder bug, shown as such). */
+  decodeError: boolean;
+  /**
+   * The inner buffer the offset refers to, when the decoder was inside one (its span
+   * sink's `layer` was still set when it threw); absent for the message itself.
+   */
+  layer?: string;
+}
+
+/** One decoded (or failed) message of a session. */
+export interface MessageView {
+  index: number;
+  /** The input bytes, when known (decodeFile results, e.g. from a pcap, have none). */
+  bytes: Uint8Array | undefined;
+  records: unknown[];
+  layers: Record<string, Uint8Array>;
+  entities: EntityByteRange[];
+  /** Spans recorded by the decoder (also the ones recorded before an error). */
+  spans: Span[];
+  /** Client-side state after this message (a JSON copy), when the family keeps one. */
+  state: EntityTable | undefined;
+  error: MessageError | undefined;
+}
+
+export interface Session {
+  family: FamilyAdapter;
+  options: OptionValues;
+  /** Where the input came from (`sample: …`, `pasted hex`, a file name). */
+  source: string;
+  /** How the input was read (`1 message`, `hex lines`, `capture file`). */
+  kind: string;
+  messages: MessageView[];
+  /** An input-level problem (bad hex, unreadable capture) shown instead of messages. */
+  inputError: string | undefined;
+}
+
+/** Caps that keep the page responsive on big inputs. */
+export const MAX_MESSAGES = 20000;
+
+/** Family option values: the defaults, then the given overrides. */
+export function optionsFor(family: FamilyAdapter, given: OptionValues = {}): OptionValues {
+  const out: OptionValues = {};
+  for (const [k, o] of Object.entries(family.options)) if (o.default !== undefined) out[k] = o.default;
+  for (const [k, v] of Object.entries(given)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+function errorInfo(e: unknown): MessageError {
+  if (e instanceof DecodeError) return { message: e.message, offset: e.offset, path: e.path, decodeError: true };
+  const msg = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+  return { message: `internal error (not a DecodeError — a decoder bug): ${msg}`, offset: 0, path: '', decodeError: false };
+}
+
+function jsonCopy<T>(v: T): T {
+  return toJsonValue(v) as T;
+}
+
+function view(index: number, bytes: Uint8Array | undefined, d: DecodedMessage | undefined, spans: Span[], state: EntityTable | undefined, error: MessageError | undefined): MessageView {
+  return {
+    index,
+    bytes,
+    records: d ? (jsonCopy(d.records) as unknown[]) : [],
+    layers: d?.layers ?? {},
+    entities: d?.entities ?? [],
+    spans,
+    state,
+    error,
+  };
+}
+
+function stateOf(dec: { state?(): EntityTable }): EntityTable | undefined {
+  if (dec.state === undefined) return undefined;
+  try {
+    return jsonCopy(dec.state());
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Decode a sequence of messages with one stateful decoder, in order. A message that
+ * fails is kept with its error (and the spans recorded up to it); decoding goes on
+ * with the next one, as a live client would.
+ */
+export function decodeMessages(family: FamilyAdapter, options: OptionValues, inputs: readonly Uint8Array[]): MessageView[] {
+  const out: MessageView[] = [];
+  let dec;
+  try {
+    dec = family.createDecoder(options);
+  } catch (e) {
+    const err = errorInfo(e);
+    return inputs.slice(0, 1).map((b) => view(0, b, undefined, [], undefined, err));
+  }
+  const n = Math.min(inputs.length, MAX_MESSAGES);
+  for (let i = 0; i < n; i++) {
+    const bytes = inputs[i]!;
+    const sink = new SpanSink();
+    try {
+      const d = dec.decode(bytes, sink);
+      out.push(view(i, bytes, d, sink.spans, stateOf(dec), undefined));
+    } catch (e) {
+      const err = errorInfo(e);
+      const layer = err.decodeError ? errorLayer(err.path, sink) : undefined;
+      if (layer !== undefined) err.layer = layer;
+      out.push(view(i, bytes, undefined, sink.spans, stateOf(dec), err));
+    }
+  }
+  return out;
+}
+
+/**
+ * Which buffer a DecodeError's offset refers to: the layer the decoder was in when it
+ * threw, else the layer of the deepest recorded span whose path contains the error's
+ * path (a decoder that resets its layer on the way out still recorded its fields there).
+ */
+export function errorLayer(path: string, sink: SpanSink): string | undefined {
+  if (sink.layer !== undefined) return sink.layer;
+  let best: Span | undefined;
+  for (const s of sink.spans) {
+    if (s.path === '' || (best !== undefined && s.path.length <= best.path.length)) continue;
+    const c = path.charCodeAt(s.path.length);
+    if (path.startsWith(s.path) && (path.length === s.path.length || c === 46 /* . */ || c === 91 /* [ */)) best = s;
+  }
+  return best?.layer;
+}
+
+/** Messages from a family's own file decoder (a pcap...); an error ends the list. */
+function fromDecodedFile(iter: Iterable<DecodedMessage>): MessageView[] {
+  const out: MessageView[] = [];
+  try {
+    for (const d of iter) {
+      out.push(view(out.length, undefined, d, [], undefined, undefined));
+      if (out.length >= MAX_MESSAGES) break;
+    }
+  } catch (e) {
+    out.push(view(out.length, undefined, undefined, [], undefined, errorInfo(e)));
+  }
+  return out;
+}
+
+/** One hex message per line; blank lines and `#` comments skipped. Throws a line-numbered Error on bad hex. */
+export function parseHexLines(text: string): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    try {
+      out.push(fromHex(line));
+    } catch (e) {
+      if (e instanceof DecodeError) throw new Error(`line ${i + 1}: bad hex at character ${e.offset + 1}: expected ${e.expected}${e.found ? `, found ${e.found}` : ''}`);
+      throw e;
+    }
+  }
+  return out;
+}
+
+const HEX_LINE = /^(0x)?[0-9a-fA-F][0-9a-fA-F\s:-]*$/;
+
+/** True when a file is text made of hex lines (and `#` comments). */
+export function looksLikeHexLines(bytes: Uint8Array): boolean {
+  if (bytes.length === 0) return false;
+  for (let i = 0; i < Math.min(bytes.length, 4096); i++) {
+    const b = bytes[i]!;
+    if (b === 0 || b > 0x7e || (b < 0x20 && b !== 9 && b !== 10 && b !== 13)) return false;
+  }
+  const text = new TextDecoder().decode(bytes);
+  let hexLines = 0;
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    if (!HEX_LINE.test(line)) return false;
+    hexLines++;
+  }
+  return hexLines > 0;
+}
+
+function session(family: FamilyAdapter, options: OptionValues, source: string, kind: string, messages: MessageView[], inputError?: string): Session {
+  return { family, options, source, kind, messages, inputError };
+}
+
+/** Pasted text: hex, one message per line (several lines make a stream). */
+export function decodePastedHex(family: FamilyAdapter, options: OptionValues, text: string): Session {
+  let inputs: Uint8Array[];
+  try {
+    inputs = parseHexLines(text);
+  } catch (e) {
+    return session(family, options, 'pasted hex', 'hex', [], (e as Error).message);
+  }
+  if (inputs.length === 0) return session(family, options, 'pasted hex', 'hex', [], 'no hex to decode');
+  return session(family, options, 'pasted hex', inputs.length === 1 ? '1 message' : `${inputs.length} hex lines`, decodeMessages(family, options, inputs));
+}
+
+/**
+ * A file's bytes: the family's own file decoder first (a pcap), then a text file of
+ * hex lines (a stream), else one binary message.
+ */
+export function decodeFileBytes(family: FamilyAdapter, options: OptionValues, name: string, bytes: Uint8Array, format?: Sample['format']): Session {
+  if (format === 'hex-lines' || (format === undefined && looksLikeHexLines(bytes))) {
+    let inputs: Uint8Array[];
+    try {
+      inputs = parseHexLines(new TextDecoder().decode(bytes));
+    } catch (e) {
+      return session(family, options, name, 'hex lines', [], (e as Error).message);
+    }
+    return session(family, options, name, `${inputs.length} hex line${inputs.length === 1 ? '' : 's'}`, decodeMessages(family, options, inputs));
+  }
+  if (format !== 'binary' && family.decodeFile !== undefined) {
+    let iter: Iterable<DecodedMessage> | undefined;
+    try {
+      iter = family.decodeFile(bytes, options);
+    } catch (e) {
+      return session(family, options, name, 'capture file', [view(0, undefined, undefined, [], undefined, errorInfo(e))]);
+    }
+    if (iter !== undefined) return session(family, options, name, 'capture file', fromDecodedFile(iter));
+  }
+  if (format === 'pcap') return session(family, options, name, 'capture file', [], `${family.name} cannot read this capture file`);
+  return session(family, options, name, '1 message', decodeMessages(family, options, [bytes]));
+}
+
+/** Inner buffers of a message by name, the outer input first (as `''`). */
+export function buffersOf(m: MessageView): Array<[string, Uint8Array]> {
+  const out: Array<[string, Uint8Array]> = [];
+  if (m.bytes !== undefined) out.push(['', m.bytes]);
+  for (const [k, v] of Object.entries(m.layers)) if (v instanceof Uint8Array) out.push([k, v]);
+  return out;
+}
+
+/** Index of spans by path, and the byte range a tree node covers. */
+export class SpanIndex {
+  private readonly byPath = new Map<string, Span>();
+  /** For every path that has spans below it: the range covering them (in the first one's buffer). */
+  private readonly unions = new Map<string, Span>();
+  constructor(readonly spans: readonly Span[]) {
+    for (const s of spans) {
+      const prev = this.byPath.get(s.path);
+      // keep the widest span of a path (a struct recorded after its fields covers them)
+      if (prev === undefined || s.end - s.start > prev.end - prev.start) this.byPath.set(s.path, s);
+      for (let p = parentPath(s.path), guard = 0; guard < 64; p = parentPath(p), guard++) {
+        const u = this.unions.get(p);
+        if (u === undefined) this.unions.set(p, { start: s.start, end: s.end, path: p, kind: 'group', ...(s.layer !== undefined ? { layer: s.layer } : {}) });
+        else if (u.layer === s.layer) {
+          if (s.start < u.start) u.start = s.start;
+          if (s.end > u.end) u.end = s.end;
+        }
+        if (p === '') break;
+      }
+    }
+  }
+
+  /** The span of `path`, or the range covering all spans below it (same buffer), or undefined. */
+  rangeOf(path: string): Span | undefined {
+    return this.byPath.get(path) ?? this.unions.get(path);
+  }
+
+  has(path: string): boolean {
+    return this.byPath.has(path);
+  }
+
+  /** The innermost span covering byte `offset` of a buffer. */
+  innermost(offset: number, layer: string | undefined): Span | undefined {
+    let best: Span | undefined;
+    for (const s of this.spans) {
+      if (s.start <= offset && offset < s.end && s.layer === layer) {
+        const len = s.end - s.start;
+        const bestLen = best === undefined ? Infinity : best.end - best.start;
+        if (len < bestLen || (len === bestLen && best !== undefined && s.path.length > best.path.length)) best = s;
+      }
+    }
+    return best;
+  }
+}
+
+/** Parent path: `a.b[3].c` → `a.b[3]` → `a.b` → `a` → ``. */
+export function parentPath(path: string): string {
+  const dot = path.lastIndexOf('.');
+  const br = path.lastIndexOf('[');
+  const cut = Math.max(dot, br);
+  return cut <= 0 ? '' : path.slice(0, cut);
+}

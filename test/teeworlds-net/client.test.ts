@@ -1,0 +1,297 @@
+/**
+ * The client against the fake server, in process with a simulated clock:
+ * joining, acknowledging, deltas, multi-part snapshots in any order, and a
+ * misbehaving server (random datagrams, truncated chunks, wrong tokens, wrong
+ * CRCs) that must not crash it.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { decodeChunks, decodePacket, intsToStr, MsgWriter, TeeworldsClient, type ReceivedSnapshot, type NetVersion, type ClientProblem } from '../../src/protocols/teeworlds/index.js';
+import { FakeServer } from './fake-server.js';
+
+interface Rig {
+  client: TeeworldsClient;
+  server: FakeServer;
+  snaps: ReceivedSnapshot[];
+  problems: ClientProblem[];
+  toClient: Uint8Array[];
+  toServer: Uint8Array[];
+  now: number;
+  run(ms: number): void;
+}
+
+function rig(version: NetVersion, ddnet: boolean, serverOpts: { partSize?: number; fillerItems?: number } = {}): Rig {
+  const toClient: Uint8Array[] = [];
+  const toServer: Uint8Array[] = [];
+  const server = new FakeServer({ version, ddnet, ...serverOpts }, (b) => toClient.push(b));
+  const client = new TeeworldsClient({ version, ddnetToken: ddnet, name: 'tester' }, (b) => toServer.push(b));
+  const r: Rig = {
+    client,
+    server,
+    snaps: [],
+    problems: [],
+    toClient,
+    toServer,
+    now: 0,
+    run(ms: number) {
+      const end = r.now + ms;
+      while (r.now < end) {
+        r.now += 20;
+        client.update(r.now);
+        if (r.now % 40 === 0) server.step(r.now);
+        server.conn.update(r.now);
+        for (let guard = 0; guard < 100 && (toServer.length > 0 || toClient.length > 0); guard++) {
+          for (const b of toServer.splice(0)) server.receive(b, r.now);
+          for (const b of toClient.splice(0)) client.receive(b, r.now);
+        }
+      }
+    },
+  };
+  client.on('snapshot', (s) => r.snaps.push(s));
+  client.on('problem', (p) => r.problems.push(p));
+  client.start(0);
+  return r;
+}
+
+for (const [version, ddnet] of [['0.7', false], ['0.6', true], ['0.6', false]] as const) {
+  test(`client ${version}${ddnet ? ' + DDNet token' : ''}: joins, acknowledges, receives deltas`, () => {
+    const r = rig(version, ddnet);
+    r.run(3000);
+    assert.equal(r.client.state, 'ingame');
+    assert.equal(r.server.playerName, 'tester');
+    assert.ok(r.snaps.length >= 50, `${r.snaps.length} snapshots`);
+    assert.ok(r.snaps.every((s) => s.crcOk));
+    assert.equal(r.snaps[0]!.deltaTick, -1);
+    assert.ok(r.snaps.slice(5).every((s) => s.deltaTick !== -1), 'deltas once acks flow');
+    assert.ok(r.server.acks.some((a) => a > 0));
+    assert.deepEqual(r.problems, []);
+    if (version === '0.6') {
+      const players = [...r.client.world.players.values()];
+      assert.equal(players.length, 1);
+      assert.equal(players[0]!.name, 'tester');
+      assert.equal(players[0]!.local, true);
+      const snap = r.snaps.at(-1)!.snapshot;
+      const i = snap.indexOf((11 << 16) | 0);
+      assert.equal(intsToStr(snap.itemData(i), 0, 4), 'tester');
+    } else {
+      assert.equal(r.client.clientInfos.get(0)?.name, 'tester');
+    }
+    assert.equal(r.client.world.characters.size, 1);
+    // leave cleanly
+    r.client.disconnect('bye', r.now);
+    assert.equal(r.client.state, 'closed');
+    const last = r.toServer.at(-1)!;
+    assert.ok(last.length > 0);
+  });
+}
+
+test('client: multi-part snapshots, parts in reverse order', () => {
+  const r = rig('0.6', true, { fillerItems: 150 });
+  r.run(600);
+  for (let t = r.server.tick; t < r.server.tick + 200; t++) r.server.reverseParts.add(t);
+  r.run(2000);
+  const multi = r.snaps.filter((s) => s.numParts > 1);
+  assert.ok(multi.length > 0, 'a multi-part snapshot arrived');
+  assert.ok(r.snaps.every((s) => s.crcOk));
+  assert.ok(r.snaps.length > 20);
+});
+
+test('client: a snapshot with a wrong CRC is reported, not stored; the session carries on', () => {
+  const r = rig('0.7', false);
+  r.run(1000);
+  const n0 = r.snaps.length;
+  assert.ok(n0 > 5);
+  const bad = r.server.tick + 4;
+  r.server.wrongCrc.add(bad);
+  r.run(1000);
+  const badSnap = r.snaps.find((s) => s.tick === bad);
+  assert.ok(badSnap !== undefined && badSnap.crcOk === false);
+  assert.ok(r.problems.some((p) => /CRC mismatch/.test(p.what)));
+  assert.ok(r.snaps.filter((s) => s.tick > bad).every((s) => s.crcOk));
+  assert.ok(r.snaps.filter((s) => s.tick > bad).length > 10);
+  assert.equal(r.client.state, 'ingame');
+});
+
+test('client: more than 10 CRC errors make it acknowledge -1 (full snapshot follows)', () => {
+  const r = rig('0.6', true);
+  r.run(800);
+  const start = r.server.tick;
+  for (let t = start + 2; t < start + 40; t += 2) r.server.wrongCrc.add(t);
+  r.run(2500);
+  assert.ok(r.server.acks.includes(-1));
+  assert.ok(r.snaps.filter((s) => !s.crcOk).length > 10);
+  const afterBad = r.snaps.filter((s) => s.tick > start && s.crcOk);
+  assert.ok(afterBad.some((s) => s.deltaTick === -1), 'a full snapshot after the -1 ack');
+  assert.equal(r.client.state, 'ingame');
+});
+
+for (const [version, ddnet] of [['0.7', false], ['0.6', true]] as const) {
+  test(`client ${version}: random datagrams, truncated chunks and wrong tokens cannot crash it`, () => {
+    const r = rig(version, ddnet);
+    r.run(800);
+    assert.equal(r.client.state, 'ingame');
+    const before = r.snaps.length;
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 1500 }), (b) => {
+        r.client.receive(b, r.now);
+      }),
+      { numRuns: 2000 },
+    );
+    // Truncated chunks: a chunk header claiming more data than present.
+    r.client.receive(r.server.rawPacket(new Uint8Array([0x05, 0x00, 0x0b, 0x01]), 1), r.now);
+    r.client.receive(r.server.rawPacket(new Uint8Array([0x40]), 1), r.now);
+    r.client.receive(r.server.rawPacket(new Uint8Array([0x00, 0x03, 0x0b]), 3), r.now);
+    // A chunk with a snapshot message cut short.
+    r.client.receive(r.server.rawPacket(new Uint8Array([0x00, 0x04, version === '0.7' ? 0x0d : 0x0b, 0x81, 0x01, 0x02]), 1), r.now);
+    // Wrong tokens.
+    const wrong = r.problems.length;
+    r.client.receive(r.server.rawPacket(new Uint8Array([0x00, 0x01, 0x00]), 1, { token: 0x01020304, securityToken: 0x01020304 }), r.now);
+    assert.ok(r.problems.length > wrong);
+    assert.ok(r.problems.slice(wrong).some((p) => /token/.test(p.what)));
+    // Mutated real traffic from the server.
+    const good: Uint8Array[] = [];
+    const tap = (e: { direction: string; bytes: Uint8Array }) => {
+      if (e.direction === 'in' && good.length < 50) good.push(e.bytes.slice());
+    };
+    r.client.on('datagram', tap);
+    r.run(400);
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 49 }), fc.integer({ min: 0, max: 1500 }), fc.integer({ min: 0, max: 255 }), fc.boolean(), (k, pos, v, cut) => {
+        const g = good[k % good.length]!.slice();
+        if (cut) r.client.receive(g.subarray(0, pos % (g.length + 1)), r.now);
+        else {
+          g[pos % g.length] = v;
+          r.client.receive(g, r.now);
+        }
+      }),
+      { numRuns: 1500 },
+    );
+    assert.ok(r.problems.length > 0);
+    assert.ok(r.problems.every((p) => typeof p.what === 'string'));
+    // Still in the game and still receiving good snapshots.
+    const mid = r.snaps.length;
+    r.run(2500);
+    assert.ok(mid > before);
+    assert.notEqual(r.client.state, 'offline');
+    if (r.client.state === 'ingame') {
+      const fresh = r.snaps.slice(mid).filter((s) => s.crcOk);
+      assert.ok(fresh.length > 10, `${fresh.length} good snapshots after the abuse`);
+    } else {
+      // Disconnecting cleanly is allowed too.
+      assert.equal(r.client.state, 'closed');
+    }
+  });
+}
+
+for (const version of ['0.7', '0.6'] as const) {
+  test(`client ${version}: a snapshot message from the far future does not stall it for good`, () => {
+    const r = rig(version, version === '0.6');
+    r.run(800);
+    const ids = version === '0.7' ? { single: 8 } : { single: 7 };
+    const future = r.server.tick + 100000;
+    // SNAPSINGLE tick=future, delta=1 (base future-1, never stored), crc 0, one data byte.
+    const msg = new MsgWriter().int((ids.single << 1) | 1).int(future).int(1).int(0).int(1).raw(new Uint8Array([0])).finish();
+    const chunk = new Uint8Array([0x00, msg.length, ...msg]);
+    r.client.receive(r.server.rawPacket(version === '0.7' ? new Uint8Array([(msg.length >> 6) & 0x3f, msg.length & 0x3f, ...msg]) : chunk, 1), r.now);
+    const mid = r.snaps.length;
+    r.run(3000);
+    assert.ok(r.problems.some((p) => /resetting the snapshot state/.test(p.what)), JSON.stringify(r.problems.map((p) => p.what)));
+    const fresh = r.snaps.slice(mid).filter((s) => s.crcOk);
+    assert.ok(fresh.length > 20, `${fresh.length} snapshots after the reset`);
+    assert.equal(r.client.state, 'ingame');
+  });
+}
+
+test('client 0.6 + token: a lost ACCEPT is repeated until the server answers', () => {
+  const r = rig('0.6', true);
+  // Deliver the CONNECT, then lose everything the client sends for 1.5 s (ACCEPT, INFO).
+  for (const b of r.toServer.splice(0)) r.server.receive(b, 0);
+  for (const b of r.toClient.splice(0)) r.client.receive(b, 0);
+  assert.equal(r.client.state, 'loading');
+  const serverState = r.server.state;
+  for (let t = 20; t <= 1500; t += 20) {
+    r.client.update(t);
+    r.toServer.length = 0;
+  }
+  r.now = 1500;
+  assert.equal(serverState, 'connected');
+  r.server.state = 'waiting'; // the server never saw the ACCEPT: it has no connection yet
+  r.server.conn.reset(1500);
+  // From now on the fake server treats ACCEPT as the moment the connection exists.
+  const orig = r.server.receive.bind(r.server);
+  r.server.receive = (b, now) => {
+    if (r.server.state === 'waiting' && b.length >= 4 && (b[0]! & 0x10) !== 0 && b[3] === 3) {
+      r.server.state = 'connected';
+      return;
+    }
+    orig(b, now);
+  };
+  r.run(3000);
+  assert.equal(r.client.state, 'ingame');
+  assert.ok(r.snaps.length > 20);
+});
+
+for (const version of ['0.7', '0.6'] as const) {
+  test(`client ${version}: answers the server's PING with PING_REPLY`, () => {
+    const r = rig(version, version === '0.6');
+    r.run(400);
+    const ping = version === '0.7' ? 26 : 22;
+    r.server.conn.queue(new MsgWriter().int((ping << 1) | 1).finish(), true, r.now);
+    r.server.conn.flush(r.now);
+    const seen: number[] = [];
+    const orig = r.server.receive.bind(r.server);
+    r.server.receive = (b, now) => {
+      const pk = decodePacket(b, { version, securityToken: version === '0.6' });
+      if (!pk.control) for (const c of decodeChunks(pk.payload, pk.numChunks, version).chunks) seen.push(c.data[0]!);
+      orig(b, now);
+    };
+    r.run(100);
+    assert.ok(seen.includes(((ping + 1) << 1) | 1), `PING_REPLY header ${(((ping + 1) << 1) | 1).toString(16)} among ${seen.map((x) => x.toString(16))}`);
+  });
+}
+
+test('client: STARTINFO carries the chosen name, clan, country and skin (0.6) / skin parts (0.7)', () => {
+  for (const version of ['0.6', '0.7'] as const) {
+    const toC: Uint8Array[] = [];
+    const toS: Uint8Array[] = [];
+    const server = new FakeServer({ version, ddnet: version === '0.6' }, (b) => toC.push(b));
+    const client = new TeeworldsClient(
+      { version, name: 'nämé', clan: 'clan', country: 276, skin: 'pinky', skinParts: ['kitty', 'stripes', '', 'standard', 'standard', 'negative'] },
+      (b) => toS.push(b),
+    );
+    client.start(0);
+    for (let now = 20; now < 600; now += 20) {
+      client.update(now);
+      for (const b of toS.splice(0)) server.receive(b, now);
+      for (const b of toC.splice(0)) client.receive(b, now);
+    }
+    assert.equal(server.playerName, 'nämé');
+    assert.deepEqual(server.startInfo, { clan: 'clan', country: 276, skins: version === '0.7' ? ['kitty', 'stripes', '', 'standard', 'standard', 'negative'] : ['pinky'] });
+  }
+});
+
+test('client: handshake times out cleanly without a server', () => {
+  const sent: Uint8Array[] = [];
+  const c = new TeeworldsClient({ version: '0.7', timeoutMs: 2000 }, (b) => sent.push(b));
+  let closed = '';
+  c.on('close', (r) => (closed = r));
+  c.start(0);
+  for (let t = 0; t <= 3000; t += 50) c.update(t);
+  assert.equal(c.state, 'closed');
+  assert.match(closed, /timed out/);
+  // TOKEN requests were repeated every 0.5 s, each 7 + 513 bytes.
+  assert.ok(sent.length >= 4);
+  assert.ok(sent.every((b) => b.length === 520 && b[7] === 5));
+});
+
+test('client: server CLOSE ends the session', () => {
+  const r = rig('0.6', true);
+  r.run(500);
+  r.server.conn.sendControl(4, new TextEncoder().encode('kicked\0'), r.now);
+  let reason = '';
+  r.client.on('close', (x) => (reason = x));
+  for (const b of r.toClient.splice(0)) r.client.receive(b, r.now);
+  assert.equal(r.client.state, 'closed');
+  assert.match(reason, /kicked/);
+});
