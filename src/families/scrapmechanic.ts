@@ -8,6 +8,7 @@ import {
   ScrapMechanicSession,
   encodeBody,
   encodeMessage,
+  encodeNetworkUpdate,
   toJson,
   type DeltaPolicy,
   type Packet,
@@ -20,6 +21,18 @@ function updatesOf(p: Packet, out: SubUpdate[] = []): SubUpdate[] {
   if ('updates' in p) out.push(...p.updates);
   else if ('packets' in p) for (const q of p.packets) updatesOf(q, out);
   return out;
+}
+
+/**
+ * The reconstructed bytes of every DeltaUpdate, by the layer name its field spans
+ * use (the sub-update's path: `updates[3]`, `packets[1].updates[2]`).
+ */
+function deltaLayers(p: Packet, prefix: string, out: Record<string, Uint8Array>): void {
+  if ('updates' in p) {
+    p.updates.forEach((u, i) => {
+      if (u.form === 'delta') out[`${prefix}updates[${i}]`] = encodeNetworkUpdate(u);
+    });
+  } else if ('packets' in p) p.packets.forEach((q, j) => deltaLayers(q, `${prefix}packets[${j}].`, out));
 }
 
 function entityRanges(updates: SubUpdate[], ranges: number[], shift: number, layer: string | undefined): EntityByteRange[] {
@@ -81,14 +94,23 @@ export const scrapmechanic: FamilyAdapter = {
         const ranges: number[] = [];
         if (bodyMode) {
           const b = session.decodeBody(bytes, spans, ranges);
-          return { records: [toJson(b)], entities: entityRanges(b.updates, ranges, 0, undefined) };
+          const out: DecodedMessage = { records: [toJson(b)], entities: entityRanges(b.updates, ranges, 0, undefined) };
+          if (spans !== undefined) {
+            const layers: Record<string, Uint8Array> = {};
+            deltaLayers({ packetId: 0x16, ...b }, '', layers);
+            if (Object.keys(layers).length > 0) out.layers = layers;
+          }
+          return out;
         }
         const m = session.decodeMessage(bytes, spans, ranges);
         const out: DecodedMessage = {
           records: [toJson(m.packet)],
           entities: entityRanges(updatesOf(m.packet), ranges, m.compressed ? 0 : 1, m.compressed ? 'lz4' : undefined),
         };
-        if (m.compressed) out.layers = { lz4: m.payload };
+        const layers: Record<string, Uint8Array> = {};
+        if (m.compressed) layers.lz4 = m.payload;
+        if (spans !== undefined) deltaLayers(m.packet, '', layers);
+        if (Object.keys(layers).length > 0) out.layers = layers;
         return out;
       },
       state: () => tableOf(session),

@@ -7,7 +7,8 @@ import { DecodeError, EncodeError, LimitError, rethrowAt } from '../../core/erro
 import { resolveLimits, type Limits } from '../../core/limits.js';
 import { decodeLz4Block, encodeLz4Block } from '../../core/lz4.js';
 import type { SpanSink } from '../../core/spans.js';
-import { readData, writeData, type LayoutCtx } from './layouts.js';
+import { readData, type LayoutCtx } from './layouts.js';
+import { writeData } from './layouts-write.js';
 import { Out } from './out.js';
 import { arr, bytes as bytesOf, hexOf, int, obj } from './primitives.js';
 import {
@@ -340,15 +341,20 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
         }
         u = newSub('delta', prevSize);
         u.bitfield = hexOf(buf, pos, k);
+        const outerLayer = spans?.layer;
         if (spans !== undefined) {
           spans.push(`updates[${i}]`);
           pushed = true;
           spans.add('', pos, q, 'struct');
           spans.add('bitfield', pos, pos + k, 'bitfield');
           if (q > pos + k) spans.add('replacements', pos + k, q, 'bytes');
+          // the fields live in the reconstruction: their spans go to a layer named
+          // after this sub-update's path, with offsets in the reconstructed RawUpdate
+          spans.layer = spans.path;
+          spans.add('size', 0, 2, 'u16be');
         }
         try {
-          readUpdate(u, SCRATCH, SCRATCH_DV, 2, prevSize, dctx, tracker);
+          readUpdate(u, SCRATCH, SCRATCH_DV, 2, prevSize, spans === undefined ? dctx : ctx, tracker);
         } catch (e) {
           // offsets inside the reconstruction mean nothing in the body: point at the delta
           if (e instanceof DecodeError) {
@@ -356,6 +362,8 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
             e.under('reconstructed');
           }
           throw e;
+        } finally {
+          if (spans !== undefined) spans.layer = outerLayer;
         }
         if (pushed) {
           spans!.pop();
@@ -498,12 +506,14 @@ function readCompound(buf: Uint8Array, start: number, end: number, opts: ScrapDe
 // Encoding
 // ===========================================================================
 
-const UT_BY_NAME: Record<string, number> = UPDATE_TYPES;
+
+const NETOBJ_BY_NAME = new Map<string, number>(NETOBJ_TYPES.map((n, i) => [n, i]));
+const UT_MAP = new Map<string, number>(Object.entries(UPDATE_TYPES));
 
 function netObjTypeOf(v: unknown, path: string): number {
   if (typeof v === 'string') {
-    const i = (NETOBJ_TYPES as readonly string[]).indexOf(v);
-    if (i >= 0) return i;
+    const i = NETOBJ_BY_NAME.get(v);
+    if (i !== undefined) return i;
   }
   if (typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 14) return v;
   throw new EncodeError(path, `expected a NetObj type name (${NETOBJ_TYPES.join(', ')}), got ${JSON.stringify(v)}`);
@@ -512,7 +522,7 @@ function netObjTypeOf(v: unknown, path: string): number {
 /** Write one NetworkUpdate with its be u16 size field (the reconstructed RawUpdate form). */
 export function writeNetworkUpdate(o: Out, u: unknown, path = '', variantHint?: Variant): void {
   const x = obj(u, path);
-  const ut = typeof x.updateType === 'string' ? UT_BY_NAME[x.updateType] : undefined;
+  const ut = typeof x.updateType === 'string' ? UT_MAP.get(x.updateType) : undefined;
   if (ut === undefined) throw new EncodeError(`${path}.updateType`, `expected Create, P, Update or Remove, got ${JSON.stringify(x.updateType)}`);
   const ot = netObjTypeOf(x.netObjType, `${path}.netObjType`);
   if (ut === 2 && ot !== 2) throw new EncodeError(`${path}.updateType`, 'P exists only for Joint');
@@ -550,6 +560,8 @@ export type DeltaPolicy = 'replay' | 'auto' | 'raw';
 export class SubUpdateWriter {
   private prev = new Uint8Array(72);
   private cur = new Uint8Array(72);
+  /** Bitfield scratch (at most 8 bytes). */
+  private readonly bf = new Uint8Array(8);
   /** Length (size field included) of the previous reconstructed update; 0 = none. */
   private prevLen = 0;
   constructor(readonly o: Out) {}
@@ -570,7 +582,11 @@ export class SubUpdateWriter {
     const len = o.pos - start;
     let used: 'raw' | 'delta' = 'raw';
     const keepBase = len <= SM_MAX_DELTA_BASE + 2;
-    if (keepBase) this.cur.set(o.buf.subarray(start, start + len), 0);
+    const cur = this.cur;
+    if (keepBase) {
+      const buf = o.buf;
+      for (let j = 0; j < len; j++) cur[j] = buf[start + j]!;
+    }
     if (form !== 'raw') {
       const can = this.prevLen === len && keepBase;
       if (!can && form === 'delta') {
@@ -581,8 +597,7 @@ export class SubUpdateWriter {
         const n = len - 2;
         const k = (n + 8) >>> 3;
         const prev = this.prev;
-        const cur = this.cur;
-        let bf: Uint8Array;
+        const bf = this.bf;
         if (bitfield !== undefined && form === 'delta') {
           if (bitfield.length !== k) throw new EncodeError(`${path}.bitfield`, `${n} data bytes need a ${k}-byte bitfield, got ${bitfield.length}`);
           if ((bitfield[0]! & 0x80) === 0) throw new EncodeError(`${path}.bitfield`, 'the top bit (delta marker) must be 1');
@@ -591,27 +606,28 @@ export class SubUpdateWriter {
               throw new EncodeError(`${path}.bitfield`, `keeps data byte ${i} from the previous update, but it differs (0x${prev[2 + i]!.toString(16)} → 0x${cur[2 + i]!.toString(16)})`);
             }
           }
-          bf = bitfield;
+          for (let j = 0; j < k; j++) bf[j] = bitfield[j]!;
         } else {
-          bf = new Uint8Array(k);
+          for (let j = 0; j < k; j++) bf[j] = 0;
           bf[0] = 0x80;
           for (let i = 0; i < n; i++) if (prev[2 + i] === cur[2 + i]) bf[k - 1 - (i >>> 3)]! |= 1 << (i & 7);
         }
         let repl = 0;
         for (let i = 0; i < n; i++) if (((bf[k - 1 - (i >>> 3)]! >>> (i & 7)) & 1) === 0) repl++;
         if (form === 'delta' || k + repl < len) {
-          o.buf.set(bf, start);
+          const buf = o.buf;
+          for (let j = 0; j < k; j++) buf[start + j] = bf[j]!;
           let q = start + k;
-          for (let i = 0; i < n; i++) if (((bf[k - 1 - (i >>> 3)]! >>> (i & 7)) & 1) === 0) o.buf[q++] = cur[2 + i]!;
+          for (let i = 0; i < n; i++) if (((bf[k - 1 - (i >>> 3)]! >>> (i & 7)) & 1) === 0) buf[q++] = cur[2 + i]!;
           o.pos = q;
           used = 'delta';
         }
       }
     }
     if (keepBase) {
-      const t = this.prev;
-      this.prev = this.cur;
-      this.cur = t;
+      // the two buffers alternate: this update becomes the base of the next one
+      this.cur = this.prev;
+      this.prev = cur;
     }
     this.prevLen = len;
     return used;

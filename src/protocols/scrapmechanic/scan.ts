@@ -10,7 +10,8 @@
 import { DecodeError, LimitError, rethrowAt } from '../../core/errors.js';
 import { resolveLimits } from '../../core/limits.js';
 import { checkHeader, ControllerTable, newSub, readUpdate, type ControllerTracker, type ScrapDecodeOptions } from './codec.js';
-import { CHECK_WARN, checkData, type LayoutCtx } from './layouts.js';
+import { type LayoutCtx } from './layouts.js';
+import { CHECK_WARN, checkData } from './layouts-check.js';
 import { hexOf } from './primitives.js';
 import { NETOBJ_TYPES, SM_MAX_DELTA_BASE, type NetObjTypeName, type SubUpdate, type UpdateTypeName } from './types.js';
 
