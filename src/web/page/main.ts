@@ -597,7 +597,7 @@ function wire(): void {
     if (last !== undefined && last.kind !== 'sample') runInput({ ...last, family: familyByName(ui.family.value)! }, currentOptions());
   });
   ui.options.addEventListener('change', () => {
-    if (last !== undefined) runInput(last, currentOptions());
+    if (last !== undefined && last.family.name === ui.family.value) runInput(last, currentOptions());
   });
   ui.pasteToggle.addEventListener('click', () => {
     ui.paste.hidden = !ui.paste.hidden;
