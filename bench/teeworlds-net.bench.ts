@@ -19,7 +19,7 @@ import {
 } from '../src/protocols/teeworlds/index.js';
 import type { BenchCase } from './harness.js';
 
-const dir = join(new URL('.', import.meta.url).pathname, '..', 'test', 'fixtures', 'teeworlds-net');
+const dir = join(new URL('.', import.meta.url).pathname, '..', 'test', 'fixtures', 'teeworlds');
 const FILES: [string, NetVersion, boolean, TwVersion][] = [
   ['tw075_live.json', '0.7', false, '0.7'],
   ['ddnet164_live.json', '0.6', true, 'ddnet'],

@@ -11,6 +11,7 @@ import {
   encodeInts,
   Snapshot,
   SnapshotReceiver,
+  SnapshotStorage,
   STATIC_SIZES,
   unpackDeltaBytes,
   decodeSnapMessage,
@@ -71,25 +72,33 @@ export function cases(): BenchCase[] {
   });
   const nSnaps = steps.length;
 
-  // The replay: each file's chain from the empty snapshot, each result stored by tick.
-  const replay = () => {
+  // The replay: each file's chain from the empty snapshot, each result stored
+  // by tick and older bases purged as a client does (§6.2 step 13). With
+  // `recycle`, purged snapshots give their memory back (SnapshotStorage's
+  // recycling mode, what SnapshotReceiver({ recycle: true }) uses).
+  const makeReplay = (recycle: boolean) => () => {
     let ok = 0;
-    let store = new Map<number, Snapshot>();
+    let store = new SnapshotStorage({ recycle });
     let file = -1;
     for (let i = 0; i < steps.length; i++) {
       const s = steps[i]!;
       if (s.file !== file) {
         file = s.file;
-        store = new Map();
+        store.clear();
+        store = new SnapshotStorage({ recycle });
       }
       const base = s.deltaTick === -1 ? Snapshot.EMPTY : store.get(s.deltaTick)!;
       const snap = unpackDeltaBytes(base, s.blob, 0, s.blob.length, s.sizes);
       if (s.empty || snap.crc() === s.crc) ok++;
+      if (s.deltaTick >= 0) store.purgeBefore(s.deltaTick);
       store.set(s.tick, snap);
     }
+    store.clear();
     if (ok !== steps.length) throw new Error('CRC mismatch in bench replay');
     return ok;
   };
+  const replay = makeReplay(true);
+  const replayNoRecycle = makeReplay(false);
 
   const scratch = new Int32Array(65536);
   const decompressOnly = () => {
@@ -128,7 +137,7 @@ export function cases(): BenchCase[] {
     let done = 0;
     let idx = 0;
     for (let fi = 0; fi < FILES.length; fi++) {
-      const rx = new SnapshotReceiver(FILES[fi]![1]);
+      const rx = new SnapshotReceiver(FILES[fi]![1], { recycle: true });
       const count = steps.filter((x) => x.file === fi).length;
       for (let k = 0; k < count; k++) for (const b of messages[idx + k]!.bytes) if (rx.receiveBytes(b).status === 'complete') done++;
       idx += count;
@@ -159,6 +168,7 @@ export function cases(): BenchCase[] {
       fn: replay,
     },
     { group: 'teeworlds', name: 'replay: snapshots/s', items: nSnaps, itemUnit: 'snaps', fn: replay },
+    { group: 'teeworlds', name: 'replay, storage without recycling', bytes, items, itemUnit: 'items', fn: replayNoRecycle },
     { group: 'teeworlds', name: 'varint decompress only', bytes, fn: decompressOnly },
     { group: 'teeworlds', name: `receiver: messages -> verified snapshots (${msgBytes} B)`, bytes: msgBytes, items, itemUnit: 'items', fn: receiverPath2 },
     { group: 'teeworlds', name: 'producer: createDelta + pack', bytes, items, itemUnit: 'items', fn: create },

@@ -95,7 +95,7 @@ function readInputBytes(io: Io, file: string | undefined): Uint8Array {
 }
 
 /** Messages of a stream: a directory of binary files in name order, or hex lines. */
-function streamMessages(io: Io, file: string | undefined): Uint8Array[] {
+function streamMessages(io: Io, file: string | undefined, read: () => Uint8Array = () => readInputBytes(io, file)): Uint8Array[] {
   if (file !== undefined && file !== '-') {
     let st;
     try {
@@ -110,7 +110,16 @@ function streamMessages(io: Io, file: string | undefined): Uint8Array[] {
       return names.map((n) => new Uint8Array(readFileSync(join(file, n))));
     }
   }
-  return hexLines(new TextDecoder().decode(readInputBytes(io, file)));
+  return hexLines(new TextDecoder().decode(read()));
+}
+
+function isDirectory(file: string | undefined): boolean {
+  if (file === undefined || file === '-') return false;
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /** One hex message per line; blank lines and `#` comments skipped. */
@@ -159,6 +168,9 @@ function decodeCommand(args: string[], io: Io): number {
   if (hex !== undefined && file !== undefined) throw new UsageError('give FILE or --hex, not both');
 
   let messages: Iterable<DecodedMessage> | undefined;
+  // Read the input once: `decodeFile` looks at it first, the normal handling reuses the bytes (stdin can be read only once).
+  let cached: Uint8Array | undefined;
+  const readOnce = () => (cached ??= readInputBytes(io, file));
   const decoder = family.createDecoder(values);
   const records: unknown[] = [];
   const streaming = format === 'jsonl' || format === 'tree';
@@ -168,8 +180,8 @@ function decodeCommand(args: string[], io: Io): number {
     else records.push(...rs);
   };
   try {
-    if (family.decodeFile && hex === undefined) {
-      messages = family.decodeFile(readInputBytes(io, file), values);
+    if (family.decodeFile && hex === undefined && !isDirectory(file)) {
+      messages = family.decodeFile(readOnce(), values);
     }
     if (messages !== undefined) {
       for (const m of messages) {
@@ -179,7 +191,7 @@ function decodeCommand(args: string[], io: Io): number {
     } else {
       let inputs: Uint8Array[];
       if (hex !== undefined) inputs = stream ? hexLines(hex) : [parseHexArg(hex)];
-      else inputs = stream ? streamMessages(io, file) : [readInputBytes(io, file)];
+      else inputs = stream ? streamMessages(io, file, readOnce) : [readOnce()];
       for (const bytes of inputs) {
         flush(decoder.decode(bytes).records);
         index++;

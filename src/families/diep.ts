@@ -23,7 +23,7 @@ import {
 } from '../protocols/diep/index.js';
 import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues } from './types.js';
 
-const SERVERBOUND_TYPES = new Set(['Init', 'Input', 'Spawn', 'StatUpgrade', 'TankUpgrade', 'ModifiedClient', 'LeaveDeathScreen', 'TakeTank']);
+const SERVERBOUND_TYPES = new Set(['Init', 'Input', 'Spawn', 'StatUpgrade', 'TankUpgrade', 'Command', 'ModifiedClient', 'LeaveDeathScreen', 'TakeTank']);
 const table = FIELDS_6F59094D;
 
 function valueJson(f: number, v: Scalar | Scalar[] | undefined): unknown {

@@ -37,7 +37,7 @@ function tableOf(s: ScrapMechanicSession): EntityTable {
   const rows = [];
   for (const o of s.objects.values()) {
     const changed = s.last.changed.get(o.key);
-    const row: EntityTable['rows'][number] = { id: o.key, type: o.netObjType, fields: o.fields, changed: changed === undefined ? [] : [...changed] };
+    const row: EntityTable['rows'][number] = { id: o.key, type: o.netObjType, fields: { ...o.fields }, changed: changed === undefined ? [] : [...changed] };
     if (s.last.created.has(o.key)) row.created = true;
     rows.push(row);
   }

@@ -1,5 +1,5 @@
 import type { DecodedMessage, FamilyAdapter, FamilyOption, OptionValues } from './types.js';
-import { isCapture, toHex } from '../core/index.js';
+import { EncodeError, isCapture, toHex } from '../core/index.js';
 import {
   connectTeeworlds,
   decodeTeeworldsCapture,
@@ -25,7 +25,7 @@ const options: Record<string, NetOption> = {
   server: { type: 'string', description: 'decode --pcap: the server endpoint HOST:PORT (default: found from the handshake)' },
   name: { type: 'string', description: 'watch: player name', default: 'tickwire' },
   clan: { type: 'string', description: 'watch: clan' },
-  skin: { type: 'string', description: 'watch (0.6): skin name' },
+  skin: { type: 'string', description: 'watch: skin name (0.6), or 0.7 skin parts body,marking,decoration,hands,feet,eyes' },
   'no-token': { type: 'boolean', description: 'watch --version 0.6: plain 0.6 handshake without DDNet\'s security token' },
 };
 
@@ -84,25 +84,36 @@ function* decodeCaptureMessages(bytes: Uint8Array, opts: OptionValues): Generato
 
 function parseTarget(target: string): { host: string; port: number } {
   const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(target);
-  if (m === null) throw new Error(`TARGET must be HOST:PORT, got ${JSON.stringify(target)}`);
+  // EncodeError: the CLI's "bad input" class (exit 1, one line).
+  if (m === null) throw new EncodeError('TARGET', `expected HOST:PORT, got ${JSON.stringify(target)}`);
   const port = Number(m[2]);
-  if (!(port > 0 && port < 65536)) throw new Error(`bad port in ${JSON.stringify(target)}`);
+  if (!(port > 0 && port < 65536)) throw new EncodeError('TARGET', `expected a port in 1..65535, got ${JSON.stringify(target)}`);
   return { host: m[1]!, port };
 }
 
 async function* watch(target: string, opts: OptionValues): AsyncGenerator<unknown> {
   const { host, port } = parseTarget(target);
   const seconds = opts.seconds === undefined ? 10 : Number(opts.seconds);
-  if (!(seconds > 0)) throw new Error(`--seconds must be a positive number, got ${JSON.stringify(opts.seconds)}`);
+  if (!(seconds > 0)) throw new EncodeError('--seconds', `expected a positive number, got ${JSON.stringify(opts.seconds)}`);
   const version = netVersion(opts);
   // connectTeeworlds loads the UDP transport (node:dgram) with a dynamic import at run time.
   const clientOpts: UdpConnectOptions = { host, port, version, ddnetToken: opts['no-token'] !== true };
   if (typeof opts.name === 'string') clientOpts.name = opts.name;
   if (typeof opts.clan === 'string') clientOpts.clan = opts.clan;
-  if (typeof opts.skin === 'string') clientOpts.skin = opts.skin;
-  const c = await connectTeeworlds(clientOpts);
+  if (typeof opts.skin === 'string') {
+    if (version === '0.7') clientOpts.skinParts = opts.skin.split(',');
+    else clientOpts.skin = opts.skin;
+  }
+  let c;
+  try {
+    c = await connectTeeworlds(clientOpts);
+  } catch (e) {
+    throw new EncodeError('TARGET', `cannot connect to ${target}: ${e instanceof Error ? e.message : String(e)}`);
+  }
   const problems: unknown[] = [];
-  c.client.on('problem', (p) => problems.push({ record: 'problem', what: p.what, error: p.error?.message }));
+  c.client.on('problem', (p) => problems.length < 1000 && problems.push({ record: 'problem', what: p.what, error: p.error?.message }));
+  let joined = c.state === 'ingame';
+  c.client.on('state', (st) => (joined ||= st === 'ingame'));
   const timer = setTimeout(() => c.close('tickwire watch: done'), seconds * 1000);
   let count = 0;
   try {
@@ -112,7 +123,7 @@ async function* watch(target: string, opts: OptionValues): AsyncGenerator<unknow
       yield snapshotRecord(s, c.client.snapshots.declarations);
     }
     while (problems.length > 0) yield problems.shift();
-    yield { record: 'closed', reason: c.closeReason ?? 'closed', snapshots: count };
+    yield { record: 'closed', reason: c.closeReason ?? 'closed', joined, map: c.client.map ?? null, snapshots: count };
   } finally {
     clearTimeout(timer);
     c.close('tickwire watch: done');

@@ -4,7 +4,7 @@
  * default, the bare uncompressed body with `--body`. The decoder keeps an
  * object store, so VALUES blocks are typed with the type from earlier creates.
  */
-import { DecodeError, EncodeError, fromHex, type SpanSink } from '../core/index.js';
+import { DecodeError, EncodeError, type SpanSink } from '../core/index.js';
 import {
   ObjectStore,
   bodyFromJson,
@@ -52,31 +52,6 @@ function changedNames(o: WowObject, slots: Iterable<number>): string[] {
   const names = new Set<string>();
   for (const s of slots) names.add(fieldAt(o.typeId, s)?.name ?? `slot${s}`);
   return [...names];
-}
-
-/** The messages of a text file holding hex lines, or undefined when the bytes are not such a file. */
-function hexTextLines(bytes: Uint8Array): Uint8Array[] | undefined {
-  if (bytes.length === 0) return undefined;
-  let digits = 0;
-  let comment = false;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i]!;
-    if (comment) {
-      if (c === 10) comment = false;
-      continue;
-    }
-    if (c === 35 /* # */) comment = true;
-    else if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70)) digits++;
-    else if (c !== 10 && c !== 13 && c !== 32 && c !== 9) return undefined;
-  }
-  if (digits === 0) return undefined;
-  const out: Uint8Array[] = [];
-  for (const line of new TextDecoder().decode(bytes).split(/\r?\n/)) {
-    const t = line.trim();
-    if (t === '' || t.startsWith('#')) continue;
-    out.push(fromHex(t));
-  }
-  return out;
 }
 
 function movementGuid(opts: OptionValues): MovementGuidWidth {
@@ -197,15 +172,6 @@ export const wow: FamilyAdapter = {
       },
       state: () => d.state(),
     };
-  },
-  decodeFile(bytes: Uint8Array, opts: OptionValues): Iterable<DecodedMessage> | undefined {
-    // A text file of hex messages (one per line, `#` comments allowed), like the bundled samples and the fixtures.
-    const lines = hexTextLines(bytes);
-    if (lines === undefined) return undefined;
-    const d = new WowStreamDecoder(opts);
-    return (function* () {
-      for (const l of lines) yield d.decode(l);
-    })();
   },
   createEncoder(opts: OptionValues) {
     const moveGuid = movementGuid(opts);

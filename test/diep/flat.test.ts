@@ -40,7 +40,7 @@ test('flat path: the buffer holds every value of the packet', () => {
   // arena: flags 10, marker for scoreboardNames, element 0 = "tester", amount 1
   const from = buf.entStart[0]!;
   const rows = [];
-  for (let j = from; j < buf.entStart[1]!; j++) rows.push([buf.entField[j], buf.entElem[j], buf.entElem[j] === -2 ? null : buf.value(j)]);
+  for (let j = from; j < buf.entStart[1]!; j++) rows.push([buf.field(j), buf.entElem[j], buf.entElem[j] === -2 ? null : buf.value(j)]);
   assert.deepEqual(rows, [[5, -1, 10], [24, -2, null], [24, 0, 'tester'], [64, -1, 1]]);
 });
 

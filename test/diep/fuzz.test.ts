@@ -138,3 +138,44 @@ test('fuzz: decoding stays bounded on hostile counts and long strings', () => {
   long[0] = 0x04;
   assert.throws(() => decodeClientbound(long), DecodeError);
 });
+
+test('fuzz: the JSON encoder gives bytes or an EncodeError for any JSON, and for mutated decoded forms', async () => {
+  const { EncodeError } = await import('../../src/core/index.js');
+  const { encodeServerbound, serverboundFromJson } = await import('../../src/protocols/diep/index.js');
+  const encodeAny = (v: unknown): void => {
+    for (const fn of [() => encodeClientbound(clientboundFromJson(v)), () => encodeServerbound(serverboundFromJson(v))]) {
+      try {
+        fn();
+      } catch (e) {
+        if (!(e instanceof EncodeError)) throw e;
+      }
+    }
+  };
+  fc.assert(fc.property(fc.jsonValue({ maxDepth: 4 }), encodeAny), { numRuns: 1500 });
+  const forms = all.slice(0, 12).map((b) => clientboundToJson(decodeClientbound(b)));
+  const junk = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined), fc.constant(-1), fc.constant(2 ** 32), fc.constant(1.5), fc.constant('f32:0xzz'));
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: forms.length - 1 }), fc.array(fc.tuple(fc.nat(), junk), { minLength: 1, maxLength: 3 }), (i, edits) => {
+      const v = JSON.parse(JSON.stringify(forms[i]));
+      for (const [n, x] of edits) {
+        // walk to a random node and replace one of its members
+        let node: unknown = v;
+        let k = n;
+        for (let depth = 0; depth < 6 && node !== null && typeof node === 'object'; depth++) {
+          const keys = Object.keys(node as object);
+          if (keys.length === 0) break;
+          const key = keys[k % keys.length]!;
+          k = Math.floor(k / 7);
+          const child = (node as Record<string, unknown>)[key];
+          if (child === null || typeof child !== 'object' || k % 3 === 0) {
+            (node as Record<string, unknown>)[key] = x;
+            break;
+          }
+          node = child;
+        }
+      }
+      encodeAny(v);
+    }),
+    { numRuns: 1500 },
+  );
+});

@@ -209,6 +209,10 @@ test('serverbound: input flags and vf mouse, init variants, stat/tank masks of t
   assert.equal(buildMagic('6f59094d60f98fafc14371671d3ff31ef4d75d9e'), 0xb5007925);
   assert.equal(buildMagic('6f59094d60f98fafc14371671d3ff31ef4d75d9e') % 8, 5);
   assert.equal(buildMagic('6f59094d60f98fafc14371671d3ff31ef4d75d9e') % 54, 45);
+  const cmd = hex('06676f640002616200636400'); // "god", 2 args: "ab", "cd"
+  assert.deepEqual(decodeServerbound(cmd), { type: 'Command', command: 'god', args: ['ab', 'cd'] });
+  assert.equal(toHexStr(encodeServerbound(serverboundFromJson(serverboundToJson(decodeServerbound(cmd))))), toHexStr(cmd));
+  assert.throws(() => decodeServerbound(hex('06676f64000261620063')), DecodeError);
   const up = decodeServerbound(hex('030a02'));
   assert.deepEqual(up, { type: 'StatUpgrade', rawStat: 5, limit: 1 });
   assert.throws(() => decodeServerbound(hex('01')), DecodeError);
@@ -267,4 +271,23 @@ test('interleaved updates and creations keep their order through JSON', () => {
   const json = clientboundToJson(decodeClientbound(bytes));
   assert.ok(Array.isArray(json.upcreates));
   assert.equal(toHexStr(encodeClientbound(clientboundFromJson(JSON.parse(JSON.stringify(json))))), toHexStr(bytes));
+});
+
+test('spans: the leaf spans of every fixture packet cover each byte exactly once', () => {
+  const all = [...captureMessages().map((m) => m.bytes), ...vectors.updatePackets.map((v) => hex(v.hex)), ...vectors.otherPackets.filter((v) => v.direction === 'clientbound').map((v) => hex(v.hex))];
+  for (const bytes of all) {
+    const spans = new SpanSink();
+    decodeClientbound(bytes, { spans });
+    const cover = new Uint8Array(bytes.length);
+    for (const s of spans.spans) {
+      if (s.kind === 'struct' || s.kind === 'elements' || s.kind === 'array') continue;
+      for (let i = s.start; i < s.end; i++) cover[i]!++;
+    }
+    const bad = [...cover].findIndex((c) => c !== 1);
+    assert.equal(bad, -1, `${toHexStr(bytes).slice(0, 20)}: byte ${bad} covered ${cover[bad]} times`);
+  }
+  const spans = new SpanSink();
+  decodeClientbound(hex(vectors.updatePackets[2]!.hex), { spans });
+  assert.ok(spans.spans.some((s) => s.path === 'upcreates[0].arena.scoreboardNames[0]'));
+  assert.ok(spans.spans.some((s) => s.path === 'upcreates[1]' && s.kind === 'struct'));
 });

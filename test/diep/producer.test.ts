@@ -280,6 +280,16 @@ test('property: random entity worlds through the producer and the store give wha
           if (Math.abs(Math.abs(x - cx) - (1920 / fov / 1.5 + size)) < 2 || Math.abs(Math.abs(y) - (1080 / fov / 1.5 + size)) < 2) continue; // edge
           assert.equal(v.known.has(e), inView, `entity ${e.id} at (${x},${y}) in view of camera ${i}`);
         }
+        // children come and go with their root
+        for (const e of world.entities.values()) {
+          const parent = e.values[k('relations.parent')] as { id: number; hash: number } | null | undefined;
+          if (parent === null || parent === undefined) continue;
+          const root = world.entities.get(parent.id);
+          if (root === undefined || root.hash !== parent.hash) continue;
+          assert.equal(v.known.has(e), v.known.has(root), `child ${e.id} of ${root.id}`);
+        }
+        // never another viewer's camera
+        for (const c of cams) if (c !== cams[i]) assert.equal(store.get(c.id), undefined);
       });
     }),
     { numRuns: 150 },
@@ -304,4 +314,18 @@ test('scoreboardScores elements go out as vi (truncated) in updates and f32 in c
   assert.equal(toHexStr(bytes), toHexStr(encodeUpdate(p)));
   // <0,1>, mode 00 01, jump +39 -> [38] (raw 0x26), element jump +3 -> [2] (raw 0x02), vi(-3) = 05, 01, 01
   assert.equal(toHexStr(bytes).slice(8), '0100' + '0001' + '26' + '02' + '05' + '01' + '01');
+});
+
+test('the world rejects values a field cannot carry, and fields of absent groups', () => {
+  const world = new World();
+  const e = world.create(['relations', 'position', 'name']);
+  assert.throws(() => world.set(e, 'position.x', 'far' as never), /position\.x/);
+  assert.throws(() => world.set(e, 'position.x', Infinity), /position\.x/);
+  assert.throws(() => world.set(e, 'name.name', 'a\0b'), /name\.name/);
+  assert.throws(() => world.set(e, 'relations.team', 5 as never), /relations\.team/);
+  assert.throws(() => world.set(e, 'style.color', 2), /style\.color/);
+  assert.throws(() => world.set(e, 'nope.nope', 2), /nope/);
+  assert.throws(() => world.create(['nope']), /groups/);
+  world.set(e, 'relations.team', e.ref);
+  assert.deepEqual(world.get(e, 'relations.team'), { hash: 1, id: 0 });
 });

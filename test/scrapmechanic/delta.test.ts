@@ -240,6 +240,13 @@ test('producer splits a batch past maxBody into several bodies, each restarting 
   assert.deepEqual(all.map((u) => u.id), ups.map((u) => u.id));
 });
 
+test('encodeMessage refuses a payload past the 0x80000 cap; the producer splits instead', () => {
+  const ups = Array.from({ length: 0x80000 / 11 + 10 }, (_, i) => ({ updateType: 'Update' as const, netObjType: 'Tool' as const, id: i, data: { ownerPlayerId: i } }));
+  assert.throws(() => encodeMessage({ packetId: 0x16, tick: 1, updates: ups }, { delta: 'raw' }), /0x80000/);
+  const msgs = new NetworkUpdateProducer({ deltas: false }).produce(1, ups);
+  assert.equal(msgs.length, 2);
+});
+
 test('producer fills the RigidBody / ChildShape Update variant from the Create it sent', () => {
   const p = new NetworkUpdateProducer();
   const create = { updateType: 'Create' as const, netObjType: 'ChildShape' as const, controllerType: 32, id: 4, data: null };

@@ -8,6 +8,7 @@ import {
   NetworkUpdateProducer,
   decodeBody,
   decodeMessage,
+  decodeNetworkUpdate,
   encodeBody,
   encodeMessage,
   encodeNetworkUpdate,
@@ -110,8 +111,9 @@ for (const v of vectors) {
       assert.deepEqual(toJson(u.data), fixtureData(e), at);
       assert.equal(u.warnings, undefined, at);
       assert.equal(u.trailing, undefined, at);
-      // Encoding the typed value gives the reconstructed RawUpdate bytes.
+      // Encoding the typed value gives the reconstructed RawUpdate bytes, and those decode alone.
       assert.equal(toHex(encodeNetworkUpdate(u)), v.reconstructed_updates_hex[i], at);
+      if (e.updateType !== 'Update') assert.deepEqual(toJson(decodeNetworkUpdate(fromHex(v.reconstructed_updates_hex[i]!)).data), fixtureData(e), at);
     });
   });
 

@@ -160,6 +160,15 @@ test('adapter: records, entity byte ranges, lz4 layer, spans and state after eac
   assert.deepEqual(st2.rows.find((r) => r.id === 'Character:2')!.changed, []);
 });
 
+test('spans: an error inside a delta leaves the span path stack balanced', () => {
+  const spans = new SpanSink();
+  spans.push('outer');
+  const dec = scrapmechanic.createDecoder({ body: true });
+  assert.throws(() => dec.decode(fromHex('00000001' + '80ef02'), spans), DecodeError);
+  assert.throws(() => dec.decode(fromHex('00000001' + '000a6400000001000000' + '80'), spans), DecodeError);
+  assert.equal(spans.path, 'outer');
+});
+
 test('adapter --body: decodes and encodes an already decompressed body', () => {
   const v = vectors[1]!;
   const dec = scrapmechanic.createDecoder({ body: true });

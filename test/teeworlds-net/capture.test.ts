@@ -7,12 +7,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { run } from '../../src/cli/main.js';
 import { DecodeError } from '../../src/core/errors.js';
+import { fromHex } from '../../src/core/hex.js';
 import { buildUdpIpv4, LINKTYPE_ETHERNET, writePcap } from '../../src/core/pcap.js';
 import { snapshotRecord } from '../../src/families/teeworlds-net.js';
 import { decodeTeeworldsCapture, TeeworldsClient, type NetVersion, type ReceivedSnapshot } from '../../src/protocols/teeworlds/index.js';
@@ -61,13 +62,19 @@ function summary(r: Record<string, unknown>): string {
   return JSON.stringify({ tick: r.tick, deltaTick: r.deltaTick, crc: r.crc, crcOk: r.crcOk, numParts: r.numParts, numItems: r.numItems, items: r.items });
 }
 
-async function cli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+async function cli(args: string[], stdin = new Uint8Array(0)): Promise<{ code: number; out: string; err: string }> {
   let out = '';
   let err = '';
+  let stdinRead = false;
   const code = await run(args, {
     stdout: { write: (s: string | Uint8Array) => (out += typeof s === 'string' ? s : new TextDecoder().decode(s)) },
     stderr: { write: (s: string) => (err += s) },
-    readStdin: () => new Uint8Array(0),
+    readStdin: () => {
+      // Like a real pipe: readable once.
+      if (stdinRead) return new Uint8Array(0);
+      stdinRead = true;
+      return stdin;
+    },
   });
   return { code, out, err };
 }
@@ -156,6 +163,36 @@ test('capture: CLI errors', async () => {
   const r3 = await cli(['decode', 'teeworlds', '--pcap', join(dir, 'missing.pcap')]);
   assert.equal(r3.code, 1);
   assert.match(r3.err, /cannot read/);
+  // watch: bad arguments are rejected before any socket is opened.
+  const w1 = await cli(['watch', 'teeworlds', 'nohost', '--version', '0.7']);
+  assert.equal(w1.code, 1);
+  assert.match(w1.err, /TARGET: expected HOST:PORT/);
+  const w2 = await cli(['watch', 'teeworlds', '127.0.0.1:8303', '--seconds=0']);
+  assert.equal(w2.code, 1);
+  assert.match(w2.err, /--seconds/);
+  const w3 = await cli(['watch', 'teeworlds']);
+  assert.equal(w3.code, 2);
+});
+
+test('CLI: with --pcap support, snapshot streams still decode from stdin, files and directories', async () => {
+  // Two snapshot messages (0.7): the full snapshot of reference §16.1 and a SNAPEMPTY against it.
+  const lines = '11900191019024290006000401b001b003010402b001b0040104049004b00603040a9002b00a0206000001000b00080000\n0f940104\n';
+  const viaStdin = await cli(['decode', 'teeworlds', '--version', '0.7', '--stream', '--format', 'jsonl'], new TextEncoder().encode(lines));
+  assert.equal(viaStdin.code, 0, viaStdin.err);
+  const recs = viaStdin.out.trim().split('\n').map((l) => JSON.parse(l));
+  assert.equal(recs.length, 2);
+  assert.deepEqual([recs[0].tick, recs[0].crc, recs[0].crcOk, recs[1].tick, recs[1].deltaTick], [80, 2320, true, 84, 80]);
+  const file = join(dir, 'two.hex');
+  writeFileSync(file, lines);
+  const viaFile = await cli(['decode', 'teeworlds', file, '--version', '0.7', '--stream', '--format', 'jsonl']);
+  assert.equal(viaFile.out, viaStdin.out);
+  const d = join(dir, 'msgs');
+  mkdirSync(d);
+  writeFileSync(join(d, '0.bin'), fromHex(lines.split('\n')[0]!));
+  writeFileSync(join(d, '1.bin'), fromHex(lines.split('\n')[1]!));
+  const viaDir = await cli(['decode', 'teeworlds', d, '--version', '0.7', '--stream', '--format', 'jsonl']);
+  assert.equal(viaDir.code, 0, viaDir.err);
+  assert.equal(viaDir.out, viaStdin.out);
 });
 
 test('fuzz: capture decoding yields records or a DecodeError for mutated captures', () => {

@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { intsToStr, MsgWriter, TeeworldsClient, type ReceivedSnapshot, type NetVersion, type ClientProblem } from '../../src/protocols/teeworlds/index.js';
+import { decodeChunks, decodePacket, intsToStr, MsgWriter, TeeworldsClient, type ReceivedSnapshot, type NetVersion, type ClientProblem } from '../../src/protocols/teeworlds/index.js';
 import { FakeServer } from './fake-server.js';
 
 interface Rig {
@@ -230,6 +230,45 @@ test('client 0.6 + token: a lost ACCEPT is repeated until the server answers', (
   r.run(3000);
   assert.equal(r.client.state, 'ingame');
   assert.ok(r.snaps.length > 20);
+});
+
+for (const version of ['0.7', '0.6'] as const) {
+  test(`client ${version}: answers the server's PING with PING_REPLY`, () => {
+    const r = rig(version, version === '0.6');
+    r.run(400);
+    const ping = version === '0.7' ? 26 : 22;
+    r.server.conn.queue(new MsgWriter().int((ping << 1) | 1).finish(), true, r.now);
+    r.server.conn.flush(r.now);
+    const seen: number[] = [];
+    const orig = r.server.receive.bind(r.server);
+    r.server.receive = (b, now) => {
+      const pk = decodePacket(b, { version, securityToken: version === '0.6' });
+      if (!pk.control) for (const c of decodeChunks(pk.payload, pk.numChunks, version).chunks) seen.push(c.data[0]!);
+      orig(b, now);
+    };
+    r.run(100);
+    assert.ok(seen.includes(((ping + 1) << 1) | 1), `PING_REPLY header ${(((ping + 1) << 1) | 1).toString(16)} among ${seen.map((x) => x.toString(16))}`);
+  });
+}
+
+test('client: STARTINFO carries the chosen name, clan, country and skin (0.6) / skin parts (0.7)', () => {
+  for (const version of ['0.6', '0.7'] as const) {
+    const toC: Uint8Array[] = [];
+    const toS: Uint8Array[] = [];
+    const server = new FakeServer({ version, ddnet: version === '0.6' }, (b) => toC.push(b));
+    const client = new TeeworldsClient(
+      { version, name: 'nämé', clan: 'clan', country: 276, skin: 'pinky', skinParts: ['kitty', 'stripes', '', 'standard', 'standard', 'negative'] },
+      (b) => toS.push(b),
+    );
+    client.start(0);
+    for (let now = 20; now < 600; now += 20) {
+      client.update(now);
+      for (const b of toS.splice(0)) server.receive(b, now);
+      for (const b of toC.splice(0)) client.receive(b, now);
+    }
+    assert.equal(server.playerName, 'nämé');
+    assert.deepEqual(server.startInfo, { clan: 'clan', country: 276, skins: version === '0.7' ? ['kitty', 'stripes', '', 'standard', 'standard', 'negative'] : ['pinky'] });
+  }
 });
 
 test('client: handshake times out cleanly without a server', () => {

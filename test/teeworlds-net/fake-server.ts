@@ -49,6 +49,7 @@ export class FakeServer {
   state: 'waiting' | 'connected' | 'ingame' = 'waiting';
   clientToken = 0;
   playerName = '';
+  startInfo: { clan: string; country: number; skins: string[] } | undefined;
   ackTick = -1;
   acks: number[] = [];
   tick = 100;
@@ -124,6 +125,8 @@ export class FakeServer {
       this.conn.flush(now);
     } else if (!h.system && h.id === ids.gameStartInfo) {
       this.playerName = r.str();
+      this.startInfo = { clan: r.str(), country: r.int(), skins: [] };
+      for (let i = 0; i < (this.version === '0.7' ? 6 : 1); i++) this.startInfo.skins.push(r.str());
       this.conn.queue(msgHeader(new MsgWriter(), false, ids.gameReadyToEnter).finish(), true, now);
       this.conn.flush(now);
     } else if (h.system && h.id === ids.enterGame) {

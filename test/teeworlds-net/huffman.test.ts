@@ -6,7 +6,7 @@ import { huffmanCode, huffmanCompress, huffmanDecompress, HUFFMAN_EOF } from '..
 import { DecodeError } from '../../src/core/errors.js';
 import { fromHex, toHex } from '../../src/core/hex.js';
 
-const fx = JSON.parse(readFileSync(new URL('../fixtures/teeworlds-net/libtw2-huffman-test-cases.json', import.meta.url), 'utf8')) as {
+const fx = JSON.parse(readFileSync(new URL('../fixtures/teeworlds/libtw2-huffman-test-cases.json', import.meta.url), 'utf8')) as {
   docExample: { raw: string; compressed: string };
   codes: { symbol: number; bits: string }[];
   cases: { raw: string; compressed: string }[];

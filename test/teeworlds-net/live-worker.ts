@@ -16,7 +16,7 @@ import { buildUdpIpv4, writePcap, LINKTYPE_RAW } from '../../src/core/pcap.js';
 import { run } from '../../src/cli/main.js';
 import { findFamily } from '../../src/families/registry.js';
 import { snapshotRecord, teeworldsNetExtras } from '../../src/families/teeworlds-net.js';
-import { intsToStr, type NetVersion, type ReceivedSnapshot } from '../../src/protocols/teeworlds/index.js';
+import { intsToStr, MsgWriter, type NetVersion, type ReceivedSnapshot } from '../../src/protocols/teeworlds/index.js';
 import { connectTeeworlds, UdpTeeworldsClient } from '../../src/protocols/teeworlds/net/udp.js';
 import { FakeServer } from './fake-server.js';
 
@@ -100,6 +100,7 @@ interface SessionResult {
   deltas: number;
   firstDeltaIndex: number;
   maxItems: number;
+  kill: { killedAt: number; deathSeen: boolean; charGone: boolean; charBack: boolean };
   ownName: string | undefined;
   ownNameSource: string;
   problems: string[];
@@ -121,11 +122,28 @@ async function session(version: NetVersion, port: number, name: string, dir: str
   const problems: string[] = [];
   c.client.on('problem', (p) => problems.length < 20 && problems.push(`${p.what}${p.error ? ` (${p.error.message})` : ''}`));
   const timer = setTimeout(() => c.close('time is up'), 12000);
+  // Half-way through, kill our own character (CL_KILL): the server deletes it and
+  // re-creates it on respawn, so deltas with deletions and re-added items follow.
+  const charType = version === '0.7' ? 10 : 9;
+  const deathType = version === '0.7' ? 20 : 17;
+  let killedAt = -1;
+  let deathSeen = false;
+  let charGone = false;
+  let charBack = false;
   try {
     for await (const s of c.snapshots()) {
       snaps.push(s);
       summaries.push(summarise(s, c.client.snapshots.declarations));
-      if (snaps.length >= want) break;
+      const types = Array.from({ length: s.snapshot.numItems }, (_, i) => s.snapshot.type(i));
+      const hasChar = types.includes(charType);
+      if (killedAt >= 0 && types.includes(deathType)) deathSeen = true;
+      if (killedAt >= 0 && !hasChar) charGone = true;
+      if (charGone && hasChar) charBack = true;
+      if (snaps.length === 15 && hasChar) {
+        killedAt = s.tick;
+        c.client.sendMessage(new MsgWriter().int((version === '0.7' ? 28 : 22) << 1).finish(), true, c.now());
+      }
+      if (snaps.length >= want && (killedAt < 0 || (deathSeen && hasChar) || snaps.length >= want * 3)) break;
     }
   } finally {
     clearTimeout(timer);
@@ -166,6 +184,7 @@ async function session(version: NetVersion, port: number, name: string, dir: str
     deltas: snaps.filter((s) => s.deltaTick !== -1).length,
     firstDeltaIndex: firstDelta,
     maxItems: Math.max(0, ...snaps.map((s) => s.snapshot.numItems)),
+    kill: { killedAt, deathSeen, charGone, charBack },
     ownName,
     ownNameSource,
     problems,
@@ -426,6 +445,18 @@ async function main(): Promise<void> {
 process.on('SIGTERM', () => {
   void stopAll().then(() => process.exit(143));
 });
+
+// If the test process dies (or we overrun), stop the servers anyway.
+const parent = process.ppid;
+const guard = setInterval(() => {
+  if (process.ppid !== parent) void stopAll().then(() => process.exit(3));
+}, 500);
+guard.unref();
+const deadline = setTimeout(() => {
+  process.stdout.write(`RESULT ${JSON.stringify({ fatal: 'live worker overran its 110 s budget' })}\n`);
+  void stopAll().then(() => process.exit(4));
+}, 110_000);
+deadline.unref();
 
 main().then(
   () => process.exit(0),

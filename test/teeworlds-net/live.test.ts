@@ -116,6 +116,8 @@ test('live: real servers in a loopback-only network namespace', { timeout: 150_0
     assert.ok(s.firstDeltaIndex >= 0 && s.firstDeltaIndex <= 5, `deltas in use from snapshot ${s.firstDeltaIndex}`);
     assert.ok(s.deltas >= 45, `${s.deltas} deltas`);
     assert.equal(s.ownName, 'tickwire07');
+    // After CL_KILL: a Death event, the character deleted, then re-created on respawn — all CRC-checked.
+    assert.deepEqual(s.kill.deathSeen && s.kill.charGone && s.kill.charBack, true, JSON.stringify(s.kill));
     assert.deepEqual(s.problems, []);
   });
 
@@ -128,6 +130,7 @@ test('live: real servers in a loopback-only network namespace', { timeout: 150_0
     assert.ok(s.firstDeltaIndex >= 0 && s.firstDeltaIndex <= 5);
     assert.ok(s.deltas >= 45);
     assert.equal(s.ownName, 'tickwire06', 'own name from the ClientInfo item through IntsToStr');
+    assert.equal(s.kill.deathSeen, true, `CL_KILL produced a Death event: ${JSON.stringify(s.kill)}`);
     assert.deepEqual(s.problems, []);
   });
 
@@ -159,6 +162,8 @@ test('live: real servers in a loopback-only network namespace', { timeout: 150_0
     assert.equal(w.allCrcOk, true);
     assert.equal(w.fieldsPresent, true);
     assert.equal(w.last.record, 'closed');
+    assert.equal(w.last.joined, true);
+    assert.equal(w.last.map, 'Tutorial');
     assert.ok(w.ms < 5000, `${w.ms} ms`);
     assert.deepEqual(r.ddLeft, { watch: true, session: true }, 'ddnet-server logged our clients leaving (its time-out is 100 s)');
   });

@@ -23,7 +23,7 @@ import {
   type NetVersion,
 } from '../../src/protocols/teeworlds/index.js';
 
-const load = (f: string) => JSON.parse(readFileSync(new URL(`../fixtures/teeworlds-net/${f}`, import.meta.url), 'utf8'));
+const load = (f: string) => JSON.parse(readFileSync(new URL(`../fixtures/teeworlds/${f}`, import.meta.url), 'utf8'));
 
 interface LiveEntry {
   proto: string;

@@ -99,10 +99,19 @@ test('CLI: decode wow --hex / FILE (binary or hex text) / -, --body, encode wow,
   assert.deepEqual(JSON.parse(f.text()), rec);
 
   f = fakeIo();
-  assert.equal(await run(['decode', 'wow', txt], f.io), 0);
+  assert.equal(await run(['decode', 'wow', '--stream', txt], f.io), 0);
   const both = JSON.parse(f.text());
   assert.equal(both.length, 2);
   assert.equal(both[1].compression.uncompressedSize, 316);
+  // a directory of binary frames, in file-name order
+  const frames = join(dir, 'frames');
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(frames);
+  writeFileSync(join(frames, '1.bin'), player.full);
+  writeFileSync(join(frames, '2.bin'), transports.full);
+  f = fakeIo();
+  assert.equal(await run(['decode', 'wow', '--stream', frames], f.io), 0);
+  assert.deepEqual(JSON.parse(f.text()), both);
 
   f = fakeIo();
   assert.equal(await run(['decode', 'wow', '--body', '--hex', toHex(transports.body)], f.io), 0);

@@ -1,7 +1,7 @@
 /** fast-check arbitraries for WoW blocks of every kind and flag combination. */
 import fc from 'fast-check';
 import { bitsToF32 } from '../../src/core/floats.js';
-import { nanNeedsBits } from '../../src/protocols/wow/index.js';
+import { PackedValues, nanNeedsBits } from '../../src/protocols/wow/index.js';
 import type { Movement, Spline, UpdateBlock, UpdateBody, UpdateValues, Vec3 } from '../../src/protocols/wow/index.js';
 
 const u32 = fc.integer({ min: 0, max: 0xffffffff });
@@ -108,7 +108,7 @@ export const valuesArb: fc.Arbitrary<UpdateValues> = fc
   .chain((words) => {
     let pop = 0;
     for (const w of words) for (let x = w; x !== 0; x &= x - 1) pop++;
-    return fc.array(u32, { minLength: pop, maxLength: pop }).map((vals) => ({ mask: new Uint32Array(words), values: new Uint32Array(vals) }));
+    return fc.array(u32, { minLength: pop, maxLength: pop }).map((vals) => PackedValues.of(words, vals));
   });
 
 export const blockArb: fc.Arbitrary<UpdateBlock> = fc.oneof(

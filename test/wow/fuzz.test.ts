@@ -112,3 +112,32 @@ test('the adapter decoder (with state, spans, entity ranges) only throws DecodeE
   );
   assert.ok(calls > 10000, `only ${calls} decodes ran`);
 });
+
+test('the JSON reader and encoders only throw EncodeError on bad records', async () => {
+  const { EncodeError } = await import('../../src/core/errors.js');
+  const records = fixtures.map((f) => JSON.parse(JSON.stringify(wow.createDecoder({}).decode(f.full).records[0])));
+  const bodies = records.map((r) => r.body);
+  /** Replace one value somewhere inside `v` (by a walk index) with `x`. */
+  function replaceAt(v: unknown, k: { n: number }, x: unknown): unknown {
+    if (k.n-- === 0) return x;
+    if (Array.isArray(v)) return v.map((e) => replaceAt(e, k, x));
+    if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([key, e]) => [key, replaceAt(e, k, x)]));
+    return v;
+  }
+  const onlyEncodeErrors = (fn: () => unknown) => {
+    try {
+      fn();
+    } catch (e) {
+      if (!(e instanceof EncodeError)) throw e;
+    }
+  };
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 2 }), fc.nat(400), fc.jsonValue({ maxDepth: 2 }), fc.boolean(), (i, at, x, body) => {
+      const enc = wow.createEncoder({ body });
+      const src = body ? bodies[i] : records[i];
+      onlyEncodeErrors(() => enc.encode(replaceAt(src, { n: at }, x)));
+      onlyEncodeErrors(() => enc.encode(x));
+    }),
+    { numRuns: 2000 },
+  );
+});

@@ -248,3 +248,24 @@ test('§1.1 framing: big-endian size counting the opcode, little-endian opcode',
   assert.throws(() => frame(0xa9, new Uint8Array(65534)));
   assert.equal(frame(0xa9, new Uint8Array(65533)).length, 65537);
 });
+
+test('splitFrames cuts a stream of frames at every chunk boundary', async () => {
+  const { splitFrames } = await import('../../src/protocols/wow/index.js');
+  const frames = [H('00 0a aa 00 05 01 00 e3 1d 00 30 f1'), frame(0xa9, H('01000000 00 04 01000000 0107')), H('0002 a900')];
+  const stream = new Uint8Array(frames.reduce((a, f) => a + f.length, 0));
+  let at = 0;
+  for (const f of frames) {
+    stream.set(f, at);
+    at += f.length;
+  }
+  for (let cut = 0; cut <= stream.length; cut++) {
+    const a = splitFrames(stream.subarray(0, cut));
+    const joined = new Uint8Array(a.rest.length + stream.length - cut);
+    joined.set(a.rest);
+    joined.set(stream.subarray(cut), a.rest.length);
+    const b = splitFrames(joined);
+    assert.equal(b.rest.length, 0);
+    assert.deepEqual([...a.frames, ...b.frames].map(toHex), frames.map(toHex));
+  }
+  assert.throws(() => splitFrames(H('0001 a9')), DecodeError);
+});

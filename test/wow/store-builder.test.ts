@@ -322,3 +322,58 @@ test('property: random worlds over several ticks, per observer: builder → deco
     { numRuns: 60 },
   );
 });
+
+test('typed access to array fields: floats, guids over slot pairs, two shorts, bytes; raw slots outside the table', () => {
+  const values = (slots: Array<[number, number]>, blocks: number) => {
+    slots.sort((a, b) => a[0] - b[0]);
+    const mask = new Uint32Array(blocks);
+    for (const [s] of slots) mask[s >> 5] = (mask[s >> 5]! | (1 << (s & 31))) >>> 0;
+    return { mask, values: new Uint32Array(slots.map(([, v]) => v)) };
+  };
+  const store = new ObjectStore();
+  store.applyBody({
+    hasTransport: 0,
+    blocks: [
+      // gameobject: GAMEOBJECT_ROTATION is 4 floats at slots 10-13
+      { updateType: 2, guid: 9n, objectTypeId: 5, movement: { updateFlags: 0 }, values: values([[10, 0x3f800000], [12, 0xbf000000]], 1) },
+      // container: CONTAINER_FIELD_SLOT_1 is 36 guids from slot 50
+      { updateType: 2, guid: 10n, objectTypeId: 2, movement: { updateFlags: 0 }, values: values([[52, 0x11], [53, 0x4000], [48, 3]], 4) },
+      // player: PLAYER_SKILL_INFO_1_1 two_shorts; PLAYER_BYTES bytes
+      { updateType: 2, guid: 4n, objectTypeId: 4, movement: { updateFlags: 0 }, values: values([[718, 0x00020003], [0xc1, 0x04030201]], 41) },
+    ],
+  });
+  const go = store.get(9n)!;
+  assert.deepEqual(go.get('GAMEOBJECT_ROTATION'), [1, 0, -0.5, 0]);
+  assert.equal(go.float('GAMEOBJECT_ROTATION', 2), -0.5);
+  const bag = store.get(10n)!;
+  assert.equal(bag.get('CONTAINER_FIELD_NUM_SLOTS'), 3);
+  const slots = bag.get('CONTAINER_FIELD_SLOT_1') as bigint[];
+  assert.equal(slots.length, 36);
+  assert.equal(slots[1], 0x0000400000000011n);
+  assert.equal(bag.guidAt('CONTAINER_FIELD_SLOT_1', 1), 0x0000400000000011n);
+  const me = store.get(4n)!;
+  const skillField = FIELDS.find((f) => f.index === 718 && f.owner === 'player')!;
+  const skill = me.get(skillField.name) as number[][];
+  assert.deepEqual(skill[0], [3, 2]);
+  assert.deepEqual(me.shorts(skillField.name, 0), [3, 2]);
+  const bytesField = FIELDS.find((f) => f.index === 0xc1 && f.owner === 'player')!;
+  assert.equal(bytesField.type, 'bytes');
+  assert.deepEqual(me.get(bytesField.name), [1, 2, 3, 4]);
+  assert.deepEqual(me.bytes(bytesField.name), [1, 2, 3, 4]);
+  assert.throws(() => me.get('NO_SUCH_FIELD'), RangeError);
+  assert.throws(() => go.guidAt('GAMEOBJECT_ROTATION', 5), RangeError);
+});
+
+test('builder: a failed build leaves the observer as it was; a guid known under another type is created again', () => {
+  const obs = newObserver(5n);
+  const unit = makeWorldObject(0xf130000001000001n, 3, { UNIT_FIELD_HEALTH: 5 });
+  buildUpdate(obs, [unit]);
+  const before = [...obs.known.entries()];
+  const huge = makeWorldObject(5n, 4);
+  for (let s = 6; s < 1282; s++) huge.values[s] = s;
+  assert.throws(() => buildUpdate(obs, [huge], { maxBodySize: 2000 }), EncodeError); // its own player: private fields too
+  assert.deepEqual([...obs.known.entries()], before);
+  const asGo = makeWorldObject(unit.guid, 5, { GAMEOBJECT_DISPLAYID: 3 });
+  const body = decodeAll(buildUpdate(obs, [asGo]).packets)[0]!;
+  assert.deepEqual(body.blocks.map((b) => b.updateType), [2]);
+});

@@ -71,3 +71,22 @@ test('§3.2 guid high parts as a type hint', () => {
   ];
   for (const [g, t] of cases) assert.equal(typeIdFromGuid(g), t, g.toString(16));
 });
+
+test('the generated table matches the spec JSON row for row (when the shared spec is next to the project)', async (t) => {
+  const { existsSync, readFileSync } = await import('node:fs');
+  const root = new URL('../../', import.meta.url).pathname;
+  const path = [`${root}../shared/spec/wow-1.12.1-update-fields.json`, `${root}../../shared/spec/wow-1.12.1-update-fields.json`].find((p) => existsSync(p));
+  if (path === undefined) {
+    t.skip('shared/spec not found');
+    return;
+  }
+  const doc = JSON.parse(readFileSync(path, 'utf8'));
+  const flags: Record<string, number> = Object.fromEntries(Object.entries(doc.visibility_flags).map(([k, v]) => [k, Number(v)]));
+  assert.equal(FIELDS.length, doc.fields.length);
+  doc.fields.forEach((f: any, i: number) => {
+    const g = FIELDS[i]!;
+    assert.deepEqual([g.name, g.index, g.size, g.type, g.owner], [f.name, f.index, f.size, f.type, f.owner]);
+    assert.equal(g.visibility, f.visibility.reduce((a: number, v: string) => a | flags[v]!, 0), f.name);
+  });
+  assert.deepEqual(OBJECT_TYPES.map((t) => t.valuesCount), doc.object_types.map((t: any) => t.valuesCount));
+});

@@ -302,12 +302,13 @@ function decodeClientboundAt(r: ByteReader, ctx: Ctx, allowCompressed: boolean):
 
 const NULL_ENTID = 'non-null entity reference';
 
-/** The 0x00 packet body; `r.pos` at the header byte. */
+/** A count read from the input: within the named limit, and at most one entry per 2 bytes left. */
 function checkCount(r: Cursor, n: number, max: number, name: string): void {
   if (n > max) throw new LimitError(r.pos, name, 'diepMaxEntities', n, max);
   if (n * 2 > r.end - r.pos) throw new DecodeError(r.pos, name, `${n} entries of at least 2 bytes`, `${r.end - r.pos} bytes left`);
 }
 
+/** The 0x00 packet; `r.pos` at the header byte. */
 function readUpdate(r: Cur, ctx: Ctx): UpdatePacket {
   const spans = ctx.spans;
   const ranges = ctx.ranges;
@@ -452,6 +453,7 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
         fields.push(f);
         if (spans !== undefined) spans.add(table.fields[f]!.key, at, r.pos, table.fields[f]!.encoding);
       } else {
+        if (spans !== undefined) spans.add(`${table.fields[f]!.key}.jump`, at, r.pos, 'jump');
         values.push(readElements(r, table, f, len, maxString, spans));
         fields.push(f);
         if (spans !== undefined) spans.add(table.fields[f]!.key, at, r.pos, 'elements');
@@ -488,7 +490,10 @@ function readElements(r: Cur, table: FieldTable, f: number, len: number, maxStri
     for (;;) {
       const eat = r.pos;
       const rawE = readVu(r);
-      if (rawE === 1) break;
+      if (rawE === 1) {
+        if (spans !== undefined) spans.add(`${table.fields[f]!.key}.end`, eat, r.pos, 'vu');
+        break;
+      }
       e += (rawE ^ 1) >>> 0;
       if (e >= len) throw new DecodeError(eat, '', `element index below ${len}`, `index ${e}`);
       elems.push(readValue(r, enc, maxString));
@@ -827,6 +832,14 @@ export function decodeServerbound(bytes: Uint8Array, opts?: DecodeOptions): Serv
       case 0x05:
         r.expectEnd();
         return { type: 'Heartbeat' };
+      case 0x06: {
+        const command = field('command', 'stringNT', () => readString(r, max));
+        const n = field('argCount', 'u8', () => r.u8());
+        const args: string[] = [];
+        for (let i = 0; i < n; i++) args.push(field(`args[${i}]`, 'stringNT', () => readString(r, max)));
+        r.expectEnd();
+        return { type: 'Command', command, args };
+      }
       case 0x07:
         r.expectEnd();
         return { type: 'ModifiedClient' };
@@ -879,6 +892,13 @@ export function encodeServerbound(p: ServerboundPacket): Uint8Array {
       break;
     case 'Heartbeat':
       w.u8(0x05);
+      break;
+    case 'Command':
+      if (!Array.isArray(p.args) || p.args.length > 255) throw new EncodeError('args', 'at most 255 arguments');
+      w.u8(0x06);
+      writeString(w, p.command);
+      w.u8(p.args.length);
+      for (const a of p.args) writeString(w, a);
       break;
     case 'ModifiedClient':
       w.u8(0x07);

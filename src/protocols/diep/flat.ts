@@ -51,8 +51,8 @@ function growF64(a: Float64Array, n: number): Float64Array {
 /**
  * One decoded 0x00 packet as parallel arrays. Upcreate `i` has entries
  * `entStart[i] .. entStart[i+1]-1`; entry `j` sets field `entField[j]` (element
- * `entElem[j]`, or -1 for a scalar) to `entObj[j]` when `entKind[j]` is 1, else to
- * `entNum[j]`. In updates, each array field starts with a marker entry (`entElem` -2)
+ * `entElem[j]`, or -1 for a scalar) to `entNum[j]`; when `entField[j]` is negative, the
+ * field is `~entField[j]` and the value is `entObj[j]` (strings, references, NaN bits). In updates, each array field starts with a marker entry (`entElem` -2)
  * that carries no value, so that an empty element table still names its field. A creation's groups are `groups[grpStart[i] .. grpStart[i+1]-1]`.
  */
 export class UpdateBuffer {
@@ -72,13 +72,17 @@ export class UpdateBuffer {
   entField: Int32Array = new Int32Array(256);
   entElem: Int32Array = new Int32Array(256);
   entNum: Float64Array = new Float64Array(256);
-  /** 0: the value is `entNum[j]`; 1: it is `entObj[j]`. */
-  entKind: Uint8Array = new Uint8Array(256);
   entObj: (Scalar | undefined)[] = [];
 
   /** The value of entry `j`. */
   value(j: number): Scalar {
-    return this.entKind[j] === 1 ? this.entObj[j]! : this.entNum[j]!;
+    return this.entField[j]! < 0 ? this.entObj[j]! : this.entNum[j]!;
+  }
+
+  /** The field index of entry `j`. */
+  field(j: number): number {
+    const k = this.entField[j]!;
+    return k < 0 ? ~k : k;
   }
 }
 
@@ -237,14 +241,12 @@ function decodeBody(r: Cur, buf: UpdateBuffer, table: FieldTable, maxEntities: n
           const enc = fieldEnc[f]!;
           if (ent + (len || 1) > buf.entField.length) growEntries(buf, ent + (len || 1));
           if (len === 0) {
-            readInto(r, buf, ent, enc, maxString);
-            buf.entField[ent] = f;
+            buf.entField[ent] = readInto(r, buf, ent, enc, maxString) ? ~f : f;
             buf.entElem[ent] = -1;
             ent++;
           } else {
             for (elem = 0; elem < len; elem++) {
-              readInto(r, buf, ent, enc, maxString);
-              buf.entField[ent] = f;
+              buf.entField[ent] = readInto(r, buf, ent, enc, maxString) ? ~f : f;
               buf.entElem[ent] = elem;
               ent++;
             }
@@ -287,7 +289,6 @@ function updateFields(r: Cur, buf: UpdateBuffer, ent: number, table: FieldTable,
   let entField = buf.entField;
   let entElem = buf.entElem;
   let entNum = buf.entNum;
-  let entKind = buf.entKind;
   let f = -1;
   let elem = -1;
   let inJump = true;
@@ -312,7 +313,6 @@ function updateFields(r: Cur, buf: UpdateBuffer, ent: number, table: FieldTable,
         entField = buf.entField;
         entElem = buf.entElem;
         entNum = buf.entNum;
-        entKind = buf.entKind;
       }
       const len = fieldLen[f]!;
       if (len === 0) {
@@ -334,13 +334,12 @@ function updateFields(r: Cur, buf: UpdateBuffer, ent: number, table: FieldTable,
           }
           const v = (u >>> 1) ^ -(u & 1);
           entNum[ent] = enc === ENC_VI ? v : v / 64;
-          entKind[ent] = 0;
+          entField[ent] = f;
         } else {
           r.pos = p;
-          readInto(r, buf, ent, enc, maxString);
+          entField[ent] = readInto(r, buf, ent, enc, maxString) ? ~f : f;
           p = r.pos;
         }
-        entField[ent] = f;
         entElem[ent] = -1;
         ent++;
       } else {
@@ -350,7 +349,6 @@ function updateFields(r: Cur, buf: UpdateBuffer, ent: number, table: FieldTable,
         entField = buf.entField;
         entElem = buf.entElem;
         entNum = buf.entNum;
-        entKind = buf.entKind;
       }
     }
   } catch (e) {
@@ -379,7 +377,6 @@ function elementTable(r: Cur, buf: UpdateBuffer, ent: number, f: number, len: nu
   if (ent >= buf.entField.length) growEntries(buf, ent + 1);
   buf.entField[ent] = f;
   buf.entElem[ent] = -2;
-  buf.entKind[ent] = 0;
   ent++;
   let e = -1;
   try {
@@ -390,8 +387,7 @@ function elementTable(r: Cur, buf: UpdateBuffer, ent: number, f: number, len: nu
       e += (rawE ^ 1) >>> 0;
       if (e >= len) throw new DecodeError(eat, '', `element index below ${len}`, `index ${e}`);
       if (ent >= buf.entField.length) growEntries(buf, ent + 1);
-      readInto(r, buf, ent, enc, maxString);
-      buf.entField[ent] = f;
+      buf.entField[ent] = readInto(r, buf, ent, enc, maxString) ? ~f : f;
       buf.entElem[ent] = e;
       ent++;
     }
@@ -402,41 +398,38 @@ function elementTable(r: Cur, buf: UpdateBuffer, ent: number, f: number, len: nu
 }
 
 function growEntries(buf: UpdateBuffer, n: number): void {
-  if (n > buf.entKind.length) {
-    const k = new Uint8Array(Math.max(n, buf.entKind.length * 2));
-    k.set(buf.entKind);
-    buf.entKind = k;
-  }
   buf.entField = growI32(buf.entField, n);
   buf.entElem = growI32(buf.entElem, n);
   buf.entNum = growF64(buf.entNum, n);
 }
 
-function readInto(r: Cur, buf: UpdateBuffer, j: number, enc: number, maxString: number): void {
+/** Read one value into entry `j`; true when it went to `entObj` (not a number). */
+function readInto(r: Cur, buf: UpdateBuffer, j: number, enc: number, maxString: number): boolean {
   if (enc === ENC_VI || enc === ENC_VI64) {
     const u = readVu(r);
     const v = (u >>> 1) ^ -(u & 1);
     buf.entNum[j] = enc === ENC_VI ? v : v / 64;
-    buf.entKind[j] = 0;
-  } else if (enc === ENC_VU) {
+    return false;
+  }
+  if (enc === ENC_VU) {
     buf.entNum[j] = readVu(r);
-    buf.entKind[j] = 0;
-  } else if (enc === ENC_F32) {
+    return false;
+  }
+  if (enc === ENC_F32) {
     const v = readF32(r);
     if (typeof v === 'number') {
       buf.entNum[j] = v;
-      buf.entKind[j] = 0;
-    } else setObj(buf, j, v);
-  } else if (enc === ENC_STRING) {
-    setObj(buf, j, readString(r, maxString));
-  } else {
-    setObj(buf, j, readEntid(r));
+      return false;
+    }
+    setObj(buf, j, v);
+    return true;
   }
+  setObj(buf, j, enc === ENC_STRING ? readString(r, maxString) : readEntid(r));
+  return true;
 }
 
 function setObj(buf: UpdateBuffer, j: number, v: Scalar): void {
   const o = buf.entObj;
   while (o.length < j) o.push(undefined);
   o[j] = v;
-  buf.entKind[j] = 1;
 }

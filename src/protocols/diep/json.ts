@@ -309,6 +309,8 @@ export function serverboundFromJson(v: Json): ServerboundPacket {
       return { type: 'TankUpgrade', rawTank: num(o.rawTank, 'rawTank') };
     case 'Heartbeat':
       return { type: 'Heartbeat' };
+    case 'Command':
+      return { type: 'Command', command: str(o.command, 'command'), args: arr(o.args ?? [], 'args').map((a, i) => str(a, `args[${i}]`)) };
     case 'ModifiedClient':
     case 'LeaveDeathScreen':
     case 'TakeTank':

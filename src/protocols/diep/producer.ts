@@ -95,6 +95,16 @@ export function wireValue(enc: number, v: Scalar): Scalar {
   }
 }
 
+/** Reject a value that the field's encoding cannot carry. */
+function checkValue(enc: number, v: unknown, key: string): void {
+  let ok: boolean;
+  if (enc === ENC_STRING) ok = typeof v === 'string' && !v.includes('\0');
+  else if (enc === ENC_ENTID) ok = v === null || (typeof v === 'object' && typeof (v as EntityRef).id === 'number' && typeof (v as EntityRef).hash === 'number');
+  else if (enc === ENC_F32) ok = typeof v === 'number' || v instanceof F32Bits;
+  else ok = typeof v === 'number' && Number.isFinite(v);
+  if (!ok) throw new EncodeError(key, `cannot hold ${JSON.stringify(v)}`);
+}
+
 export interface WorldOptions {
   table?: FieldTable;
   /** Size of the id space (the server's entity table has 16384 slots). */
@@ -160,6 +170,7 @@ export class World {
     const f = this.fieldIndex(key);
     if (e.groupMask[this.table.fieldGroup[f]!] !== 1) throw new EncodeError(this.table.fields[f]!.key, 'field of a group the entity does not have');
     if (this.table.fieldLen[f] !== 0) throw new EncodeError(this.table.fields[f]!.key, 'array field: use setElement');
+    checkValue(this.table.fieldEnc[f]!, v, this.table.fields[f]!.key);
     if (sameScalar(e.values[f] as Scalar | undefined, v)) return;
     e.values[f] = v;
     const ver = ++this.version;
@@ -173,6 +184,7 @@ export class World {
     if (e.groupMask[this.table.fieldGroup[f]!] !== 1) throw new EncodeError(this.table.fields[f]!.key, 'field of a group the entity does not have');
     const len = this.table.fieldLen[f]!;
     if (len === 0 || !Number.isInteger(index) || index < 0 || index >= len) throw new EncodeError(this.table.fields[f]!.key, `no element ${index}`);
+    checkValue(this.table.fieldEnc[f]!, v, this.table.fields[f]!.key);
     const arr = e.values[f] as Scalar[];
     if (sameScalar(arr[index], v)) return;
     arr[index] = v;

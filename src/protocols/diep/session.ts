@@ -67,9 +67,14 @@ export interface ApplyResult {
   removed: number[];
   /** Ids created (or re-created) by this packet. */
   created: number[];
-  /** Field indices changed by updates, per id (created entities are not listed here). */
-  changed: Map<number, number[]>;
+  /**
+   * Field indices changed by updates, per id (created entities are not listed here).
+   * Filled only when tracking; otherwise a shared empty map (do not modify it).
+   */
+  changed: ReadonlyMap<number, number[]>;
 }
+
+const NO_CHANGES: ReadonlyMap<number, number[]> = new Map();
 
 export interface EntityStoreOptions {
   table?: FieldTable;
@@ -138,7 +143,7 @@ export class EntityStore {
     const table = this.table;
     const issues: StoreIssue[] = [];
     const tick = p.tick;
-    const result: ApplyResult = { tick, issues, removed: [], created: [], changed: new Map() };
+    const result: ApplyResult = { tick, issues, removed: [], created: [], changed: track ? new Map() : NO_CHANGES };
     if (this.lastTick !== undefined && tick !== ((this.lastTick + 1) >>> 0)) {
       this.report(issues, { kind: 'tickGap', tick, id: -1, hash: 0, message: `tick ${tick} after ${this.lastTick}` });
     }
@@ -206,7 +211,7 @@ export class EntityStore {
       }
       if (track) {
         const prev = result.changed.get(u.id);
-        if (prev === undefined) result.changed.set(u.id, fields.slice());
+        if (prev === undefined) (result.changed as Map<number, number[]>).set(u.id, fields.slice());
         else for (const f of fields) if (!prev.includes(f)) prev.push(f);
       }
     }
@@ -234,7 +239,7 @@ export class EntityStore {
     const table = this.table;
     const issues: StoreIssue[] = [];
     const tick = p.tick;
-    const result: ApplyResult = { tick, issues, removed: [], created: [], changed: new Map() };
+    const result: ApplyResult = { tick, issues, removed: [], created: [], changed: track ? new Map() : NO_CHANGES };
     if (this.lastTick !== undefined && tick !== ((this.lastTick + 1) >>> 0)) {
       this.report(issues, { kind: 'tickGap', tick, id: -1, hash: 0, message: `tick ${tick} after ${this.lastTick}` });
     }
@@ -259,7 +264,6 @@ export class EntityStore {
     const entElem = p.entElem;
     const entNum = p.entNum;
     const entObj = p.entObj;
-    const entKind = p.entKind;
     for (let i = 0; i < p.upCount; i++) {
       const id = p.upId[i]!;
       const hash = p.upHash[i]!;
@@ -272,8 +276,9 @@ export class EntityStore {
         }
         const values: (Scalar | Scalar[] | undefined)[] = new Array(table.fieldCount);
         for (let j = from; j < to; j++) {
-          const f = entField[j]!;
-          const v = entKind[j] === 1 ? entObj[j]! : entNum[j]!;
+          const key = entField[j]!;
+          const f = key < 0 ? ~key : key;
+          const v = key < 0 ? entObj[j]! : entNum[j]!;
           const el = entElem[j]!;
           if (el < 0) values[f] = v;
           else {
@@ -302,10 +307,11 @@ export class EntityStore {
       let changed: number[] | undefined;
       if (track) {
         changed = result.changed.get(id);
-        if (changed === undefined) result.changed.set(id, (changed = []));
+        if (changed === undefined) (result.changed as Map<number, number[]>).set(id, (changed = []));
       }
       for (let j = from; j < to; j++) {
-        const f = entField[j]!;
+        const key = entField[j]!;
+        const f = key < 0 ? ~key : key;
         if (!hasGroup(e, fieldGroup[f]!)) {
           if (f !== lastBad) {
             lastBad = f;
@@ -323,7 +329,7 @@ export class EntityStore {
         if (changed !== undefined && !changed.includes(f)) changed.push(f);
         const el = entElem[j]!;
         if (el === -2) continue; // array field marker
-        const v = entKind[j] === 1 ? entObj[j]! : entNum[j]!;
+        const v = key < 0 ? entObj[j]! : entNum[j]!;
         if (el < 0) ev[f] = v;
         else (ev[f] as Scalar[])[el] = v;
       }

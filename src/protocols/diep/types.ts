@@ -181,6 +181,14 @@ export interface TankUpgradePacket {
   rawTank: number;
 }
 
+/** Serverbound 0x06: a server console command with its arguments (this server's layout). */
+export interface CommandPacket {
+  type: 'Command';
+  command: string;
+  /** At most 255 (the count is one byte). */
+  args: string[];
+}
+
 /** Serverbound packets with no body: 0x07 (modified client), 0x08 (leave death screen), 0x09 (take tank). */
 export interface SimpleServerboundPacket {
   type: 'ModifiedClient' | 'LeaveDeathScreen' | 'TakeTank';
@@ -193,6 +201,7 @@ export type ServerboundPacket =
   | HeartbeatPacket
   | StatUpgradePacket
   | TankUpgradePacket
+  | CommandPacket
   | SimpleServerboundPacket
   | UnknownPacket;
 

@@ -16,6 +16,7 @@ import {
   PACKET_COMPOUND,
   PACKET_INIT_NETWORK_UPDATE,
   PACKET_NETWORK_UPDATE,
+  SM_LZ4_CAP,
   SM_MAX_DELTA_BASE,
   SM_MAX_RAW_SIZE,
   UPDATE_TYPES,
@@ -25,6 +26,7 @@ import {
   type Packet,
   type SubUpdate,
   type UpdateTypeName,
+  type Variant,
 } from './types.js';
 
 // ===========================================================================
@@ -297,6 +299,7 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
     if (i >= maxUpdates) throw new LimitError(pos, `updates[${i}]`, 'smMaxUpdates', i + 1, maxUpdates);
     const at = pos;
     let u: SubUpdate;
+    let pushed = false;
     try {
       if ((buf[pos]! & 0x80) === 0) {
         // RawUpdate
@@ -306,11 +309,15 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
         u = newSub('raw', size);
         if (spans !== undefined) {
           spans.push(`updates[${i}]`);
+          pushed = true;
           spans.add('', pos, pos + size, 'struct');
           spans.add('size', pos, pos + 2, 'u16be');
         }
         readUpdate(u, buf, dv, pos + 2, pos + size, ctx, tracker);
-        if (spans !== undefined) spans.pop();
+        if (pushed) {
+          spans!.pop();
+          pushed = false;
+        }
         prevAt = pos;
         prevSize = size;
         prevInScratch = false;
@@ -335,6 +342,7 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
         u.bitfield = hexOf(buf, pos, k);
         if (spans !== undefined) {
           spans.push(`updates[${i}]`);
+          pushed = true;
           spans.add('', pos, q, 'struct');
           spans.add('bitfield', pos, pos + k, 'bitfield');
           if (q > pos + k) spans.add('replacements', pos + k, q, 'bytes');
@@ -349,12 +357,15 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
           }
           throw e;
         }
-        if (spans !== undefined) spans.pop();
+        if (pushed) {
+          spans!.pop();
+          pushed = false;
+        }
         prevInScratch = true;
         pos = q;
       }
     } catch (e) {
-      if (spans !== undefined) spans.pop();
+      if (pushed) spans!.pop();
       throw rethrowAt(e, `updates[${i}]`, at);
     }
     if (ranges !== undefined) ranges.push(at, pos);
@@ -362,6 +373,25 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
     i++;
   }
   return { tick, updates };
+}
+
+/**
+ * Decode one NetworkUpdate in RawUpdate form (be u16 size + data), e.g. a reconstructed
+ * sub-update. The size field must match the length.
+ */
+export function decodeNetworkUpdate(bytes: Uint8Array, opts: ScrapDecodeOptions = {}): NetworkUpdate {
+  if (bytes.length < 2) throw new DecodeError(0, 'size', 'a be u16 size (RAW_SIZE_INVALID)', `${bytes.length} bytes`);
+  const size = (bytes[0]! << 8) | bytes[1]!;
+  if (size !== bytes.length) throw new DecodeError(0, 'size', `the size field to be the length, ${bytes.length}`, String(size));
+  const u = newSub('raw', size);
+  const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  try {
+    readUpdate(u, bytes, dv, 2, size, { strict: opts.strict === true, spans: opts.spans }, opts.tracker ?? new ControllerTable());
+  } catch (e) {
+    throw rethrowAt(e, '', 2);
+  }
+  const { form: _f, bitfield: _b, size: _s, ...rest } = u;
+  return rest;
 }
 
 /** Decode a decompressed 0x15/0x16 body (tick + sub-updates). */
@@ -480,7 +510,7 @@ function netObjTypeOf(v: unknown, path: string): number {
 }
 
 /** Write one NetworkUpdate with its be u16 size field (the reconstructed RawUpdate form). */
-export function writeNetworkUpdate(o: Out, u: unknown, path = ''): void {
+export function writeNetworkUpdate(o: Out, u: unknown, path = '', variantHint?: Variant): void {
   const x = obj(u, path);
   const ut = typeof x.updateType === 'string' ? UT_BY_NAME[x.updateType] : undefined;
   if (ut === undefined) throw new EncodeError(`${path}.updateType`, `expected Create, P, Update or Remove, got ${JSON.stringify(x.updateType)}`);
@@ -496,7 +526,7 @@ export function writeNetworkUpdate(o: Out, u: unknown, path = ''): void {
     o.u8(ct);
   }
   o.u32(id);
-  writeData(o, x, ut, ot, ct, path);
+  writeData(o, x, ut, ot, ct, path, variantHint);
   const size = o.pos - start;
   if (size > SM_MAX_RAW_SIZE) throw new EncodeError(path, `update of ${size} bytes is larger than a RawUpdate can be (0x7FFF)`);
   o.dv.setUint16(start, size);
@@ -533,10 +563,10 @@ export class SubUpdateWriter {
    * Append `u`. `form`: 'raw', 'delta' (required: error if impossible; `bitfield`
    * replayed when given) or 'auto' (delta only if strictly shorter). Returns the form used.
    */
-  write(u: unknown, form: 'raw' | 'delta' | 'auto', bitfield: Uint8Array | undefined, path: string): 'raw' | 'delta' {
+  write(u: unknown, form: 'raw' | 'delta' | 'auto', bitfield: Uint8Array | undefined, path: string, variantHint?: Variant): 'raw' | 'delta' {
     const o = this.o;
     const start = o.pos;
-    writeNetworkUpdate(o, u, path);
+    writeNetworkUpdate(o, u, path, variantHint);
     const len = o.pos - start;
     let used: 'raw' | 'delta' = 'raw';
     const keepBase = len <= SM_MAX_DELTA_BASE + 2;
@@ -689,6 +719,9 @@ export function encodeMessage(packet: Packet | unknown, opts: ScrapEncodeOptions
 
 /** id byte + payload, compressing the payload when the id is in the compressed class. */
 export function frameMessage(id: number, payload: Uint8Array, lz4: 'fast' | 'literal' = 'fast'): Uint8Array {
+  if (isCompressedId(id) && payload.length > SM_LZ4_CAP) {
+    throw new EncodeError('', `payload of ${payload.length} bytes is larger than the game's 0x80000-byte buffer (split the updates, e.g. with NetworkUpdateProducer)`);
+  }
   const block = isCompressedId(id) ? (lz4 === 'literal' ? literalLz4Block(payload) : encodeLz4Block(payload)) : payload;
   const out = new Uint8Array(1 + block.length);
   out[0] = id;

@@ -10,6 +10,7 @@ export {
   decodeBody,
   decodeBodyRange,
   decodeMessage,
+  decodeNetworkUpdate,
   readMessage,
   encodeBody,
   encodeMessage,

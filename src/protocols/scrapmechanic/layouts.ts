@@ -6,7 +6,7 @@
 import { DecodeError, EncodeError } from '../../core/errors.js';
 import type { SpanSink } from '../../core/spans.js';
 import { Out } from './out.js';
-import { arr, bool, bytes as bytesOf, f16FromBits, f16ToBits, int, obj, readF32, readUuid, u64, writeF32, writeUuid } from './primitives.js';
+import { bytes as bytesOf, f16FromBits, f16ToBits, readF32, readUuid, u64, writeF32, writeUuid } from './primitives.js';
 import {
   CT_CHILDSHAPE_BLOCK,
   CT_CHILDSHAPE_PART,
@@ -723,57 +723,121 @@ export function checkData(ut: number, ot: number, ct: number | undefined, b: Uin
 // ===========================================================================
 // Encoding
 // ===========================================================================
+//
+// Field paths for errors are built only when something is wrong: helpers take the
+// update's path (`base`), a constant field name and an optional suffix.
 
-function f32(o: Out, v: unknown, path: string): void {
+function show(v: unknown): string {
+  return typeof v === 'bigint' ? `${v}n` : (JSON.stringify(v) ?? String(v));
+}
+
+function fail(base: string, name: string, sub: string, msg: string): never {
+  const field = name + sub;
+  throw new EncodeError(base === '' ? field : field === '' ? base : `${base}.${field}`, msg);
+}
+
+function intv(v: unknown, min: number, max: number, base: string, name: string, sub = ''): number {
+  if (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max) return v;
+  return fail(base, name, sub, `expected an integer in ${min}..${max}, got ${show(v)}`);
+}
+
+function objv(v: unknown, base: string, name: string, sub = ''): Record<string, unknown> {
+  if (v !== null && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
+  return fail(base, name, sub, `expected an object, got ${show(v)}`);
+}
+
+function arrv(v: unknown, base: string, name: string): unknown[] {
+  if (Array.isArray(v)) return v;
+  return fail(base, name, '', `expected an array, got ${show(v)}`);
+}
+
+function boolv(v: unknown, base: string, name: string, sub = ''): boolean {
+  if (typeof v === 'boolean') return v;
+  return fail(base, name, sub, `expected true or false, got ${show(v)}`);
+}
+
+function pathOf(base: string, name: string, sub: string): string {
+  const field = name + sub;
+  return base === '' ? field : `${base}.${field}`;
+}
+
+function f32(o: Out, v: unknown, base: string, name: string, sub = ''): void {
   const at = o.ensure(4);
-  writeF32(o.dv, at, v, path);
+  if (typeof v === 'number') o.dv.setFloat32(at, v);
+  else writeF32(o.dv, at, v, pathOf(base, name, sub));
   o.pos += 4;
 }
 
-function wVec3(o: Out, v: unknown, path: string, zyx = false): void {
-  const x = obj(v, path);
+function wVec3(o: Out, v: unknown, base: string, name: string, zyx = false): void {
+  const x = objv(v, base, name);
   if (zyx) {
-    f32(o, x.z, `${path}.z`);
-    f32(o, x.y, `${path}.y`);
-    f32(o, x.x, `${path}.x`);
+    f32(o, x.z, base, name, '.z');
+    f32(o, x.y, base, name, '.y');
+    f32(o, x.x, base, name, '.x');
   } else {
-    f32(o, x.x, `${path}.x`);
-    f32(o, x.y, `${path}.y`);
-    f32(o, x.z, `${path}.z`);
+    f32(o, x.x, base, name, '.x');
+    f32(o, x.y, base, name, '.y');
+    f32(o, x.z, base, name, '.z');
   }
 }
 
-function wQuat(o: Out, v: unknown, path: string, wzyx: boolean): void {
-  const x = obj(v, path);
-  const order = wzyx ? (['w', 'z', 'y', 'x'] as const) : (['x', 'y', 'z', 'w'] as const);
-  for (const k of order) f32(o, x[k], `${path}.${k}`);
-}
-
-function wVec3i(o: Out, v: unknown, path: string, wide: boolean): void {
-  const x = obj(v, path);
-  for (const k of ['x', 'y', 'z'] as const) {
-    if (wide) o.u32(int(x[k], -0x80000000, 0x7fffffff, `${path}.${k}`));
-    else o.u16(int(x[k], -0x8000, 0x7fff, `${path}.${k}`) & 0xffff);
+function wQuat(o: Out, v: unknown, base: string, name: string, wzyx: boolean): void {
+  const x = objv(v, base, name);
+  if (wzyx) {
+    f32(o, x.w, base, name, '.w');
+    f32(o, x.z, base, name, '.z');
+    f32(o, x.y, base, name, '.y');
+    f32(o, x.x, base, name, '.x');
+  } else {
+    f32(o, x.x, base, name, '.x');
+    f32(o, x.y, base, name, '.y');
+    f32(o, x.z, base, name, '.z');
+    f32(o, x.w, base, name, '.w');
   }
 }
 
-function colorBytes(v: unknown, path: string): [number, number, number, number] {
-  const c = obj(v, path);
-  return [int(c.r, 0, 255, `${path}.r`), int(c.g, 0, 255, `${path}.g`), int(c.b, 0, 255, `${path}.b`), int(c.a, 0, 255, `${path}.a`)];
+function wVec3i(o: Out, v: unknown, base: string, name: string, wide: boolean): void {
+  const x = objv(v, base, name);
+  if (wide) {
+    o.u32(intv(x.x, -0x80000000, 0x7fffffff, base, name, '.x'));
+    o.u32(intv(x.y, -0x80000000, 0x7fffffff, base, name, '.y'));
+    o.u32(intv(x.z, -0x80000000, 0x7fffffff, base, name, '.z'));
+  } else {
+    o.u16(intv(x.x, -0x8000, 0x7fff, base, name, '.x') & 0xffff);
+    o.u16(intv(x.y, -0x8000, 0x7fff, base, name, '.y') & 0xffff);
+    o.u16(intv(x.z, -0x8000, 0x7fff, base, name, '.z') & 0xffff);
+  }
 }
 
-function wUuid(o: Out, v: unknown, reversed: boolean, path: string): void {
+/** Colour as `[r, g, b, a]`. */
+function colorBytes(v: unknown, base: string, name: string): [number, number, number, number] {
+  const c = objv(v, base, name);
+  return [intv(c.r, 0, 255, base, name, '.r'), intv(c.g, 0, 255, base, name, '.g'), intv(c.b, 0, 255, base, name, '.b'), intv(c.a, 0, 255, base, name, '.a')];
+}
+
+function wColorABGR(o: Out, v: unknown, base: string, name: string): void {
+  const [r, g, b, a] = colorBytes(v, base, name);
+  o.u8(a);
+  o.u8(b);
+  o.u8(g);
+  o.u8(r);
+}
+
+function wUuid(o: Out, v: unknown, reversed: boolean, base: string, name: string, sub = ''): void {
   const at = o.ensure(16);
-  writeUuid(o.buf, at, v, reversed, path);
+  writeUuid(o.buf, at, v, reversed, base, name, undefined, sub);
   o.pos += 16;
 }
 
-const u16 = (v: unknown, path: string) => int(v, 0, 0xffff, path);
-const u32 = (v: unknown, path: string) => int(v, 0, 0xffffffff, path);
-const s32 = (v: unknown, path: string) => int(v, -0x80000000, 0x7fffffff, path);
-const axisNibble = (v: unknown, path: string) => int(v, -4, 11, path) + 4;
+function wU64(o: Out, v: unknown, base: string, name: string): void {
+  const at = o.ensure(8);
+  o.dv.setBigUint64(at, typeof v === 'bigint' && v >= 0n && v <= 0xffffffffffffffffn ? v : u64(v, pathOf(base, name, '')));
+  o.pos += 8;
+}
 
-/** Bit writer into a plain array of bytes (for UpdateCharacter and the filter section). */
+const axisNibble = (v: unknown, base: string, name: string) => intv(v, -4, 11, base, name) + 4;
+
+/** Bit writer into a plain array of bytes (for UpdateCharacter). */
 class Bits {
   bytes: number[] = [];
   bit = 0;
@@ -781,7 +845,7 @@ class Bits {
     for (let i = n - 1; i >= 0; i--) {
       const j = this.bit >>> 3;
       if (j === this.bytes.length) this.bytes.push(0);
-      if (Math.floor(v / 2 ** i) & 1) this.bytes[j]! |= 0x80 >>> (this.bit & 7);
+      if ((v >>> i) & 1) this.bytes[j]! |= 0x80 >>> (this.bit & 7);
       this.bit++;
     }
   }
@@ -789,186 +853,187 @@ class Bits {
 
 /**
  * Write the type-specific data of `u` (in-memory or JSON form). `ut`/`ot` are the
- * update and NetObj type numbers; `ct` the Create controller type.
+ * update and NetObj type numbers; `ct` the Create controller type; `path` the
+ * update's path for error messages.
  */
-export function writeData(o: Out, u: Record<string, unknown>, ut: number, ot: number, ct: number | undefined, path: string): void {
-  const dataPath = `${path}.data`;
+export function writeData(o: Out, u: Record<string, unknown>, ut: number, ot: number, ct: number | undefined, path: string, variantHint?: Variant): void {
+  const B = path;
+  const uv = u.variant ?? variantHint;
   if (u.opaque !== undefined && u.opaque !== null) {
-    if (u.data !== undefined && u.data !== null) throw new EncodeError(path, 'give either data or opaque, not both');
-    o.bytes(bytesOf(u.opaque, `${path}.opaque`));
+    if (u.data !== undefined && u.data !== null) fail(B, '', '', 'give either data or opaque, not both');
+    o.bytes(bytesOf(u.opaque, pathOf(B, 'opaque', '')));
     return;
   }
   const has = u.data !== undefined && u.data !== null;
-  const padVal = u.padding === undefined ? 0 : int(u.padding, 0, 0x7f, `${path}.padding`);
+  const padVal = u.padding === undefined ? 0 : intv(u.padding, 0, 0x7f, B, 'padding');
   if (isOpaqueType(ot) || ut === REMOVE || ut === P || (ut === CREATE && (ot === 1 || ot === 2))) {
-    if (has) throw new EncodeError(dataPath, 'this update has no typed data (use opaque for raw bytes)');
-    writeTrailing(o, u, path);
+    if (has) fail(B, 'data', '', 'this update has no typed data (use opaque for raw bytes)');
+    writeTrailing(o, u, B);
     return;
   }
   if (!has) {
     // no typed data and no opaque bytes: the update carries no type-specific data
     // (what the decoder gives for an empty opaque payload)
-    writeTrailing(o, u, path);
+    writeTrailing(o, u, B);
     return;
   }
-  const d = obj(u.data, dataPath);
+  const d = objv(u.data, B, 'data');
   switch (ot) {
     case 0: {
-      const variant = ut === CREATE ? (ct === CT_RIGIDBODY_STATIC ? 'static' : ct === CT_RIGIDBODY_DYNAMIC ? 'dynamic' : undefined) : u.variant;
+      const variant = ut === CREATE ? (ct === CT_RIGIDBODY_STATIC ? 'static' : ct === CT_RIGIDBODY_DYNAMIC ? 'dynamic' : undefined) : uv;
       if (variant === 'static') {
         if (ut === CREATE) {
-          o.u16(u16(d.worldId, `${dataPath}.worldId`));
-          wQuat(o, d.rotation, `${dataPath}.rotation`, true);
-          wVec3(o, d.position, `${dataPath}.position`);
+          o.u16(intv(d.worldId, 0, 0xffff, B, 'data.worldId'));
+          wQuat(o, d.rotation, B, 'data.rotation', true);
+          wVec3(o, d.position, B, 'data.position');
         } else {
-          o.u8(int(d.unknown0, 0, 255, `${dataPath}.unknown0`));
-          o.u32(s32(d.unknown1, `${dataPath}.unknown1`));
+          o.u8(intv(d.unknown0, 0, 255, B, 'data.unknown0'));
+          o.u32(intv(d.unknown1, -0x80000000, 0x7fffffff, B, 'data.unknown1'));
         }
       } else if (variant === 'dynamic') {
         if (ut === CREATE) {
-          o.u16(u16(d.worldId, `${dataPath}.worldId`));
-          wQuat(o, d.rotation, `${dataPath}.rotation`, false);
-          wVec3(o, d.position, `${dataPath}.position`);
-          wVec3(o, d.velocity, `${dataPath}.velocity`);
-          wVec3(o, d.angularVelocity, `${dataPath}.angularVelocity`);
+          o.u16(intv(d.worldId, 0, 0xffff, B, 'data.worldId'));
+          wQuat(o, d.rotation, B, 'data.rotation', false);
+          wVec3(o, d.position, B, 'data.position');
+          wVec3(o, d.velocity, B, 'data.velocity');
+          wVec3(o, d.angularVelocity, B, 'data.angularVelocity');
         } else {
-          o.u8(int(d.unknown0, 0, 255, `${dataPath}.unknown0`));
-          o.u8(int(d.revision, 0, 255, `${dataPath}.revision`));
+          o.u8(intv(d.unknown0, 0, 255, B, 'data.unknown0'));
+          o.u8(intv(d.revision, 0, 255, B, 'data.revision'));
         }
       } else {
-        throw new EncodeError(path, ut === CREATE ? `RigidBody Create with controller type ${String(ct)} has no known layout (use opaque)` : 'RigidBody Update needs variant "static" or "dynamic" (or opaque)');
+        fail(B, '', '', ut === CREATE ? `RigidBody Create with controller type ${String(ct)} has no known layout (use opaque)` : 'RigidBody Update needs variant "static" or "dynamic" (or opaque)');
       }
       break;
     }
     case 1: {
-      if (u.variant !== 'block' && u.variant !== 'part') throw new EncodeError(`${path}.variant`, 'ChildShape Update needs variant "block" or "part" (or opaque)');
-      o.u16(u16(d.uuidIndex, `${dataPath}.uuidIndex`));
-      o.u32(u32(d.bodyId, `${dataPath}.bodyId`));
-      wVec3i(o, d.localPosition, `${dataPath}.localPosition`, false);
-      const [r, g, b, a] = colorBytes(d.color, `${dataPath}.color`);
-      o.u8(a);
-      o.u8(b);
-      o.u8(g);
-      o.u8(r);
-      if (u.variant === 'block') wVec3i(o, d.bounds, `${dataPath}.bounds`, false);
-      else o.u8((axisNibble(d.zAxis, `${dataPath}.zAxis`) << 4) | axisNibble(d.xAxis, `${dataPath}.xAxis`));
+      if (uv !== 'block' && uv !== 'part') fail(B, 'variant', '', 'ChildShape Update needs variant "block" or "part" (or opaque)');
+      o.u16(intv(d.uuidIndex, 0, 0xffff, B, 'data.uuidIndex'));
+      o.u32(intv(d.bodyId, 0, 0xffffffff, B, 'data.bodyId'));
+      wVec3i(o, d.localPosition, B, 'data.localPosition', false);
+      wColorABGR(o, d.color, B, 'data.color');
+      if (uv === 'block') wVec3i(o, d.bounds, B, 'data.bounds', false);
+      else o.u8((axisNibble(d.zAxis, B, 'data.zAxis') << 4) | axisNibble(d.xAxis, B, 'data.xAxis'));
       break;
     }
     case 2: {
-      o.u16(u16(d.uuidIndex, `${dataPath}.uuidIndex`));
-      o.u32(u32(d.shapeIdA, `${dataPath}.shapeIdA`));
-      o.u32(u32(d.shapeIdB, `${dataPath}.shapeIdB`));
-      wVec3i(o, d.positionA, `${dataPath}.positionA`, true);
-      wVec3i(o, d.positionB, `${dataPath}.positionB`, true);
-      o.u8((axisNibble(d.zAxisB, `${dataPath}.zAxisB`) << 4) | axisNibble(d.zAxisA, `${dataPath}.zAxisA`));
-      o.u8((axisNibble(d.xAxisB, `${dataPath}.xAxisB`) << 4) | axisNibble(d.xAxisA, `${dataPath}.xAxisA`));
-      const [r, g, b, a] = colorBytes(d.color, `${dataPath}.color`);
-      o.u8(a);
-      o.u8(b);
-      o.u8(g);
-      o.u8(r);
+      o.u16(intv(d.uuidIndex, 0, 0xffff, B, 'data.uuidIndex'));
+      o.u32(intv(d.shapeIdA, 0, 0xffffffff, B, 'data.shapeIdA'));
+      o.u32(intv(d.shapeIdB, 0, 0xffffffff, B, 'data.shapeIdB'));
+      wVec3i(o, d.positionA, B, 'data.positionA', true);
+      wVec3i(o, d.positionB, B, 'data.positionB', true);
+      o.u8((axisNibble(d.zAxisB, B, 'data.zAxisB') << 4) | axisNibble(d.zAxisA, B, 'data.zAxisA'));
+      o.u8((axisNibble(d.xAxisB, B, 'data.xAxisB') << 4) | axisNibble(d.xAxisA, B, 'data.xAxisA'));
+      wColorABGR(o, d.color, B, 'data.color');
       break;
     }
     case 4: {
       if (ut === CREATE) {
-        const items = arr(d.items, `${dataPath}.items`);
-        const filters = arr(d.filters, `${dataPath}.filters`);
-        if (items.length > 0xffff) throw new EncodeError(`${dataPath}.items`, 'more than 65535 items');
-        if (filters.length > 0xffff) throw new EncodeError(`${dataPath}.filters`, 'more than 65535 filters');
+        const items = arrv(d.items, B, 'data.items');
+        const filters = arrv(d.filters, B, 'data.filters');
+        if (items.length > 0xffff) fail(B, 'data.items', '', 'more than 65535 items');
+        if (filters.length > 0xffff) fail(B, 'data.filters', '', 'more than 65535 filters');
         o.u16(items.length);
-        o.u16(u16(d.maxStack, `${dataPath}.maxStack`));
-        items.forEach((it, i) => writeItem(o, it, `${dataPath}.items[${i}]`, false));
+        o.u16(intv(d.maxStack, 0, 0xffff, B, 'data.maxStack'));
+        for (let i = 0; i < items.length; i++) writeItem(o, items[i], B, 'data.items', i, false);
         o.u16(filters.length);
-        filters.forEach((f, i) => wUuid(o, f, false, `${dataPath}.filters[${i}]`));
+        for (let i = 0; i < filters.length; i++) wUuid(o, filters[i], false, B, 'data.filters', `[${i}]`);
       } else {
-        const changes = arr(d.slotChanges, `${dataPath}.slotChanges`);
-        if (changes.length > 0xffff) throw new EncodeError(`${dataPath}.slotChanges`, 'more than 65535 slot changes');
+        const changes = arrv(d.slotChanges, B, 'data.slotChanges');
+        if (changes.length > 0xffff) fail(B, 'data.slotChanges', '', 'more than 65535 slot changes');
         o.u16(changes.length);
-        changes.forEach((it, i) => writeItem(o, it, `${dataPath}.slotChanges[${i}]`, true));
-        const hf = bool(d.hasFilters, `${dataPath}.hasFilters`);
+        for (let i = 0; i < changes.length; i++) writeItem(o, changes[i], B, 'data.slotChanges', i, true);
+        const hf = boolv(d.hasFilters, B, 'data.hasFilters');
         if (!hf) {
-          if (d.filters !== undefined) throw new EncodeError(`${dataPath}.filters`, 'filters given but hasFilters is false');
+          if (d.filters !== undefined) fail(B, 'data.filters', '', 'filters given but hasFilters is false');
           o.u8(padVal);
         } else {
-          const filters = arr(d.filters, `${dataPath}.filters`);
+          const filters = arrv(d.filters, B, 'data.filters');
           const f = filters.length;
-          if (f > 0xffff) throw new EncodeError(`${dataPath}.filters`, 'more than 65535 filters');
+          if (f > 0xffff) fail(B, 'data.filters', '', 'more than 65535 filters');
           o.u8(0x80 | (f >>> 9));
           o.u8((f >>> 1) & 0xff);
           o.u8(((f & 1) << 7) | padVal);
-          filters.forEach((x, i) => wUuid(o, x, false, `${dataPath}.filters[${i}]`));
+          for (let i = 0; i < f; i++) wUuid(o, filters[i], false, B, 'data.filters', `[${i}]`);
         }
       }
       break;
     }
     case 5: {
       if (ut === CREATE) {
-        o.u16(u16(d.worldId, `${dataPath}.worldId`));
-        o.u16(u16(d.uuidIndex, `${dataPath}.uuidIndex`));
-        wVec3(o, d.position, `${dataPath}.position`);
-        wQuat(o, d.rotation, `${dataPath}.rotation`, true);
-        o.u16(f16ToBits(d.unknownA, `${dataPath}.unknownA`));
-        o.u16(f16ToBits(d.unknownB, `${dataPath}.unknownB`));
+        o.u16(intv(d.worldId, 0, 0xffff, B, 'data.worldId'));
+        o.u16(intv(d.uuidIndex, 0, 0xffff, B, 'data.uuidIndex'));
+        wVec3(o, d.position, B, 'data.position');
+        wQuat(o, d.rotation, B, 'data.rotation', true);
+        o.u16(f16ToBits(d.unknownA, pathOf(B, 'data.unknownA', '')));
+        o.u16(f16ToBits(d.unknownB, pathOf(B, 'data.unknownB', '')));
       } else {
-        const [r, g, b, a] = colorBytes(d.color, `${dataPath}.color`);
+        const [r, g, b, a] = colorBytes(d.color, B, 'data.color');
         o.u8(r);
         o.u8(g);
         o.u8(b);
         o.u8(a);
-        if (d.seatedCharacterId !== undefined) o.u32(u32(d.seatedCharacterId, `${dataPath}.seatedCharacterId`));
+        if (d.seatedCharacterId !== undefined) o.u32(intv(d.seatedCharacterId, 0, 0xffffffff, B, 'data.seatedCharacterId'));
       }
       break;
     }
     case 6: {
       if (ut === CREATE) {
-        const at = o.ensure(8);
-        o.dv.setBigUint64(at, u64(d.steamId64, `${dataPath}.steamId64`));
-        o.pos += 8;
-        wVec3(o, d.position, `${dataPath}.position`, true);
-        o.u16(u16(d.worldId, `${dataPath}.worldId`));
-        f32(o, d.yaw, `${dataPath}.yaw`);
-        f32(o, d.pitch, `${dataPath}.pitch`);
-        wUuid(o, d.characterUuid, true, `${dataPath}.characterUuid`);
+        wU64(o, d.steamId64, B, 'data.steamId64');
+        wVec3(o, d.position, B, 'data.position', true);
+        o.u16(intv(d.worldId, 0, 0xffff, B, 'data.worldId'));
+        f32(o, d.yaw, B, 'data.yaw');
+        f32(o, d.pitch, B, 'data.pitch');
+        wUuid(o, d.characterUuid, true, B, 'data.characterUuid');
       } else {
-        writeCharacterUpdate(o, d, dataPath, padVal, path);
+        writeCharacterUpdate(o, d, B, padVal);
       }
       break;
     }
     case 7: {
       if (ut === CREATE) {
-        const at = o.ensure(8);
-        o.dv.setBigUint64(at, u64(d.steamId64, `${dataPath}.steamId64`));
-        o.pos += 8;
-        o.u16(u16(d.worldId, `${dataPath}.worldId`));
-        wVec3i(o, d.position, `${dataPath}.position`, true);
-        o.u32(s32(d.level, `${dataPath}.level`));
+        wU64(o, d.steamId64, B, 'data.steamId64');
+        o.u16(intv(d.worldId, 0, 0xffff, B, 'data.worldId'));
+        wVec3i(o, d.position, B, 'data.position', true);
+        o.u32(intv(d.level, -0x80000000, 0x7fffffff, B, 'data.level'));
       } else {
-        o.u32(s32(d.level, `${dataPath}.level`));
+        o.u32(intv(d.level, -0x80000000, 0x7fffffff, B, 'data.level'));
       }
       break;
     }
     case 8: {
-      if (ut === CREATE) wUuid(o, d.uuid, true, `${dataPath}.uuid`);
-      else o.u32(u32(d.ownerPlayerId, `${dataPath}.ownerPlayerId`));
+      if (ut === CREATE) wUuid(o, d.uuid, true, B, 'data.uuid');
+      else o.u32(intv(d.ownerPlayerId, 0, 0xffffffff, B, 'data.ownerPlayerId'));
       break;
     }
   }
-  writeTrailing(o, u, path);
+  writeTrailing(o, u, B);
 }
 
-function writeTrailing(o: Out, u: Record<string, unknown>, path: string): void {
-  if (u.trailing !== undefined && u.trailing !== null) o.bytes(bytesOf(u.trailing, `${path}.trailing`));
+function writeTrailing(o: Out, u: Record<string, unknown>, base: string): void {
+  if (u.trailing !== undefined && u.trailing !== null) o.bytes(bytesOf(u.trailing, pathOf(base, 'trailing', '')));
 }
 
-function writeItem(o: Out, v: unknown, path: string, withSlot: boolean): void {
-  const it = obj(v, path);
-  wUuid(o, it.uuid, true, `${path}.uuid`);
-  o.u32(u32(it.instanceId, `${path}.instanceId`));
-  o.u16(u16(it.quantity, `${path}.quantity`));
-  if (withSlot) o.u16(u16(it.slot, `${path}.slot`));
+function writeItem(o: Out, v: unknown, base: string, name: string, i: number, withSlot: boolean): void {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(base, name, `[${i}]`, `expected an object, got ${show(v)}`);
+  const it = v as Record<string, unknown>;
+  const at = o.ensure(16);
+  writeUuid(o.buf, at, it.uuid, true, base, name, i, '.uuid');
+  o.pos += 16;
+  const iv = it.instanceId;
+  const q = it.quantity;
+  if (typeof iv !== 'number' || !Number.isInteger(iv) || iv < 0 || iv > 0xffffffff) intv(iv, 0, 0xffffffff, base, name, `[${i}].instanceId`);
+  if (typeof q !== 'number' || !Number.isInteger(q) || q < 0 || q > 0xffff) intv(q, 0, 0xffff, base, name, `[${i}].quantity`);
+  o.u32(iv as number);
+  o.u16(q as number);
+  if (withSlot) {
+    const sl = it.slot;
+    if (typeof sl !== 'number' || !Number.isInteger(sl) || sl < 0 || sl > 0xffff) intv(sl, 0, 0xffff, base, name, `[${i}].slot`);
+    o.u16(sl as number);
+  }
 }
 
-function writeCharacterUpdate(o: Out, d: Record<string, unknown>, path: string, padVal: number, upath: string): void {
+function writeCharacterUpdate(o: Out, d: Record<string, unknown>, base: string, padVal: number): void {
   const m = d.movementStates !== undefined;
   const c = d.color !== undefined;
   const s = d.selectedItem !== undefined;
@@ -976,29 +1041,34 @@ function writeCharacterUpdate(o: Out, d: Record<string, unknown>, path: string, 
   const w = new Bits();
   w.put((m ? 8 : 0) | (c ? 4 : 0) | (s ? 2 : 0) | (pl ? 1 : 0), 4);
   if (m) {
-    const ms = obj(d.movementStates, `${path}.movementStates`);
-    for (const k of ['downed', 'swimming', 'diving', 'unknown', 'climbing', 'tumbling'] as const) w.put(bool(ms[k], `${path}.movementStates.${k}`) ? 1 : 0, 1);
+    const ms = objv(d.movementStates, base, 'data.movementStates');
+    w.put(boolv(ms.downed, base, 'data.movementStates', '.downed') ? 1 : 0, 1);
+    w.put(boolv(ms.swimming, base, 'data.movementStates', '.swimming') ? 1 : 0, 1);
+    w.put(boolv(ms.diving, base, 'data.movementStates', '.diving') ? 1 : 0, 1);
+    w.put(boolv(ms.unknown, base, 'data.movementStates', '.unknown') ? 1 : 0, 1);
+    w.put(boolv(ms.climbing, base, 'data.movementStates', '.climbing') ? 1 : 0, 1);
+    w.put(boolv(ms.tumbling, base, 'data.movementStates', '.tumbling') ? 1 : 0, 1);
   }
   if (c) {
-    const [r, g, b, a] = colorBytes(d.color, `${path}.color`);
+    const [r, g, b, a] = colorBytes(d.color, base, 'data.color');
     w.put(r, 8);
     w.put(g, 8);
     w.put(b, 8);
     w.put(a, 8);
   }
   if (s) {
-    const si = obj(d.selectedItem, `${path}.selectedItem`);
-    writeUuid(UUID_TMP, 0, si.uuid, true, `${path}.selectedItem.uuid`);
+    const si = objv(d.selectedItem, base, 'data.selectedItem');
+    writeUuid(UUID_TMP, 0, si.uuid, true, base, 'data.selectedItem.uuid');
     for (let i = 0; i < 16; i++) w.put(UUID_TMP[i]!, 8);
-    w.put(u32(si.instanceId, `${path}.selectedItem.instanceId`), 32);
+    w.put(intv(si.instanceId, 0, 0xffffffff, base, 'data.selectedItem.instanceId'), 32);
   }
   if (pl) {
-    const pi = obj(d.playerInfo, `${path}.playerInfo`);
-    w.put(bool(pi.isPlayer, `${path}.playerInfo.isPlayer`) ? 1 : 0, 1);
-    w.put(u32(pi.playerOrUnitId, `${path}.playerInfo.playerOrUnitId`), 32);
+    const pi = objv(d.playerInfo, base, 'data.playerInfo');
+    w.put(boolv(pi.isPlayer, base, 'data.playerInfo.isPlayer') ? 1 : 0, 1);
+    w.put(intv(pi.playerOrUnitId, 0, 0xffffffff, base, 'data.playerInfo.playerOrUnitId'), 32);
   }
   const padBits = (8 - (w.bit & 7)) & 7;
-  if (padVal >= 1 << padBits) throw new EncodeError(`${upath}.padding`, `${padVal} does not fit in ${padBits} padding bits`);
+  if (padVal >= 1 << padBits) fail(base, 'padding', '', `${padVal} does not fit in ${padBits} padding bits`);
   if (padBits > 0) w.put(padVal, padBits);
   for (const x of w.bytes) o.u8(x);
 }

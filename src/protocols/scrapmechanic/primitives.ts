@@ -122,15 +122,35 @@ export function readUuid(b: Uint8Array, p: number, reversed: boolean): string {
   return s;
 }
 
-const UUID_RE = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
+function nibble(c: number): number {
+  if (c >= 48 && c <= 57) return c - 48;
+  if (c >= 97 && c <= 102) return c - 87;
+  if (c >= 65 && c <= 70) return c - 55;
+  return -1;
+}
 
-/** Write a UUID string as 16 bytes at `p`; `reversed` for the le u128 order. */
-export function writeUuid(b: Uint8Array, p: number, v: unknown, reversed: boolean, path: string): void {
-  if (typeof v !== 'string' || !UUID_RE.test(v)) throw new EncodeError(path, `expected a UUID string, got ${JSON.stringify(v)}`);
-  const h = v.replace(/-/g, '');
+function badUuid(v: unknown, base: string, name: string, index: number | undefined, sub: string): EncodeError {
+  const field = index === undefined ? name + sub : `${name}[${index}]${sub}`;
+  return new EncodeError(base === '' ? field : `${base}.${field}`, `expected a UUID string, got ${JSON.stringify(v) ?? String(v)}`);
+}
+
+/**
+ * Write a UUID string (36 characters with dashes, or 32 hex digits) as 16 bytes at `p`;
+ * `reversed` for the le u128 order. The error path is `base.name[index]sub`, built only on error.
+ */
+export function writeUuid(b: Uint8Array, p: number, v: unknown, reversed: boolean, base: string, name = '', index?: number, sub = ''): void {
+  if (typeof v !== 'string') throw badUuid(v, base, name, index, sub);
+  const dashed = v.length === 36;
+  if (!dashed && v.length !== 32) throw badUuid(v, base, name, index, sub);
+  if (dashed && (v.charCodeAt(8) !== 45 || v.charCodeAt(13) !== 45 || v.charCodeAt(18) !== 45 || v.charCodeAt(23) !== 45)) throw badUuid(v, base, name, index, sub);
+  let c = 0;
   for (let i = 0; i < 16; i++) {
-    const byte = parseInt(h.slice(2 * i, 2 * i + 2), 16);
-    b[reversed ? p + 15 - i : p + i] = byte;
+    if (dashed && (c === 8 || c === 13 || c === 18 || c === 23)) c++;
+    const hi = nibble(v.charCodeAt(c));
+    const lo = nibble(v.charCodeAt(c + 1));
+    if (hi < 0 || lo < 0) throw badUuid(v, base, name, index, sub);
+    b[reversed ? p + 15 - i : p + i] = (hi << 4) | lo;
+    c += 2;
   }
 }
 

@@ -7,7 +7,7 @@ import { EncodeError } from '../../core/errors.js';
 import { ControllerTable, frameMessage, SubUpdateWriter } from './codec.js';
 import { Out } from './out.js';
 import { int, obj } from './primitives.js';
-import { CT_CHILDSHAPE_BLOCK, CT_CHILDSHAPE_PART, CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, NETOBJ_TYPES, SM_LZ4_CAP, type NetworkUpdate } from './types.js';
+import { CT_CHILDSHAPE_BLOCK, CT_CHILDSHAPE_PART, CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, NETOBJ_TYPES, SM_LZ4_CAP, type NetworkUpdate, type Variant } from './types.js';
 
 export interface ProducerOptions {
   /** 0x16 (default) or 0x15 while a client joins. */
@@ -42,9 +42,10 @@ export class NetworkUpdateProducer {
     o.u32(tick);
     let inBody = 0;
     for (let i = 0; i < updates.length; i++) {
-      const u = this.prepare(updates[i], `updates[${i}]`);
+      const u = obj(updates[i], `updates[${i}]`);
+      const hint = this.variantOf(u);
       const start = o.pos;
-      w.write(u, form, undefined, `updates[${i}]`);
+      w.write(u, form, undefined, `updates[${i}]`, hint);
       if (o.pos > max && inBody > 0) {
         // does not fit: close the body before it, start a new one (the delta base restarts)
         o.pos = start;
@@ -53,7 +54,7 @@ export class NetworkUpdateProducer {
         o.u32(tick);
         w.reset();
         inBody = 0;
-        w.write(u, form, undefined, `updates[${i}]`);
+        w.write(u, form, undefined, `updates[${i}]`, hint);
       }
       if (o.pos > max) throw new EncodeError(`updates[${i}]`, `one update does not fit in a body of ${max} bytes`);
       inBody++;
@@ -69,22 +70,23 @@ export class NetworkUpdateProducer {
     return this.bodies(tick, updates).map((b) => frameMessage(id, b, this.options.lz4 ?? 'fast'));
   }
 
-  /** Fill in the variant of RigidBody / ChildShape Updates from the Creates this producer sent. */
-  private prepare(v: unknown, path: string): Record<string, unknown> {
-    const u = obj(v, path);
-    if (u.updateType !== 'Update' || u.variant !== undefined || (u.opaque !== undefined && u.opaque !== null)) return u;
+  /** The variant of a RigidBody / ChildShape Update given without one, from the Create this producer sent. */
+  private variantOf(u: Record<string, unknown>): Variant | undefined {
+    if (u.updateType !== 'Update' || u.variant !== undefined) return undefined;
     const ot = u.netObjType === 'RigidBody' ? 0 : u.netObjType === 'ChildShape' ? 1 : -1;
-    if (ot < 0 || typeof u.id !== 'number') return u;
+    if (ot < 0 || typeof u.id !== 'number') return undefined;
     const ct = this.controllers.get(ot, u.id);
-    const variant =
-      ct === CT_RIGIDBODY_STATIC && ot === 0 ? 'static' : ct === CT_RIGIDBODY_DYNAMIC && ot === 0 ? 'dynamic' : ct === CT_CHILDSHAPE_BLOCK && ot === 1 ? 'block' : ct === CT_CHILDSHAPE_PART && ot === 1 ? 'part' : undefined;
-    return variant === undefined ? u : { ...u, variant };
+    if (ot === 0) return ct === CT_RIGIDBODY_STATIC ? 'static' : ct === CT_RIGIDBODY_DYNAMIC ? 'dynamic' : undefined;
+    return ct === CT_CHILDSHAPE_BLOCK ? 'block' : ct === CT_CHILDSHAPE_PART ? 'part' : undefined;
   }
 
   private track(u: Record<string, unknown>): void {
-    const ot = (NETOBJ_TYPES as readonly unknown[]).indexOf(u.netObjType);
-    if (ot < 0 || typeof u.id !== 'number') return;
+    if (u.updateType !== 'Create' && u.updateType !== 'Remove') return;
+    const ot = NETOBJ_INDEX[u.netObjType as string];
+    if (ot === undefined || typeof u.id !== 'number') return;
     if (u.updateType === 'Create' && typeof u.controllerType === 'number') this.controllers.set(ot, u.id, u.controllerType);
     else if (u.updateType === 'Remove') this.controllers.delete(ot, u.id);
   }
 }
+
+const NETOBJ_INDEX: Record<string, number> = Object.fromEntries(NETOBJ_TYPES.map((n, i) => [n, i]));

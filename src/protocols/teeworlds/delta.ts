@@ -9,7 +9,7 @@
  */
 import { DecodeError, EncodeError, LimitError } from '../../core/errors.js';
 import { DEFAULT_LIMITS, type Limits } from '../../core/limits.js';
-import { arena, arenaRelease, arenaReserve, arenaView, buildIndex, lastDuplicate, MAX_ID, MAX_TYPE, Snapshot, snapshotByteSize } from './snapshot.js';
+import { arena, arenaRelease, arenaReserve, arenaView, buildIndex, chunk, lastDuplicate, MAX_ID, MAX_TYPE, Snapshot, snapshotByteSize, trackChunks } from './snapshot.js';
 import { unpackFused } from './unpack.js';
 import { encodeInts, type VarintMode } from './varint.js';
 
@@ -79,6 +79,7 @@ export function unpackDelta(base: Snapshot, ints: Int32Array, len: number, sizes
   const capData = baseLen + (len - afterDel);
   const D = arenaReserve(capData + capItems + capItems + 1);
   const A = arena;
+  const C = chunk;
   const K = D + capData;
   const F = K + capItems;
 
@@ -214,7 +215,9 @@ export function unpackDelta(base: Snapshot, ints: Int32Array, len: number, sizes
   if (!keysWritten) {
     // Same key set as the base: share its keys, offsets and index.
     arenaRelease(D + o);
-    return new Snapshot(n, bKeys, bOff, arenaView(D, o), crc, base._index);
+    const shared = new Snapshot(n, bKeys, bOff, arenaView(D, o), crc, base._index);
+    trackChunks(shared, C, base._keysChunk, base._index === undefined ? undefined : base._indexChunk);
+    return shared;
   }
   arenaRelease(F + n + 1);
   // Views first: buildIndex may move the arena to a new chunk.
@@ -223,12 +226,14 @@ export function unpackDelta(base: Snapshot, ints: Int32Array, len: number, sizes
   const data = arenaView(D, o);
   let index: Int32Array | undefined;
   if (n !== kept) {
-    index = buildIndex(keys, n);
+    index = buildIndex(keys, n, true);
     if (lastDuplicate >= 0) {
       throw fail(0, `updates`, 'each new item once', `a second record for (type ${keys[lastDuplicate]! >>> 16}, id ${keys[lastDuplicate]! & 0xffff})`);
     }
   }
-  return new Snapshot(n, keys, offsets, data, crc, index);
+  const snap = new Snapshot(n, keys, offsets, data, crc, index);
+  trackChunks(snap, C, C, index === undefined ? undefined : chunk);
+  return snap;
 }
 
 /**

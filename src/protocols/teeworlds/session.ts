@@ -25,6 +25,12 @@ export interface ReceiverOptions {
   maxCrcErrors?: number;
   /** Accept only ticks above the last acknowledged one (DDNet's rule; default true). */
   requireNewerThanAck?: boolean;
+  /**
+   * Reuse the memory of purged snapshots (default false). Faster; but then a
+   * snapshot must not be read after it left the storage (purged once a newer
+   * base is used): copy what you keep.
+   */
+  recycle?: boolean;
 }
 
 export type ReceiveStatus =
@@ -56,7 +62,7 @@ export interface ReceiveResult {
 /** Receives snapshot messages of one connection. */
 export class SnapshotReceiver {
   readonly version: TwVersion;
-  readonly storage = new SnapshotStorage();
+  readonly storage: SnapshotStorage;
   /** Internal extended type → UUID, learned from declarations of all snapshots so far. */
   readonly declarations = new Map<number, string>();
   private readonly mode: VarintMode;
@@ -95,6 +101,7 @@ export class SnapshotReceiver {
     this.maxCrcErrors = opts.maxCrcErrors ?? 10;
     this.requireNewer = opts.requireNewerThanAck ?? true;
     this.sizes = STATIC_SIZES[version];
+    this.storage = new SnapshotStorage({ recycle: opts.recycle === true });
   }
 
   /** Decode a message (bytes as in a chunk) and receive it. Throws DecodeError for a malformed message. */

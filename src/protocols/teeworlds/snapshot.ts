@@ -57,15 +57,24 @@ const EMPTY_OFFSETS = new Int32Array(1);
  * and the key index are cached.
  */
 export class Snapshot {
-  readonly numItems: number;
-  readonly keys: Int32Array;
-  readonly offsets: Int32Array;
-  readonly data: Int32Array;
+  declare readonly numItems: number;
+  declare readonly keys: Int32Array;
+  declare readonly offsets: Int32Array;
+  declare readonly data: Int32Array;
   /** @internal cached CRC */
-  _crc: number | undefined;
+  declare _crc: number | undefined;
   /** @internal open-addressing key index: slot → item index + 1 (0 = empty) */
-  _index: Int32Array | undefined;
+  declare _index: Int32Array | undefined;
+  /** @internal arena chunks used by data, keys/offsets and index (decoded snapshots) */
+  declare _dataChunk: Chunk | undefined;
+  declare _keysChunk: Chunk | undefined;
+  declare _indexChunk: Chunk | undefined;
+  /** @internal holders in recycling storages */
+  declare _holders: number;
+  /** True after `release()`: the arrays may have been reused; do not read them. */
+  declare released: boolean;
 
+  // Plain assignments in one constructor (no field initialisers): one hidden class, cheap to create.
   constructor(numItems: number, keys: Int32Array, offsets: Int32Array, data: Int32Array, crc?: number, index?: Int32Array) {
     this.numItems = numItems;
     this.keys = keys;
@@ -73,6 +82,11 @@ export class Snapshot {
     this.data = data;
     this._crc = crc;
     this._index = index;
+    this._dataChunk = undefined;
+    this._keysChunk = undefined;
+    this._indexChunk = undefined;
+    this._holders = 0;
+    this.released = false;
   }
 
   /** The snapshot with no items. */
@@ -86,6 +100,20 @@ export class Snapshot {
       b.add(it.type, it.id, it.data, `items[${i}]`);
     }
     return b.finish();
+  }
+
+  /**
+   * Give this snapshot's arena memory back for reuse (decoded snapshots only;
+   * others are left to the GC). Call it only when the snapshot will not be read
+   * again: its arrays may be overwritten by later snapshots. Snapshots derived
+   * from it keep what they share with it alive. Idempotent.
+   */
+  release(): void {
+    if (this.released || this === Snapshot.EMPTY) return;
+    this.released = true;
+    if (this._dataChunk !== undefined) unref(this._dataChunk);
+    if (this._keysChunk !== undefined) unref(this._keysChunk);
+    if (this._indexChunk !== undefined) unref(this._indexChunk);
   }
 
   /** Wrapping int32 sum of all data ints (reference §9). Cached. */
@@ -199,18 +227,32 @@ export class Snapshot {
 // Allocating a typed array with its own ArrayBuffer costs ~1.7 µs in V8 (an
 // off-heap backing store); a view on an existing buffer costs ~30 ns. Snapshot
 // arrays produced by the decoder are therefore views carved from 1 MiB chunks.
-// A chunk is freed by the GC once no snapshot refers to it.
+// A chunk is freed by the GC once no snapshot refers to it. Each chunk counts
+// the live decoded snapshots that use it; when snapshots are released
+// (explicitly, or by a recycling SnapshotStorage) and a chunk's count drops to
+// zero, its memory is reused instead of allocating fresh memory.
 
 const ARENA_INTS = 1 << 18;
-/** @internal current arena chunk */
-export let arena = new Int32Array(ARENA_INTS);
+
+/** @internal A chunk of arena memory and the number of snapshots using it. */
+export class Chunk {
+  refs = 0;
+  constructor(readonly buf: Int32Array) {}
+}
+/** @internal current chunk */
+export let chunk = new Chunk(new Int32Array(ARENA_INTS));
+/** @internal current arena memory (`chunk.buf`) */
+export let arena = chunk.buf;
 /** @internal next free int in `arena` */
 export let arenaPos = 0;
+const freeChunks: Chunk[] = [];
 
 /** @internal Reserve `n` ints; returns the start index in `arena` (which may be a new chunk). */
 export function arenaReserve(n: number): number {
   if (arenaPos + n > arena.length) {
-    arena = new Int32Array(Math.max(ARENA_INTS, n));
+    const reused = n <= ARENA_INTS ? freeChunks.pop() : undefined;
+    chunk = reused ?? new Chunk(new Int32Array(Math.max(ARENA_INTS, n)));
+    arena = chunk.buf;
     arenaPos = 0;
   }
   const start = arenaPos;
@@ -228,17 +270,37 @@ export function arenaView(start: number, n: number): Int32Array {
   return new Int32Array(arena.buffer, start * 4, n);
 }
 
+function unref(c: Chunk): void {
+  if (--c.refs === 0) {
+    if (c === chunk) arenaPos = 0;
+    else if (c.buf.length === ARENA_INTS && freeChunks.length < 4) freeChunks.push(c);
+  }
+}
+
+/** @internal Record which chunks a decoded snapshot uses. */
+export function trackChunks(s: Snapshot, data: Chunk, keys: Chunk | undefined, index: Chunk | undefined): void {
+  s._dataChunk = data;
+  data.refs++;
+  s._keysChunk = keys;
+  if (keys !== undefined) keys.refs++;
+  s._indexChunk = index;
+  if (index !== undefined) index.refs++;
+}
+
 /**
  * Build the key index. Returns undefined-free table; duplicate keys are
  * reported through `dupAt` (index of the second occurrence) for decoders.
  */
 export let lastDuplicate = -1;
-export function buildIndex(keys: Int32Array, n: number): Int32Array {
+export function buildIndex(keys: Int32Array, n: number, inArena = false): Int32Array {
   let cap = 8;
   while (cap < n * 2) cap <<= 1;
-  const at = arenaReserve(cap);
-  const idx = arenaView(at, cap);
-  idx.fill(0);
+  let idx: Int32Array;
+  if (inArena) {
+    const at = arenaReserve(cap);
+    idx = arenaView(at, cap);
+    idx.fill(0);
+  } else idx = new Int32Array(cap);
   const mask = cap - 1;
   lastDuplicate = -1;
   for (let i = 0; i < n; i++) {
@@ -315,9 +377,24 @@ export class SnapshotBuilder {
   }
 }
 
-/** Snapshots by tick, with purging (client store and per-client server store). */
+/**
+ * Snapshots by tick, with purging (client store and per-client server store).
+ * With `recycle`, the storage owns what it holds: a snapshot removed from it
+ * (purged, replaced, cleared) and held nowhere else in a recycling storage is
+ * released, so its memory is reused — do not keep references to purged
+ * snapshots then (copy what you need, or `retain` them in another storage).
+ */
 export class SnapshotStorage {
   private readonly map = new Map<number, Snapshot>();
+  readonly recycle: boolean;
+
+  constructor(opts: { recycle?: boolean } = {}) {
+    this.recycle = opts.recycle === true;
+  }
+
+  private drop(s: Snapshot): void {
+    if (this.recycle && --s._holders === 0) s.release();
+  }
 
   get size(): number {
     return this.map.size;
@@ -329,21 +406,40 @@ export class SnapshotStorage {
     return this.map.has(tick);
   }
   set(tick: number, snap: Snapshot): void {
+    if (this.recycle) snap._holders++;
+    const old = this.map.get(tick);
     this.map.set(tick, snap);
+    if (old !== undefined) this.drop(old);
   }
   delete(tick: number): void {
+    const old = this.map.get(tick);
+    if (old === undefined) return;
     this.map.delete(tick);
+    this.drop(old);
   }
   /** Remove every snapshot with tick < `tick`. */
   purgeBefore(tick: number): void {
-    for (const t of this.map.keys()) if (t < tick) this.map.delete(t);
+    for (const t of this.map.keys()) {
+      if (t < tick) {
+        const s = this.map.get(t)!;
+        this.map.delete(t);
+        this.drop(s);
+      }
+    }
   }
   /** Remove every snapshot except the one of `tick`. */
   purgeAllBut(tick: number): void {
-    for (const t of this.map.keys()) if (t !== tick) this.map.delete(t);
+    for (const [t, s] of this.map) {
+      if (t !== tick) {
+        this.map.delete(t);
+        this.drop(s);
+      }
+    }
   }
   clear(): void {
+    const all = [...this.map.values()];
     this.map.clear();
+    for (const s of all) this.drop(s);
   }
   /** Stored ticks, ascending. */
   ticks(): number[] {

@@ -12,7 +12,7 @@
  */
 import { DecodeError, LimitError } from '../../core/errors.js';
 import type { Limits } from '../../core/limits.js';
-import { arena, arenaRelease, arenaReserve, arenaView, buildIndex, lastDuplicate, MAX_ID, MAX_TYPE, Snapshot, snapshotByteSize } from './snapshot.js';
+import { arena, arenaRelease, arenaReserve, arenaView, buildIndex, chunk, lastDuplicate, MAX_ID, MAX_TYPE, Snapshot, snapshotByteSize, trackChunks } from './snapshot.js';
 
 // Cursor shared with `slow` (module scope: no allocation, no closure).
 let Q = 0;
@@ -80,12 +80,24 @@ let touchGen = 0;
  */
 export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, end: number, sizes: Int32Array, m5: number, limits: Readonly<Limits>): Snapshot {
   let q = start;
-  const numDeleted = rd(bytes, q, end, m5, 0, 0);
-  q = Q;
-  const numUpdated = rd(bytes, q, end, m5, 1, 0);
-  q = Q;
-  rd(bytes, q, end, m5, 2, 0);
-  q = Q;
+  let numDeleted: number;
+  let numUpdated: number;
+  const h0 = bytes[q]!;
+  const h1 = end - q >= 3 ? bytes[q + 1]! : 0x80;
+  const h2 = end - q >= 3 ? bytes[q + 2]! : 0x80;
+  if ((h0 | h1 | h2) < 0x80) {
+    // the usual header: three single-byte ints
+    numDeleted = (h0 & 0x3f) ^ ((h0 << 25) >> 31);
+    numUpdated = (h1 & 0x3f) ^ ((h1 << 25) >> 31);
+    q += 3;
+  } else {
+    numDeleted = rd(bytes, q, end, m5, 0, 0);
+    q = Q;
+    numUpdated = rd(bytes, q, end, m5, 1, 0);
+    q = Q;
+    rd(bytes, q, end, m5, 2, 0);
+    q = Q;
+  }
   // every int takes at least one byte
   if (numDeleted < 0 || numDeleted > end - q) throw new DecodeError(start, 'numDeleted', `0..${end - q} deleted keys`, `${numDeleted}`);
   if (numUpdated < 0 || numUpdated > (end - q) >> 1) throw new DecodeError(start, 'numUpdated', `0..${(end - q) >> 1} item records`, `${numUpdated}`);
@@ -126,6 +138,7 @@ export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, en
   const capData = baseLen + (end - q);
   const D = arenaReserve(capData + capItems + capItems + 1);
   const A = arena;
+  const C = chunk;
   const K = D + capData;
   const F = K + capItems;
 
@@ -196,8 +209,9 @@ export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, en
         if (T[bi] !== gen) {
           // First update of this item: the slot holds the base value; add the diffs.
           T[bi] = gen;
+          // Invariant: end − q ≥ size − k (checked above, restored after a
+          // multi-byte varint), so single-byte reads need no bounds check.
           for (let k = 0; k < size; k++) {
-            if (q >= end) throw ended(q, 7, r);
             const b = bytes[q]!;
             if (b === 0) {
               q++;
@@ -211,6 +225,7 @@ export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, en
               Q = q;
               d = slow(bytes, end, m5);
               q = Q;
+              if (end - q < size - k - 1) throw ended(end, 7, r);
             }
             A[os + k] = (A[os + k]! + d) | 0;
             crc = (crc + d) | 0;
@@ -245,8 +260,8 @@ export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, en
         keysWritten = true;
       }
       A[K + n] = key;
+      // Same invariant as above: end − q ≥ size − k.
       for (let k = 0; k < size; k++) {
-        if (q >= end) throw ended(q, 7, r);
         const b = bytes[q]!;
         let v: number;
         if (b < 0x80) {
@@ -256,6 +271,7 @@ export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, en
           Q = q;
           v = slow(bytes, end, m5);
           q = Q;
+          if (end - q < size - k - 1) throw ended(end, 7, r);
         }
         crc = (crc + v) | 0;
         A[D + o++] = v;
@@ -280,7 +296,9 @@ export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, en
   }
   if (!keysWritten) {
     arenaRelease(D + o);
-    return new Snapshot(n, bKeys, bOff, arenaView(D, o), crc, base._index);
+    const shared = new Snapshot(n, bKeys, bOff, arenaView(D, o), crc, base._index);
+    trackChunks(shared, C, base._keysChunk, base._index === undefined ? undefined : base._indexChunk);
+    return shared;
   }
   arenaRelease(F + n + 1);
   // Views first: buildIndex may move the arena to a new chunk.
@@ -289,10 +307,12 @@ export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, en
   const data = arenaView(D, o);
   let index: Int32Array | undefined;
   if (n !== kept) {
-    index = buildIndex(keys, n);
+    index = buildIndex(keys, n, true);
     if (lastDuplicate >= 0) {
       throw new DecodeError(start, 'updates', 'each new item once', `a second record for (type ${keys[lastDuplicate]! >>> 16}, id ${keys[lastDuplicate]! & 0xffff})`);
     }
   }
-  return new Snapshot(n, keys, offsets, data, crc, index);
+  const snap = new Snapshot(n, keys, offsets, data, crc, index);
+  trackChunks(snap, C, C, index === undefined ? undefined : chunk);
+  return snap;
 }

@@ -14,12 +14,12 @@ import { inflateZlib, deflateZlib, type ZlibImpl } from '../../core/zlib.js';
 import { slotName } from './fields.js';
 import {
   MoveFlag,
+  PackedValues,
   SMSG_COMPRESSED_UPDATE_OBJECT,
   SMSG_DESTROY_OBJECT,
   SMSG_UPDATE_OBJECT,
   SplineFlag,
   UpdateFlag,
-  type CreateBlock,
   type GuidListBlock,
   type Movement,
   type MovementGuidWidth,
@@ -449,7 +449,6 @@ function readValues(r: ByteReader, ctx: Ctx, typeId: number | undefined): Update
     const w = view.getUint32(p, true);
     if (w !== 0) count += popcount32(w);
   }
-  // (mask words are read twice: counting first keeps the pool check ahead of any write)
   if (p + 4 * count > r.end) {
     r.pos = p;
     r.need(4 * count, 'values.values');
@@ -465,8 +464,7 @@ function readValues(r: ByteReader, ctx: Ctx, typeId: number | undefined): Update
   p = maskAt;
   for (let i = 0; i < total; i++, p += 4) pool[at + i] = view.getUint32(p, true);
   ctx.poolPos = at + total;
-  const mask = new Uint32Array(pool.buffer, 4 * at, n);
-  const values = new Uint32Array(pool.buffer, 4 * (at + n), count);
+  const words = new Uint32Array(pool.buffer, 4 * at, total);
   r.pos = p;
   const spans = ctx.spans;
   if (spans !== undefined) {
@@ -474,7 +472,7 @@ function readValues(r: ByteReader, ctx: Ctx, typeId: number | undefined): Update
     for (let i = 0; i < n; i++) spans.add(`values.mask[${i}]`, maskAt + 4 * i, maskAt + 4 * i + 4, 'u32le');
     let at = maskAt + 4 * n;
     for (let i = 0; i < n; i++) {
-      let w = mask[i]!;
+      let w = words[i]!;
       while (w !== 0) {
         const bit = 31 - Math.clz32(w & -w);
         w &= w - 1;
@@ -484,7 +482,7 @@ function readValues(r: ByteReader, ctx: Ctx, typeId: number | undefined): Update
     }
     spans.add('values', start, r.pos, 'struct');
   }
-  return { mask, values };
+  return new PackedValues(words, n);
 }
 
 // ---------------------------------------------------------------------------
@@ -803,6 +801,18 @@ function writeSpline(w: ByteWriter, s: Spline, m: Movement): void {
 }
 
 function writeValues(w: ByteWriter, v: UpdateValues): void {
+  if (v instanceof PackedValues) {
+    const words = v.words;
+    const n = v.blockCount;
+    if (n > 255 || n > words.length) throw new EncodeError('values.mask', 'expected at most 255 mask words');
+    let count = 0;
+    for (let i = 0; i < n; i++) if (words[i] !== 0) count += popcount32(words[i]!);
+    if (count !== words.length - n) throw new EncodeError('values.values', `the mask has ${count} bits set but ${words.length - n} values are given`);
+    w.ensure(1 + 4 * words.length);
+    w.u8(n);
+    for (let i = 0; i < words.length; i++) w.u32le(words[i]!);
+    return;
+  }
   const mask = v.mask;
   const values = v.values;
   if (!(mask instanceof Uint32Array) || mask.length > 255) throw new EncodeError('values.mask', 'expected a Uint32Array of at most 255 words');
@@ -879,6 +889,25 @@ function writeBodyTo(w: ByteWriter, body: UpdateBody, opts?: WowEncodeOptions): 
   }
 }
 
+/**
+ * Cut a byte stream of server frames (headers decrypted) into whole frames.
+ * Returns the complete frames (views into `stream`) and the bytes of an
+ * incomplete last frame, to be prefixed to the next chunk. A size below 2 is
+ * a DecodeError (the stream cannot be resynchronised).
+ */
+export function splitFrames(stream: Uint8Array): { frames: Uint8Array[]; rest: Uint8Array } {
+  const frames: Uint8Array[] = [];
+  let p = 0;
+  while (p + 2 <= stream.length) {
+    const size = (stream[p]! << 8) | stream[p + 1]!;
+    if (size < 2) throw new DecodeError(p, 'size', 'size of at least 2 (it counts the opcode)', String(size));
+    if (p + 2 + size > stream.length) break;
+    frames.push(stream.subarray(p, p + 2 + size));
+    p += 2 + size;
+  }
+  return { frames, rest: stream.subarray(p) };
+}
+
 /** Largest payload a 4-byte server header can carry (its size counts the opcode). */
 export const MAX_PAYLOAD = 0xffff - 2;
 
@@ -948,4 +977,3 @@ export function encodeDestroy(guid: bigint): Uint8Array {
   return encodePacket({ opcode: SMSG_DESTROY_OBJECT, guid });
 }
 
-export type { CreateBlock };

@@ -19,6 +19,7 @@ export {
   packedGuidSize,
   writeUpdateBlock,
   frame,
+  splitFrames,
   adler32,
   popcount32,
   nanNeedsBits,

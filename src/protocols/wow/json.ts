@@ -270,7 +270,7 @@ export function bodyToJson(body: UpdateBody, opts?: JsonOptions & { length?: num
 export function packetToJson(p: ServerPacket, info: { size: number; bodyLength?: number }, opts?: JsonOptions): Obj {
   const frame = { size: info.size, opcode: hex(p.opcode, 4), opcodeName: OPCODE_NAMES[p.opcode], payloadLength: info.size - 2 };
   if (p.opcode === SMSG_DESTROY_OBJECT) return { frame, guid: guidHex(p.guid) };
-  const bodyOpts: JsonOptions & { length?: number } = { length: info.bodyLength ?? info.size - 2 };
+  const bodyOpts: JsonOptions & { length?: number } = { length: info.bodyLength ?? (p.opcode === SMSG_COMPRESSED_UPDATE_OBJECT ? p.uncompressedSize : info.size - 2) };
   if (opts?.typeOf !== undefined) bodyOpts.typeOf = opts.typeOf;
   if (p.opcode === SMSG_UPDATE_OBJECT) return { frame, compression: null, body: bodyToJson(p.body, bodyOpts) };
   const z = p.zlib;

@@ -10,7 +10,7 @@
 import { EncodeError } from '../../core/errors.js';
 import { ByteWriter } from '../../core/writer.js';
 import { f32ToBits } from '../../core/floats.js';
-import { encodeUpdatePacket, writeUpdateBlock, type WowEncodeOptions } from './codec.js';
+import { encodeDestroy, encodeUpdatePacket, writeUpdateBlock, type WowEncodeOptions } from './codec.js';
 import { fieldByName, guidPartners, objectType, slotVisibility, VISIBILITY } from './fields.js';
 import { TypeId, UpdateFlag, type Movement, type UpdateBlock, type UpdateBody } from './types.js';
 
@@ -103,8 +103,23 @@ export function observerView(o: WorldObject, p: Observer, rewrite?: BuildOptions
   return out;
 }
 
+/** True when the observer's view of `o` differs from `prev` in any slot. */
+function viewDiffers(o: WorldObject, p: Observer, prev: Uint32Array, rewrite: BuildOptions['rewrite']): boolean {
+  const vis = slotVisibility(o.typeId);
+  if (vis === undefined || o.values.length !== vis.length || prev.length !== vis.length) return true;
+  const f = passedFlags(o, p);
+  const values = o.values;
+  for (let s = 0; s < vis.length; s++) {
+    const v = (vis[s]! & f) === 0 ? 0 : rewrite === undefined ? values[s]! : rewrite(o, p, s, values[s]!) >>> 0;
+    if (v !== prev[s]) return true;
+  }
+  return false;
+}
+
 function maskValues(view: Uint32Array, slots: number[], maskBlocks: number): { mask: Uint32Array; values: Uint32Array } {
-  slots.sort((a, b) => a - b);
+  let sorted = true;
+  for (let i = 1; i < slots.length && sorted; i++) sorted = slots[i - 1]! < slots[i]!;
+  if (!sorted) slots.sort((a, b) => a - b);
   const mask = new Uint32Array(maskBlocks);
   const values = new Uint32Array(slots.length);
   for (let i = 0; i < slots.length; i++) {
@@ -166,77 +181,70 @@ export function buildUpdate(observer: Observer, visible: Iterable<WorldObject>, 
   for (const g of observer.known.keys()) {
     if (!inView.has(g) && g !== observer.guid) removed.push(g);
   }
-  for (const g of removed) observer.known.delete(g);
 
+  // What the client will hold; applied to `observer.known` only once every packet is built.
+  const sent: Array<[bigint, Uint32Array]> = [];
   const blocks: UpdateBlock[] = [];
   let created = 0;
   let updated = 0;
   for (const o of inView.values()) {
-    const view = observerView(o, observer, opts.rewrite);
     const prev = observer.known.get(o.guid);
-    if (prev === undefined) {
+    if (prev === undefined || prev.length !== o.values.length) {
+      // new to this client (or known under another type: it needs a create again)
+      const view = observerView(o, observer, opts.rewrite);
       blocks.push(createBlockFor(o, observer, view));
+      sent.push([o.guid, view]);
       created++;
     } else {
+      // compare in place first: unchanged objects cost no allocation
+      if (!viewDiffers(o, observer, prev, opts.rewrite)) continue;
+      const view = observerView(o, observer, opts.rewrite);
       const b = valuesBlockFor(o, view, prev);
+      sent.push([o.guid, view]);
       if (b === undefined) continue;
       blocks.push(b);
       updated++;
     }
-    observer.known.set(o.guid, view);
   }
   const out = packBlocks(removed, blocks, limit, opts);
+  for (const g of removed) observer.known.delete(g);
+  for (const [g, v] of sent) observer.known.set(g, v);
   return { ...out, created, updated, removed: removed.length };
 }
 
 /** SMSG_DESTROY_OBJECT for one object (the single-object path of §9.2); forgets it for the observer. */
 export function buildDestroy(observer: Observer, guid: bigint): Uint8Array {
   observer.known.delete(guid);
-  const out = new Uint8Array(12);
-  out[1] = 10;
-  out[2] = 0xaa;
-  new DataView(out.buffer).setBigUint64(4, guid, true);
-  return out;
+  return encodeDestroy(guid);
 }
 
 const HEADER = 5;
 
 /** Split blocks into bodies under the cmangos estimate (§8): `128 + 9 × removals + size + block < limit`. */
 function packBlocks(removed: bigint[], blocks: UpdateBlock[], limit: number, opts: BuildOptions): Omit<BuiltUpdate, 'created' | 'updated' | 'removed'> {
-  const w = new ByteWriter(4096);
+  // One writer holds the body being filled; blocks are written straight into it.
+  const w = new ByteWriter(Math.min(limit, 1 << 16) + 256);
   const bodies: UpdateBody[] = [];
   const bodyBytes: Uint8Array[] = [];
   const packets: Uint8Array[] = [];
   let cur: UpdateBlock[] = [];
-  let parts: Uint8Array[] = [];
-  let size = HEADER;
   let removals = 0;
   let transport = false;
+  w.u32le(0).u8(0);
   const flush = () => {
     if (cur.length === 0) return;
     const hasTransport = opts.hasTransport === undefined || opts.hasTransport === 'auto' ? (transport ? 1 : 0) : opts.hasTransport;
-    const body = new Uint8Array(size);
-    const dv = new DataView(body.buffer);
-    dv.setUint32(0, cur.length, true);
-    body[4] = hasTransport;
-    let at = HEADER;
-    for (const p of parts) {
-      body.set(p, at);
-      at += p.length;
-    }
+    w.patchU32le(0, cur.length);
+    w.patchU8(4, hasTransport);
+    const body = w.finish();
     bodies.push({ hasTransport, blocks: cur });
     bodyBytes.push(body);
     packets.push(encodeUpdatePacket(body, opts));
     cur = [];
-    parts = [];
-    size = HEADER;
     removals = 0;
     transport = false;
-  };
-  const encode = (b: UpdateBlock): Uint8Array => {
     w.reset();
-    writeUpdateBlock(w, b, opts);
-    return w.finish();
+    w.u32le(0).u8(0);
   };
   // OUT_OF_RANGE first, in the first packet; a list too long for one packet is spread over several.
   const perChunk = Math.max(1, Math.floor((limit - 128 - HEADER - 5) / 18));
@@ -244,23 +252,25 @@ function packBlocks(removed: bigint[], blocks: UpdateBlock[], limit: number, opt
     flush();
     const guids = removed.slice(i, i + perChunk);
     const b: UpdateBlock = { updateType: 4, guids };
-    const bytes = encode(b);
+    writeUpdateBlock(w, b, opts);
     cur.push(b);
-    parts.push(bytes);
-    size += bytes.length;
     removals = guids.length;
   }
   for (const b of blocks) {
-    const bytes = encode(b);
-    if (128 + 9 * removals + size + bytes.length >= limit) {
-      if (cur.length === 0 || 128 + HEADER + bytes.length >= limit) {
-        throw new EncodeError('blocks', `one block of ${bytes.length} bytes exceeds the client's limit of ${limit} bytes per body`);
+    const before = w.pos;
+    writeUpdateBlock(w, b, opts);
+    const n = w.pos - before;
+    // the cmangos estimate: 128 + 9 × removals + body size with this block must stay under the limit
+    if (128 + 9 * removals + w.pos >= limit) {
+      if (cur.length === 0 || 128 + HEADER + n >= limit) {
+        throw new EncodeError('blocks', `one block of ${n} bytes exceeds the client's limit of ${limit} bytes per body`);
       }
+      const bytes = w.written().slice(before);
+      w.pos = before;
       flush();
+      w.bytes(bytes);
     }
     cur.push(b);
-    parts.push(bytes);
-    size += bytes.length;
     if ((b.updateType === 2 || b.updateType === 3) && (b.movement.updateFlags & UpdateFlag.TRANSPORT) !== 0) transport = true;
   }
   flush();

@@ -6,6 +6,7 @@
 import { bitsToF32 } from '../../core/floats.js';
 import { fieldAt, fieldByName, guidHex, objectType, type FieldDef, type ObjectTypeDef } from './fields.js';
 import {
+  PackedValues,
   SMSG_DESTROY_OBJECT,
   UpdateFlag,
   type CreateBlock,
@@ -270,15 +271,27 @@ export class ObjectStore {
     const changed: number[] = [];
     const dst = o.values;
     const limit = dst.length;
-    let k = 0;
+    // mask words then values in one array when the block came from the decoder
+    let words: Uint32Array;
+    let n: number;
+    if (v instanceof PackedValues) {
+      words = v.words;
+      n = v.blockCount;
+    } else {
+      n = v.mask.length;
+      words = new Uint32Array(n + v.values.length);
+      words.set(v.mask);
+      words.set(v.values, n);
+    }
+    let k = n;
     let extra = 0;
-    for (let i = 0; i < v.mask.length; i++) {
-      let w = v.mask[i]!;
+    for (let i = 0; i < n; i++) {
+      let w = words[i]!;
       while (w !== 0) {
         const bit = 31 - Math.clz32(w & -w);
         w &= w - 1;
         const slot = 32 * i + bit;
-        const val = v.values[k++]!;
+        const val = words[k++]!;
         if (slot < limit) {
           dst[slot] = val;
           changed.push(slot);

@@ -150,12 +150,51 @@ export interface Movement {
   nanBits?: Record<string, number>;
 }
 
-/** ValuesBlock (§6): mask words as sent and one raw u32 per set bit, rising slot order. */
+/**
+ * ValuesBlock (§6): mask words as sent and one raw u32 per set bit, rising
+ * slot order. Any object with these two arrays can be encoded; the decoder
+ * returns `PackedValues`, which keeps both in one array.
+ */
 export interface UpdateValues {
   /** Mask words (their count is the mask block count as sent, 0 … 255). */
-  mask: Uint32Array;
+  readonly mask: Uint32Array;
   /** Raw slot values in rising slot order (length = popcount of the mask). */
-  values: Uint32Array;
+  readonly values: Uint32Array;
+}
+
+/**
+ * The decoder's `UpdateValues`: the mask words then the values in one array
+ * (one allocation per block). The decoder's arrays are views into one buffer
+ * shared by the blocks of a body; `slice()` them to keep one block on its own.
+ */
+export class PackedValues implements UpdateValues {
+  /** Mask words, then values, as on the wire. */
+  readonly words: Uint32Array;
+  /** Number of mask words at the start of `words`. */
+  readonly blockCount: number;
+  #mask: Uint32Array | undefined;
+  #values: Uint32Array | undefined;
+
+  constructor(words: Uint32Array, blockCount: number) {
+    this.words = words;
+    this.blockCount = blockCount;
+  }
+
+  /** From separate mask and values (copied). */
+  static of(mask: ArrayLike<number>, values: ArrayLike<number>): PackedValues {
+    const words = new Uint32Array(mask.length + values.length);
+    words.set(mask);
+    words.set(values, mask.length);
+    return new PackedValues(words, mask.length);
+  }
+
+  get mask(): Uint32Array {
+    return (this.#mask ??= this.words.subarray(0, this.blockCount));
+  }
+
+  get values(): Uint32Array {
+    return (this.#values ??= this.words.subarray(this.blockCount));
+  }
 }
 
 export interface ValuesBlock {

@@ -70,6 +70,9 @@ export interface ReceivedSnapshot {
   codecVersion: TwVersion;
 }
 
+/** 0.7 game message SV_CLIENTDROP (int client_id, str reason, int silent). */
+const GAME_CLIENTDROP_07 = 20;
+
 export type ClientState = 'offline' | 'token' | 'connecting' | 'loading' | 'ready' | 'ingame' | 'closed';
 
 export interface ClientOptions {
@@ -82,6 +85,8 @@ export interface ClientOptions {
   clan?: string;
   /** 0.6 skin name (default "default"). */
   skin?: string;
+  /** 0.7 skin part names: body, marking, decoration, hands, feet, eyes (default "standard", "", "", "standard", "standard", "standard"). */
+  skinParts?: readonly string[];
   country?: number;
   password?: string;
   /** Peer time-out in ms (default 10000). */
@@ -180,6 +185,7 @@ export class TeeworldsClient {
       name: options.name ?? 'tickwire',
       clan: options.clan ?? '',
       skin: options.skin ?? 'default',
+      skinParts: options.skinParts ?? ['standard', '', '', 'standard', 'standard', 'standard'],
       country: options.country ?? -1,
       password: options.password ?? '',
       timeoutMs: options.timeoutMs ?? 10000,
@@ -410,6 +416,12 @@ export class TeeworldsClient {
         this.onSnap(c.data, now);
         return;
       }
+      if (h.id === ids.ping) {
+        // Latency probe: answer at once (non-vital, as the games do).
+        this.conn.queue(msgHeader(new MsgWriter(), true, ids.pingReply).finish(), false, now);
+        this.conn.flush(now);
+        return;
+      }
       if (h.id === ids.mapChange) {
         this.map = r.str('mapName');
         if (this.state === 'loading') {
@@ -423,7 +435,7 @@ export class TeeworldsClient {
         const o = this.opts;
         if (this.version === '0.7') {
           w.str(o.name).str(o.clan).int(o.country);
-          for (const part of ['standard', '', '', 'standard', 'standard', 'standard']) w.str(part);
+          for (let i = 0; i < 6; i++) w.str(o.skinParts[i] ?? '');
           for (let i = 0; i < 6; i++) w.int(0);
           for (let i = 0; i < 6; i++) w.int(0);
         } else {
@@ -451,9 +463,15 @@ export class TeeworldsClient {
           clan: r.str('clan'),
           country: r.int('country'),
         };
+        if (ci.clientId < 0 || ci.clientId > 1023) {
+          this.problem(`SV_CLIENTINFO for client id ${ci.clientId} ignored`);
+          return;
+        }
         if (ci.local) this.localClientId = ci.clientId;
         this.clientInfos.set(ci.clientId, ci);
         this.fire('clientInfo', ci);
+      } else if (this.version === '0.7' && h.id === GAME_CLIENTDROP_07) {
+        this.clientInfos.delete(r.int('clientId'));
       }
     }
     this.fire('message', { name: msgName(this.version, h), system: h.system, id: h.id, body: c.data.subarray(r.pos) });
@@ -515,6 +533,16 @@ export class TeeworldsClient {
         return;
       }
     }
+  }
+
+  /**
+   * Send a message (its header int included, e.g. built with `MsgWriter` and
+   * `msgHeader`) once in game or loading; vital by default. Flushed at once.
+   */
+  sendMessage(message: Uint8Array, vital: boolean, now: number): void {
+    if (this.state === 'closed' || this.state === 'offline' || this.state === 'token' || this.state === 'connecting') return;
+    this.conn.queue(message, vital, now);
+    this.conn.flush(now);
   }
 
   /** Send INPUT with the acknowledged tick (non-vital, flushed at once). */

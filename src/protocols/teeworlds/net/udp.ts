@@ -85,15 +85,25 @@ export class UdpTeeworldsClient {
 
   /** Bind the socket and start the handshake. */
   async start(): Promise<void> {
-    // Resolve the host once (an IP literal stays as it is).
-    this.address = isIP(this.host) ? this.host : (await lookup(this.host, { family: isIPv6(this.host) ? 6 : 4 })).address;
-    await new Promise<void>((resolve, reject) => {
-      this.socket.once('error', reject);
-      this.socket.bind(0, () => {
-        this.socket.off('error', reject);
-        resolve();
+    try {
+      // Resolve the host once (an IP literal stays as it is).
+      this.address = isIP(this.host) ? this.host : (await lookup(this.host, { family: 4 })).address;
+      await new Promise<void>((resolve, reject) => {
+        this.socket.once('error', reject);
+        this.socket.bind(0, () => {
+          this.socket.off('error', reject);
+          resolve();
+        });
       });
-    });
+    } catch (e) {
+      this.closed = true;
+      try {
+        this.socket.close();
+      } catch {
+        // not open
+      }
+      throw e;
+    }
     this.client.start(this.now());
     this.timer = setInterval(() => this.client.update(this.now()), this.tickMs);
   }
