@@ -139,3 +139,10 @@ test('vu: reads at most 5 bytes and the shortest form only', () => {
   assert.throws(() => readAll('ffffffff10', readVu), DecodeError);
   assert.throws(() => readAll('', readVu), DecodeError);
 });
+
+test('stringNT writer: lone surrogates and NUL have no stringNT form', () => {
+  assert.throws(() => write((w) => writeString(w, 'a\uD800')), /surrogate/);
+  assert.throws(() => write((w) => writeString(w, '\uDC00')), /surrogate/);
+  assert.throws(() => write((w) => writeString(w, 'a\0')), /NUL/);
+  assert.equal(write((w) => writeString(w, '😀')), 'f09f988000');
+});

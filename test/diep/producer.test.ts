@@ -10,6 +10,7 @@ import {
   decodeUpdate,
   encodeUpdate,
   wireValue,
+  isWritableString,
   FIELDS_6F59094D,
   type Creation,
   type ElementChanges,
@@ -176,8 +177,8 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('remove' as const), pick: fc.nat() }),
   fc.record({ op: fc.constant('move' as const), pick: fc.nat(), x: coord, y: coord, angle: fc.double({ min: -10, max: 10, noNaN: true }) }),
   fc.record({ op: fc.constant('size' as const), pick: fc.nat(), size: fc.double({ min: 0, max: 300, noNaN: true }) }),
-  fc.record({ op: fc.constant('name' as const), pick: fc.nat(), name: fc.string({ maxLength: 12 }).filter((s) => !s.includes('\0')) }),
-  fc.record({ op: fc.constant('score' as const), index: fc.integer({ min: 0, max: 9 }), value: fc.double({ min: -1e6, max: 1e6, noNaN: true }), name: fc.string({ maxLength: 8 }).filter((s) => !s.includes('\0')) }),
+  fc.record({ op: fc.constant('name' as const), pick: fc.nat(), name: fc.string({ maxLength: 12, unit: 'binary' }).filter(isWritableString) }),
+  fc.record({ op: fc.constant('score' as const), index: fc.integer({ min: 0, max: 9 }), value: fc.double({ min: -1e6, max: 1e6, noNaN: true }), name: fc.string({ maxLength: 8, unit: 'binary' }).filter(isWritableString) }),
   fc.record({ op: fc.constant('resend' as const), pick: fc.nat() }),
   fc.constant({ op: 'tick' as const }),
 );
@@ -264,6 +265,12 @@ test('property: random entity worlds through the producer and the store give wha
               continue;
             }
             let want: Scalar | Scalar[] = Array.isArray(wv) ? wv.map((x) => expectedValue(f, x)) : expectedValue(f, wv);
+            if (f === k('arena.scoreboardScores')) {
+              // creations carry these as f32, updates as vi: -0 comes back as 0 after an update
+              const noNegZero = (a: Scalar[]) => a.map((x) => (Object.is(x, -0) ? 0 : x));
+              assert.deepEqual(noNegZero(s.values[f] as Scalar[]), noNegZero(want as Scalar[]), `scores of ${e.id}`);
+              continue;
+            }
             // no viewer has a player and no entity a team, so the colour rule keeps every colour (§5.6)
             assert.deepEqual(s.values[f], want, `${T.fields[f]!.key} of ${e.id}`);
           }
@@ -292,7 +299,11 @@ test('property: random entity worlds through the producer and the store give wha
         for (const c of cams) if (c !== cams[i]) assert.equal(store.get(c.id), undefined);
       });
     }),
-    { numRuns: 150 },
+    {
+      numRuns: Number(process.env.DIEP_PROPERTY_RUNS ?? 150),
+      // found by this property once: a score of -0 sent as vi in an update comes back as 0
+      examples: [[[{ op: 'score', index: 3, value: 1, name: '' }, { op: 'tick' }, { op: 'score', index: 3, value: -0, name: '' }], 1]],
+    },
   );
 });
 
@@ -322,6 +333,8 @@ test('the world rejects values a field cannot carry, and fields of absent groups
   assert.throws(() => world.set(e, 'position.x', 'far' as never), /position\.x/);
   assert.throws(() => world.set(e, 'position.x', Infinity), /position\.x/);
   assert.throws(() => world.set(e, 'name.name', 'a\0b'), /name\.name/);
+  assert.throws(() => world.set(e, 'name.name', 'a\uD800b'), /name\.name/);
+  world.set(e, 'name.name', 'é😀');
   assert.throws(() => world.set(e, 'relations.team', 5 as never), /relations\.team/);
   assert.throws(() => world.set(e, 'style.color', 2), /style\.color/);
   assert.throws(() => world.set(e, 'nope.nope', 2), /nope/);

@@ -166,3 +166,16 @@ test('the bundled sample decodes frame by frame with state; its frames re-encode
   assert.equal(sword.fields.ITEM_FIELD_DURABILITY, 19);
   assert.equal(sword.fields.ITEM_FIELD_OWNER, '0x0000000000000004');
 });
+
+test('CLI: the sample through decode --stream then encode --stream gives its frames back', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { hexLines } = await import('../../src/cli/main.js');
+  const text = readFileSync(new URL('../../samples/wow/session.hex', import.meta.url), 'utf8');
+  let f = fakeIo(text);
+  assert.equal(await run(['decode', 'wow', '--stream', '-', '--format', 'jsonl'], f.io), 0);
+  const jsonl = f.text();
+  assert.equal(jsonl.trim().split('\n').length, 8);
+  f = fakeIo(jsonl);
+  assert.equal(await run(['encode', 'wow', '--stream', '--hex'], f.io), 0);
+  assert.deepEqual(f.text().trim().split('\n'), hexLines(text).map(toHex));
+});

@@ -73,6 +73,8 @@ export class UpdateBuffer {
   entElem: Int32Array = new Int32Array(256);
   entNum: Float64Array = new Float64Array(256);
   entObj: (Scalar | undefined)[] = [];
+  /** Scratch: the groups of the creation being read. */
+  present: Uint8Array = new Uint8Array(32);
 
   /** The value of entry `j`. */
   value(j: number): Scalar {
@@ -169,7 +171,8 @@ function decodeBody(r: Cur, buf: UpdateBuffer, table: FieldTable, maxEntities: n
   const fieldUpdateEnc = table.fieldUpdateEnc;
   const fieldGroup = table.fieldGroup;
   const groupCount = table.groupCount;
-  const present = new Uint8Array(groupCount);
+  let present = buf.present;
+  if (present.length < groupCount) present = buf.present = new Uint8Array(groupCount);
   const b = r.bytes;
   let i = 0;
   let f = -1;
@@ -222,7 +225,7 @@ function decodeBody(r: Cur, buf: UpdateBuffer, table: FieldTable, maxEntities: n
       } else if (mode === 1) {
         buf.upMode[i] = 1;
         part = 'groups';
-        present.fill(0);
+        present.fill(0, 0, groupCount);
         let g = -1;
         for (;;) {
           const at = r.pos;

@@ -30,6 +30,9 @@ export {
   writeEntid,
   writeJumpTable,
   bswap32,
+  isWritableString,
+  Cur,
+  type Cursor,
 } from './primitives.js';
 export {
   decodeClientbound,

@@ -219,8 +219,16 @@ export function writeVi64(w: ByteWriter, v: number): void {
   writeVi(w, raw === 0 ? 0 : raw);
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** True when a string can be written as UTF-8 (no lone surrogate) and NUL-terminated (no U+0000). */
+export function isWritableString(v: string): boolean {
+  return !v.includes('\0') && !LONE_SURROGATE.test(v);
+}
+
 export function writeString(w: ByteWriter, v: string): void {
   if (typeof v !== 'string') throw new EncodeError('', `stringNT must be a string, got ${JSON.stringify(v)}`);
+  if (LONE_SURROGATE.test(v)) throw new EncodeError('', 'a string with a lone surrogate has no UTF-8 form');
   w.cstring(v);
 }
 

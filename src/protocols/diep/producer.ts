@@ -9,6 +9,7 @@
  */
 import { ByteWriter, EncodeError } from '../../core/index.js';
 import { writeUpdate } from './codec.js';
+import { isWritableString } from './primitives.js';
 import { ENC_ENTID, ENC_F32, ENC_STRING, ENC_VI, ENC_VI64, ENC_VU, type FieldTable } from './tables/schema.js';
 import { FIELDS_6F59094D } from './tables/index.js';
 import { F32Bits } from './types.js';
@@ -98,7 +99,7 @@ export function wireValue(enc: number, v: Scalar): Scalar {
 /** Reject a value that the field's encoding cannot carry. */
 function checkValue(enc: number, v: unknown, key: string): void {
   let ok: boolean;
-  if (enc === ENC_STRING) ok = typeof v === 'string' && !v.includes('\0');
+  if (enc === ENC_STRING) ok = typeof v === 'string' && isWritableString(v);
   else if (enc === ENC_ENTID) ok = v === null || (typeof v === 'object' && typeof (v as EntityRef).id === 'number' && typeof (v as EntityRef).hash === 'number');
   else if (enc === ENC_F32) ok = typeof v === 'number' || v instanceof F32Bits;
   else ok = typeof v === 'number' && Number.isFinite(v);
