@@ -94,6 +94,9 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
     assert.deepEqual(await hoverTree(page, 'tick', 'lz4'), range(0, 4), 'the be u32 tick opens the body');
     // body: tick(4) | raw update 000a 6400000001000000 (10) | delta: bitfield 80ef, replacement 02
     assert.deepEqual(await hoverTree(page, 'updates[1].bitfield', 'lz4'), [14, 15]);
+    // the reverse, inside the decompressed body: byte 2 of the body is part of the tick
+    await page.hover('#hex .buf[data-layer="lz4"] .b[data-o="2"]');
+    assert.deepEqual(await page.$$eval('#tree .tn.hl', (els) => els.map((e) => (e as HTMLElement).dataset.path)), ['tick']);
     let rows = await stateTable(page);
     assert.ok(rows['Container:1'] && rows['Container:2'], Object.keys(rows).join());
     // character-create-update-delta: Character id 2 created, its colour replaced by the delta

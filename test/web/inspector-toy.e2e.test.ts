@@ -71,6 +71,11 @@ describe('inspector page (toy family, Chromium)', { skip: missing }, () => {
     await screenshot(page, 'toy-hover');
     await page.click('#tree .tn[data-path="entities[1].x"]');
     assert.deepEqual(await highlighted(page, '', 'sel'), []);
+    // the Fields tab lists the spans; hovering one highlights its bytes
+    await page.click('.tabs button[data-tab=fields]');
+    await page.hover('#fields .fld:has-text("entities[0].flags")');
+    assert.deepEqual(await highlighted(page), [3]);
+    await page.click('.tabs button[data-tab=tree]');
   });
 
   test('stepping through a stream updates the entity table and highlights changed fields', async () => {

@@ -88,6 +88,8 @@ interface LastInput {
   text?: string;
   format?: Sample['format'];
   family: FamilyAdapter;
+  /** Options that come with the input (a sample's), under the ones set on the page. */
+  baseOptions?: OptionValues;
 }
 
 let session: Session | undefined;
@@ -162,7 +164,7 @@ function currentOptions(): OptionValues {
 function runInput(input: LastInput, options: OptionValues): void {
   last = input;
   const f = input.family;
-  const opts = optionsFor(f, options);
+  const opts = optionsFor(f, { ...input.baseOptions, ...options });
   try {
     if (input.kind === 'paste') session = decodePastedHex(f, opts, input.text ?? '');
     else session = decodeFileBytes(f, opts, input.name, input.bytes ?? new Uint8Array(), input.format);
@@ -193,7 +195,7 @@ async function loadSample(key: string): Promise<void> {
     return;
   }
   history.replaceState(null, '', `#sample=${encodeURIComponent(key)}`);
-  runInput({ kind: 'sample', name: `sample: ${s.title}`, bytes, format: s.format, family: f }, currentOptions());
+  runInput({ kind: 'sample', name: `sample: ${s.title}`, bytes, format: s.format, family: f, baseOptions: s.options ?? {} }, currentOptions());
 }
 
 async function loadFile(file: File): Promise<void> {
@@ -597,7 +599,7 @@ function wire(): void {
     if (last !== undefined && last.kind !== 'sample') runInput({ ...last, family: familyByName(ui.family.value)! }, currentOptions());
   });
   ui.options.addEventListener('change', () => {
-    if (last !== undefined) runInput(last, currentOptions());
+    if (last !== undefined && last.family.name === ui.family.value) runInput(last, currentOptions());
   });
   ui.pasteToggle.addEventListener('click', () => {
     ui.paste.hidden = !ui.paste.hidden;
