@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fromHex } from '../../src/core/index.js';
-import { decodeMessageHeader, SnapshotReceiver, typedItems } from '../../src/protocols/teeworlds/index.js';
+import { decodeMessageHeader, SnapshotReceiver, typedItems, type Snapshot } from '../../src/protocols/teeworlds/index.js';
 import { loadJson } from './helpers.js';
 
 interface Codes {
@@ -115,7 +115,7 @@ test('teeworlds-go: the DDNet 0.7 snapshot has race types 23/24 and declared ext
   const h = huffmanDecoder();
   const e = loadJson<GoEntry[]>('teeworlds-go-snapshot7.json').find((x) => x.source.includes('ddnet_2part'))!;
   const rx = new SnapshotReceiver('0.7');
-  let snap;
+  let snap: Snapshot | undefined;
   for (const hex of e.udpPacketsHex) for (const c of chunks07(fromHex(hex), h)) {
     const hdr = decodeMessageHeader(c);
     if (hdr.system && hdr.id >= 6 && hdr.id <= 8) snap = rx.receiveBytes(c).snapshot ?? snap;
@@ -131,7 +131,7 @@ test('teeworlds-go: every item of the full snapshots has a known type name', () 
   const h = huffmanDecoder();
   for (const e of loadJson<GoEntry[]>('teeworlds-go-snapshot7.json').filter((x) => x.crcVerifiable)) {
     const rx = new SnapshotReceiver('0.7');
-    let snap;
+    let snap: Snapshot | undefined;
     for (const hex of e.udpPacketsHex) for (const c of chunks07(fromHex(hex), h)) {
       const hdr = decodeMessageHeader(c);
       if (hdr.system && hdr.id >= 6 && hdr.id <= 8) snap = rx.receiveBytes(c).snapshot ?? snap;
