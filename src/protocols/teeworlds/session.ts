@@ -129,7 +129,8 @@ export class SnapshotReceiver {
     }
     if (m.part < m.numParts - 1 && m.data.length !== this.partSize) return { status: 'ignored', message: m };
     if (this.parts[m.part] === undefined) this.received++;
-    this.parts[m.part] = m.data;
+    // parts wait for the others: keep a copy, the caller may reuse its buffer
+    this.parts[m.part] = m.numParts > 1 ? m.data.slice() : m.data;
     if (this.received < this.numParts) return { status: 'partial', message: m };
 
     // complete: concatenate in index order
