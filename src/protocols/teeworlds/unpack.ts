@@ -181,10 +181,20 @@ export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, en
   const sizeLen = sizes.length;
   for (let r = 0; r < numUpdated; r++) {
     const recStart = q;
-    const type = rd(bytes, q, end, m5, 4, r);
-    q = Q;
-    const id = rd(bytes, q, end, m5, 5, r);
-    q = Q;
+    let type: number;
+    let id: number;
+    const t0 = q + 1 < end ? bytes[q]! | bytes[q + 1]! : 0x80;
+    if (t0 < 0x40) {
+      // the usual record start: a static type and a small id, one byte each, non-negative
+      type = bytes[q]!;
+      id = bytes[q + 1]!;
+      q += 2;
+    } else {
+      type = rd(bytes, q, end, m5, 4, r);
+      q = Q;
+      id = rd(bytes, q, end, m5, 5, r);
+      q = Q;
+    }
     if (type < 0 || type > MAX_TYPE) throw new DecodeError(recStart, `updates[${r}].type`, `a type in 0..${MAX_TYPE}`, `${type}`);
     if (id < 0 || id > MAX_ID) throw new DecodeError(recStart, `updates[${r}].id`, `an id in 0..${MAX_ID}`, `${id}`);
     let size = type < sizeLen ? sizes[type]! : 0;
