@@ -179,6 +179,7 @@ export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, en
   const kept = n;
 
   const sizeLen = sizes.length;
+  let hint = 0;
   for (let r = 0; r < numUpdated; r++) {
     const recStart = q;
     let type: number;
@@ -207,7 +208,9 @@ export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, en
       throw new DecodeError(q, `updates[${r}].data`, `${size} data ints`, `${end - q} bytes left`);
     }
     const key = (type << 16) | id;
-    const bi = baseN === 0 ? -1 : base.indexOf(key);
+    // Records mostly follow the base's order: try the item after the last hit first.
+    const bi = hint < baseN && bKeys[hint] === key ? hint : baseN === 0 ? -1 : base.indexOf(key);
+    if (bi >= 0) hint = bi + 1;
     if (bi >= 0) {
       const bs = bOff[bi]!;
       if (bOff[bi + 1]! - bs !== size) {
