@@ -460,8 +460,10 @@ export class SnapshotStorage {
       t[i] = t[i + n]!;
       l[i] = l[i + n]!;
     }
-    t.length = m;
-    l.length = m;
+    for (let i = 0; i < n; i++) {
+      t.pop(); // (pop is inlined; setting .length is a runtime call)
+      l.pop();
+    }
   }
   /** Remove every snapshot except the one of `tick`. */
   purgeAllBut(tick: number): void {

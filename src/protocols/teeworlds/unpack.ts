@@ -208,8 +208,17 @@ export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, en
       throw new DecodeError(q, `updates[${r}].data`, `${size} data ints`, `${end - q} bytes left`);
     }
     const key = (type << 16) | id;
-    // Records mostly follow the base's order: try the item after the last hit first.
-    const bi = hint < baseN && bKeys[hint] === key ? hint : baseN === 0 ? -1 : base.indexOf(key);
+    // Records follow the base's order, skipping unchanged items: look a few
+    // items past the last hit before the hash lookup.
+    let bi = -1;
+    const stop = hint + 4 < baseN ? hint + 4 : baseN;
+    for (let j = hint; j < stop; j++) {
+      if (bKeys[j] === key) {
+        bi = j;
+        break;
+      }
+    }
+    if (bi < 0 && baseN > 0) bi = base.indexOf(key);
     if (bi >= 0) hint = bi + 1;
     if (bi >= 0) {
       const bs = bOff[bi]!;
