@@ -11,7 +11,8 @@
  * index are shared when the key set does not change.
  */
 import { DecodeError, LimitError } from '../../core/errors.js';
-import type { Limits } from '../../core/limits.js';
+import { DEFAULT_LIMITS, type Limits } from '../../core/limits.js';
+import type { VarintMode } from './varint.js';
 import { arena, arenaRelease, arenaReserve, arenaView, buildIndex, chunk, lastDuplicate, MAX_ID, MAX_TYPE, Snapshot, snapshotByteSize, trackChunks } from './snapshot.js';
 
 // Cursor shared with `slow` (module scope: no allocation, no closure).
@@ -75,10 +76,22 @@ let touched = new Int32Array(1024);
 let touchGen = 0;
 
 /**
- * Apply the varint delta in `bytes[start..end)` to `base` (`end > start`).
- * Same rules as `unpackDelta`.
+ * Apply the varint delta in `bytes[start..end)` to `base`; an empty range is
+ * the empty delta (the result is `base`). Same rules as `unpackDelta`.
+ * Exported as `unpackDeltaBytes`.
  */
-export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, end: number, sizes: Int32Array, m5: number, limits: Readonly<Limits>): Snapshot {
+export function unpackFused(
+  base: Snapshot,
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  sizes: Int32Array,
+  mode: VarintMode = 'ddnet',
+  limits: Readonly<Limits> = DEFAULT_LIMITS,
+): Snapshot {
+  if (end <= start) return base;
+  if (start < 0 || end > bytes.length) throw new DecodeError(start, '', 'a byte range inside the input', `${start}..${end} of ${bytes.length}`);
+  const m5 = mode === 'vanilla' ? 0x7f : 0x0f;
   let q = start;
   let numDeleted: number;
   let numUpdated: number;
