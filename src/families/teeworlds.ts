@@ -171,7 +171,7 @@ function int(v: unknown, path: string): number {
 /** Build a snapshot from JSON items: `data` (raw ints) wins; otherwise `fields` by `typeName`/`type`. */
 export function snapshotFromJson(version: TwVersion, items: unknown, path = 'items'): Snapshot {
   if (!Array.isArray(items)) throw new EncodeError(path, 'expected an array of items');
-  const b = new SnapshotBuilder({ maxItems: 1024 });
+  const b = new SnapshotBuilder(); // the games' limits: 1023 items, 64 KiB
   const decls = new Map<number, string>();
   // declarations first, so that extended items given by fields can be resolved
   for (const it of items) {

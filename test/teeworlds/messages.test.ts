@@ -191,3 +191,17 @@ test('SNAPEMPTY defines a snapshot equal to its base; SNAPEMPTY against -1 is th
   assert.equal(r.status, 'complete');
   assert.equal(r.snapshot!.numItems, 0);
 });
+
+test('parts are kept as copies: a caller reusing its receive buffer does not corrupt reassembly', () => {
+  const mp = loadLive('ddnet164_multipart_live.json');
+  const parts = messagesFor(mp[0]!);
+  const rx = new SnapshotReceiver('ddnet');
+  const buf = new Uint8Array(2048);
+  for (const p of [parts[1]!, parts[0]!, parts[2]!]) {
+    buf.set(p);
+    const r = rx.receiveBytes(buf.subarray(0, p.length));
+    buf.fill(0x55);
+    if (r.status === 'complete') assert.deepEqual(itemMap(r.snapshot!.items()), itemMap(mp[0]!.resultItems));
+  }
+  assert.equal(rx.ackTick, 410);
+});

@@ -240,20 +240,9 @@ export function unpackDelta(base: Snapshot, ints: Int32Array, len: number, sizes
  * Decompress a varint delta from `bytes[start..end)` and apply it to `base`, in
  * one pass (see unpack.ts). An empty byte range is the empty delta `[0, 0, 0]`
  * (SNAPEMPTY): the result is the base itself. Error offsets are byte offsets.
+ * Signature: `(base, bytes, start, end, sizes, mode = 'ddnet', limits = DEFAULT_LIMITS)`.
  */
-export function unpackDeltaBytes(
-  base: Snapshot,
-  bytes: Uint8Array,
-  start: number,
-  end: number,
-  sizes: Int32Array,
-  mode: VarintMode = 'ddnet',
-  limits: Readonly<Limits> = DEFAULT_LIMITS,
-): Snapshot {
-  if (end <= start) return base;
-  if (start < 0 || end > bytes.length) throw new DecodeError(start, '', 'a byte range inside the input', `${start}..${end} of ${bytes.length}`);
-  return unpackFused(base, bytes, start, end, sizes, mode === 'vanilla' ? 0x7f : 0x0f, limits);
-}
+export const unpackDeltaBytes = unpackFused;
 
 /**
  * Create the delta from `from` to `to` (reference §8.3), items of `to` in its

@@ -7,9 +7,9 @@
 import { DecodeError } from '../../core/errors.js';
 import { DEFAULT_LIMITS, resolveLimits, type Limits } from '../../core/limits.js';
 import type { SpanSink } from '../../core/spans.js';
-import { decodeSnapMessage, MAX_SNAPSHOT_PACKSIZE, MAX_SNAPSHOT_PARTS, type SnapKind, type SnapMessage } from './codec.js';
+import { decodeSnapMessage, MAX_SNAPSHOT_PACKSIZE, MAX_SNAPSHOT_PARTS, type SnapDecodeOptions, type SnapKind, type SnapMessage } from './codec.js';
 import { STATIC_SIZES, unpackDeltaBytes, type TwVersion } from './delta.js';
-import { extTypeDeclarations } from './items.js';
+import { intsToUuid } from './items.js';
 import { Snapshot, SnapshotStorage } from './snapshot.js';
 import type { VarintMode } from './varint.js';
 
@@ -72,6 +72,7 @@ export class SnapshotReceiver {
   private readonly maxCrcErrors: number;
   private readonly requireNewer: boolean;
   private readonly sizes: Int32Array;
+  private readonly decodeOpts: SnapDecodeOptions;
 
   // reassembly state
   private recvTick = -1;
@@ -102,12 +103,13 @@ export class SnapshotReceiver {
     this.requireNewer = opts.requireNewerThanAck ?? true;
     this.sizes = STATIC_SIZES[version];
     this.storage = new SnapshotStorage({ recycle: opts.recycle === true });
+    this.decodeOpts = { mode: this.mode, maxPartSize: this.partSize, maxParts: Math.min(this.maxParts, this.limits.twMaxParts) };
   }
 
   /** Decode a message (bytes as in a chunk) and receive it. Throws DecodeError for a malformed message. */
   receiveBytes(bytes: Uint8Array, spans?: SpanSink): ReceiveResult {
-    const m = decodeSnapMessage(bytes, this.version, { mode: this.mode, maxPartSize: this.partSize, maxParts: Math.min(this.maxParts, this.limits.twMaxParts), spans });
-    return this.receive(m);
+    const opts = spans === undefined ? this.decodeOpts : { ...this.decodeOpts, spans };
+    return this.receive(decodeSnapMessage(bytes, this.version, opts));
   }
 
   /** Receive a decoded snapshot message. Never throws. */
@@ -127,7 +129,8 @@ export class SnapshotReceiver {
     }
     if (m.part < m.numParts - 1 && m.data.length !== this.partSize) return { status: 'ignored', message: m };
     if (this.parts[m.part] === undefined) this.received++;
-    this.parts[m.part] = m.data;
+    // parts wait for the others: keep a copy, the caller may reuse its buffer
+    this.parts[m.part] = m.numParts > 1 ? m.data.slice() : m.data;
     if (this.received < this.numParts) return { status: 'partial', message: m };
 
     // complete: concatenate in index order
@@ -174,7 +177,7 @@ export class SnapshotReceiver {
     if (kind !== 'snap_empty' && this.crcErrors > 0) this.crcErrors--;
     if (deltaTick >= 0) this.storage.purgeBefore(deltaTick);
     this.storage.set(m.tick, snap);
-    extTypeDeclarations(snap, this.declarations);
+    this.learnDeclarations(snap);
     this.lastAckedTick = m.tick;
     this.ackTick = m.tick;
     this.current = snap;
@@ -182,10 +185,31 @@ export class SnapshotReceiver {
     return { status: 'complete', message: m, snapshot: snap, crc: got, delta: blob };
   }
 
+  // The 4 ints of each declaration seen, to rebuild the UUID string only on change.
+  private readonly declInts = new Map<number, Int32Array>();
+
+  private learnDeclarations(snap: Snapshot): void {
+    const keys = snap.keys;
+    const off = snap.offsets;
+    const data = snap.data;
+    for (let i = 0; i < snap.numItems; i++) {
+      const key = keys[i]!;
+      if (key >= 0x10000) continue; // not type 0
+      const o = off[i]!;
+      if (off[i + 1]! - o !== 4) continue;
+      const id = key & 0xffff;
+      const prev = this.declInts.get(id);
+      if (prev !== undefined && prev[0] === data[o] && prev[1] === data[o + 1] && prev[2] === data[o + 2] && prev[3] === data[o + 3]) continue;
+      this.declInts.set(id, data.slice(o, o + 4));
+      this.declarations.set(id, intsToUuid(data, o));
+    }
+  }
+
   /** Forget everything (e.g. on reconnect or map change). */
   reset(): void {
     this.storage.clear();
     this.declarations.clear();
+    this.declInts.clear();
     this.recvTick = -1;
     this.parts = [];
     this.received = 0;

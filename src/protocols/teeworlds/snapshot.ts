@@ -385,7 +385,11 @@ export class SnapshotBuilder {
  * snapshots then (copy what you need, or `retain` them in another storage).
  */
 export class SnapshotStorage {
-  private readonly map = new Map<number, Snapshot>();
+  // Parallel arrays sorted by tick: stores hold a handful of snapshots (a
+  // client) or up to ~150 (a server's per-client store); lookups are almost
+  // always for recent ticks, so a scan from the newest end beats a Map.
+  private tickList: number[] = [];
+  private snapList: Snapshot[] = [];
   readonly recycle: boolean;
 
   constructor(opts: { recycle?: boolean } = {}) {
@@ -396,59 +400,93 @@ export class SnapshotStorage {
     if (this.recycle && --s._holders === 0) s.release();
   }
 
+  private find(tick: number): number {
+    const t = this.tickList;
+    for (let i = t.length - 1; i >= 0; i--) {
+      const v = t[i]!;
+      if (v === tick) return i;
+      if (v < tick) return -1;
+    }
+    return -1;
+  }
+
   get size(): number {
-    return this.map.size;
+    return this.tickList.length;
   }
   get(tick: number): Snapshot | undefined {
-    return this.map.get(tick);
+    const i = this.find(tick);
+    return i < 0 ? undefined : this.snapList[i];
   }
   has(tick: number): boolean {
-    return this.map.has(tick);
+    return this.find(tick) >= 0;
   }
   set(tick: number, snap: Snapshot): void {
     if (this.recycle) snap._holders++;
-    const old = this.map.get(tick);
-    this.map.set(tick, snap);
-    if (old !== undefined) this.drop(old);
+    const t = this.tickList;
+    let i = t.length;
+    while (i > 0 && t[i - 1]! > tick) i--;
+    if (i > 0 && t[i - 1] === tick) {
+      const old = this.snapList[i - 1]!;
+      this.snapList[i - 1] = snap;
+      this.drop(old);
+      return;
+    }
+    if (i === t.length) {
+      t.push(tick);
+      this.snapList.push(snap);
+    } else {
+      t.splice(i, 0, tick);
+      this.snapList.splice(i, 0, snap);
+    }
   }
   delete(tick: number): void {
-    const old = this.map.get(tick);
-    if (old === undefined) return;
-    this.map.delete(tick);
+    const i = this.find(tick);
+    if (i < 0) return;
+    const old = this.snapList[i]!;
+    this.tickList.splice(i, 1);
+    this.snapList.splice(i, 1);
     this.drop(old);
   }
   /** Remove every snapshot with tick < `tick`. */
   purgeBefore(tick: number): void {
-    for (const t of this.map.keys()) {
-      if (t < tick) {
-        const s = this.map.get(t)!;
-        this.map.delete(t);
-        this.drop(s);
-      }
+    const t = this.tickList;
+    let n = 0;
+    while (n < t.length && t[n]! < tick) n++;
+    if (n === 0) return;
+    const l = this.snapList;
+    for (let i = 0; i < n; i++) this.drop(l[i]!);
+    const m = t.length - n;
+    for (let i = 0; i < m; i++) {
+      t[i] = t[i + n]!;
+      l[i] = l[i + n]!;
+    }
+    for (let i = 0; i < n; i++) {
+      t.pop(); // (pop is inlined; setting .length is a runtime call)
+      l.pop();
     }
   }
   /** Remove every snapshot except the one of `tick`. */
   purgeAllBut(tick: number): void {
-    for (const [t, s] of this.map) {
-      if (t !== tick) {
-        this.map.delete(t);
-        this.drop(s);
-      }
-    }
+    const i = this.find(tick);
+    const keep = i < 0 ? undefined : this.snapList[i]!;
+    const gone = this.snapList;
+    this.tickList = keep === undefined ? [] : [tick];
+    this.snapList = keep === undefined ? [] : [keep];
+    for (let k = 0; k < gone.length; k++) if (k !== i) this.drop(gone[k]!);
   }
   clear(): void {
-    const all = [...this.map.values()];
-    this.map.clear();
-    for (const s of all) this.drop(s);
+    const gone = this.snapList;
+    this.tickList = [];
+    this.snapList = [];
+    for (let k = 0; k < gone.length; k++) this.drop(gone[k]!);
   }
   /** Stored ticks, ascending. */
   ticks(): number[] {
-    return [...this.map.keys()].sort((a, b) => a - b);
+    return this.tickList.slice();
   }
   /** The newest stored tick, or −1. */
   newest(): number {
-    let m = -1;
-    for (const t of this.map.keys()) if (t > m) m = t;
-    return m;
+    const t = this.tickList;
+    return t.length === 0 ? -1 : t[t.length - 1]!;
   }
 }

@@ -11,7 +11,8 @@
  * index are shared when the key set does not change.
  */
 import { DecodeError, LimitError } from '../../core/errors.js';
-import type { Limits } from '../../core/limits.js';
+import { DEFAULT_LIMITS, type Limits } from '../../core/limits.js';
+import type { VarintMode } from './varint.js';
 import { arena, arenaRelease, arenaReserve, arenaView, buildIndex, chunk, lastDuplicate, MAX_ID, MAX_TYPE, Snapshot, snapshotByteSize, trackChunks } from './snapshot.js';
 
 // Cursor shared with `slow` (module scope: no allocation, no closure).
@@ -75,10 +76,22 @@ let touched = new Int32Array(1024);
 let touchGen = 0;
 
 /**
- * Apply the varint delta in `bytes[start..end)` to `base` (`end > start`).
- * Same rules as `unpackDelta`.
+ * Apply the varint delta in `bytes[start..end)` to `base`; an empty range is
+ * the empty delta (the result is `base`). Same rules as `unpackDelta`.
+ * Exported as `unpackDeltaBytes`.
  */
-export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, end: number, sizes: Int32Array, m5: number, limits: Readonly<Limits>): Snapshot {
+export function unpackFused(
+  base: Snapshot,
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  sizes: Int32Array,
+  mode: VarintMode = 'ddnet',
+  limits: Readonly<Limits> = DEFAULT_LIMITS,
+): Snapshot {
+  if (end <= start) return base;
+  if (start < 0 || end > bytes.length) throw new DecodeError(start, '', 'a byte range inside the input', `${start}..${end} of ${bytes.length}`);
+  const m5 = mode === 'vanilla' ? 0x7f : 0x0f;
   let q = start;
   let numDeleted: number;
   let numUpdated: number;
@@ -179,12 +192,23 @@ export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, en
   const kept = n;
 
   const sizeLen = sizes.length;
+  let hint = 0;
   for (let r = 0; r < numUpdated; r++) {
     const recStart = q;
-    const type = rd(bytes, q, end, m5, 4, r);
-    q = Q;
-    const id = rd(bytes, q, end, m5, 5, r);
-    q = Q;
+    let type: number;
+    let id: number;
+    const t0 = q + 1 < end ? bytes[q]! | bytes[q + 1]! : 0x80;
+    if (t0 < 0x40) {
+      // the usual record start: a static type and a small id, one byte each, non-negative
+      type = bytes[q]!;
+      id = bytes[q + 1]!;
+      q += 2;
+    } else {
+      type = rd(bytes, q, end, m5, 4, r);
+      q = Q;
+      id = rd(bytes, q, end, m5, 5, r);
+      q = Q;
+    }
     if (type < 0 || type > MAX_TYPE) throw new DecodeError(recStart, `updates[${r}].type`, `a type in 0..${MAX_TYPE}`, `${type}`);
     if (id < 0 || id > MAX_ID) throw new DecodeError(recStart, `updates[${r}].id`, `an id in 0..${MAX_ID}`, `${id}`);
     let size = type < sizeLen ? sizes[type]! : 0;
@@ -197,7 +221,18 @@ export function unpackFused(base: Snapshot, bytes: Uint8Array, start: number, en
       throw new DecodeError(q, `updates[${r}].data`, `${size} data ints`, `${end - q} bytes left`);
     }
     const key = (type << 16) | id;
-    const bi = baseN === 0 ? -1 : base.indexOf(key);
+    // Records follow the base's order, skipping unchanged items: look a few
+    // items past the last hit before the hash lookup.
+    let bi = -1;
+    const stop = hint + 4 < baseN ? hint + 4 : baseN;
+    for (let j = hint; j < stop; j++) {
+      if (bKeys[j] === key) {
+        bi = j;
+        break;
+      }
+    }
+    if (bi < 0 && baseN > 0) bi = base.indexOf(key);
+    if (bi >= 0) hint = bi + 1;
     if (bi >= 0) {
       const bs = bOff[bi]!;
       if (bOff[bi + 1]! - bs !== size) {
