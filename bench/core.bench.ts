@@ -3,17 +3,8 @@ import { ByteWriter } from '../src/core/writer.js';
 import { BitReader, BitWriter } from '../src/core/bits.js';
 import { decodeLz4Block, encodeLz4Block } from '../src/core/lz4.js';
 import type { BenchCase } from './harness.js';
+import { rng } from '../test/helpers/rng.js';
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function cases(): BenchCase[] {
   const rand = rng(1);

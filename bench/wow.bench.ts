@@ -18,17 +18,8 @@ import {
   type WorldObject,
 } from '../src/protocols/wow/index.js';
 import type { BenchCase } from './harness.js';
+import { rng } from '../test/helpers/rng.js';
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A world of `n` objects with realistic non-zero fields. */
 export function generateWorld(n: number, seed = 1): WorldObject[] {

@@ -12,7 +12,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { DecodeError, EncodeError } from '../core/errors.js';
-import { fromHex, toHex } from '../core/hex.js';
+import { fromHex, parseHexLines, toHex } from '../core/hex.js';
 import { FAMILIES, findFamily } from '../families/registry.js';
 import type { DecodedMessage, FamilyAdapter, OptionValues } from '../families/types.js';
 import { renderTree } from './tree.js';
@@ -122,21 +122,14 @@ function isDirectory(file: string | undefined): boolean {
   }
 }
 
-/** One hex message per line; blank lines and `#` comments skipped. */
+/** One hex message per line; blank lines and `#` comments skipped (see `parseHexLines`). */
 export function hexLines(text: string): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    try {
-      out.push(fromHex(line));
-    } catch (e) {
-      if (e instanceof DecodeError) throw new InputError(`line ${i + 1}: bad hex at character ${e.offset}: expected ${e.expected}`);
-      throw e;
-    }
+  try {
+    return parseHexLines(text);
+  } catch (e) {
+    if (e instanceof DecodeError) throw new InputError(`${e.path}: bad hex at character ${e.offset}: expected ${e.expected}`);
+    throw e;
   }
-  return out;
 }
 
 function emit(io: Io, format: string, records: unknown[], stream: boolean): void {

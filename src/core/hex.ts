@@ -88,3 +88,24 @@ export function hexdump(bytes: Uint8Array, opts: HexdumpOptions = {}): string {
   }
   return lines.join('\n');
 }
+
+/**
+ * A stream written as text: one hex message per line; blank lines and lines
+ * starting with `#` are skipped. Bad hex is a DecodeError whose path is
+ * `line N` (1-based) and whose offset is the character in that line (0-based).
+ */
+export function parseHexLines(text: string): Uint8Array[] {
+  const out: Uint8Array[] = [];
+  const lines = text.split(/\r?\n/);
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    try {
+      out.push(fromHex(line));
+    } catch (e) {
+      if (e instanceof DecodeError) throw e.under(`line ${i + 1}`);
+      throw e;
+    }
+  }
+  return out;
+}

@@ -9,7 +9,7 @@ export { BitReader, BitWriter } from './bits.js';
 export { decodeLz4Block, encodeLz4Block, lz4Bound } from './lz4.js';
 export { inflateZlib, deflateZlib } from './zlib.js';
 export type { InflateOptions, ZlibImpl } from './zlib.js';
-export { toHex, fromHex, hexdump } from './hex.js';
+export { toHex, fromHex, hexdump, parseHexLines } from './hex.js';
 export type { HexdumpOptions } from './hex.js';
 export { f32ToBits, bitsToF32, f32NeedsBits } from './floats.js';
 export { toJsonValue } from './json.js';

@@ -1,17 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { run, type Io } from '../../src/cli/main.js';
+import { run } from '../../src/cli/main.js';
+import { fakeIo } from '../helpers/cli-io.js';
 
-export function fakeIo(stdin: Uint8Array | string = new Uint8Array()) {
-  const out: Array<string | Uint8Array> = [];
-  const err: string[] = [];
-  const io: Io = {
-    stdout: { write: (c: string | Uint8Array) => out.push(c) },
-    stderr: { write: (c: string) => err.push(c) },
-    readStdin: () => (typeof stdin === 'string' ? new TextEncoder().encode(stdin) : stdin),
-  };
-  return { io, out, err, text: () => out.map((c) => (typeof c === 'string' ? c : new TextDecoder().decode(c))).join('') };
-}
 
 test('usage errors exit 2: no command, unknown command, unknown family, unknown option', async () => {
   for (const argv of [[], ['frobnicate'], ['decode'], ['decode', 'quake'], ['decode', 'wow', '--nope']]) {

@@ -4,21 +4,12 @@ import { mkdtempSync, writeFileSync, rmSync, readFileSync, existsSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SpanSink, encodeLz4Block } from '../../src/core/index.js';
-import { run, type Io } from '../../src/cli/main.js';
+import { run } from '../../src/cli/main.js';
 import { diep } from '../../src/families/diep.js';
 import { findFamily } from '../../src/families/registry.js';
 import { captureMessages, toHexStr, vectors } from './helpers.js';
+import { fakeIo } from '../helpers/cli-io.js';
 
-function fakeIo(stdin: string | Uint8Array = '') {
-  const out: Array<string | Uint8Array> = [];
-  const err: string[] = [];
-  const io: Io = {
-    stdout: { write: (c: string | Uint8Array) => out.push(c) },
-    stderr: { write: (c: string) => err.push(c) },
-    readStdin: () => (typeof stdin === 'string' ? new TextEncoder().encode(stdin) : stdin),
-  };
-  return { io, err, text: () => out.map((c) => (typeof c === 'string' ? c : new TextDecoder().decode(c))).join('') };
-}
 
 const msgs = captureMessages();
 

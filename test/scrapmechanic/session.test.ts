@@ -7,18 +7,9 @@ import { fromHex, toHex } from '../../src/core/hex.js';
 import { SpanSink } from '../../src/core/spans.js';
 import { ControllerTable, ScrapMechanicSession, frameMessage, literalLz4Block } from '../../src/protocols/scrapmechanic/index.js';
 import { scrapmechanic } from '../../src/families/scrapmechanic.js';
-import { hexLines, run, type Io } from '../../src/cli/main.js';
+import { hexLines, run } from '../../src/cli/main.js';
+import { fakeIo } from '../helpers/cli-io.js';
 
-function fakeIo(stdin = '') {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: Io = {
-    stdout: { write: (c: string | Uint8Array) => out.push(typeof c === 'string' ? c : new TextDecoder().decode(c)) },
-    stderr: { write: (c: string) => err.push(c) },
-    readStdin: () => new TextEncoder().encode(stdin),
-  };
-  return { io, err, text: () => out.join('') };
-}
 
 const vectors: Array<{ name: string; body_hex: string; wire_packet_lz4_hex: string; wire_packet_lz4_literal_only_hex: string }> = JSON.parse(
   readFileSync(new URL('../fixtures/scrapmechanic/network_update_vectors.json', import.meta.url), 'utf8'),

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fromHex } from '../../src/core/index.js';
 import type { TwVersion } from '../../src/protocols/teeworlds/index.js';
+export { fakeIo } from '../helpers/cli-io.js';
 
 export const FIXTURES = join(new URL('.', import.meta.url).pathname, '..', 'fixtures', 'teeworlds');
 
@@ -52,14 +53,3 @@ export function crcOf(items: readonly { data: ArrayLike<number> }[]): number {
   return c;
 }
 
-/** A fake CLI I/O (stdout/stderr captured, stdin given). */
-export function fakeIo(stdin: Uint8Array | string = new Uint8Array()) {
-  const out: Array<string | Uint8Array> = [];
-  const err: string[] = [];
-  const io = {
-    stdout: { write: (c: string | Uint8Array) => out.push(c) },
-    stderr: { write: (c: string) => err.push(c) },
-    readStdin: () => (typeof stdin === 'string' ? new TextEncoder().encode(stdin) : stdin),
-  };
-  return { io, out, err, text: () => out.map((c) => (typeof c === 'string' ? c : new TextDecoder().decode(c))).join('') };
-}

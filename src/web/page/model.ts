@@ -6,7 +6,7 @@
  * No DOM here, and no decoding of its own: every byte is read by the family adapters
  * (`FamilyAdapter` in src/families/types.ts), the same code the CLI runs.
  */
-import { DecodeError, fromHex, SpanSink, toJsonValue } from '../../core/index.js';
+import { DecodeError, parseHexLines as parseLines, SpanSink, toJsonValue } from '../../core/index.js';
 import type { Span } from '../../core/index.js';
 import type { DecodedMessage, EntityByteRange, EntityTable, FamilyAdapter, OptionValues, Sample } from '../../families/types.js';
 
@@ -159,19 +159,12 @@ function fromDecodedFile(iter: Iterable<DecodedMessage>): MessageView[] {
 
 /** One hex message per line; blank lines and `#` comments skipped. Throws a line-numbered Error on bad hex. */
 export function parseHexLines(text: string): Uint8Array[] {
-  const out: Uint8Array[] = [];
-  const lines = text.split(/\r?\n/);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    try {
-      out.push(fromHex(line));
-    } catch (e) {
-      if (e instanceof DecodeError) throw new Error(`line ${i + 1}: bad hex at character ${e.offset + 1}: expected ${e.expected}${e.found ? `, found ${e.found}` : ''}`);
-      throw e;
-    }
+  try {
+    return parseLines(text);
+  } catch (e) {
+    if (e instanceof DecodeError) throw new Error(`${e.path}: bad hex at character ${e.offset + 1}: expected ${e.expected}${e.found ? `, found ${e.found}` : ''}`);
+    throw e;
   }
-  return out;
 }
 
 const HEX_LINE = /^(0x)?[0-9a-fA-F][0-9a-fA-F\s:-]*$/;
