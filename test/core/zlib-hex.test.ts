@@ -81,5 +81,5 @@ test('fromHex is total: any string gives bytes or a DecodeError inside the strin
 test('parseHexLines: one message a line, comments and blanks skipped, errors name the line', async () => {
   const { parseHexLines } = await import('../../src/core/hex.js');
   assert.deepEqual(parseHexLines('# head\n\n0a0b\r\n  0c \n'), [new Uint8Array([10, 11]), new Uint8Array([12])]);
-  assert.throws(() => parseHexLines('00\n00\n0x\n'), (e: unknown) => e instanceof DecodeError && e.path === 'line 3' && e.offset === 1);
+  assert.throws(() => parseHexLines('00\n00\n0g\n'), (e: unknown) => e instanceof DecodeError && e.path === 'line 3' && e.offset === 1);
 });
