@@ -333,10 +333,17 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
         if (!prevInScratch) for (let j = 0; j < prevSize; j++) SCRATCH[j] = buf[prevAt + j]!;
         let q = pos + k;
         const last = pos + k - 1;
-        for (let j = 0; j < n; j++) {
-          if (((buf[last - (j >>> 3)]! >>> (j & 7)) & 1) === 0) {
-            if (q >= end) throw new DecodeError(q, 'replacements', `a replacement byte for data byte ${j} (TRUNCATED)`, 'end of body');
-            SCRATCH[2 + j] = buf[q++]!;
+        // one bitfield byte at a time; a byte whose bits are all "keep" costs nothing
+        for (let base = 0; base < n; base += 8) {
+          const v = buf[last - (base >>> 3)]!;
+          const count = n - base < 8 ? n - base : 8;
+          const mask = (1 << count) - 1;
+          if ((v & mask) === mask) continue;
+          for (let t = 0; t < count; t++) {
+            if (((v >>> t) & 1) === 0) {
+              if (q >= end) throw new DecodeError(q, 'replacements', `a replacement byte for data byte ${base + t} (TRUNCATED)`, 'end of body');
+              SCRATCH[2 + base + t] = buf[q++]!;
+            }
           }
         }
         u = newSub('delta', prevSize);

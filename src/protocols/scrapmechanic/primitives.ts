@@ -114,13 +114,26 @@ export function f16ToBits(v: unknown, path: string): number {
 
 /** Canonical UUID string of 16 bytes at `p`; `reversed` for the le u128 order. */
 export function readUuid(b: Uint8Array, p: number, reversed: boolean): string {
-  let s = '';
+  // 36 char codes, then one flat string (no chain of 20 concatenations)
+  const c = UUID_CODES;
+  let k = 0;
   for (let i = 0; i < 16; i++) {
-    if (i === 4 || i === 6 || i === 8 || i === 10) s += '-';
-    s += HEX[b[reversed ? p + 15 - i : p + i]!];
+    if (i === 4 || i === 6 || i === 8 || i === 10) k++; // '-' stays in place
+    const v = b[reversed ? p + 15 - i : p + i]! << 1;
+    c[k++] = HEX_CODES[v]!;
+    c[k++] = HEX_CODES[v + 1]!;
   }
-  return s;
+  return String.fromCharCode.apply(null, c);
 }
+
+/** Char codes of the two hex digits of each byte value (at 2v, 2v + 1). */
+const HEX_CODES = new Uint8Array(512);
+for (let i = 0; i < 256; i++) {
+  HEX_CODES[2 * i] = HEX[i]!.charCodeAt(0);
+  HEX_CODES[2 * i + 1] = HEX[i]!.charCodeAt(1);
+}
+/** Scratch for readUuid: 36 char codes, the dashes (45) fixed at 8, 13, 18, 23. */
+const UUID_CODES: number[] = new Array<number>(36).fill(45);
 
 function nibble(c: number): number {
   if (c >= 48 && c <= 57) return c - 48;

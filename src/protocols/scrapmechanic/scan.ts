@@ -160,28 +160,38 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
   const limits = resolveLimits(opts.limits);
   const tracker = opts.tracker ?? new ControllerTable();
   const strict = opts.strict === true;
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   if (end - start < 4) throw new DecodeError(start, 'tick', 'a be u32 tick (TRUNCATED)', `${end - start} bytes`);
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const tick = dv.getUint32(start);
   const maxUpdates = limits.smMaxUpdates;
-  let index = new Int32Array(Math.max(64, ((end - start) >>> 3) * STRIDE));
-  const scratch = new Uint8Array(72);
-  const sdv = new DataView(scratch.buffer);
+  // the index is written straight into the shared arena after what earlier scans took
+  let index = ARENA;
+  let ibase = arenaUsed;
+  const scratch = SCRATCH;
+  const sdv = SCRATCH_DV;
   let pos = start + 4;
   let prevAt = -1; // start of the previous raw update (size field) in buf
   let prevSize = 0;
   let prevInScratch = false;
   let i = 0;
-  while (pos < end) {
-    if (i >= maxUpdates) throw new LimitError(pos, `updates[${i}]`, 'smMaxUpdates', i + 1, maxUpdates);
-    const at = pos;
-    const o = i * STRIDE;
-    if (o + STRIDE > index.length) {
-      const next = new Int32Array(index.length * 2);
-      next.set(index);
-      index = next;
-    }
-    try {
+  // where a throw comes from, for the one catch around the loop:
+  // 0 = outside a sub-update, 1 = in sub-update i (from `at`), 2 = checking a reconstruction
+  let phase = 0;
+  let at = pos;
+  try {
+    while (pos < end) {
+      if (i >= maxUpdates) throw new LimitError(pos, `updates[${i}]`, 'smMaxUpdates', i + 1, maxUpdates);
+      at = pos;
+      let o = ibase + i * STRIDE;
+      if (o + STRIDE > index.length) {
+        // a fresh arena, with room for twice what this body has needed so far
+        const next = new Int32Array(Math.max(ARENA_INTS, (i + 1) * STRIDE * 2));
+        for (let j = 0; j < i * STRIDE; j++) next[j] = index[ibase + j]!;
+        index = ARENA = next;
+        ibase = 0;
+        o = i * STRIDE;
+      }
+      phase = 1;
       if ((buf[pos]! & 0x80) === 0) {
         if (end - pos < 2) throw new DecodeError(pos, 'size', 'a be u16 size (RAW_SIZE_INVALID)', `${end - pos} byte left`);
         const size = (buf[pos]! << 8) | buf[pos + 1]!;
@@ -217,16 +227,9 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
             }
           }
         }
-        let flags: number;
-        try {
-          flags = check(scratch, sdv, 2, prevSize, tracker, strict);
-        } catch (e) {
-          if (e instanceof DecodeError) {
-            e.offset = pos;
-            e.under('reconstructed');
-          }
-          throw e;
-        }
+        phase = 2;
+        const flags = check(scratch, sdv, 2, prevSize, tracker, strict);
+        phase = 1;
         // data range recorded relative to nothing yet: `recon` is built on first use
         index[o + F_DATA_START] = 0;
         index[o + F_DATA_END] = n;
@@ -234,15 +237,37 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
         prevInScratch = true;
         pos = q;
       }
-    } catch (e) {
-      throw rethrowAt(e, `updates[${i}]`, at);
+      phase = 0;
+      index[o + F_WIRE_START] = at;
+      index[o + F_WIRE_END] = pos;
+      i++;
     }
-    index[o + F_WIRE_START] = at;
-    index[o + F_WIRE_END] = pos;
-    i++;
+  } catch (e) {
+    if (phase === 0) throw e;
+    if (phase === 2 && e instanceof DecodeError) {
+      // offsets inside the reconstruction mean nothing in the body: point at the delta
+      e.offset = pos;
+      e.under('reconstructed');
+    }
+    throw rethrowAt(e, `updates[${i}]`, at);
   }
-  return new ScannedBody(tick, i, index, buf, strict);
+  const used = i * STRIDE;
+  arenaUsed = ibase + used;
+  return new ScannedBody(tick, i, index.subarray(ibase, ibase + used), buf, strict);
 }
+
+/**
+ * Index storage: scans take consecutive slices of one shared Int32Array (a view each,
+ * no allocation per body) and a new arena is made when one is full. A ScannedBody keeps
+ * its arena alive (at most ARENA_INTS * 4 bytes, or twice its own index when larger).
+ */
+const ARENA_INTS = 1 << 14;
+let ARENA = new Int32Array(ARENA_INTS);
+let arenaUsed = 0;
+
+/** Scratch for the reconstruction of a delta (≤ 65 bytes); scanning is synchronous. */
+const SCRATCH = new Uint8Array(72);
+const SCRATCH_DV = new DataView(SCRATCH.buffer);
 
 /** Header, layout and tracking of one update; returns index flags. */
 function check(b: Uint8Array, dv: DataView, p: number, end: number, tracker: ControllerTracker, strict: boolean): number {
