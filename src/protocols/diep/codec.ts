@@ -419,10 +419,9 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
   const b = r.bytes;
   const end = r.end;
   const fields: number[] = [];
-  // Start the values array with object elements, so that mixing small ints, doubles and
-  // objects does not make V8 convert its backing store on the way.
-  const values: (Scalar | ElementChanges)[] = [null];
-  values.length = 0;
+  // A plain literal: V8's allocation site learns the elements kind (doubles, objects)
+  // after the first packets, so no backing-store conversion and no length write.
+  const values: (Scalar | ElementChanges)[] = [];
   let f = -1;
   let elem = -1;
   let at = r.pos;
@@ -483,8 +482,7 @@ class ElementError {
 function readElements(r: Cur, table: FieldTable, f: number, len: number, maxString: number, spans: SpanSink | undefined): ElementChanges {
   const enc = table.fieldUpdateEnc[f]!;
   const indices: number[] = [];
-  const elems: Scalar[] = [null];
-  elems.length = 0;
+  const elems: Scalar[] = [];
   let e = -1;
   try {
     for (;;) {
