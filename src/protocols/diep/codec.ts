@@ -412,16 +412,22 @@ function readUpcreate(r: Cur, table: FieldTable, maxString: number, spans: SpanS
   return readCreation(r, table, maxString, spans, id, hash);
 }
 
+// Scratch of `readChange` (not re-entrant: nothing it calls decodes another update). The
+// result arrays are built at their exact size at the end, with one literal for the
+// common small counts, instead of growing two arrays push by push.
+let chF = new Int32Array(64);
+const chV: (Scalar | ElementChanges)[] = [];
+
 function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSink | undefined, id: number, hash: number): Change {
   const fieldCount = table.fieldCount;
   const fieldLen = table.fieldLen;
   const fieldEnc = table.fieldEnc;
   const b = r.bytes;
   const end = r.end;
-  const fields: number[] = [];
-  // A plain literal: V8's allocation site learns the elements kind (doubles, objects)
-  // after the first packets, so no backing-store conversion and no length write.
-  const values: (Scalar | ElementChanges)[] = [];
+  if (chF.length < fieldCount) chF = new Int32Array(fieldCount);
+  const sf = chF;
+  const sv = chV;
+  let k = 0;
   let f = -1;
   let elem = -1;
   let at = r.pos;
@@ -448,13 +454,13 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
           const n = (u >>> 1) ^ -(u & 1);
           v = enc === ENC_VI ? n : n / 64;
         } else v = readValue(r, enc, maxString);
-        values.push(v);
-        fields.push(f);
+        sv[k] = v;
+        sf[k++] = f;
         if (spans !== undefined) spans.add(table.fields[f]!.key, at, r.pos, table.fields[f]!.encoding);
       } else {
         if (spans !== undefined) spans.add(`${table.fields[f]!.key}.jump`, at, r.pos, 'jump');
-        values.push(readElements(r, table, f, len, maxString, spans));
-        fields.push(f);
+        sv[k] = readElements(r, table, f, len, maxString, spans);
+        sf[k++] = f;
         if (spans !== undefined) spans.add(table.fields[f]!.key, at, r.pos, 'elements');
       }
     }
@@ -466,6 +472,37 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
     throw rethrowAt(e, inJump || f < 0 || f >= fieldCount ? 'fields' : fieldPath(table, f, elem), at);
   }
   if (spans !== undefined) spans.add('end', r.pos - 1, r.pos, 'vu');
+  let fields: number[];
+  let values: (Scalar | ElementChanges)[];
+  switch (k) {
+    case 0:
+      fields = [];
+      values = [];
+      break;
+    case 1:
+      fields = [sf[0]!];
+      values = [sv[0]!];
+      break;
+    case 2:
+      fields = [sf[0]!, sf[1]!];
+      values = [sv[0]!, sv[1]!];
+      break;
+    case 3:
+      fields = [sf[0]!, sf[1]!, sf[2]!];
+      values = [sv[0]!, sv[1]!, sv[2]!];
+      break;
+    case 4:
+      fields = [sf[0]!, sf[1]!, sf[2]!, sf[3]!];
+      values = [sv[0]!, sv[1]!, sv[2]!, sv[3]!];
+      break;
+    default:
+      fields = [];
+      values = [];
+      for (let i = 0; i < k; i++) {
+        fields.push(sf[i]!);
+        values.push(sv[i]!);
+      }
+  }
   return { kind: 'update', id, hash, fields, values };
 }
 
