@@ -414,8 +414,12 @@ function readUpcreate(r: Cur, table: FieldTable, maxString: number, spans: SpanS
 
 // Scratch of `readChange` (not re-entrant: nothing it calls decodes another update). The
 // result arrays are built at their exact size at the end, with one literal for the
-// common small counts, instead of growing two arrays push by push.
+// common small counts, instead of growing two arrays push by push. Numbers wait unboxed
+// in `chN` (no heap number, no old-to-new store), so an all-number update's values come
+// from a literal that only ever sees numbers: V8 keeps it a double array.
 let chF = new Int32Array(64);
+let chN = new Float64Array(64);
+let chK = new Uint8Array(64); // 1: the value is in chN, 0: in chV
 const chV: (Scalar | ElementChanges)[] = [];
 
 function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSink | undefined, id: number, hash: number): Change {
@@ -424,10 +428,17 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
   const fieldEnc = table.fieldEnc;
   const b = r.bytes;
   const end = r.end;
-  if (chF.length < fieldCount) chF = new Int32Array(fieldCount);
+  if (chF.length < fieldCount) {
+    chF = new Int32Array(fieldCount);
+    chN = new Float64Array(fieldCount);
+    chK = new Uint8Array(fieldCount);
+  }
   const sf = chF;
+  const sn = chN;
+  const sk = chK;
   const sv = chV;
   let k = 0;
+  let allNum = true;
   let f = -1;
   let elem = -1;
   let at = r.pos;
@@ -448,18 +459,29 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
       const len = fieldLen[f]!;
       if (len === 0) {
         const enc = fieldEnc[f]!;
-        let v: Scalar;
         if (enc === ENC_VI || enc === ENC_VI64) {
           const u = readVu(r);
           const n = (u >>> 1) ^ -(u & 1);
-          v = enc === ENC_VI ? n : n / 64;
-        } else v = readValue(r, enc, maxString);
-        sv[k] = v;
+          sn[k] = enc === ENC_VI ? n : n / 64;
+          sk[k] = 1;
+        } else {
+          const v = readValue(r, enc, maxString);
+          if (typeof v === 'number') {
+            sn[k] = v;
+            sk[k] = 1;
+          } else {
+            sv[k] = v;
+            sk[k] = 0;
+            allNum = false;
+          }
+        }
         sf[k++] = f;
         if (spans !== undefined) spans.add(table.fields[f]!.key, at, r.pos, table.fields[f]!.encoding);
       } else {
         if (spans !== undefined) spans.add(`${table.fields[f]!.key}.jump`, at, r.pos, 'jump');
         sv[k] = readElements(r, table, f, len, maxString, spans);
+        sk[k] = 0;
+        allNum = false;
         sf[k++] = f;
         if (spans !== undefined) spans.add(table.fields[f]!.key, at, r.pos, 'elements');
       }
@@ -474,34 +496,43 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
   if (spans !== undefined) spans.add('end', r.pos - 1, r.pos, 'vu');
   let fields: number[];
   let values: (Scalar | ElementChanges)[];
-  switch (k) {
-    case 0:
-      fields = [];
-      values = [];
-      break;
-    case 1:
-      fields = [sf[0]!];
-      values = [sv[0]!];
-      break;
-    case 2:
-      fields = [sf[0]!, sf[1]!];
-      values = [sv[0]!, sv[1]!];
-      break;
-    case 3:
-      fields = [sf[0]!, sf[1]!, sf[2]!];
-      values = [sv[0]!, sv[1]!, sv[2]!];
-      break;
-    case 4:
-      fields = [sf[0]!, sf[1]!, sf[2]!, sf[3]!];
-      values = [sv[0]!, sv[1]!, sv[2]!, sv[3]!];
-      break;
-    default:
-      fields = [];
-      values = [];
-      for (let i = 0; i < k; i++) {
-        fields.push(sf[i]!);
-        values.push(sv[i]!);
-      }
+  if (!allNum) {
+    fields = [];
+    values = [];
+    for (let i = 0; i < k; i++) {
+      fields.push(sf[i]!);
+      values.push(sk[i] === 1 ? sn[i]! : sv[i]!);
+    }
+  } else {
+    switch (k) {
+      case 0:
+        fields = [];
+        values = [];
+        break;
+      case 1:
+        fields = [sf[0]!];
+        values = [sn[0]!];
+        break;
+      case 2:
+        fields = [sf[0]!, sf[1]!];
+        values = [sn[0]!, sn[1]!];
+        break;
+      case 3:
+        fields = [sf[0]!, sf[1]!, sf[2]!];
+        values = [sn[0]!, sn[1]!, sn[2]!];
+        break;
+      case 4:
+        fields = [sf[0]!, sf[1]!, sf[2]!, sf[3]!];
+        values = [sn[0]!, sn[1]!, sn[2]!, sn[3]!];
+        break;
+      default:
+        fields = [];
+        values = [];
+        for (let i = 0; i < k; i++) {
+          fields.push(sf[i]!);
+          values.push(sn[i]!);
+        }
+    }
   }
   return { kind: 'update', id, hash, fields, values };
 }
