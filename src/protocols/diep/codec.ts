@@ -385,6 +385,34 @@ function fieldPath(table: FieldTable, f: number, elem: number): string {
 }
 
 function readUpcreate(r: Cur, table: FieldTable, maxString: number, spans: SpanSink | undefined): Upcreate {
+  if (spans === undefined) {
+    // The common head in one go: one-byte hash, one- or two-byte id, then `00 01` or `01`.
+    // Anything else (and every error) takes the general path below.
+    const b = r.bytes;
+    const p = r.pos;
+    if (p + 5 <= r.end) {
+      const hash = b[p]!;
+      let id = b[p + 1]!;
+      let q = p + 2;
+      if (hash !== 0 && hash < 0x80) {
+        if (id >= 0x80) {
+          const y = b[q++]!;
+          id = y < 0x80 && y !== 0 ? (id & 0x7f) | (y << 7) : -1;
+        }
+        if (id >= 0) {
+          const m = b[q]!;
+          if (m === 0 && b[q + 1] === 1) {
+            r.pos = q + 2;
+            return readChange(r, table, maxString, undefined, id, hash);
+          }
+          if (m === 1) {
+            r.pos = q + 1;
+            return readCreation(r, table, maxString, undefined, id, hash);
+          }
+        }
+      }
+    }
+  }
   let s = r.pos;
   let hash: number;
   let id: number;
