@@ -488,7 +488,24 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
       if (len === 0) {
         const enc = fieldEnc[f]!;
         if (enc === ENC_VI || enc === ENC_VI64) {
-          const u = readVu(r);
+          // vu inline for one to three bytes (positions and angles); readVu otherwise.
+          let u: number;
+          const q = r.pos;
+          const x = q + 2 < end ? b[q]! : 0x80;
+          if (x < 0x80) {
+            u = x;
+            r.pos = q + 1;
+          } else {
+            const y = q + 2 < end ? b[q + 1]! : 0;
+            const z = y >= 0x80 ? b[q + 2]! : 0;
+            if (y < 0x80 && y !== 0) {
+              u = (x & 0x7f) | (y << 7);
+              r.pos = q + 2;
+            } else if (z < 0x80 && z !== 0) {
+              u = (x & 0x7f) | ((y & 0x7f) << 7) | (z << 14);
+              r.pos = q + 3;
+            } else u = readVu(r);
+          }
           const n = (u >>> 1) ^ -(u & 1);
           sn[k] = enc === ENC_VI ? n : n / 64;
           sk[k] = 1;
