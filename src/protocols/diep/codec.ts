@@ -469,17 +469,20 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
   let allNum = true;
   let f = -1;
   let elem = -1;
-  let at = r.pos;
+  let p = r.pos; // local cursor; r.pos is synced around the calls that read through r
+  let at = p;
   let inJump = true;
   try {
     for (;;) {
-      at = r.pos;
+      at = p;
       inJump = true;
       let raw: number;
-      if (at < end && b[at]! < 0x80) {
-        raw = b[at]!;
-        r.pos = at + 1;
-      } else raw = readVu(r);
+      if (p < end && b[p]! < 0x80) raw = b[p++]!;
+      else {
+        r.pos = p;
+        raw = readVu(r);
+        p = r.pos;
+      }
       if (raw === 1) break;
       f += (raw ^ 1) >>> 0;
       if (f >= fieldCount) throw new DecodeError(at, '', `field index below ${fieldCount}`, `index ${f}`);
@@ -490,27 +493,32 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
         if (enc === ENC_VI || enc === ENC_VI64) {
           // vu inline for one to three bytes (positions and angles); readVu otherwise.
           let u: number;
-          const q = r.pos;
-          const x = q + 2 < end ? b[q]! : 0x80;
+          const x = p + 2 < end ? b[p]! : 0x80;
           if (x < 0x80) {
             u = x;
-            r.pos = q + 1;
+            p += 1;
           } else {
-            const y = q + 2 < end ? b[q + 1]! : 0;
-            const z = y >= 0x80 ? b[q + 2]! : 0;
+            const y = p + 2 < end ? b[p + 1]! : 0;
+            const z = y >= 0x80 ? b[p + 2]! : 0;
             if (y < 0x80 && y !== 0) {
               u = (x & 0x7f) | (y << 7);
-              r.pos = q + 2;
+              p += 2;
             } else if (z < 0x80 && z !== 0) {
               u = (x & 0x7f) | ((y & 0x7f) << 7) | (z << 14);
-              r.pos = q + 3;
-            } else u = readVu(r);
+              p += 3;
+            } else {
+              r.pos = p;
+              u = readVu(r);
+              p = r.pos;
+            }
           }
           const n = (u >>> 1) ^ -(u & 1);
           sn[k] = enc === ENC_VI ? n : n / 64;
           sk[k] = 1;
         } else {
+          r.pos = p;
           const v = readValue(r, enc, maxString);
+          p = r.pos;
           if (typeof v === 'number') {
             sn[k] = v;
             sk[k] = 1;
@@ -521,14 +529,16 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
           }
         }
         sf[k++] = f;
-        if (spans !== undefined) spans.add(table.fields[f]!.key, at, r.pos, table.fields[f]!.encoding);
+        if (spans !== undefined) spans.add(table.fields[f]!.key, at, p, table.fields[f]!.encoding);
       } else {
-        if (spans !== undefined) spans.add(`${table.fields[f]!.key}.jump`, at, r.pos, 'jump');
+        if (spans !== undefined) spans.add(`${table.fields[f]!.key}.jump`, at, p, 'jump');
+        r.pos = p;
         sv[k] = readElements(r, table, f, len, maxString, spans);
+        p = r.pos;
         sk[k] = 0;
         allNum = false;
         sf[k++] = f;
-        if (spans !== undefined) spans.add(table.fields[f]!.key, at, r.pos, 'elements');
+        if (spans !== undefined) spans.add(table.fields[f]!.key, at, p, 'elements');
       }
     }
   } catch (e) {
@@ -538,6 +548,7 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
     }
     throw rethrowAt(e, inJump || f < 0 || f >= fieldCount ? 'fields' : fieldPath(table, f, elem), at);
   }
+  r.pos = p;
   if (spans !== undefined) spans.add('end', r.pos - 1, r.pos, 'vu');
   let fields: number[];
   let values: (Scalar | ElementChanges)[];
