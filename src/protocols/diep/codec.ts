@@ -385,6 +385,34 @@ function fieldPath(table: FieldTable, f: number, elem: number): string {
 }
 
 function readUpcreate(r: Cur, table: FieldTable, maxString: number, spans: SpanSink | undefined): Upcreate {
+  if (spans === undefined) {
+    // The common head in one go: one-byte hash, one- or two-byte id, then `00 01` or `01`.
+    // Anything else (and every error) takes the general path below.
+    const b = r.bytes;
+    const p = r.pos;
+    if (p + 5 <= r.end) {
+      const hash = b[p]!;
+      let id = b[p + 1]!;
+      let q = p + 2;
+      if (hash !== 0 && hash < 0x80) {
+        if (id >= 0x80) {
+          const y = b[q++]!;
+          id = y < 0x80 && y !== 0 ? (id & 0x7f) | (y << 7) : -1;
+        }
+        if (id >= 0) {
+          const m = b[q]!;
+          if (m === 0 && b[q + 1] === 1) {
+            r.pos = q + 2;
+            return readChange(r, table, maxString, undefined, id, hash);
+          }
+          if (m === 1) {
+            r.pos = q + 1;
+            return readCreation(r, table, maxString, undefined, id, hash);
+          }
+        }
+      }
+    }
+  }
   let s = r.pos;
   let hash: number;
   let id: number;
@@ -412,30 +440,49 @@ function readUpcreate(r: Cur, table: FieldTable, maxString: number, spans: SpanS
   return readCreation(r, table, maxString, spans, id, hash);
 }
 
+// Scratch of `readChange` (not re-entrant: nothing it calls decodes another update). The
+// result arrays are built at their exact size at the end, with one literal for the
+// common small counts, instead of growing two arrays push by push. Numbers wait unboxed
+// in `chN` (no heap number, no old-to-new store), so an all-number update's values come
+// from a literal that only ever sees numbers: V8 keeps it a double array.
+let chF = new Int32Array(64);
+let chN = new Float64Array(64);
+let chK = new Uint8Array(64); // 1: the value is in chN, 0: in chV
+const chV: (Scalar | ElementChanges)[] = [];
+
 function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSink | undefined, id: number, hash: number): Change {
   const fieldCount = table.fieldCount;
   const fieldLen = table.fieldLen;
   const fieldEnc = table.fieldEnc;
   const b = r.bytes;
   const end = r.end;
-  const fields: number[] = [];
-  // Start the values array with object elements, so that mixing small ints, doubles and
-  // objects does not make V8 convert its backing store on the way.
-  const values: (Scalar | ElementChanges)[] = [null];
-  values.length = 0;
+  if (chF.length < fieldCount) {
+    chF = new Int32Array(fieldCount);
+    chN = new Float64Array(fieldCount);
+    chK = new Uint8Array(fieldCount);
+  }
+  const sf = chF;
+  const sn = chN;
+  const sk = chK;
+  const sv = chV;
+  let k = 0;
+  let allNum = true;
   let f = -1;
   let elem = -1;
-  let at = r.pos;
+  let p = r.pos; // local cursor; r.pos is synced around the calls that read through r
+  let at = p;
   let inJump = true;
   try {
     for (;;) {
-      at = r.pos;
+      at = p;
       inJump = true;
       let raw: number;
-      if (at < end && b[at]! < 0x80) {
-        raw = b[at]!;
-        r.pos = at + 1;
-      } else raw = readVu(r);
+      if (p < end && b[p]! < 0x80) raw = b[p++]!;
+      else {
+        r.pos = p;
+        raw = readVu(r);
+        p = r.pos;
+      }
       if (raw === 1) break;
       f += (raw ^ 1) >>> 0;
       if (f >= fieldCount) throw new DecodeError(at, '', `field index below ${fieldCount}`, `index ${f}`);
@@ -443,20 +490,55 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
       const len = fieldLen[f]!;
       if (len === 0) {
         const enc = fieldEnc[f]!;
-        let v: Scalar;
         if (enc === ENC_VI || enc === ENC_VI64) {
-          const u = readVu(r);
+          // vu inline for one to three bytes (positions and angles); readVu otherwise.
+          let u: number;
+          const x = p + 2 < end ? b[p]! : 0x80;
+          if (x < 0x80) {
+            u = x;
+            p += 1;
+          } else {
+            const y = p + 2 < end ? b[p + 1]! : 0;
+            const z = y >= 0x80 ? b[p + 2]! : 0;
+            if (y < 0x80 && y !== 0) {
+              u = (x & 0x7f) | (y << 7);
+              p += 2;
+            } else if (z < 0x80 && z !== 0) {
+              u = (x & 0x7f) | ((y & 0x7f) << 7) | (z << 14);
+              p += 3;
+            } else {
+              r.pos = p;
+              u = readVu(r);
+              p = r.pos;
+            }
+          }
           const n = (u >>> 1) ^ -(u & 1);
-          v = enc === ENC_VI ? n : n / 64;
-        } else v = readValue(r, enc, maxString);
-        values.push(v);
-        fields.push(f);
-        if (spans !== undefined) spans.add(table.fields[f]!.key, at, r.pos, table.fields[f]!.encoding);
+          sn[k] = enc === ENC_VI ? n : n / 64;
+          sk[k] = 1;
+        } else {
+          r.pos = p;
+          const v = readValue(r, enc, maxString);
+          p = r.pos;
+          if (typeof v === 'number') {
+            sn[k] = v;
+            sk[k] = 1;
+          } else {
+            sv[k] = v;
+            sk[k] = 0;
+            allNum = false;
+          }
+        }
+        sf[k++] = f;
+        if (spans !== undefined) spans.add(table.fields[f]!.key, at, p, table.fields[f]!.encoding);
       } else {
-        if (spans !== undefined) spans.add(`${table.fields[f]!.key}.jump`, at, r.pos, 'jump');
-        values.push(readElements(r, table, f, len, maxString, spans));
-        fields.push(f);
-        if (spans !== undefined) spans.add(table.fields[f]!.key, at, r.pos, 'elements');
+        if (spans !== undefined) spans.add(`${table.fields[f]!.key}.jump`, at, p, 'jump');
+        r.pos = p;
+        sv[k] = readElements(r, table, f, len, maxString, spans);
+        p = r.pos;
+        sk[k] = 0;
+        allNum = false;
+        sf[k++] = f;
+        if (spans !== undefined) spans.add(table.fields[f]!.key, at, p, 'elements');
       }
     }
   } catch (e) {
@@ -466,7 +548,48 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
     }
     throw rethrowAt(e, inJump || f < 0 || f >= fieldCount ? 'fields' : fieldPath(table, f, elem), at);
   }
+  r.pos = p;
   if (spans !== undefined) spans.add('end', r.pos - 1, r.pos, 'vu');
+  let fields: number[];
+  let values: (Scalar | ElementChanges)[];
+  if (!allNum) {
+    fields = [];
+    values = [];
+    for (let i = 0; i < k; i++) {
+      fields.push(sf[i]!);
+      values.push(sk[i] === 1 ? sn[i]! : sv[i]!);
+    }
+  } else {
+    switch (k) {
+      case 0:
+        fields = [];
+        values = [];
+        break;
+      case 1:
+        fields = [sf[0]!];
+        values = [sn[0]!];
+        break;
+      case 2:
+        fields = [sf[0]!, sf[1]!];
+        values = [sn[0]!, sn[1]!];
+        break;
+      case 3:
+        fields = [sf[0]!, sf[1]!, sf[2]!];
+        values = [sn[0]!, sn[1]!, sn[2]!];
+        break;
+      case 4:
+        fields = [sf[0]!, sf[1]!, sf[2]!, sf[3]!];
+        values = [sn[0]!, sn[1]!, sn[2]!, sn[3]!];
+        break;
+      default:
+        fields = [];
+        values = [];
+        for (let i = 0; i < k; i++) {
+          fields.push(sf[i]!);
+          values.push(sn[i]!);
+        }
+    }
+  }
   return { kind: 'update', id, hash, fields, values };
 }
 
@@ -483,8 +606,7 @@ class ElementError {
 function readElements(r: Cur, table: FieldTable, f: number, len: number, maxString: number, spans: SpanSink | undefined): ElementChanges {
   const enc = table.fieldUpdateEnc[f]!;
   const indices: number[] = [];
-  const elems: Scalar[] = [null];
-  elems.length = 0;
+  const elems: Scalar[] = [];
   let e = -1;
   try {
     for (;;) {

@@ -33,16 +33,25 @@ export class Cur implements Cursor {
 export function readVu(r: Cursor): number {
   const p = r.pos;
   const b = r.bytes;
-  if (p + 1 < r.end) {
+  if (p + 2 < r.end) {
+    // One, two or three bytes (positions and angles as vi64 are mostly three).
     const x = b[p]!;
     if (x < 0x80) {
       r.pos = p + 1;
       return x;
     }
     const y = b[p + 1]!;
-    if (y < 0x80 && y !== 0) {
-      r.pos = p + 2;
-      return (x & 0x7f) | (y << 7);
+    if (y < 0x80) {
+      if (y !== 0) {
+        r.pos = p + 2;
+        return (x & 0x7f) | (y << 7);
+      }
+    } else {
+      const z = b[p + 2]!;
+      if (z < 0x80 && z !== 0) {
+        r.pos = p + 3;
+        return (x & 0x7f) | ((y & 0x7f) << 7) | (z << 14);
+      }
     }
   } else if (p < r.end) {
     const x = b[p]!;
