@@ -244,26 +244,34 @@ export function unpackFused(
         if (T[bi] !== gen) {
           // First update of this item: the slot holds the base value; add the diffs.
           T[bi] = gen;
-          // Invariant: end − q ≥ size − k (checked above, restored after a
-          // multi-byte varint), so single-byte reads need no bounds check.
-          for (let k = 0; k < size; k++) {
+          // q runs to qe, the end if every remaining int takes one byte; int
+          // k sits at A[ob + q]. Invariant: qe ≤ end (checked above, restored
+          // after a multi-byte varint), so reads need no bounds check.
+          let qe = q + size;
+          let ob = os - q;
+          while (q < qe) {
             const b = bytes[q]!;
             if (b === 0) {
               q++;
               continue; // diff 0: unchanged
             }
-            let d: number;
             if (b < 0x80) {
-              d = (b & 0x3f) ^ ((b << 25) >> 31);
+              const d = (b & 0x3f) ^ ((b << 25) >> 31);
+              A[ob + q] = (A[ob + q]! + d) | 0;
+              crc = (crc + d) | 0;
               q++;
             } else {
+              const at = ob + q;
               Q = q;
-              d = slow(bytes, end, m5);
+              const d = slow(bytes, end, m5);
+              const extra = Q - q - 1;
               q = Q;
-              if (end - q < size - k - 1) throw ended(end, 7, r);
+              qe += extra;
+              ob -= extra;
+              if (qe > end) throw ended(end, 7, r);
+              A[at] = (A[at]! + d) | 0;
+              crc = (crc + d) | 0;
             }
-            A[os + k] = (A[os + k]! + d) | 0;
-            crc = (crc + d) | 0;
           }
         } else {
           // A second record for the same item: new = base + diff, overwriting.
