@@ -17,17 +17,8 @@ import {
 } from '../src/protocols/scrapmechanic/index.js';
 import { decodeLz4Block } from '../src/core/lz4.js';
 import type { BenchCase } from './harness.js';
+import { rng } from '../test/helpers/rng.js';
 
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** 120k updates: a world of bodies, shapes, joints, characters, containers, lifts and tools, then ticks of changes. */
 export function generateUpdates(count = 120_000, seed = 1): NetworkUpdate[] {
