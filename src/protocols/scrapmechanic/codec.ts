@@ -194,6 +194,38 @@ const UT_NAMES: (UpdateTypeName | undefined)[] = [undefined, 'Create', 'P', 'Upd
 const SCRATCH = new Uint8Array(72);
 const SCRATCH_DV = new DataView(SCRATCH.buffer);
 
+/**
+ * The DeltaUpdate rule (reference §5.2), shared by `decodeBody` and `scanBody`.
+ * `out` holds the previous update of this message (size field included, `prevSize`
+ * bytes; 0 when there is none); the delta at `pos` has a bitfield of (n+8)>>3 bytes
+ * for n = prevSize - 2 data bytes, its bits counted from the least significant bit of
+ * its last byte, a 0 bit taking the next replacement byte. Rebuilds the update in
+ * `out` and returns the offset after the replacement bytes.
+ */
+export function rebuildDelta(buf: Uint8Array, pos: number, end: number, prevSize: number, out: Uint8Array): number {
+  if (prevSize === 0) throw new DecodeError(pos, '', 'a RawUpdate first in the body (DELTA_WITHOUT_BASE)', 'a DeltaUpdate');
+  const n = prevSize - 2;
+  if (n > SM_MAX_DELTA_BASE) throw new DecodeError(pos, '', `a previous update of at most 63 data bytes (DELTA_BASE_TOO_LONG)`, `${n} data bytes`);
+  const k = (n + 8) >>> 3;
+  if (k > end - pos) throw new DecodeError(pos, 'bitfield', `${k} bitfield bytes (TRUNCATED)`, `${end - pos} left`);
+  let q = pos + k;
+  const last = pos + k - 1;
+  // one bitfield byte at a time; a byte whose bits are all "keep" costs nothing
+  for (let base = 0; base < n; base += 8) {
+    const v = buf[last - (base >>> 3)]!;
+    const count = n - base < 8 ? n - base : 8;
+    const mask = (1 << count) - 1;
+    if ((v & mask) === mask) continue;
+    for (let t = 0; t < count; t++) {
+      if (((v >>> t) & 1) === 0) {
+        if (q >= end) throw new DecodeError(q, 'replacements', `a replacement byte for data byte ${base + t} (TRUNCATED)`, 'end of body');
+        out[2 + base + t] = buf[q++]!;
+      }
+    }
+  }
+  return q;
+}
+
 /** Check the header of the NetworkUpdate at `b[p..end)` (§6); returns the header byte. */
 export function checkHeader(b: Uint8Array, p: number, end: number): number {
   if (end - p < 5) throw new DecodeError(p, 'header', 'a header byte and a u32 id, 5 bytes (TRUNCATED)', `${end - p} bytes`);
@@ -325,27 +357,9 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
         pos += size;
       } else {
         // DeltaUpdate (§5.2)
-        if (prevSize === 0) throw new DecodeError(pos, '', 'a RawUpdate first in the body (DELTA_WITHOUT_BASE)', 'a DeltaUpdate');
-        const n = prevSize - 2;
-        if (n > SM_MAX_DELTA_BASE) throw new DecodeError(pos, '', `a previous update of at most 63 data bytes (DELTA_BASE_TOO_LONG)`, `${n} data bytes`);
-        const k = (n + 8) >>> 3;
-        if (k > end - pos) throw new DecodeError(pos, 'bitfield', `${k} bitfield bytes (TRUNCATED)`, `${end - pos} left`);
         if (!prevInScratch) for (let j = 0; j < prevSize; j++) SCRATCH[j] = buf[prevAt + j]!;
-        let q = pos + k;
-        const last = pos + k - 1;
-        // one bitfield byte at a time; a byte whose bits are all "keep" costs nothing
-        for (let base = 0; base < n; base += 8) {
-          const v = buf[last - (base >>> 3)]!;
-          const count = n - base < 8 ? n - base : 8;
-          const mask = (1 << count) - 1;
-          if ((v & mask) === mask) continue;
-          for (let t = 0; t < count; t++) {
-            if (((v >>> t) & 1) === 0) {
-              if (q >= end) throw new DecodeError(q, 'replacements', `a replacement byte for data byte ${base + t} (TRUNCATED)`, 'end of body');
-              SCRATCH[2 + base + t] = buf[q++]!;
-            }
-          }
-        }
+        const k = (prevSize + 6) >>> 3;
+        const q = rebuildDelta(buf, pos, end, prevSize, SCRATCH);
         u = newSub('delta', prevSize);
         u.bitfield = hexOf(buf, pos, k);
         const outerLayer = spans?.layer;

@@ -9,11 +9,11 @@
  */
 import { DecodeError, LimitError, rethrowAt } from '../../core/errors.js';
 import { resolveLimits } from '../../core/limits.js';
-import { checkHeader, ControllerTable, newSub, readUpdate, type ControllerTracker, type ScrapDecodeOptions } from './codec.js';
+import { checkHeader, ControllerTable, newSub, readUpdate, rebuildDelta, type ControllerTracker, type ScrapDecodeOptions } from './codec.js';
 import { type LayoutCtx } from './layouts.js';
 import { CHECK_WARN, checkData } from './layouts-check.js';
 import { hexOf } from './primitives.js';
-import { NETOBJ_TYPES, SM_MAX_DELTA_BASE, type NetObjTypeName, type SubUpdate, type UpdateTypeName } from './types.js';
+import { NETOBJ_TYPES, type NetObjTypeName, type SubUpdate, type UpdateTypeName } from './types.js';
 
 const STRIDE = 5;
 // index fields
@@ -205,28 +205,10 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
         prevInScratch = false;
         pos += size;
       } else {
-        if (prevSize === 0) throw new DecodeError(pos, '', 'a RawUpdate first in the body (DELTA_WITHOUT_BASE)', 'a DeltaUpdate');
-        const n = prevSize - 2;
-        if (n > SM_MAX_DELTA_BASE) throw new DecodeError(pos, '', `a previous update of at most 63 data bytes (DELTA_BASE_TOO_LONG)`, `${n} data bytes`);
-        const k = (n + 8) >>> 3;
-        if (k > end - pos) throw new DecodeError(pos, 'bitfield', `${k} bitfield bytes (TRUNCATED)`, `${end - pos} left`);
         // reconstruct in place: the scratch holds the previous reconstruction
         if (!prevInScratch) for (let j = 0; j < prevSize; j++) scratch[j] = buf[prevAt + j]!;
-        let q = pos + k;
-        const last = pos + k - 1;
-        // one bitfield byte at a time; a byte whose bits are all "keep" costs nothing
-        for (let base = 0; base < n; base += 8) {
-          const v = buf[last - (base >>> 3)]!;
-          const count = n - base < 8 ? n - base : 8;
-          const mask = (1 << count) - 1;
-          if ((v & mask) === mask) continue;
-          for (let t = 0; t < count; t++) {
-            if (((v >>> t) & 1) === 0) {
-              if (q >= end) throw new DecodeError(q, 'replacements', `a replacement byte for data byte ${base + t} (TRUNCATED)`, 'end of body');
-              scratch[2 + base + t] = buf[q++]!;
-            }
-          }
-        }
+        const q = rebuildDelta(buf, pos, end, prevSize, scratch);
+        const n = prevSize - 2;
         phase = 2;
         const flags = check(scratch, sdv, 2, prevSize, tracker, strict);
         phase = 1;
