@@ -47,28 +47,30 @@ export interface ControllerTracker {
  * leaves the table as it was.
  */
 export class ControllerTable implements ControllerTracker {
-  // Open addressing with linear probing over typed arrays: slot i holds id ids[i] of
-  // NetObj type (meta[i] & 31) with controller type (meta[i] >> 8); meta 0 = empty.
-  private ids = new Int32Array(1024);
-  private meta = new Int32Array(1024);
+  // Open addressing with linear probing over one Int32Array of (id, meta) pairs, so
+  // that a probe touches one cache line: slot i holds id tab[2i] of NetObj type
+  // (tab[2i+1] & 31) with controller type (tab[2i+1] >> 8); meta 0 = empty.
+  private tab = new Int32Array(2 * 1024);
   private mask = 1023;
+  /** 32 − log2(slots): the slot is the top bits of the hash. */
+  private shift = 22;
   private count = 0;
   private journal: Array<[number, number, number | undefined]> | undefined;
 
   private slot(netObjType: number, id: number): number {
-    // multiplicative hash of (id, type)
-    return (Math.imul((id ^ (netObjType << 27)) | 0, 0x9e3779b1) >>> 16) & this.mask;
+    // multiplicative (Fibonacci) hash of (id, type), top bits
+    return Math.imul((id ^ (netObjType << 27)) | 0, 0x9e3779b1) >>> this.shift;
   }
 
   get(netObjType: number, id: number): number | undefined {
-    const ids = this.ids;
-    const meta = this.meta;
+    const tab = this.tab;
+    const mask = this.mask;
     const want = netObjType | 0x80;
     const idi = id | 0;
-    for (let i = this.slot(netObjType, id); ; i = (i + 1) & this.mask) {
-      const m = meta[i]!;
+    for (let i = this.slot(netObjType, id); ; i = (i + 1) & mask) {
+      const m = tab[2 * i + 1]!;
       if (m === 0) return undefined;
-      if ((m & 0xff) === want && ids[i] === idi) return m >>> 8;
+      if ((m & 0xff) === want && tab[2 * i] === idi) return m >>> 8;
     }
   }
 
@@ -79,18 +81,20 @@ export class ControllerTable implements ControllerTracker {
 
   private put(netObjType: number, id: number, controllerType: number): void {
     if ((this.count + 1) * 2 > this.mask) this.grow();
+    const tab = this.tab;
+    const mask = this.mask;
     const want = netObjType | 0x80;
     const idi = id | 0;
-    for (let i = this.slot(netObjType, id); ; i = (i + 1) & this.mask) {
-      const m = this.meta[i]!;
+    for (let i = this.slot(netObjType, id); ; i = (i + 1) & mask) {
+      const m = tab[2 * i + 1]!;
       if (m === 0) {
-        this.ids[i] = idi;
-        this.meta[i] = want | (controllerType << 8);
+        tab[2 * i] = idi;
+        tab[2 * i + 1] = want | (controllerType << 8);
         this.count++;
         return;
       }
-      if ((m & 0xff) === want && this.ids[i] === idi) {
-        this.meta[i] = want | (controllerType << 8);
+      if ((m & 0xff) === want && tab[2 * i] === idi) {
+        tab[2 * i + 1] = want | (controllerType << 8);
         return;
       }
     }
@@ -102,29 +106,30 @@ export class ControllerTable implements ControllerTracker {
   }
 
   private remove(netObjType: number, id: number): void {
+    const tab = this.tab;
     const want = netObjType | 0x80;
     const idi = id | 0;
     const mask = this.mask;
     let i = this.slot(netObjType, id);
     for (; ; i = (i + 1) & mask) {
-      const m = this.meta[i]!;
+      const m = tab[2 * i + 1]!;
       if (m === 0) return;
-      if ((m & 0xff) === want && this.ids[i] === idi) break;
+      if ((m & 0xff) === want && tab[2 * i] === idi) break;
     }
     // backward-shift deletion keeps probe chains intact
-    this.meta[i] = 0;
+    tab[2 * i + 1] = 0;
     this.count--;
-    for (let j = (i + 1) & mask; this.meta[j] !== 0; j = (j + 1) & mask) {
-      const m = this.meta[j]!;
-      const home = this.slot(m & 31, this.ids[j]!);
+    for (let j = (i + 1) & mask; tab[2 * j + 1] !== 0; j = (j + 1) & mask) {
+      const m = tab[2 * j + 1]!;
+      const home = this.slot(m & 31, tab[2 * j]!);
       // move j into the hole at i if its home is not in (i, j]
       if ((j - home + mask + 1) & mask) {
         const distHole = (i - home + mask + 1) & mask;
         const distJ = (j - home + mask + 1) & mask;
         if (distHole < distJ) {
-          this.ids[i] = this.ids[j]!;
-          this.meta[i] = m;
-          this.meta[j] = 0;
+          tab[2 * i] = tab[2 * j]!;
+          tab[2 * i + 1] = m;
+          tab[2 * j + 1] = 0;
           i = j;
         }
       }
@@ -132,14 +137,16 @@ export class ControllerTable implements ControllerTracker {
   }
 
   private grow(): void {
-    const ids = this.ids;
-    const meta = this.meta;
-    const size = (this.mask + 1) * 2;
-    this.ids = new Int32Array(size);
-    this.meta = new Int32Array(size);
-    this.mask = size - 1;
+    const old = this.tab;
+    const slots = (this.mask + 1) * 2;
+    this.tab = new Int32Array(2 * slots);
+    this.mask = slots - 1;
+    this.shift--;
     this.count = 0;
-    for (let i = 0; i < meta.length; i++) if (meta[i] !== 0) this.put(meta[i]! & 31, ids[i]! >>> 0, meta[i]! >>> 8);
+    for (let i = 1; i < old.length; i += 2) {
+      const m = old[i]!;
+      if (m !== 0) this.put(m & 31, old[i - 1]! >>> 0, m >>> 8);
+    }
   }
 
   begin(): void {
@@ -161,9 +168,10 @@ export class ControllerTable implements ControllerTracker {
   /** Every entry as `[netObjType, id, controllerType]`, sorted. */
   entries(): Array<[number, number, number]> {
     const out: Array<[number, number, number]> = [];
-    for (let i = 0; i < this.meta.length; i++) {
-      const m = this.meta[i]!;
-      if (m !== 0) out.push([m & 31, this.ids[i]! >>> 0, m >>> 8]);
+    const tab = this.tab;
+    for (let i = 1; i < tab.length; i += 2) {
+      const m = tab[i]!;
+      if (m !== 0) out.push([m & 31, tab[i - 1]! >>> 0, m >>> 8]);
     }
     return out.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   }
@@ -210,17 +218,15 @@ export function rebuildDelta(buf: Uint8Array, pos: number, end: number, prevSize
   if (k > end - pos) throw new DecodeError(pos, 'bitfield', `${k} bitfield bytes (TRUNCATED)`, `${end - pos} left`);
   let q = pos + k;
   const last = pos + k - 1;
-  // one bitfield byte at a time; a byte whose bits are all "keep" costs nothing
+  // one bitfield byte at a time, visiting only its 0 bits ("replace"), lowest first
   for (let base = 0; base < n; base += 8) {
-    const v = buf[last - (base >>> 3)]!;
     const count = n - base < 8 ? n - base : 8;
-    const mask = (1 << count) - 1;
-    if ((v & mask) === mask) continue;
-    for (let t = 0; t < count; t++) {
-      if (((v >>> t) & 1) === 0) {
-        if (q >= end) throw new DecodeError(q, 'replacements', `a replacement byte for data byte ${base + t} (TRUNCATED)`, 'end of body');
-        out[2 + base + t] = buf[q++]!;
-      }
+    let z = ~buf[last - (base >>> 3)]! & ((1 << count) - 1);
+    while (z !== 0) {
+      const t = 31 - Math.clz32(z & -z);
+      if (q >= end) throw new DecodeError(q, 'replacements', `a replacement byte for data byte ${base + t} (TRUNCATED)`, 'end of body');
+      out[2 + base + t] = buf[q++]!;
+      z &= z - 1;
     }
   }
   return q;

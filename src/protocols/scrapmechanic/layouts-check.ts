@@ -29,7 +29,7 @@ function checkPadding(v: number, at: number, strict: boolean): number {
  * DecodeErrors, same strict/lenient decisions — without building any value.
  * Returns CHECK_WARN when the lenient decoder would attach warnings.
  */
-export function checkData(ut: number, ot: number, ct: number | undefined, b: Uint8Array, dv: DataView, p: number, end: number, strict: boolean): number {
+export function checkData(ut: number, ot: number, ct: number | undefined, b: Uint8Array, p: number, end: number, strict: boolean): number {
   const len = end - p;
   if (isOpaqueType(ot)) return 0;
   let q = p;
@@ -92,17 +92,17 @@ export function checkData(ut: number, ot: number, ct: number | undefined, b: Uin
       case 4:
         if (ut === CREATE) {
           if (len < 4) trunc(p, 'data', 4, len);
-          const n = dv.getUint16(p);
+          const n = ((b[p]! << 8) | b[p + 1]!);
           q = p + 4;
           if (n * 22 + 2 > end - q) throw new DecodeError(q, 'data.items', `${n} items of 22 bytes and a filter count (TRUNCATED)`, `${end - q} bytes left`);
           q += n * 22;
-          const f = dv.getUint16(q);
+          const f = ((b[q]! << 8) | b[q + 1]!);
           q += 2;
           if (f * 16 > end - q) throw new DecodeError(q, 'data.filters', `${f} filters of 16 bytes (TRUNCATED)`, `${end - q} bytes left`);
           q += f * 16;
         } else {
           if (len < 3) trunc(p, 'data', 3, len);
-          const n = dv.getUint16(p);
+          const n = ((b[p]! << 8) | b[p + 1]!);
           q = p + 2;
           if (n * 24 + 1 > end - q) throw new DecodeError(q, 'data.slotChanges', `${n} slot changes of 24 bytes and the filter flag (TRUNCATED)`, `${end - q} bytes left`);
           q += n * 24;
