@@ -42,9 +42,10 @@ function checkBody(b: Uint8Array, strict = false, spans?: SpanSink): void {
   } catch (e) {
     scanErr = e;
   }
-  let d;
+  let d: ReturnType<typeof decodeBody>;
+  const ranges: number[] = [];
   try {
-    d = decodeBody(b, { strict, spans });
+    d = decodeBody(b, { strict, spans, ranges });
   } catch (e) {
     if (e instanceof DecodeError) {
       assert.ok(e.offset >= 0 && e.offset <= b.length, `offset ${e.offset} within ${b.length}`);
@@ -58,6 +59,14 @@ function checkBody(b: Uint8Array, strict = false, spans?: SpanSink): void {
   assert.equal(scanErr, undefined, `scanner refused what the decoder accepted: ${String(scanErr)}`);
   assert.deepEqual(toJson(scanned!.updates()), toJson(d.updates));
   assert.equal(scanned!.tick, d.tick);
+  // and its index: where each sub-update sits, its size, form and warnings
+  for (let i = 0; i < scanned!.count; i++) {
+    const u = d.updates[i]!;
+    assert.deepEqual([scanned!.wireStart(i), scanned!.wireEnd(i)], [ranges[2 * i], ranges[2 * i + 1]]);
+    assert.equal(scanned!.size(i), u.size);
+    assert.equal(scanned!.form(i), u.form);
+    assert.equal(scanned!.hasWarnings(i), (u.warnings?.length ?? 0) > 0);
+  }
   assert.equal(toHex(encodeBody(d)), toHex(b));
   assert.equal(toHex(encodeBody(JSON.parse(JSON.stringify(toJson(d))))), toHex(b));
 }

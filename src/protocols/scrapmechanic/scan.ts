@@ -15,13 +15,10 @@ import { CHECK_WARN, checkData } from './layouts-check.js';
 import { hexOf } from './primitives.js';
 import { CT_CHILDSHAPE_BLOCK, CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, NetObj, NETOBJ_TYPES, type NetObjTypeName, type SubUpdate, type UpdateTypeName } from './types.js';
 
-const STRIDE = 5;
-// index fields
-const F_DATA_START = 0; // first data byte (header), in `bytes` (raw) or `recon` (delta)
-const F_DATA_END = 1;
-const F_WIRE_START = 2;
-const F_WIRE_END = 3;
-const F_FLAGS = 4; // bit 0 delta, bit 1 warnings, bit 2 tracked ct known, bits 8..15 tracked ct
+const STRIDE = 2;
+// index fields: where the sub-update starts in the body, and a word of flags and size
+const F_WIRE_START = 0;
+const F_WORD = 1; // bit 0 delta, bit 1 warnings, bit 2 tracked ct known, bits 8..15 tracked ct, bits 16..31 data length
 const FLAG_DELTA = 1;
 const FLAG_WARN = 2;
 const FLAG_CT = 4;
@@ -33,39 +30,44 @@ export class ScannedBody {
   constructor(
     readonly tick: number,
     readonly count: number,
-    /** STRIDE ints per sub-update. */
+    /** @internal STRIDE ints per sub-update. */
     readonly index: Int32Array,
     /** The scanned buffer (not copied: keep it unchanged while using the index). */
     readonly bytes: Uint8Array,
+    /** @internal end of the body in `bytes`. */
+    readonly end: number,
     private readonly strict: boolean,
   ) {}
 
   private reconBuf: Uint8Array | undefined;
+  /** Start of each DeltaUpdate's data in `recon` (0 for RawUpdates). */
+  private reconAt: Int32Array | undefined;
 
   /**
    * Reconstructed DeltaUpdates (size field + data each), built on first use: the scan
    * reconstructs in place and keeps only what it needs to validate.
    */
   get recon(): Uint8Array {
-    if (this.reconBuf === undefined) this.reconBuf = this.buildRecon();
-    return this.reconBuf;
+    if (this.reconBuf === undefined) this.buildRecon();
+    return this.reconBuf!;
   }
 
-  private buildRecon(): Uint8Array {
+  private buildRecon(): void {
     const idx = this.index;
     const buf = this.bytes;
     let size = 0;
-    for (let i = 0; i < this.count; i++) if (idx[i * STRIDE + F_FLAGS]! & FLAG_DELTA) size += idx[i * STRIDE + F_DATA_END]! - idx[i * STRIDE + F_DATA_START]! + 2;
+    for (let i = 0; i < this.count; i++) if (idx[i * STRIDE + F_WORD]! & FLAG_DELTA) size += (idx[i * STRIDE + F_WORD]! >>> 16) + 2;
     const recon = new Uint8Array(size);
+    const at = new Int32Array(this.count);
     let rpos = 0;
     let prevAt = 0;
     let prevSize = 0;
     let prevInRecon = false;
     for (let i = 0; i < this.count; i++) {
       const o = i * STRIDE;
-      if ((idx[o + F_FLAGS]! & FLAG_DELTA) === 0) {
-        prevAt = idx[o + F_DATA_START]! - 2;
-        prevSize = idx[o + F_DATA_END]! - prevAt;
+      if ((idx[o + F_WORD]! & FLAG_DELTA) === 0) {
+        prevAt = idx[o + F_WIRE_START]!;
+        prevSize = (idx[o + F_WORD]! >>> 16) + 2;
         prevInRecon = false;
         continue;
       }
@@ -76,25 +78,32 @@ export class ScannedBody {
       const pos = idx[o + F_WIRE_START]!;
       let q = pos + k;
       for (let j = 0; j < n; j++) if (((buf[pos + k - 1 - (j >>> 3)]! >>> (j & 7)) & 1) === 0) recon[rpos + 2 + j] = buf[q++]!;
-      idx[o + F_DATA_START] = rpos + 2;
-      idx[o + F_DATA_END] = rpos + prevSize;
+      at[i] = rpos + 2;
       prevAt = rpos;
       prevInRecon = true;
       rpos += prevSize;
     }
-    // from now on delta entries point into recon
-    return recon;
+    this.reconBuf = recon;
+    this.reconAt = at;
   }
 
   private buf(i: number): Uint8Array {
-    return this.index[i * STRIDE + F_FLAGS]! & FLAG_DELTA ? this.recon : this.bytes;
+    return this.index[i * STRIDE + F_WORD]! & FLAG_DELTA ? this.recon : this.bytes;
+  }
+  /** First data byte (the header) of update i in `buf(i)`. */
+  private dataStart(i: number): number {
+    if (this.index[i * STRIDE + F_WORD]! & FLAG_DELTA) {
+      if (this.reconAt === undefined) this.buildRecon();
+      return this.reconAt![i]!;
+    }
+    return this.index[i * STRIDE + F_WIRE_START]! + 2;
   }
   form(i: number): 'raw' | 'delta' {
-    return this.index[i * STRIDE + F_FLAGS]! & FLAG_DELTA ? 'delta' : 'raw';
+    return this.index[i * STRIDE + F_WORD]! & FLAG_DELTA ? 'delta' : 'raw';
   }
   /** Header byte: `(updateType << 5) | netObjType`. */
   header(i: number): number {
-    return this.buf(i)[this.index[i * STRIDE + F_DATA_START]!]!;
+    return this.buf(i)[this.dataStart(i)]!;
   }
   updateType(i: number): UpdateTypeName {
     return UT[this.header(i) >>> 5]!;
@@ -104,43 +113,39 @@ export class ScannedBody {
   }
   id(i: number): number {
     const b = this.buf(i);
-    const p = this.index[i * STRIDE + F_DATA_START]! + (this.header(i) >>> 5 === 1 ? 2 : 1);
+    const p = this.dataStart(i) + (this.header(i) >>> 5 === 1 ? 2 : 1);
     return ((b[p]! << 24) | (b[p + 1]! << 16) | (b[p + 2]! << 8) | b[p + 3]!) >>> 0;
   }
   /** Reconstructed size field (data + 2). */
   size(i: number): number {
-    return this.index[i * STRIDE + F_DATA_END]! - this.index[i * STRIDE + F_DATA_START]! + 2;
+    return (this.index[i * STRIDE + F_WORD]! >>> 16) + 2;
   }
   /** Where the sub-update is in the scanned buffer. */
   wireStart(i: number): number {
     return this.index[i * STRIDE + F_WIRE_START]!;
   }
   wireEnd(i: number): number {
-    return this.index[i * STRIDE + F_WIRE_END]!;
+    return i + 1 < this.count ? this.index[(i + 1) * STRIDE + F_WIRE_START]! : this.end;
   }
   /** True when the lenient decoder attaches warnings to this update. */
   hasWarnings(i: number): boolean {
-    return (this.index[i * STRIDE + F_FLAGS]! & FLAG_WARN) !== 0;
+    return (this.index[i * STRIDE + F_WORD]! & FLAG_WARN) !== 0;
   }
 
   /** The typed sub-update, exactly as `decodeBody` gives it. */
   update(i: number): SubUpdate {
     if (i < 0 || i >= this.count) throw new RangeError(`update ${i} of ${this.count}`);
-    const o = i * STRIDE;
-    const flags = this.index[o + F_FLAGS]!;
-    const delta = (flags & FLAG_DELTA) !== 0;
+    const word = this.index[i * STRIDE + F_WORD]!;
+    const delta = (word & FLAG_DELTA) !== 0;
     const b = delta ? this.recon : this.bytes;
-    const p = this.index[o + F_DATA_START]!;
-    const end = this.index[o + F_DATA_END]!;
-    const u = newSub(delta ? 'delta' : 'raw', end - p + 2);
-    const ct = flags & FLAG_CT ? (flags >>> 8) & 255 : undefined;
+    const p = this.dataStart(i);
+    const len = word >>> 16;
+    const u = newSub(delta ? 'delta' : 'raw', len + 2);
+    const ct = word & FLAG_CT ? (word >>> 8) & 255 : undefined;
     const tracker: ControllerTracker = { get: () => ct, set() {}, delete() {} };
     const ctx: LayoutCtx = { strict: this.strict, spans: undefined };
-    readUpdate(u, b, new DataView(b.buffer, b.byteOffset, b.byteLength), p, end, ctx, tracker);
-    if (delta) {
-      const ws = this.index[o + F_WIRE_START]!;
-      u.bitfield = hexOf(this.bytes, ws, (end - p + 8) >>> 3);
-    }
+    readUpdate(u, b, new DataView(b.buffer, b.byteOffset, b.byteLength), p, p + len, ctx, tracker);
+    if (delta) u.bitfield = hexOf(this.bytes, this.index[i * STRIDE + F_WIRE_START]!, (len + 8) >>> 3);
     return u;
   }
 
@@ -190,14 +195,12 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
         o = i * STRIDE;
       }
       phase = 1;
+      index[o + F_WIRE_START] = pos;
       if ((buf[pos]! & 0x80) === 0) {
         if (end - pos < 2) throw new DecodeError(pos, 'size', 'a be u16 size (RAW_SIZE_INVALID)', `${end - pos} byte left`);
         const size = (buf[pos]! << 8) | buf[pos + 1]!;
         if (size < 2 || size > end - pos) throw new DecodeError(pos, 'size', `a size in 2..${end - pos} (RAW_SIZE_INVALID)`, String(size));
-        const flags = check(buf, pos + 2, pos + size, tracker, strict);
-        index[o + F_DATA_START] = pos + 2;
-        index[o + F_DATA_END] = pos + size;
-        index[o + F_FLAGS] = flags;
+        index[o + F_WORD] = check(buf, pos + 2, pos + size, tracker, strict) | ((size - 2) << 16);
         prevAt = pos;
         prevSize = size;
         prevInScratch = false;
@@ -206,20 +209,14 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
         // reconstruct in place: the scratch holds the previous reconstruction
         if (!prevInScratch) for (let j = 0; j < prevSize; j++) scratch[j] = buf[prevAt + j]!;
         const q = rebuildDelta(buf, pos, end, prevSize, scratch);
-        const n = prevSize - 2;
         phase = 2;
         const flags = check(scratch, 2, prevSize, tracker, strict);
         phase = 1;
-        // data range recorded relative to nothing yet: `recon` is built on first use
-        index[o + F_DATA_START] = 0;
-        index[o + F_DATA_END] = n;
-        index[o + F_FLAGS] = flags | FLAG_DELTA;
+        index[o + F_WORD] = flags | FLAG_DELTA | ((prevSize - 2) << 16);
         prevInScratch = true;
         pos = q;
       }
       phase = 0;
-      index[o + F_WIRE_START] = at;
-      index[o + F_WIRE_END] = pos;
       i++;
     }
   } catch (e) {
@@ -233,7 +230,7 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
   }
   const used = i * STRIDE;
   arenaUsed = ibase + used;
-  return new ScannedBody(tick, i, index.subarray(ibase, ibase + used), buf, strict);
+  return new ScannedBody(tick, i, index.subarray(ibase, ibase + used), buf, end, strict);
 }
 
 /**
