@@ -252,8 +252,10 @@ export function unpackFused(
           while (q < qe) {
             const b = bytes[q]!;
             if (b === 0) {
+              // diff 0: unchanged; most diffs are, so skip them four at a time
               q++;
-              continue; // diff 0: unchanged
+              while (q + 4 <= qe && (bytes[q]! | bytes[q + 1]! | bytes[q + 2]! | bytes[q + 3]!) === 0) q += 4;
+              continue;
             }
             if (b < 0x80) {
               const d = (b & 0x3f) ^ ((b << 25) >> 31);
