@@ -60,7 +60,14 @@ export class Snapshot {
   declare readonly numItems: number;
   declare readonly keys: Int32Array;
   declare readonly offsets: Int32Array;
-  declare readonly data: Int32Array;
+  /**
+   * @internal The data ints live at `_mem[_dOff ..]`: decoded snapshots keep them in
+   * the arena and make the `data` view only when it is asked for (a view costs as
+   * much as decoding a small delta).
+   */
+  declare _mem: Int32Array;
+  declare _dOff: number;
+  declare _data: Int32Array | undefined;
   /** @internal cached CRC */
   declare _crc: number | undefined;
   /** @internal open-addressing key index: slot → item index + 1 (0 = empty) */
@@ -79,7 +86,9 @@ export class Snapshot {
     this.numItems = numItems;
     this.keys = keys;
     this.offsets = offsets;
-    this.data = data;
+    this._mem = data;
+    this._dOff = 0;
+    this._data = data;
     this._crc = crc;
     this._index = index;
     this._dataChunk = undefined;
@@ -87,6 +96,24 @@ export class Snapshot {
     this._indexChunk = undefined;
     this._holders = 0;
     this.released = false;
+  }
+
+  /** @internal A decoded snapshot whose data is `mem[dOff .. dOff + offsets[numItems])`. */
+  static _inArena(numItems: number, keys: Int32Array, offsets: Int32Array, mem: Int32Array, dOff: number, crc: number, index: Int32Array | undefined): Snapshot {
+    const s = new Snapshot(numItems, keys, offsets, mem, crc, index);
+    s._dOff = dOff;
+    s._data = undefined;
+    return s;
+  }
+
+  /** Data ints of all items: item `i` has `data[offsets[i] .. offsets[i+1])`. */
+  get data(): Int32Array {
+    let d = this._data;
+    if (d === undefined) {
+      const m = this._mem;
+      d = this._data = new Int32Array(m.buffer, m.byteOffset + this._dOff * 4, this.offsets[this.numItems]!);
+    }
+    return d;
   }
 
   /** The snapshot with no items. */
@@ -119,13 +146,13 @@ export class Snapshot {
   /** Wrapping int32 sum of all data ints (reference §9). Cached. */
   crc(): number {
     let c = this._crc;
-    if (c === undefined) c = this._crc = sumInts(this.data, 0, this.offsets[this.numItems]!);
+    if (c === undefined) c = this._crc = sumInts(this._mem, this._dOff, this._dOff + this.offsets[this.numItems]!);
     return c;
   }
 
   /** The CRC recomputed from the data (ignores the cache). */
   crcFull(): number {
-    return sumInts(this.data, 0, this.offsets[this.numItems]!);
+    return sumInts(this._mem, this._dOff, this._dOff + this.offsets[this.numItems]!);
   }
 
   /** Number of data ints of all items. */

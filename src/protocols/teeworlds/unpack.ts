@@ -120,7 +120,9 @@ export function unpackFused(
   const baseN = base.numItems;
   const bKeys = base.keys;
   const bOff = base.offsets;
-  const bData = base.data;
+  // the base's data ints are bData[bD ..] (arena memory for decoded snapshots)
+  const bData = base._mem;
+  const bD = base._dOff;
   const baseLen = bOff[baseN]!;
   let crc = base.crc();
 
@@ -166,7 +168,9 @@ export function unpackFused(
   let keysWritten = false;
   if (removed === 0) {
     map = null;
-    A.set(bData, D);
+    // a memmove either way: within the arena chunk, or from the base's own view
+    if (bData === A) A.copyWithin(D, bD, bD + baseLen);
+    else A.set(base.data, D);
     n = baseN;
     o = baseLen;
   } else {
@@ -178,13 +182,13 @@ export function unpackFused(
       const s = bOff[i]!;
       const e = bOff[i + 1]!;
       if (m[i] === -1) {
-        for (let k = s; k < e; k++) crc = (crc - bData[k]!) | 0;
+        for (let k = s; k < e; k++) crc = (crc - bData[bD + k]!) | 0;
         continue;
       }
       m[i] = n;
       A[K + n] = bKeys[i]!;
       A[F + n] = o;
-      for (let k = s; k < e; k++) A[D + o++] = bData[k]!;
+      for (let k = s; k < e; k++) A[D + o++] = bData[bD + k]!;
       n++;
     }
     A[F + n] = o;
@@ -280,7 +284,7 @@ export function unpackFused(
           for (let k = 0; k < size; k++) {
             const d = rd(bytes, q, end, m5, 7, r);
             q = Q;
-            const v = (bData[bs + k]! + d) | 0;
+            const v = (bData[bD + bs + k]! + d) | 0;
             crc = (crc + ((v - A[os + k]!) | 0)) | 0;
             A[os + k] = v;
           }
@@ -293,7 +297,7 @@ export function unpackFused(
       for (let k = 0; k < size; k++) {
         const d = rd(bytes, q, end, m5, 7, r);
         q = Q;
-        const v = (bData[bs + k]! + d) | 0;
+        const v = (bData[bD + bs + k]! + d) | 0;
         crc = (crc + v) | 0;
         A[D + o++] = v;
       }
@@ -341,7 +345,7 @@ export function unpackFused(
   }
   if (!keysWritten) {
     arenaRelease(D + o);
-    const shared = new Snapshot(n, bKeys, bOff, arenaView(D, o), crc, base._index);
+    const shared = Snapshot._inArena(n, bKeys, bOff, A, D, crc, base._index);
     trackChunks(shared, C, base._keysChunk, base._index === undefined ? undefined : base._indexChunk);
     return shared;
   }
@@ -349,7 +353,6 @@ export function unpackFused(
   // Views first: buildIndex may move the arena to a new chunk.
   const keys = arenaView(K, n);
   const offsets = arenaView(F, n + 1);
-  const data = arenaView(D, o);
   let index: Int32Array | undefined;
   if (n !== kept) {
     index = buildIndex(keys, n, true);
@@ -357,7 +360,7 @@ export function unpackFused(
       throw new DecodeError(start, 'updates', 'each new item once', `a second record for (type ${keys[lastDuplicate]! >>> 16}, id ${keys[lastDuplicate]! & 0xffff})`);
     }
   }
-  const snap = new Snapshot(n, keys, offsets, data, crc, index);
+  const snap = Snapshot._inArena(n, keys, offsets, A, D, crc, index);
   trackChunks(snap, C, C, index === undefined ? undefined : chunk);
   return snap;
 }
