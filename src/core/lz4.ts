@@ -50,7 +50,7 @@ export function decodeLz4Block(src: Uint8Array, maxOutput: number = DEFAULT_LIMI
         next.set(out.subarray(0, op));
         out = next;
       }
-      if (lit < 16) {
+      if (lit < 64) {
         for (let i = 0; i < lit; i++) out[op + i] = src[ip + i]!;
       } else {
         out.set(src.subarray(ip, ip + lit), op);
@@ -85,7 +85,12 @@ export function decodeLz4Block(src: Uint8Array, maxOutput: number = DEFAULT_LIMI
       out = next;
     }
     let from = op - offset;
-    if (offset >= len) {
+    if (len < 64) {
+      // short matches (most of them): a byte loop beats copyWithin's call; it is
+      // also right for overlapping matches (offset < len), which repeat a pattern
+      const stop = op + len;
+      while (op < stop) out[op++] = out[from++]!;
+    } else if (offset >= len) {
       out.copyWithin(op, from, from + len);
       op += len;
     } else {
