@@ -224,6 +224,19 @@ export function cases(): BenchCase[] {
     },
     {
       group: 'scrapmechanic',
+      name: 'decode: messages, LZ4 + scanBody',
+      bytes: bodyBytes,
+      items: n,
+      itemUnit: 'updates',
+      fn: () => {
+        const t = new ControllerTable();
+        let k = 0;
+        for (const m of messages) k += scanBody(decodeLz4Block(m.subarray(1)), { tracker: t }).count;
+        return k;
+      },
+    },
+    {
+      group: 'scrapmechanic',
       name: 'LZ4 decompress only',
       bytes: bodyBytes,
       fn: () => {
