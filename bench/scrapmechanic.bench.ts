@@ -181,60 +181,26 @@ export function cases(): BenchCase[] {
   process.stderr.write(
     `  scrapmechanic stream: ${n} updates (${deltas} deltas) in ${bodies.length} messages, ${bodyBytes} body bytes (all-raw ${rawBytes}), ${msgBytes} LZ4 message bytes\n`,
   );
+  // a decode case: every input through `one`, with one controller table for the stream
+  const decodeCase = (name: string, inputs: Uint8Array[], one: (input: Uint8Array, t: ControllerTable) => number, target?: BenchCase['target']): BenchCase => ({
+    group: 'scrapmechanic',
+    name,
+    bytes: bodyBytes,
+    items: n,
+    itemUnit: 'updates',
+    target,
+    fn: () => {
+      const t = new ControllerTable();
+      let k = 0;
+      for (const x of inputs) k += one(x, t);
+      return k;
+    },
+  });
   return [
-    {
-      group: 'scrapmechanic',
-      name: `decode: scanBody, validate + index (${n} updates)`,
-      bytes: bodyBytes,
-      items: n,
-      itemUnit: 'updates',
-      target: { mbps: 150 },
-      fn: () => {
-        const t = new ControllerTable();
-        let k = 0;
-        for (const b of bodies) k += scanBody(b, { tracker: t }).count;
-        return k;
-      },
-    },
-    {
-      group: 'scrapmechanic',
-      name: 'decode: decodeBody, typed objects',
-      bytes: bodyBytes,
-      items: n,
-      itemUnit: 'updates',
-      fn: () => {
-        const t = new ControllerTable();
-        let k = 0;
-        for (const b of bodies) k += decodeBody(b, { tracker: t }).updates.length;
-        return k;
-      },
-    },
-    {
-      group: 'scrapmechanic',
-      name: 'decode: messages, LZ4 + decodeBody',
-      bytes: bodyBytes,
-      items: n,
-      itemUnit: 'updates',
-      fn: () => {
-        const t = new ControllerTable();
-        let k = 0;
-        for (const m of messages) k += readMessage(m, { tracker: t }).payload.length;
-        return k;
-      },
-    },
-    {
-      group: 'scrapmechanic',
-      name: 'decode: messages, LZ4 + scanBody',
-      bytes: bodyBytes,
-      items: n,
-      itemUnit: 'updates',
-      fn: () => {
-        const t = new ControllerTable();
-        let k = 0;
-        for (const m of messages) k += scanBody(decodeLz4Block(m.subarray(1)), { tracker: t }).count;
-        return k;
-      },
-    },
+    decodeCase(`decode: scanBody, validate + index (${n} updates)`, bodies, (b, t) => scanBody(b, { tracker: t }).count, { mbps: 150 }),
+    decodeCase('decode: decodeBody, typed objects', bodies, (b, t) => decodeBody(b, { tracker: t }).updates.length),
+    decodeCase('decode: messages, LZ4 + decodeBody', messages, (m, t) => readMessage(m, { tracker: t }).payload.length),
+    decodeCase('decode: messages, LZ4 + scanBody', messages, (m, t) => scanBody(decodeLz4Block(m.subarray(1)), { tracker: t }).count),
     {
       group: 'scrapmechanic',
       name: 'LZ4 decompress only',
