@@ -21,8 +21,10 @@ export function decodeLz4Block(src: Uint8Array, maxOutput: number = DEFAULT_LIMI
   }
   const n = src.length;
   if (n === 0) throw new DecodeError(0, 'lz4', 'LZ4 token', 'empty block');
-  let cap = expectedSize ?? Math.min(maxOutput, Math.max(64, n * 4));
-  let out = new Uint8Array(cap);
+  // Without an expected size, decode into a reused scratch buffer and copy the
+  // result out once: cheaper than a guessed allocation that is grown and trimmed.
+  let out = expectedSize === undefined ? scratch : new Uint8Array(expectedSize);
+  let cap = expectedSize ?? Math.min(maxOutput, out.length);
   let op = 0;
   let ip = 0;
   for (;;) {
@@ -101,8 +103,14 @@ export function decodeLz4Block(src: Uint8Array, maxOutput: number = DEFAULT_LIMI
   if (expectedSize !== undefined && op !== expectedSize) {
     throw new DecodeError(n, 'lz4', `output of ${expectedSize} bytes`, `${op} bytes`);
   }
-  return op === out.length ? out : out.slice(0, op);
+  if (expectedSize !== undefined) return out;
+  if (out !== scratch && out.length <= SCRATCH_KEEP) scratch = out;
+  return out.slice(0, op);
 }
+
+/** Decode scratch (decoding is synchronous); kept across calls while at most SCRATCH_KEEP bytes. */
+let scratch = new Uint8Array(64 * 1024);
+const SCRATCH_KEEP = 1 << 20;
 
 const HASH_LOG = 14;
 const MIN_MATCH = 4;
