@@ -73,11 +73,8 @@ export class ScannedBody {
       }
       const src = prevInRecon ? recon : buf;
       for (let j = 0; j < prevSize; j++) recon[rpos + j] = src[prevAt + j]!;
-      const n = prevSize - 2;
-      const k = (n + 8) >>> 3;
-      const pos = idx[o + F_WIRE_START]!;
-      let q = pos + k;
-      for (let j = 0; j < n; j++) if (((buf[pos + k - 1 - (j >>> 3)]! >>> (j & 7)) & 1) === 0) recon[rpos + 2 + j] = buf[q++]!;
+      // the scan validated this delta: the shared rule cannot throw here
+      rebuildDelta(buf, idx[o + F_WIRE_START]!, this.end, prevSize, recon.subarray(rpos, rpos + prevSize));
       at[i] = rpos + 2;
       prevAt = rpos;
       prevInRecon = true;
