@@ -196,6 +196,20 @@ export function cases(): BenchCase[] {
       return k;
     },
   });
+  // an encode case: every tick's batch through a fresh producer
+  const producerCase = (name: string, one: (p: NetworkUpdateProducer, tick: number, batch: NetworkUpdate[]) => number): BenchCase => ({
+    group: 'scrapmechanic',
+    name,
+    bytes: bodyBytes,
+    items: n,
+    itemUnit: 'updates',
+    fn: () => {
+      const p = new NetworkUpdateProducer();
+      let k = 0;
+      tickBatches().forEach((batch, t) => (k += one(p, 1000 + t, batch)));
+      return k;
+    },
+  });
   return [
     decodeCase(`decode: scanBody, validate + index (${n} updates)`, bodies, (b, t) => scanBody(b, { tracker: t }).count, { mbps: 150 }),
     decodeCase('decode: decodeBody, typed objects', bodies, (b, t) => decodeBody(b, { tracker: t }).updates.length),
@@ -211,32 +225,8 @@ export function cases(): BenchCase[] {
         return k;
       },
     },
-    {
-      group: 'scrapmechanic',
-      name: 'encode: producer (typed → bodies, deltas)',
-      bytes: bodyBytes,
-      items: n,
-      itemUnit: 'updates',
-      fn: () => {
-        const p = new NetworkUpdateProducer();
-        let k = 0;
-        tickBatches().forEach((batch, t) => (k += p.bodies(1000 + t, batch).length));
-        return k;
-      },
-    },
-    {
-      group: 'scrapmechanic',
-      name: 'encode: producer messages (+ LZ4)',
-      bytes: bodyBytes,
-      items: n,
-      itemUnit: 'updates',
-      fn: () => {
-        const p = new NetworkUpdateProducer();
-        let k = 0;
-        tickBatches().forEach((batch, t) => (k += p.produce(1000 + t, batch).length));
-        return k;
-      },
-    },
+    producerCase('encode: producer (typed → bodies, deltas)', (p, tick, batch) => p.bodies(tick, batch).length),
+    producerCase('encode: producer messages (+ LZ4)', (p, tick, batch) => p.produce(tick, batch).length),
     {
       group: 'scrapmechanic',
       name: 'encode: replay decoded bodies',
