@@ -18,6 +18,12 @@ export interface Span {
    * (e.g. `"lz4"` for a decompressed body); absent for the outermost input.
    */
   layer?: string;
+  /**
+   * Index of the record (in the decoded message's `records`) whose JSON the path
+   * is written against; absent means record 0. The path is exactly the path of
+   * the value inside that JSON record (`body.blocks[0].movement.x`).
+   */
+  record?: number;
 }
 
 /** Receives spans, with a path stack that decoders push to and pop from. */
@@ -27,6 +33,8 @@ export class SpanSink {
   private prefix = '';
   /** Current buffer layer; decoders set it around nested buffers. */
   layer: string | undefined = undefined;
+  /** Current record index (see `Span.record`); decoders that emit several records per message set it. */
+  record: number | undefined = undefined;
 
   /** Enter a struct field (`movement`) or an array element (`[3]`). */
   push(segment: string): void {
@@ -54,6 +62,7 @@ export class SpanSink {
   add(name: string, start: number, end: number, kind: string): void {
     const s: Span = { start, end, path: this.pathOf(name), kind };
     if (this.layer !== undefined) s.layer = this.layer;
+    if (this.record !== undefined) s.record = this.record;
     this.spans.push(s);
   }
 
