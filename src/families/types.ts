@@ -90,6 +90,18 @@ export interface Sample {
   options?: OptionValues;
 }
 
+/** One line of the packet list and of `tickwire stats`: what kind of message, when. */
+export interface MessageSummary {
+  /** Message type (`SMSG_UPDATE_OBJECT`, `Update`, `snapshot/delta`, `NetworkUpdate`). */
+  type: string;
+  /** Game tick, where the message has one. */
+  tick?: number;
+  /** Capture time in seconds, where the input has one. */
+  time?: number;
+  /** `server→client` / `client→server`, where known. */
+  direction?: string;
+}
+
 export interface FamilyAdapter {
   /** Name used on the command line: `scrapmechanic`, `teeworlds`, `wow`, `diep`. */
   name: string;
@@ -107,6 +119,8 @@ export interface FamilyAdapter {
    * Return undefined to fall back to the normal handling.
    */
   decodeFile?(bytes: Uint8Array, opts: OptionValues): Iterable<DecodedMessage> | undefined;
+  /** Optional: the message type, tick and time of a decoded message (else read from the record's common fields). */
+  summarize?(message: DecodedMessage): MessageSummary;
   /** Optional: `tickwire watch <family> TARGET`, a live session printing records. */
   watch?(target: string, opts: OptionValues): AsyncIterable<unknown>;
 }

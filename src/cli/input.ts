@@ -1,0 +1,142 @@
+/**
+ * Where the CLI's messages come from: one binary file, standard input, `--hex`,
+ * a text file of hex lines, or a directory of binary message files. Messages
+ * are produced lazily, one at a time, so that memory does not grow with the
+ * number of messages.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { DecodeError } from '../core/errors.js';
+import { fromHex } from '../core/hex.js';
+
+/** Bad input that is not a decode error of a message (unreadable file, bad hex). Exit code 1. */
+export class InputError extends Error {}
+
+export interface Io {
+  stdout: { write(chunk: string | Uint8Array): unknown };
+  stderr: { write(chunk: string): unknown };
+  /** Reads all of standard input. */
+  readStdin(): Uint8Array;
+}
+
+/** One message of a stream and where it came from (`line 3`, `file 0003.bin`). */
+export interface SourcedMessage {
+  bytes: Uint8Array;
+  source?: string;
+}
+
+export function readInputBytes(io: Io, file: string | undefined): Uint8Array {
+  if (file === undefined || file === '-') return io.readStdin();
+  try {
+    return new Uint8Array(readFileSync(file));
+  } catch (e) {
+    throw new InputError(`cannot read ${file}: ${(e as Error).message}`);
+  }
+}
+
+export function isDirectory(file: string | undefined): boolean {
+  if (file === undefined || file === '-') return false;
+  try {
+    return statSync(file).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The directory rule: regular files whose name does not start with `.` and
+ * whose extension is `.bin` or none at all, in file-name order (code-point
+ * order, so `0002` before `0010` only when names are zero-padded).
+ */
+export function isMessageFileName(name: string): boolean {
+  if (name.startsWith('.')) return false;
+  const dot = name.lastIndexOf('.');
+  return dot <= 0 || name.slice(dot).toLowerCase() === '.bin';
+}
+
+export function* directoryMessages(dir: string): Generator<SourcedMessage> {
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => isMessageFileName(n) && statSync(join(dir, n)).isFile()).sort();
+  } catch (e) {
+    throw new InputError(`cannot read ${dir}: ${(e as Error).message}`);
+  }
+  if (names.length === 0) throw new InputError(`${dir}: no message files (the rule: files named *.bin or with no extension, not starting with '.')`);
+  for (const n of names) yield { bytes: new Uint8Array(readFileSync(join(dir, n))), source: `file ${n}` };
+}
+
+/** A hex error written as the page writes it: 1-based line and column, and the bad character. */
+function hexError(e: DecodeError, lineNo: number | undefined, lineText: string, colBase: number): InputError {
+  const col = colBase + e.offset + 1;
+  const ch = lineText[colBase + e.offset];
+  const where = lineNo === undefined ? `column ${col}` : `line ${lineNo}, column ${col}`;
+  const what = e.found === 'a lone digit' ? 'an odd number of hex digits (a lone digit here)' : `bad hex character ${JSON.stringify(ch ?? '')}, expected ${e.expected}`;
+  return new InputError(`${where}: ${what}`);
+}
+
+/** One hex message from a string (the `--hex` argument, or a one-line file). */
+export function parseHexMessage(text: string, lineNo?: number): Uint8Array {
+  const lead = text.length - text.trimStart().length;
+  try {
+    return fromHex(text.trim());
+  } catch (e) {
+    if (e instanceof DecodeError) throw hexError(e, lineNo, text, lead);
+    throw e;
+  }
+}
+
+/** Hex messages, one per line; blank lines and `#` comments skipped. Lazy. */
+export function* hexLineMessages(text: string): Generator<SourcedMessage> {
+  let start = 0;
+  let lineNo = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    lineNo++;
+    let line = text.slice(start, end);
+    if (line.endsWith('\r')) line = line.slice(0, -1);
+    start = end + 1;
+    const t = line.trim();
+    if (t === '' || t.startsWith('#')) continue;
+    yield { bytes: parseHexMessage(line, lineNo), source: `line ${lineNo}` };
+  }
+}
+
+/**
+ * True when the bytes are plainly a text file of hex lines (only hex digits,
+ * separators, `#` comment lines and line breaks, with at least one digit pair):
+ * such a file given without `--stream` is never taken as one binary message.
+ */
+export function looksLikeHexText(bytes: Uint8Array): boolean {
+  if (bytes.length < 2) return false;
+  let digits = 0;
+  let comment = false;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i]!;
+    if (c === 10) {
+      comment = false;
+      continue;
+    }
+    if (comment) {
+      if (c < 9 || (c > 13 && c < 32) || c === 127) return false;
+      continue;
+    }
+    if (c === 35 /* # */) {
+      comment = true;
+      continue;
+    }
+    if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70)) digits++;
+    else if (!(c === 32 || c === 9 || c === 13 || c === 58 || c === 45 || c === 120 /* x of 0x */)) return false;
+  }
+  return digits >= 2;
+}
+
+/** Number of non-blank, non-comment lines of a hex text. */
+export function countHexLines(bytes: Uint8Array): number {
+  let n = 0;
+  for (const line of new TextDecoder().decode(bytes).split('\n')) {
+    const t = line.trim();
+    if (t !== '' && !t.startsWith('#')) n++;
+  }
+  return n;
+}

@@ -1,0 +1,105 @@
+/**
+ * The decode loop shared by `decode` and `stats`: every input message through a
+ * family's stream decoder, one at a time, with where it came from. A bad message
+ * comes out as an error item; the caller decides to stop or go on.
+ */
+import { DecodeError } from '../core/errors.js';
+import { SpanSink } from '../core/spans.js';
+import type { DecodedMessage, FamilyAdapter, OptionValues, StreamDecoder } from '../families/types.js';
+import { InputError, countHexLines, directoryMessages, hexLineMessages, isDirectory, looksLikeHexText, parseHexMessage, readInputBytes, type Io, type SourcedMessage } from './input.js';
+import { UsageError } from './usage.js';
+
+export type DecodedItem =
+  | { ok: true; index: number; source?: string; size: number; whole?: boolean; message: DecodedMessage; spans?: SpanSink }
+  | { ok: false; index: number; source?: string; size: number; whole?: boolean; error: DecodeError };
+
+export interface DecodeSource {
+  io: Io;
+  family: FamilyAdapter;
+  values: OptionValues;
+  file: string | undefined;
+  hex: string | undefined;
+  stream: boolean;
+  /** Record spans of every message (for `--format spans` and `stats`). */
+  withSpans: boolean;
+}
+
+/** The messages of a plain input (not a whole-file capture). */
+function* inputMessages(src: DecodeSource, bytes: () => Uint8Array): Generator<SourcedMessage> {
+  const { hex, stream, file } = src;
+  if (hex !== undefined) {
+    if (stream) yield* hexLineMessages(hex);
+    else yield { bytes: parseHexMessage(hex), source: '--hex' };
+    return;
+  }
+  if (isDirectory(file)) {
+    if (!stream) throw new UsageError(`${file} is a directory: add --stream to decode its message files in order`);
+    yield* directoryMessages(file!);
+    return;
+  }
+  const b = bytes();
+  if (stream) {
+    yield* hexLineMessages(new TextDecoder().decode(b));
+    return;
+  }
+  if (looksLikeHexText(b)) {
+    const n = countHexLines(b);
+    if (n === 1) {
+      yield* hexLineMessages(new TextDecoder().decode(b));
+      return;
+    }
+    throw new UsageError(`${file ?? 'standard input'} is a text file of ${n} hex lines, not one binary message: add --stream`);
+  }
+  yield { bytes: b };
+}
+
+export function createDecoder(src: DecodeSource): StreamDecoder {
+  return src.family.createDecoder(src.values);
+}
+
+/** Decode every message of the input, lazily. */
+export function* decodeAll(src: DecodeSource, decoder: StreamDecoder = createDecoder(src)): Generator<DecodedItem> {
+  let cached: Uint8Array | undefined;
+  const readOnce = () => (cached ??= readInputBytes(src.io, src.file));
+  if (src.family.decodeFile && src.hex === undefined && !isDirectory(src.file)) {
+    const whole = src.family.decodeFile(readOnce(), src.values);
+    if (whole !== undefined) {
+      let index = 0;
+      const it = whole[Symbol.iterator]();
+      for (;;) {
+        let r: IteratorResult<DecodedMessage>;
+        try {
+          r = it.next();
+        } catch (e) {
+          if (e instanceof DecodeError) {
+            yield { ok: false, index, size: 0, whole: true, error: e };
+            return; // a whole-file reader cannot resume after an error
+          }
+          throw e;
+        }
+        if (r.done) return;
+        yield { ok: true, index: index++, size: 0, whole: true, message: r.value };
+      }
+    }
+  }
+  let index = 0;
+  for (const m of inputMessages(src, readOnce)) {
+    const spans = src.withSpans ? new SpanSink() : undefined;
+    try {
+      const message = decoder.decode(m.bytes, spans);
+      yield { ok: true, index, source: m.source, size: m.bytes.length, message, ...(spans ? { spans } : {}) };
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e;
+      yield { ok: false, index, source: m.source, size: m.bytes.length, error: e };
+    }
+    index++;
+  }
+}
+
+/** `message 3 (line 7): ` — where a bad message is, for error lines. */
+export function where(item: DecodedItem, many: boolean): string {
+  if (!many) return '';
+  return `message ${item.index + 1}${item.source !== undefined && item.source !== '--hex' ? ` (${item.source})` : ''}: `;
+}
+
+export { InputError };
