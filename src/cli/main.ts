@@ -30,11 +30,18 @@ async function watchCommand(args: string[], io: Io): Promise<number> {
   if (target === undefined) throw new UsageError('missing TARGET (HOST:PORT)');
   const format = (values.format as string | undefined) ?? 'jsonl';
   let n = 0;
+  let last: unknown;
   for await (const r of family.watch(target, values)) {
     n++;
+    last = r;
     io.stdout.write(format === 'tree' ? `${renderTree(r)}\n\n` : `${JSON.stringify(r)}\n`);
   }
-  if (n === 0) throw new InputError(`never joined ${target}: no snapshot arrived (nothing listening, refused, or a different --version?)`);
+  // A live client ends with a record saying whether it ever joined (`joined: false`: nothing listening, refused, wrong version).
+  const joined = last !== null && typeof last === 'object' ? (last as { joined?: unknown }).joined : undefined;
+  if (n === 0 || joined === false) {
+    const reason = last !== null && typeof last === 'object' && typeof (last as { reason?: unknown }).reason === 'string' ? `: ${(last as { reason: string }).reason}` : '';
+    throw new InputError(`never joined ${target}${reason} (nothing listening, refused, or another --version?)`);
+  }
   return 0;
 }
 
