@@ -1,11 +1,10 @@
 /**
  * tickwire: read, write and replicate the entity-update messages of real-time game servers.
  *
- * The root entry exports the core layer. Each protocol family has its own entry:
- * `tickwire/scrapmechanic`, `tickwire/teeworlds`, `tickwire/wow`, `tickwire/diep`.
+ * The root entry is the core layer only (bytes, bits, varints, errors, limits,
+ * spans, LZ4, zlib, hex, captures, the client-mirror contract), so that
+ * `import { ByteReader } from 'tickwire'` pulls in no protocol family. Each
+ * family has its own entry: `tickwire/scrapmechanic`, `tickwire/teeworlds`,
+ * `tickwire/wow`, `tickwire/diep`.
  */
 export * from './core/index.js';
-export * as scrapmechanic from './protocols/scrapmechanic/index.js';
-export * as teeworlds from './protocols/teeworlds/index.js';
-export * as wow from './protocols/wow/index.js';
-export * as diep from './protocols/diep/index.js';
