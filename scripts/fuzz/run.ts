@@ -1,0 +1,110 @@
+/**
+ * `npm run fuzz -- <target|all> [seconds]`: coverage-guided fuzzing with Jazzer.js (libFuzzer).
+ *
+ * Each target in `fuzz/targets/` is bundled with esbuild into one CommonJS file (Jazzer
+ * instruments what it loads), seeded with its `seeds()` into `.fuzz/corpus/<target>/` (kept
+ * between runs, so a developer's long run feeds the next), and run for the given time
+ * (default 60 s). A crash leaves its input in `.fuzz/artifacts/<target>/` and exits 1.
+ * Prints, per target, the executions reached and the corpus size.
+ *
+ *   npm run fuzz -- list
+ *   npm run fuzz -- wow 600
+ *   npm run fuzz -- all 30
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const targetsDir = join(root, 'fuzz/targets');
+
+export function listTargets(): string[] {
+  return readdirSync(targetsDir)
+    .filter((n) => n.endsWith('.ts'))
+    .map((n) => n.slice(0, -3))
+    .sort();
+}
+
+/** Make the prebuilt libFuzzer addon loadable here (see jazzer-debian12.mjs); once per install. */
+function ensureAddon(): void {
+  const probe = spawnSync(process.execPath, ['-e', "require('@jazzer.js/fuzzer')"], { cwd: root, encoding: 'utf8' });
+  if (probe.status === 0) return;
+  const fix = spawnSync(process.execPath, [join(root, 'scripts/fuzz/jazzer-debian12.mjs')], { cwd: root, encoding: 'utf8' });
+  if (fix.status !== 0) throw new Error(`cannot make the Jazzer.js addon load: ${probe.stderr.split('\n').find((l) => /Error/.test(l)) ?? ''}\n${fix.stderr}`);
+}
+
+export interface FuzzResult {
+  target: string;
+  ok: boolean;
+  executions: number;
+  corpus: number;
+  seconds: number;
+  output: string;
+}
+
+export async function fuzzTarget(target: string, seconds: number): Promise<FuzzResult> {
+  const work = join(root, '.fuzz');
+  const bundle = join(work, 'build', `${target}.js`);
+  const corpus = join(work, 'corpus', target);
+  const artifacts = join(work, 'artifacts', target);
+  for (const d of [corpus, artifacts, join(work, 'build')]) mkdirSync(d, { recursive: true });
+  // the bundles are CommonJS (Jazzer instruments require()d code); .js under a folder that says so
+  writeFileSync(join(work, 'build', 'package.json'), '{"type":"commonjs"}\n');
+  await build({
+    entryPoints: [join(targetsDir, `${target}.ts`)],
+    outfile: bundle,
+    bundle: true,
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    external: ['node:*'],
+    define: { 'import.meta.url': 'undefined' },
+    logLevel: 'error',
+  });
+  // seeds: from the TS module itself (run through tsx)
+  const mod = (await import(join(targetsDir, `${target}.ts`))) as { seeds(): Uint8Array[] };
+  for (const s of mod.seeds()) writeFileSync(join(corpus, `seed-${createHash('sha1').update(s).digest('hex').slice(0, 16)}`), s);
+  const jazzer = join(root, 'node_modules/@jazzer.js/core/dist/cli.js');
+  const t0 = Date.now();
+  const r = spawnSync(
+    process.execPath,
+    [jazzer, bundle.slice(0, -3), corpus, '--sync', '--includes', 'fuzz/build', '--timeout', '10000', '--', `-max_total_time=${seconds}`, `-artifact_prefix=${artifacts}/`, '-rss_limit_mb=3072', '-max_len=65536', '-print_final_stats=1'],
+    { cwd: root, encoding: 'utf8', env: { ...process.env, TICKWIRE_ROOT: root }, maxBuffer: 64 << 20 },
+  );
+  const output = `${r.stdout}\n${r.stderr}`;
+  const exec = /stat::number_of_executed_units:\s*(\d+)/.exec(output) ?? /Done (\d+) runs/.exec(output);
+  return {
+    target,
+    ok: r.status === 0,
+    executions: exec ? Number(exec[1]) : 0,
+    corpus: readdirSync(corpus).length,
+    seconds: (Date.now() - t0) / 1000,
+    output,
+  };
+}
+
+async function main(): Promise<void> {
+  const [which = 'list', secs = '60'] = process.argv.slice(2);
+  if (which === 'list') {
+    console.log(listTargets().join('\n'));
+    return;
+  }
+  const targets = which === 'all' ? listTargets() : [which];
+  for (const t of targets) if (!existsSync(join(targetsDir, `${t}.ts`))) throw new Error(`no fuzz target ${t} (npm run fuzz -- list)`);
+  ensureAddon();
+  let failed = 0;
+  for (const t of targets) {
+    const r = await fuzzTarget(t, Number(secs));
+    console.log(`${t.padEnd(20)} ${r.ok ? 'ok   ' : 'CRASH'} ${String(r.executions).padStart(10)} executions in ${r.seconds.toFixed(0)} s, corpus ${r.corpus}`);
+    if (!r.ok) {
+      failed++;
+      console.log(r.output.split('\n').slice(-40).join('\n'));
+    }
+  }
+  process.exitCode = failed > 0 ? 1 : 0;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) await main();
