@@ -61,6 +61,15 @@ export interface DecodedMessage {
   layers?: Record<string, Uint8Array>;
   /** Byte ranges by entity, when the family can tell. */
   entities?: EntityByteRange[];
+  /**
+   * For whole-file decoders (`decodeFile`: a pcap, a demo, a HAR): the message's own
+   * bytes, the spans of its fields and the client state after it, so that the page
+   * shows a capture's messages like bare ones. Stream decoders leave these out (the
+   * caller has the bytes, passes a span sink, and asks `state()`).
+   */
+  bytes?: Uint8Array;
+  spans?: import('../core/spans.js').Span[];
+  state?: EntityTable;
 }
 
 /** Stateful decoder over a stream of messages (state carries from one to the next). */

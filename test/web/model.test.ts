@@ -118,10 +118,14 @@ test('span index: exact path, union of children, innermost span at a byte, paren
     { start: 2, end: 5, path: 'a[0]', kind: 'struct' },
     { start: 0, end: 4, path: 'b.c', kind: 'u32le', layer: 'lz4' },
   ]);
-  assert.deepEqual(idx.rangeOf('a[0].y'), { start: 3, end: 5, path: 'a[0].y', kind: 'u16le' });
-  assert.deepEqual({ ...idx.rangeOf('a')! }, { start: 2, end: 5, path: 'a', kind: 'group' });
-  assert.equal(idx.rangeOf('b')!.layer, 'lz4');
-  assert.equal(idx.rangeOf('zz'), undefined);
+  assert.deepEqual(idx.rangeOf(0, 'a[0].y'), { start: 3, end: 5, path: 'a[0].y', kind: 'u16le' });
+  assert.deepEqual({ ...idx.rangeOf(0, 'a')! }, { start: 2, end: 5, path: 'a', kind: 'group', record: 0 });
+  assert.equal(idx.rangeOf(0, 'b')!.layer, 'lz4');
+  assert.equal(idx.rangeOf(0, 'zz'), undefined);
+  // a span of record 1 links record 1's node only
+  const two = new SpanIndex([{ start: 0, end: 1, path: 'x', kind: 'u8', record: 1 }]);
+  assert.equal(two.rangeOf(0, 'x'), undefined);
+  assert.equal(two.rangeOf(1, 'x')!.start, 0);
   assert.equal(idx.innermost(4, undefined)!.path, 'a[0].y');
   assert.equal(idx.innermost(1, undefined), undefined);
   assert.equal(idx.innermost(1, 'lz4')!.path, 'b.c');

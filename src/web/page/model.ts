@@ -8,7 +8,8 @@
  */
 import { DecodeError, parseHexLines as parseLines, SpanSink, toJsonValue } from '../../core/index.js';
 import type { Span } from '../../core/index.js';
-import type { DecodedMessage, EntityByteRange, EntityTable, FamilyAdapter, OptionValues, Sample } from '../../families/types.js';
+import type { DecodedMessage, EntityByteRange, EntityTable, FamilyAdapter, MessageSummary, OptionValues, Sample } from '../../families/types.js';
+import { summarize } from '../../families/summary.js';
 
 /** What went wrong in one message. */
 export interface MessageError {
@@ -39,6 +40,10 @@ export interface MessageView {
   /** Client-side state after this message (a JSON copy), when the family keeps one. */
   state: EntityTable | undefined;
   error: MessageError | undefined;
+  /** Type, tick, time and direction for the packet list. */
+  summary: MessageSummary;
+  /** Entities this message created / changed / removed (ids), from the state table. */
+  changes: { created: string[]; updated: string[]; removed: string[] };
 }
 
 export interface Session {
@@ -74,7 +79,24 @@ function jsonCopy<T>(v: T): T {
   return toJsonValue(v) as T;
 }
 
-function view(index: number, bytes: Uint8Array | undefined, d: DecodedMessage | undefined, spans: Span[], state: EntityTable | undefined, error: MessageError | undefined): MessageView {
+function changesOf(state: EntityTable | undefined): MessageView['changes'] {
+  const out: MessageView['changes'] = { created: [], updated: [], removed: state?.removed ?? [] };
+  for (const r of state?.rows ?? []) {
+    if (r.created) out.created.push(r.id);
+    else if (r.changed.length > 0) out.updated.push(r.id);
+  }
+  return out;
+}
+
+function view(family: FamilyAdapter, index: number, bytes: Uint8Array | undefined, d: DecodedMessage | undefined, spans: Span[], state: EntityTable | undefined, error: MessageError | undefined): MessageView {
+  let summary: MessageSummary = { type: error !== undefined ? 'decode error' : '(no record)' };
+  if (d !== undefined) {
+    try {
+      summary = summarize(family, d);
+    } catch {
+      summary = { type: family.name };
+    }
+  }
   return {
     index,
     bytes,
@@ -84,6 +106,8 @@ function view(index: number, bytes: Uint8Array | undefined, d: DecodedMessage | 
     spans,
     state,
     error,
+    summary,
+    changes: changesOf(state),
   };
 }
 
@@ -108,7 +132,7 @@ export function decodeMessages(family: FamilyAdapter, options: OptionValues, inp
     dec = family.createDecoder(options);
   } catch (e) {
     const err = errorInfo(e);
-    return inputs.slice(0, 1).map((b) => view(0, b, undefined, [], undefined, err));
+    return inputs.slice(0, 1).map((b) => view(family, 0, b, undefined, [], undefined, err));
   }
   const n = Math.min(inputs.length, MAX_MESSAGES);
   for (let i = 0; i < n; i++) {
@@ -116,12 +140,12 @@ export function decodeMessages(family: FamilyAdapter, options: OptionValues, inp
     const sink = new SpanSink();
     try {
       const d = dec.decode(bytes, sink);
-      out.push(view(i, bytes, d, sink.spans, stateOf(dec), undefined));
+      out.push(view(family, i, bytes, d, sink.spans, stateOf(dec), undefined));
     } catch (e) {
       const err = errorInfo(e);
       const layer = err.decodeError ? errorLayer(err.path, sink) : undefined;
       if (layer !== undefined) err.layer = layer;
-      out.push(view(i, bytes, undefined, sink.spans, stateOf(dec), err));
+      out.push(view(family, i, bytes, undefined, sink.spans, stateOf(dec), err));
     }
   }
   return out;
@@ -143,16 +167,16 @@ export function errorLayer(path: string, sink: SpanSink): string | undefined {
   return best?.layer;
 }
 
-/** Messages from a family's own file decoder (a pcap...); an error ends the list. */
-function fromDecodedFile(iter: Iterable<DecodedMessage>): MessageView[] {
+/** Messages from a family's own file decoder (a pcap, a demo, a HAR), with the bytes, spans and state it gives; an error ends the list. */
+function fromDecodedFile(family: FamilyAdapter, iter: Iterable<DecodedMessage>): MessageView[] {
   const out: MessageView[] = [];
   try {
     for (const d of iter) {
-      out.push(view(out.length, undefined, d, [], undefined, undefined));
+      out.push(view(family, out.length, d.bytes, d, d.spans ?? [], d.state === undefined ? undefined : jsonCopy(d.state), undefined));
       if (out.length >= MAX_MESSAGES) break;
     }
   } catch (e) {
-    out.push(view(out.length, undefined, undefined, [], undefined, errorInfo(e)));
+    out.push(view(family, out.length, undefined, undefined, [], undefined, errorInfo(e)));
   }
   return out;
 }
@@ -222,9 +246,9 @@ export function decodeFileBytes(family: FamilyAdapter, options: OptionValues, na
     try {
       iter = family.decodeFile(bytes, options);
     } catch (e) {
-      return session(family, options, name, 'capture file', [view(0, undefined, undefined, [], undefined, errorInfo(e))]);
+      return session(family, options, name, 'capture file', [view(family, 0, undefined, undefined, [], undefined, errorInfo(e))]);
     }
-    if (iter !== undefined) return session(family, options, name, 'capture file', fromDecodedFile(iter));
+    if (iter !== undefined) return session(family, options, name, 'capture file', fromDecodedFile(family, iter));
   }
   if (format === 'pcap') return session(family, options, name, 'capture file', [], `${family.name} cannot read this capture file`);
   return session(family, options, name, '1 message', decodeMessages(family, options, [bytes]));
@@ -238,19 +262,27 @@ export function buffersOf(m: MessageView): Array<[string, Uint8Array]> {
   return out;
 }
 
-/** Index of spans by path, and the byte range a tree node covers. */
+/** Key of a tree node / span: its record index and its path inside that record's JSON. */
+export function nodeKey(record: number, path: string): string {
+  return `${record}|${path}`;
+}
+
+/** Index of spans by (record, path), and the byte range a tree node covers. */
 export class SpanIndex {
-  private readonly byPath = new Map<string, Span>();
-  /** For every path that has spans below it: the range covering them (in the first one's buffer). */
+  private readonly byKey = new Map<string, Span>();
+  /** For every node that has spans below it: the range covering them (in the first one's buffer). */
   private readonly unions = new Map<string, Span>();
   constructor(readonly spans: readonly Span[]) {
     for (const s of spans) {
-      const prev = this.byPath.get(s.path);
+      const r = s.record ?? 0;
+      const k = nodeKey(r, s.path);
+      const prev = this.byKey.get(k);
       // keep the widest span of a path (a struct recorded after its fields covers them)
-      if (prev === undefined || s.end - s.start > prev.end - prev.start) this.byPath.set(s.path, s);
+      if (prev === undefined || s.end - s.start > prev.end - prev.start) this.byKey.set(k, s);
       for (let p = parentPath(s.path), guard = 0; guard < 64; p = parentPath(p), guard++) {
-        const u = this.unions.get(p);
-        if (u === undefined) this.unions.set(p, { start: s.start, end: s.end, path: p, kind: 'group', ...(s.layer !== undefined ? { layer: s.layer } : {}) });
+        const pk = nodeKey(r, p);
+        const u = this.unions.get(pk);
+        if (u === undefined) this.unions.set(pk, { start: s.start, end: s.end, path: p, kind: 'group', record: r, ...(s.layer !== undefined ? { layer: s.layer } : {}) });
         else if (u.layer === s.layer) {
           if (s.start < u.start) u.start = s.start;
           if (s.end > u.end) u.end = s.end;
@@ -260,13 +292,15 @@ export class SpanIndex {
     }
   }
 
-  /** The span of `path`, or the range covering all spans below it (same buffer), or undefined. */
-  rangeOf(path: string): Span | undefined {
-    return this.byPath.get(path) ?? this.unions.get(path);
+  /** The span of a node, or the range covering all spans below it (same buffer), or undefined. */
+  rangeOf(record: number, path: string): Span | undefined {
+    const k = nodeKey(record, path);
+    return this.byKey.get(k) ?? this.unions.get(k);
   }
 
-  has(path: string): boolean {
-    return this.byPath.has(path);
+  /** True when a span has exactly this node's key. */
+  has(record: number, path: string): boolean {
+    return this.byKey.has(nodeKey(record, path));
   }
 
   /** The innermost span covering byte `offset` of a buffer. */
