@@ -1,0 +1,105 @@
+/**
+ * The inspector's central promise, counted per family, per bundled sample, per message:
+ * the tree the page draws and the spans the decoder recorded agree. For every message:
+ *
+ * - the leaves the page marks as linked are exactly those a span names (its record index
+ *   and its path inside that record's JSON), counted again here in Node from the same adapter;
+ * - the spans the page marks as orphans (no tree node has their path) are exactly the
+ *   node-level orphans;
+ * - per family, with the allowed gaps of test/helpers/span-allow.ts (derived values), every
+ *   leaf is linked and no span is an orphan: 100 %, or the test fails naming the paths.
+ *
+ * The per-sample counts are printed as diagnostics (the closing notes quote them).
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { SpanSink, parseHexLines, toJsonValue } from '../../src/core/index.js';
+import { FAMILIES } from '../../src/families/registry.js';
+import type { RunningServer } from '../../src/web/server.js';
+import { spanCoverage } from '../helpers/span-coverage.js';
+import { ALLOWED_GAPS } from '../helpers/span-allow.js';
+import { chromiumMissing, gotoMessage, launchChromium, pickSample, ROOT, startToyServer } from './helpers.js';
+
+const missing = chromiumMissing();
+
+interface PageCount {
+  leaves: number;
+  linked: number;
+  linkedKeys: string[];
+  orphans: number;
+}
+
+function pageCounts(page: Page): Promise<PageCount> {
+  return page.evaluate(() => {
+    const leaves = Array.from(document.querySelectorAll<HTMLElement>('#tree .node.leaf > .tn'));
+    const linked = leaves.filter((e) => e.classList.contains('linked'));
+    return {
+      leaves: leaves.length,
+      linked: linked.length,
+      linkedKeys: linked.map((e) => e.dataset.key ?? ''),
+      orphans: document.querySelectorAll('#fields .fld.orphan').length,
+    };
+  });
+}
+
+describe('inspector: tree and spans agree, every family, every sample, every message (Chromium)', { skip: missing }, () => {
+  let server: RunningServer;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    server = await startToyServer();
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(server.url);
+    await page.waitForSelector('body[data-state=ready]');
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  for (const f of FAMILIES) {
+    test(`${f.name}: every leaf linked and no orphan span, in the page as in the data`, async (t) => {
+      assert.ok(f.samples.length > 0, `${f.name} bundles no sample`);
+      const allow = ALLOWED_GAPS[f.name] ?? [];
+      let familyLeaves = 0;
+      let familyLinked = 0;
+      for (const s of f.samples) {
+        if (s.format !== 'hex-lines') continue;
+        await pickSample(page, f.name, s.id);
+        const inputs = parseHexLines(readFileSync(join(ROOT, s.path), 'utf8'));
+        const dec = f.createDecoder({ ...Object.fromEntries(Object.entries(f.options).filter(([, o]) => o.default !== undefined).map(([k, o]) => [k, o.default])), ...s.options });
+        let sLeaves = 0;
+        let sLinked = 0;
+        const gaps: string[] = [];
+        for (let i = 0; i < inputs.length; i++) {
+          const sink = new SpanSink();
+          const d = dec.decode(inputs[i]!, sink);
+          const records = toJsonValue(d.records) as unknown[];
+          const node = spanCoverage(records, sink.spans);
+          const withAllow = spanCoverage(records, sink.spans, allow);
+          if (inputs.length > 1) await gotoMessage(page, i);
+          const pc = await pageCounts(page);
+          // the page agrees with the data
+          assert.equal(pc.leaves, node.leaves, `${s.id} message ${i + 1}: leaves in the page vs in the records`);
+          assert.equal(pc.linked, node.linked, `${s.id} message ${i + 1}: linked leaves in the page vs spans naming them`);
+          assert.equal(pc.orphans, node.orphans.length, `${s.id} message ${i + 1}: orphan spans in the page vs in the data`);
+          sLeaves += withAllow.leaves;
+          sLinked += withAllow.linked;
+          for (const u of withAllow.unlinked) gaps.push(`message ${i + 1}: unlinked ${u}`);
+          for (const o of withAllow.orphans) gaps.push(`message ${i + 1}: orphan span ${o}`);
+        }
+        t.diagnostic(`${f.name}/${s.id}: ${sLinked} of ${sLeaves} leaves linked over ${inputs.length} messages (${gaps.length} gaps)`);
+        familyLeaves += sLeaves;
+        familyLinked += sLinked;
+        assert.deepEqual(gaps.slice(0, 20), [], `${f.name}/${s.id}: ${gaps.length} gaps`);
+      }
+      assert.ok(familyLeaves > 0);
+      assert.equal(familyLinked, familyLeaves);
+    });
+  }
+});
