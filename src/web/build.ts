@@ -76,9 +76,27 @@ export async function buildPage(opts: BuildOptions = {}): Promise<Map<string, As
   });
   const js = result.outputFiles.find((f) => f.path.endsWith('.js'));
   if (js === undefined) throw new Error('esbuild produced no script');
+  // the decoding worker: the same adapters, its own bundle
+  const worker = await esbuild.build({
+    entryPoints: [join(pageDir, 'worker.ts')],
+    bundle: true,
+    write: false,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    outfile: 'worker.js',
+    minify: opts.minify ?? false,
+    sourcemap: false,
+    legalComments: 'none',
+    logLevel: 'silent',
+    plugins,
+  });
+  const wjs = worker.outputFiles.find((f) => f.path.endsWith('.js'));
+  if (wjs === undefined) throw new Error('esbuild produced no worker script');
   const files = new Map<string, Asset>();
   files.set('/', { body: readFileSync(join(pageDir, 'index.html')), type: 'text/html; charset=utf-8' });
   files.set('/app.css', { body: readFileSync(join(pageDir, 'app.css')), type: 'text/css; charset=utf-8' });
   files.set('/app.js', { body: js.contents, type: 'text/javascript; charset=utf-8' });
+  files.set('/worker.js', { body: wjs.contents, type: 'text/javascript; charset=utf-8' });
   return files;
 }

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { deflateZlib, SpanSink } from '../../src/core/index.js';
-import { decodeFileBytes, decodeMessages, decodePastedHex, errorLayer, looksLikeHexLines, optionsFor, parentPath, parseHexLines, SpanIndex } from '../../src/web/page/model.js';
+import { decodeFileBytes, decodeMessages, decodePastedHex, errorLayer, looksLikeHexLines, optionsFor, parentPath, parseHexLines, SpanIndex, stateTableAt } from '../../src/web/page/model.js';
 import { FAMILIES } from '../../src/families/registry.js';
 import { toy } from './toy-family.js';
 import { ROOT } from './helpers.js';
@@ -54,9 +54,14 @@ test('stream: state after every message is a copy; a bad message keeps its error
   assert.equal(e.offset, 6);
   assert.equal(e.path, 'entities[0].y');
   assert.ok(views[1]!.spans.some((s) => s.path === 'entities[0].x' && s.start === 4 && s.end === 6));
-  assert.deepEqual(views[2]!.state?.rows[0]?.fields, { x: 12 });
-  assert.deepEqual(views[0]!.state?.rows[0]?.fields, { x: 10 }, 'earlier state is not mutated by later messages');
-  assert.deepEqual(views[2]!.state?.rows[0]?.changed, ['x']);
+  // messages between keyframes keep their diff; the state after each is rebuilt from the keyframe
+  assert.deepEqual(views[2]!.stateDiff?.rows[0]?.fields, { x: 12 });
+  assert.deepEqual(stateTableAt(views, 2)!.table.rows[0]?.fields, { x: 12 });
+  assert.deepEqual(stateTableAt(views, 0)!.table.rows[0]?.fields, { x: 10 }, 'earlier state is not mutated by later messages');
+  assert.deepEqual(stateTableAt(views, 2)!.table.rows[0]?.changed, ['x']);
+  // stepping forward from a cached state gives the same table as rebuilding from the keyframe
+  const c0 = stateTableAt(views, 0)!.cache;
+  assert.deepEqual(stateTableAt(views, 2, c0)!.table, stateTableAt(views, 2)!.table);
 });
 
 test('an error inside an inner buffer says which buffer its offset refers to', () => {

@@ -24,13 +24,17 @@ function get(url: string, method = 'GET'): Promise<{ status: number; headers: Re
 
 test('the page builds offline: no external URL in the HTML, CSS or script loads', async () => {
   const assets = await buildPage();
-  assert.deepEqual([...assets.keys()].sort(), ['/', '/app.css', '/app.js']);
+  assert.deepEqual([...assets.keys()].sort(), ['/', '/app.css', '/app.js', '/worker.js']);
   const html = new TextDecoder().decode(assets.get('/')!.body);
   const css = new TextDecoder().decode(assets.get('/app.css')!.body);
   assert.doesNotMatch(html, /(src|href)="(https?:)?\/\//);
   assert.doesNotMatch(css, /url\(|@import/);
   const js = new TextDecoder().decode(assets.get('/app.js')!.body);
   assert.doesNotMatch(js, /\bimport\s*\(?\s*["']https?:/);
+  // the decoding worker is built from the same sources, also without outside loads
+  const worker = new TextDecoder().decode(assets.get('/worker.js')!.body);
+  assert.doesNotMatch(worker, /\bimport\s*\(?\s*["']https?:|importScripts\(/);
+  for (const f of FAMILIES) assert.ok(worker.includes(JSON.stringify(f.name).slice(1, -1)), `worker: ${f.name}`);
   // the family adapters are in the bundle (the page runs the library's own decoders)
   for (const f of FAMILIES) assert.ok(js.includes(JSON.stringify(f.name).slice(1, -1)), f.name);
 });

@@ -13,7 +13,8 @@ export function entityHistory(messages: readonly MessageView[], id: string): { t
   const fields = new Map<string, Point[]>();
   let type = '';
   for (const m of messages) {
-    const row = m.state?.rows.find((r) => r.id === id);
+    // the entity's values where they change (its diff rows), and at keyframes
+    const row = m.stateDiff?.rows.find((r) => r.id === id) ?? m.state?.rows.find((r) => r.id === id);
     if (row === undefined) continue;
     type = row.type;
     for (const [k, v] of Object.entries(row.fields)) {

@@ -9,10 +9,11 @@ import type { Span } from '../../core/index.js';
 import { esc, fmtValue, plural, rangeText, rng, ui } from './dom.js';
 import { paint, renderEntityRanges, renderHex, type Cells } from './hex.js';
 import { renderHistory } from './history.js';
-import { decodeFileBytes, decodePastedHex, nodeKey, optionsFor, parentPath, SpanIndex, type MessageView, type Session } from './model.js';
+import { decodeFileBytes, decodePastedHex, nodeKey, optionsFor, parentPath, SpanIndex, stateTableAt, type MessageView, type Session } from './model.js';
 import { PacketList } from './packets.js';
 import { renderStatsView } from './stats-view.js';
 import { renderTree } from './tree.js';
+import type { LoadReply } from './worker.js';
 
 // ---------------------------------------------------------------- state
 
@@ -40,6 +41,8 @@ let selected: Span | undefined;
 let hoverTree: HTMLElement | undefined;
 let selectedTree: HTMLElement | undefined;
 let tab = 'tree';
+/** The last rebuilt state (stepping forward applies one diff to it). */
+let stateCache: Parameters<typeof stateTableAt>[2];
 const packets = new PacketList(ui.pktList, ui.pktCount);
 
 // ---------------------------------------------------------------- controls
@@ -93,21 +96,78 @@ function currentOptions(): OptionValues {
 
 // ---------------------------------------------------------------- loading
 
+let worker: Worker | undefined;
+let loadId = 0;
+/** True while the worker is still sending messages of the current input. */
+let loading = false;
+
+function getWorker(): Worker | undefined {
+  if (worker === undefined) {
+    try {
+      worker = new Worker('worker.js', { type: 'module' });
+      worker.onerror = (e) => showPageError(new Error(`decoding worker: ${e.message}`));
+    } catch {
+      return undefined;
+    }
+  }
+  return worker;
+}
+
 function runInput(input: LastInput, options: OptionValues): void {
   last = input;
   const f = input.family;
   const opts = optionsFor(f, { ...input.baseOptions, ...options });
-  try {
-    if (input.kind === 'paste') session = decodePastedHex(f, opts, input.text ?? '');
-    else session = decodeFileBytes(f, opts, input.name, input.bytes ?? new Uint8Array(), input.format);
-  } catch (e) {
-    showPageError(e);
+  ui.history.hidden = true;
+  stateCache = undefined;
+  current = 0;
+  const w = input.kind === 'paste' ? undefined : getWorker();
+  if (w === undefined) {
+    try {
+      if (input.kind === 'paste') session = decodePastedHex(f, opts, input.text ?? '');
+      else session = decodeFileBytes(f, opts, input.name, input.bytes ?? new Uint8Array(), input.format);
+    } catch (e) {
+      showPageError(e);
+      return;
+    }
+    finishLoad();
     return;
   }
-  ui.history.hidden = true;
-  packets.refresh(session.messages, ui.pktFilter.value, 0);
+  // decode in the worker; messages arrive in batches
+  const id = ++loadId;
+  const s: Session = { family: f, options: opts, source: input.name, kind: 'loading…', messages: [], inputError: undefined };
+  session = s;
+  packets.refresh(s.messages, ui.pktFilter.value, 0);
+  loading = true;
+  document.body.dataset.state = 'loading';
+  ui.progress.hidden = false;
+  ui.progress.removeAttribute('value');
+  w.onmessage = (ev: MessageEvent<LoadReply>) => {
+    const r = ev.data;
+    if (r.id !== loadId || session !== s) return;
+    if (r.type === 'start') {
+      s.kind = r.kind;
+      s.inputError = r.inputError;
+      if (r.total !== undefined) ui.progress.max = Math.max(1, r.total);
+    } else if (r.type === 'batch') {
+      for (const m of r.messages) s.messages.push(m);
+      if (r.total !== undefined) ui.progress.value = r.done;
+      if (s.messages.length === r.messages.length) {
+        packets.refresh(s.messages, ui.pktFilter.value, 0);
+        show(0);
+      } else updateNav();
+    } else if (r.type === 'end') finishLoad();
+    else showPageError(new Error(r.message));
+  };
+  w.postMessage({ id, family: f.name, options: opts, bytes: input.bytes ?? new Uint8Array(), ...(input.format !== undefined ? { format: input.format } : {}) });
+}
+
+function finishLoad(): void {
+  loading = false;
+  ui.progress.hidden = true;
+  if (session === undefined) return;
+  packets.refresh(session.messages, ui.pktFilter.value, current);
   if (tab === 'stats') renderStatsView(ui.stats, session.messages);
-  show(0);
+  show(current);
 }
 
 async function loadSample(key: string): Promise<void> {
@@ -158,21 +218,29 @@ function showPageError(e: unknown): void {
   document.body.dataset.state = 'ready';
 }
 
-function show(i: number): void {
+/** The stream controls (position, slider, buttons) for the messages loaded so far. */
+function updateNav(): void {
   const s = session;
   if (s === undefined) return;
   const n = s.messages.length;
-  current = Math.max(0, Math.min(i, n - 1));
-  const m = s.messages[current];
   ui.source.textContent = `${s.family.name} · ${s.source} · ${s.kind}`;
   ui.step.max = String(Math.max(0, n - 1));
   ui.step.value = String(current);
   ui.step.disabled = n <= 1;
   ui.prev.disabled = current <= 0;
   ui.next.disabled = current >= n - 1;
-  const errors = s.messages.filter((x) => x.error !== undefined).length;
+  ui.position.textContent = n === 0 ? (loading ? 'loading…' : 'no messages') : `message ${current + 1} of ${n}${loading ? ' (loading…)' : ''}`;
+}
+
+function show(i: number): void {
+  const s = session;
+  if (s === undefined) return;
+  const n = s.messages.length;
+  current = Math.max(0, Math.min(i, n - 1));
+  const m = s.messages[current];
+  updateNav();
+  const errors = loading ? 0 : s.messages.filter((x) => x.error !== undefined).length;
   ui.nextError.hidden = errors === 0 || n <= 1;
-  ui.position.textContent = n === 0 ? 'no messages' : `message ${current + 1} of ${n}`;
   ui.summary.textContent = m === undefined ? '' : summaryOf(m) + (errors > 0 ? ` · ${plural(errors, 'message')} with errors in this input` : '');
   hoverRange = undefined;
   selected = undefined;
@@ -193,11 +261,19 @@ function show(i: number): void {
   renderFields(m);
   cells = renderHex(ui.hex, m);
   renderEntityRanges(ui.entRanges, m);
-  renderState(m?.state);
+  renderState(currentState());
   packets.draw(s.messages, current);
   setStatus(undefined);
-  document.body.dataset.state = 'ready';
+  if (!loading) document.body.dataset.state = 'ready';
   document.body.dataset.message = String(current);
+}
+
+function currentState(): EntityTable | undefined {
+  if (session === undefined) return undefined;
+  const r = stateTableAt(session.messages, current, stateCache);
+  if (r === undefined) return undefined;
+  stateCache = r.cache;
+  return r.table;
 }
 
 function summaryOf(m: MessageView): string {
@@ -426,8 +502,8 @@ function wireControls(): void {
     else if (e.key === 'ArrowRight' || e.key === 'j') show(current + 1);
     else if (e.key === 'Escape') setSelected(undefined, undefined);
   });
-  ui.filter.addEventListener('input', () => renderState(session?.messages[current]?.state));
-  ui.onlyChanged.addEventListener('change', () => renderState(session?.messages[current]?.state));
+  ui.filter.addEventListener('input', () => renderState(currentState()));
+  ui.onlyChanged.addEventListener('change', () => renderState(currentState()));
   for (const b of Array.from(document.querySelectorAll<HTMLButtonElement>('.tabs button'))) b.addEventListener('click', () => setTab(b.dataset.tab ?? 'tree'));
   // packet list: click selects; filter; jump to a tick
   ui.pktList.addEventListener('click', (e) => {

@@ -8,7 +8,7 @@
  */
 import { DecodeError, parseHexLines as parseLines, SpanSink, toJsonValue } from '../../core/index.js';
 import type { Span } from '../../core/index.js';
-import type { DecodedMessage, EntityByteRange, EntityTable, FamilyAdapter, MessageSummary, OptionValues, Sample } from '../../families/types.js';
+import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, MessageSummary, OptionValues, Sample } from '../../families/types.js';
 import { summarize } from '../../families/summary.js';
 
 /** What went wrong in one message. */
@@ -37,8 +37,14 @@ export interface MessageView {
   entities: EntityByteRange[];
   /** Spans recorded by the decoder (also the ones recorded before an error). */
   spans: Span[];
-  /** Client-side state after this message (a JSON copy), when the family keeps one. */
+  /**
+   * Client-side state after this message (a JSON copy), when the family keeps one. Kept
+   * whole only on keyframes (every KEYFRAME_EVERY messages); `stateAt` rebuilds the others
+   * from the nearest keyframe and the diffs after it.
+   */
   state: EntityTable | undefined;
+  /** What this message changed in the state: the created or changed rows (whole) and the removed ids. */
+  stateDiff: EntityTable | undefined;
   error: MessageError | undefined;
   /** Type, tick, time and direction for the packet list. */
   summary: MessageSummary;
@@ -59,7 +65,10 @@ export interface Session {
 }
 
 /** Caps that keep the page responsive on big inputs. */
-export const MAX_MESSAGES = 20000;
+export const MAX_MESSAGES = 1_000_000;
+
+/** A whole state table is kept every this many messages; the others keep their diff only. */
+export const KEYFRAME_EVERY = 64;
 
 /** Family option values: the defaults, then the given overrides. */
 export function optionsFor(family: FamilyAdapter, given: OptionValues = {}): OptionValues {
@@ -88,6 +97,11 @@ function changesOf(state: EntityTable | undefined): MessageView['changes'] {
   return out;
 }
 
+function diffOf(state: EntityTable | undefined): EntityTable | undefined {
+  if (state === undefined) return undefined;
+  return { rows: state.rows.filter((r) => r.created || r.changed.length > 0), removed: state.removed };
+}
+
 function view(family: FamilyAdapter, index: number, bytes: Uint8Array | undefined, d: DecodedMessage | undefined, spans: Span[], state: EntityTable | undefined, error: MessageError | undefined): MessageView {
   let summary: MessageSummary = { type: error !== undefined ? 'decode error' : '(no record)' };
   if (d !== undefined) {
@@ -104,7 +118,8 @@ function view(family: FamilyAdapter, index: number, bytes: Uint8Array | undefine
     layers: d?.layers ?? {},
     entities: d?.entities ?? [],
     spans,
-    state,
+    state: index % KEYFRAME_EVERY === 0 ? state : undefined,
+    stateDiff: diffOf(state),
     error,
     summary,
     changes: changesOf(state),
@@ -126,13 +141,18 @@ function stateOf(dec: { state?(): EntityTable }): EntityTable | undefined {
  * with the next one, as a live client would.
  */
 export function decodeMessages(family: FamilyAdapter, options: OptionValues, inputs: readonly Uint8Array[]): MessageView[] {
-  const out: MessageView[] = [];
+  return Array.from(iterMessages(family, options, inputs));
+}
+
+/** The same, one message at a time (the worker posts them in batches as they come). */
+export function* iterMessages(family: FamilyAdapter, options: OptionValues, inputs: readonly Uint8Array[]): Generator<MessageView> {
   let dec;
   try {
     dec = family.createDecoder(options);
   } catch (e) {
     const err = errorInfo(e);
-    return inputs.slice(0, 1).map((b) => view(family, 0, b, undefined, [], undefined, err));
+    if (inputs.length > 0) yield view(family, 0, inputs[0], undefined, [], undefined, err);
+    return;
   }
   const n = Math.min(inputs.length, MAX_MESSAGES);
   for (let i = 0; i < n; i++) {
@@ -140,15 +160,53 @@ export function decodeMessages(family: FamilyAdapter, options: OptionValues, inp
     const sink = new SpanSink();
     try {
       const d = dec.decode(bytes, sink);
-      out.push(view(family, i, bytes, d, sink.spans, stateOf(dec), undefined));
+      yield view(family, i, bytes, d, sink.spans, stateOf(dec), undefined);
     } catch (e) {
       const err = errorInfo(e);
       const layer = err.decodeError ? errorLayer(err.path, sink) : undefined;
       if (layer !== undefined) err.layer = layer;
-      out.push(view(family, i, bytes, undefined, sink.spans, stateOf(dec), err));
+      yield view(family, i, bytes, undefined, sink.spans, stateOf(dec), err);
     }
   }
-  return out;
+}
+
+/**
+ * The state after message `i`: the nearest keyframe at or before it, then every diff up
+ * to `i`. `cache` (the last answer) makes stepping forward one diff's work.
+ */
+export function stateAt(messages: readonly MessageView[], i: number, cache?: { index: number; table: Map<string, EntityRow>; removed: string[] }): { index: number; table: Map<string, EntityRow>; removed: string[] } | undefined {
+  const m = messages[i];
+  if (m === undefined || m.stateDiff === undefined) return undefined;
+  let k: number;
+  let table: Map<string, EntityRow>;
+  if (cache !== undefined && cache.index <= i && cache.index >= i - KEYFRAME_EVERY) {
+    k = cache.index;
+    table = new Map(cache.table);
+  } else {
+    k = i;
+    while (k > 0 && messages[k]!.state === undefined) k--;
+    const key = messages[k]!.state;
+    if (key === undefined) return undefined;
+    table = new Map(key.rows.map((r) => [r.id, r]));
+    if (k === i) return { index: i, table, removed: key.removed };
+  }
+  for (let j = k + 1; j <= i; j++) {
+    const d = messages[j]!.stateDiff;
+    if (d === undefined) continue;
+    for (const id of d.removed) table.delete(id);
+    for (const r of d.rows) table.set(r.id, r);
+  }
+  return { index: i, table, removed: m.stateDiff.removed };
+}
+
+/** The state table after message `i`, with the rows this message changed marked as it marked them. */
+export function stateTableAt(messages: readonly MessageView[], i: number, cache?: Parameters<typeof stateAt>[2]): { table: EntityTable; cache: NonNullable<ReturnType<typeof stateAt>> } | undefined {
+  const st = stateAt(messages, i, cache);
+  if (st === undefined) return undefined;
+  const mine = new Set((messages[i]!.stateDiff?.rows ?? []).map((r) => r.id));
+  const rows: EntityRow[] = [];
+  for (const r of st.table.values()) rows.push(mine.has(r.id) ? r : r.changed.length === 0 && !r.created ? r : { ...r, changed: [], created: false });
+  return { table: { rows, removed: st.removed }, cache: st };
 }
 
 /**
@@ -165,20 +223,6 @@ export function errorLayer(path: string, sink: SpanSink): string | undefined {
     if (path.startsWith(s.path) && (path.length === s.path.length || c === 46 /* . */ || c === 91 /* [ */)) best = s;
   }
   return best?.layer;
-}
-
-/** Messages from a family's own file decoder (a pcap, a demo, a HAR), with the bytes, spans and state it gives; an error ends the list. */
-function fromDecodedFile(family: FamilyAdapter, iter: Iterable<DecodedMessage>): MessageView[] {
-  const out: MessageView[] = [];
-  try {
-    for (const d of iter) {
-      out.push(view(family, out.length, d.bytes, d, d.spans ?? [], d.state === undefined ? undefined : jsonCopy(d.state), undefined));
-      if (out.length >= MAX_MESSAGES) break;
-    }
-  } catch (e) {
-    out.push(view(family, out.length, undefined, undefined, [], undefined, errorInfo(e)));
-  }
-  return out;
 }
 
 /** One hex message per line; blank lines and `#` comments skipped. Throws a line-numbered Error on bad hex. */
@@ -227,31 +271,60 @@ export function decodePastedHex(family: FamilyAdapter, options: OptionValues, te
   return session(family, options, 'pasted hex', inputs.length === 1 ? '1 message' : `${inputs.length} hex lines`, decodeMessages(family, options, inputs));
 }
 
+/** How an input will be read, and its messages one at a time (for the worker's progressive load). */
+export interface InputPlan {
+  kind: string;
+  inputError?: string;
+  /** Number of messages when known in advance (hex lines, one binary message). */
+  total?: number;
+  messages: Iterable<MessageView>;
+}
+
+/** Messages from a family's own file decoder (a pcap, a demo, a HAR), lazily; an error ends the list. */
+function* iterDecodedFile(family: FamilyAdapter, iter: Iterable<DecodedMessage>): Generator<MessageView> {
+  let n = 0;
+  try {
+    for (const d of iter) {
+      yield view(family, n++, d.bytes, d, d.spans ?? [], d.state === undefined ? undefined : jsonCopy(d.state), undefined);
+      if (n >= MAX_MESSAGES) return;
+    }
+  } catch (e) {
+    yield view(family, n, undefined, undefined, [], undefined, errorInfo(e));
+  }
+}
+
 /**
- * A file's bytes: the family's own file decoder first (a pcap), then a text file of
- * hex lines (a stream), else one binary message.
+ * A file's bytes: a text file of hex lines (a stream), else the family's own file
+ * decoder (a pcap, a demo), else one binary message.
  */
-export function decodeFileBytes(family: FamilyAdapter, options: OptionValues, name: string, bytes: Uint8Array, format?: Sample['format']): Session {
+export function planFile(family: FamilyAdapter, options: OptionValues, bytes: Uint8Array, format?: Sample['format']): InputPlan {
   if (format === 'hex-lines' || (format === undefined && looksLikeHexLines(bytes))) {
     let inputs: Uint8Array[];
     try {
       inputs = parseHexLines(new TextDecoder().decode(bytes));
     } catch (e) {
-      return session(family, options, name, 'hex lines', [], (e as Error).message);
+      return { kind: 'hex lines', inputError: (e as Error).message, messages: [] };
     }
-    return session(family, options, name, `${inputs.length} hex line${inputs.length === 1 ? '' : 's'}`, decodeMessages(family, options, inputs));
+    const dropped = inputs.length > MAX_MESSAGES ? ` (the first ${MAX_MESSAGES} of ${inputs.length}: the rest are not decoded)` : '';
+    return { kind: `${inputs.length} hex line${inputs.length === 1 ? '' : 's'}${dropped}`, total: Math.min(inputs.length, MAX_MESSAGES), messages: iterMessages(family, options, inputs) };
   }
   if (format !== 'binary' && family.decodeFile !== undefined) {
     let iter: Iterable<DecodedMessage> | undefined;
     try {
       iter = family.decodeFile(bytes, options);
     } catch (e) {
-      return session(family, options, name, 'capture file', [view(family, 0, undefined, undefined, [], undefined, errorInfo(e))]);
+      return { kind: 'capture file', total: 1, messages: [view(family, 0, undefined, undefined, [], undefined, errorInfo(e))] };
     }
-    if (iter !== undefined) return session(family, options, name, 'capture file', fromDecodedFile(family, iter));
+    if (iter !== undefined) return { kind: 'capture file', messages: iterDecodedFile(family, iter) };
   }
-  if (format === 'pcap') return session(family, options, name, 'capture file', [], `${family.name} cannot read this capture file`);
-  return session(family, options, name, '1 message', decodeMessages(family, options, [bytes]));
+  if (format === 'pcap') return { kind: 'capture file', inputError: `${family.name} cannot read this capture file`, messages: [] };
+  return { kind: '1 message', total: 1, messages: iterMessages(family, options, [bytes]) };
+}
+
+/** A whole file decoded at once (tests, small inputs). */
+export function decodeFileBytes(family: FamilyAdapter, options: OptionValues, name: string, bytes: Uint8Array, format?: Sample['format']): Session {
+  const plan = planFile(family, options, bytes, format);
+  return session(family, options, name, plan.kind, Array.from(plan.messages), plan.inputError);
 }
 
 /** Inner buffers of a message by name, the outer input first (as `''`). */

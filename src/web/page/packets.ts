@@ -29,8 +29,7 @@ export function matches(m: MessageView, q: string): boolean {
   const ids = [...c.created, ...c.updated, ...c.removed];
   if (ids.some((id) => id.toLowerCase() === q)) return true;
   if (m.summary.type.toLowerCase().includes(q)) return true;
-  for (const r of m.state?.rows ?? []) {
-    if (!r.created && r.changed.length === 0) continue;
+  for (const r of m.stateDiff?.rows ?? []) {
     if (r.type.toLowerCase().includes(q)) return true;
     if (r.changed.some((f) => f.toLowerCase() === q)) return true;
   }
@@ -64,7 +63,8 @@ export class PacketList {
     if (this.start > 0) html += `<tr class="more"><td colspan="6">… ${this.start} earlier</td></tr>`;
     for (let k = this.start; k < end; k++) {
       const i = this.shown[k]!;
-      const m = messages[i]!;
+      const m = messages[i];
+      if (m === undefined) continue;
       const cls = `${i === current ? 'cur' : ''}${m.error !== undefined ? ' bad' : ''}`;
       html += `<tr data-i="${i}" class="${cls}"><td>${i + 1}</td><td>${m.summary.time !== undefined ? m.summary.time.toFixed(3) : ''}</td><td>${esc(m.summary.direction ?? '')}</td><td>${esc(m.summary.type)}</td><td>${messageSize(m) || ''}</td><td>${esc(summaryLine(m))}</td></tr>`;
     }
