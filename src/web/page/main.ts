@@ -218,6 +218,14 @@ function showPageError(e: unknown): void {
   document.body.dataset.state = 'ready';
 }
 
+const errorCounts = new WeakMap<Session, number>();
+/** Messages with errors in a loaded session (counted once). */
+function errorCount(s: Session): number {
+  let n = errorCounts.get(s);
+  if (n === undefined) errorCounts.set(s, (n = s.messages.filter((x) => x.error !== undefined).length));
+  return n;
+}
+
 /** The stream controls (position, slider, buttons) for the messages loaded so far. */
 function updateNav(): void {
   const s = session;
@@ -239,7 +247,7 @@ function show(i: number): void {
   current = Math.max(0, Math.min(i, n - 1));
   const m = s.messages[current];
   updateNav();
-  const errors = loading ? 0 : s.messages.filter((x) => x.error !== undefined).length;
+  const errors = loading ? 0 : errorCount(s);
   ui.nextError.hidden = errors === 0 || n <= 1;
   ui.summary.textContent = m === undefined ? '' : summaryOf(m) + (errors > 0 ? ` · ${plural(errors, 'message')} with errors in this input` : '');
   hoverRange = undefined;

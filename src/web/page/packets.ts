@@ -8,6 +8,8 @@ import { esc } from './dom.js';
 import type { MessageView } from './model.js';
 
 const WINDOW = 400;
+/** Row height in px (fixed in app.css), so that scrolling to a row needs no layout read. */
+const ROW_PX = 18;
 
 export function messageSize(m: MessageView): number {
   return m.bytes?.length ?? 0;
@@ -39,6 +41,10 @@ export function matches(m: MessageView, q: string): boolean {
 export class PacketList {
   private shown: number[] = [];
   private start = 0;
+  /** Messages drawn in the current window, and the row element of each. */
+  private drawnFor: readonly MessageView[] | undefined;
+  private rows = new Map<number, HTMLElement>();
+  private cur: HTMLElement | undefined;
   constructor(
     private readonly host: HTMLElement,
     private readonly count: HTMLElement,
@@ -46,6 +52,7 @@ export class PacketList {
 
   /** Rebuild the filtered index list. */
   refresh(messages: readonly MessageView[], query: string, current: number): void {
+    this.drawnFor = undefined;
     const q = query.trim().toLowerCase();
     this.shown = [];
     for (let i = 0; i < messages.length; i++) if (matches(messages[i]!, q)) this.shown.push(i);
@@ -53,11 +60,16 @@ export class PacketList {
     this.draw(messages, current);
   }
 
-  /** Draw the window of rows around `current`. */
+  /** Draw the window of rows around `current`; when it is already drawn, only move the highlight. */
   draw(messages: readonly MessageView[], current: number): void {
     let pos = this.shown.indexOf(current);
     if (pos < 0) pos = 0;
-    if (pos < this.start || pos >= this.start + WINDOW) this.start = Math.max(0, pos - (WINDOW >> 2));
+    const inWindow = pos >= this.start && pos < this.start + WINDOW;
+    if (inWindow && this.drawnFor === messages && this.rows.size > 0) {
+      this.highlight(current);
+      return;
+    }
+    if (!inWindow) this.start = Math.max(0, pos - (WINDOW >> 2));
     const end = Math.min(this.shown.length, this.start + WINDOW);
     let html = '<table><thead><tr><th>no.</th><th>time</th><th>dir</th><th>type</th><th>size</th><th>summary</th></tr></thead><tbody>';
     if (this.start > 0) html += `<tr class="more"><td colspan="6">… ${this.start} earlier</td></tr>`;
@@ -71,7 +83,23 @@ export class PacketList {
     if (end < this.shown.length) html += `<tr class="more"><td colspan="6">… ${this.shown.length - end} later</td></tr>`;
     html += '</tbody></table>';
     this.host.innerHTML = html;
-    this.host.querySelector<HTMLElement>('tr.cur')?.scrollIntoView({ block: 'nearest' });
+    this.drawnFor = messages;
+    this.rows = new Map();
+    for (const tr of Array.from(this.host.querySelectorAll<HTMLElement>('tr[data-i]'))) this.rows.set(Number(tr.dataset.i), tr);
+    this.cur = undefined;
+    this.highlight(current);
+  }
+
+  /** Mark the current row and scroll it into view by arithmetic (no forced layout). */
+  private highlight(current: number): void {
+    this.cur?.classList.remove('cur');
+    this.cur = this.rows.get(current);
+    if (this.cur === undefined) return;
+    this.cur.classList.add('cur');
+    const k = this.shown.indexOf(current) - this.start + (this.start > 0 ? 1 : 0);
+    const top = (k + 1) * ROW_PX; // + the header row
+    const view = this.host.clientHeight || 150;
+    if (top < this.host.scrollTop + ROW_PX || top + ROW_PX > this.host.scrollTop + view) this.host.scrollTop = Math.max(0, top - view / 2);
   }
 
   /** First message at or after `tick` (by the messages' own ticks), or undefined. */
