@@ -1,0 +1,583 @@
+/**
+ * The server side of the replication engine.
+ *
+ * The world is a set of entities whose values are immutable *versions*; a
+ * `tick()` publishes the versions changed since the previous tick. What a
+ * client holds after a packet is a *node*: the exact world as that client sees
+ * it at the packet's tick (a canonical node, `over === null`), except for the
+ * entities the packet left out, whose held versions are kept in `over`.
+ * Clients that see the same world (no interest hook, no owned fields) share a
+ * profile; a packet is built once per (profile, base node, tick) and shared,
+ * and each entity record once per (held version, new version) and shared.
+ */
+import { ByteReader } from '../core/reader.js';
+import { ByteWriter } from '../core/writer.js';
+import { DecodeError, EncodeError } from '../core/errors.js';
+import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
+import { maxRecordBits, writeBody } from './codec.js';
+import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
+import { FloatBits, assignRaw, valuesOf } from './values.js';
+import { ACK_MAGIC, HEADER_MAX, STATE_MAGIC, hex32 } from './wire.js';
+
+export type ClientKey = string | number;
+export type OwnerTag = string | number;
+export type Delivery = 'acked' | 'reliable';
+
+export interface ServerOptions {
+  /** Entity definitions; their order is part of the schema. */
+  entities: readonly AnyEntityDef[];
+  /** `acked` (default): deltas against the newest acknowledged tick. `reliable`: against the last packet sent. */
+  delivery?: Delivery;
+  /** Largest packet in bytes (default 1200). */
+  mtu?: number;
+  /** Ticks of history kept per client for baselines (default 32, 1..64). Older acks get a full state. */
+  baselineWindow?: number;
+}
+
+export interface ClientOptions {
+  /** Which entities this client sees; re-evaluated for an entity when it changes, and for all on `refreshInterest`. */
+  interest?: (id: number, values: Record<string, unknown>) => boolean;
+  /** Owner tag: the client sees the owner-only fields of entities spawned with the same tag. */
+  owner?: OwnerTag;
+}
+
+/** Encoded record body, shared between clients. */
+interface Enc {
+  words: Uint32Array;
+  bits: number;
+}
+const NO_CHANGE: Enc = { words: new Uint32Array(0), bits: 0 };
+
+class Version {
+  tick = -1;
+  pub: unknown[] | undefined;
+  values: Record<string, unknown> | undefined;
+  /** Encodings of updates from this version, by flags (owned before | owned after << 1), by target. */
+  next: (Map<Version, Enc> | undefined)[] = [];
+  /** Encoding of a creation into this version, by owned flag. */
+  create: (Enc | undefined)[] = [];
+  constructor(
+    readonly raw: unknown[],
+    readonly owner: OwnerTag | undefined,
+  ) {}
+}
+
+class Ent {
+  cur: Version;
+  spawnTick = -1;
+  despawnTick = Infinity;
+  despawnPending = false;
+  dirty = false;
+  mark = 0;
+  /** Published versions (ticks ascending), the window plus the one before it. */
+  ticks: number[] = [];
+  vers: Version[] = [];
+  constructor(
+    readonly id: number,
+    readonly def: AnyEntityDef,
+    readonly type: number,
+    v: Version,
+  ) {
+    this.cur = v;
+  }
+  versionAt(t: number): Version | null {
+    for (let i = this.ticks.length - 1; i >= 0; i--) if (this.ticks[i]! <= t) return this.vers[i]!;
+    return null;
+  }
+}
+
+/** What a client holds after a packet. */
+interface Node {
+  tick: number;
+  /** Entities left out: what the client still holds for them (null = nothing). */
+  over: Map<Ent, Version | null> | null;
+}
+
+interface Built {
+  node: Node;
+  packet: Uint8Array;
+}
+
+class Profile {
+  /** Interest toggles by entity (ticks; visible when an odd number are <= t). */
+  readonly toggles = new Map<Ent, number[]>();
+  readonly visible = new Set<Ent>();
+  readonly log = new Map<number, Ent[]>();
+  readonly acc = new Map<Ent, number>();
+  refresh = true;
+  built = new Map<unknown, Built>();
+  builtTick = -1;
+  constructor(
+    readonly interest: ClientOptions['interest'],
+    readonly owner: OwnerTag | undefined,
+  ) {}
+}
+
+interface Client {
+  profile: Profile;
+  sent: Map<number, Built>;
+  acked: number;
+  last: Node | null;
+}
+
+interface Rec {
+  e: Ent;
+  held: Version | null;
+  target: Version | null;
+  enc: Enc;
+  bits: number;
+}
+
+/** Replication server: a world of entities, and one packet per client per tick. */
+export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly AnyEntityDef[]> {
+  readonly defs: Defs;
+  readonly hash: number;
+  readonly delivery: Delivery;
+  readonly mtu: number;
+  readonly window: number;
+  private readonly typeIndex = new Map<AnyEntityDef, number>();
+  private readonly typeBits: number;
+  private readonly ents = new Map<number, Ent>();
+  private readonly dirty: Ent[] = [];
+  private readonly log = new Map<number, Ent[]>();
+  private readonly clients = new Map<ClientKey, Client>();
+  private readonly publicProfile = new Profile(undefined, undefined);
+  private readonly profiles = new Set<Profile>();
+  private readonly fb = new FloatBits();
+  private readonly scratch = new BitOut(256);
+  private readonly pkt = new BitOut(512);
+  private nextId = 1;
+  private t = 0;
+  private markSeq = 0;
+
+  constructor(opts: ServerOptions & { entities: Defs }) {
+    checkDefs(opts.entities);
+    this.defs = opts.entities;
+    this.hash = schemaHash(opts.entities);
+    this.delivery = opts.delivery ?? 'acked';
+    this.mtu = opts.mtu ?? 1200;
+    this.window = opts.baselineWindow ?? 32;
+    if (!Number.isInteger(this.window) || this.window < 1 || this.window > 64) throw new EncodeError('baselineWindow', 'must be an integer 1..64');
+    opts.entities.forEach((d, i) => this.typeIndex.set(d, i));
+    this.typeBits = bitLength(opts.entities.length - 1);
+    for (const d of opts.entities) {
+      const need = Math.ceil(maxRecordBits(d, this.typeBits) / 8) + HEADER_MAX;
+      if (need > this.mtu) throw new EncodeError('mtu', `an entity ${d.name} can take ${need} bytes with the header; raise mtu to at least that`);
+    }
+    this.profiles.add(this.publicProfile);
+  }
+
+  /** The tick of the last `tick()` (0 before the first). */
+  get currentTick(): number {
+    return this.t;
+  }
+
+  /** Number of live entities. */
+  get size(): number {
+    return this.ents.size;
+  }
+
+  // --- world ------------------------------------------------------------------
+
+  /** Create an entity (it appears at the next `tick()`). `id` lets a relay keep its source's ids. */
+  spawn<N extends string, F extends Fields>(def: EntityDef<N, F>, values: Partial<ValuesOf<F>> = {}, opts: { owner?: OwnerTag; id?: number } = {}): number {
+    const type = this.typeIndex.get(def as unknown as AnyEntityDef);
+    if (type === undefined) throw new EncodeError(def.name, 'entity definition not in this server’s schema');
+    let id = this.nextId;
+    if (opts.id !== undefined) {
+      if (!Number.isInteger(opts.id) || opts.id < 1 || opts.id > 0xffffffff || this.ents.has(opts.id)) throw new EncodeError('id', `id ${opts.id} is in use or not 1..2^32-1`);
+      id = opts.id;
+    }
+    if (id > 0xffffffff) throw new EncodeError('id', 'entity ids exhausted');
+    const raw = def.defaults.slice();
+    assignRaw(def as unknown as AnyEntityDef, raw, values as Record<string, unknown>, this.fb);
+    const e = new Ent(id, def as unknown as AnyEntityDef, type, new Version(raw, opts.owner));
+    this.nextId = Math.max(this.nextId, id + 1);
+    this.ents.set(id, e);
+    this.markDirty(e);
+    return id;
+  }
+
+  private live(id: number): Ent {
+    const e = this.ents.get(id);
+    if (e === undefined) throw new EncodeError(`entity ${id}`, 'no such live entity');
+    return e;
+  }
+
+  private writable(e: Ent): Version {
+    if (e.cur.tick >= 0) e.cur = new Version(e.cur.raw.slice(), e.cur.owner);
+    return e.cur;
+  }
+
+  private markDirty(e: Ent): void {
+    if (!e.dirty) {
+      e.dirty = true;
+      this.dirty.push(e);
+    }
+  }
+
+  /** Change some fields (validated; EncodeError on a bad value, nothing changed then). */
+  set(id: number, values: Record<string, unknown>): void {
+    const e = this.live(id);
+    const probe = e.cur.raw.slice();
+    if (!assignRaw(e.def, probe, values, this.fb)) return;
+    const v = this.writable(e);
+    for (let i = 0; i < probe.length; i++) v.raw[i] = probe[i];
+    this.markDirty(e);
+  }
+
+  /** Current values of a live entity. */
+  get(id: number): { type: string; values: Record<string, unknown> } | undefined {
+    const e = this.ents.get(id);
+    return e && { type: e.def.name, values: valuesOf(e.def, e.cur.raw, this.fb) };
+  }
+
+  /** Give an entity to an owner tag (or none): its owner-only fields go to clients with that tag. */
+  setOwner(id: number, owner: OwnerTag | undefined): void {
+    const e = this.live(id);
+    if (e.cur.owner === owner) return;
+    e.cur = new Version(e.cur.raw.slice(), owner);
+    this.markDirty(e);
+  }
+
+  despawn(id: number): void {
+    const e = this.live(id);
+    this.ents.delete(id);
+    e.despawnPending = true;
+    this.markDirty(e);
+  }
+
+  /** Commit this tick's changes; returns the new tick number. */
+  tick(): number {
+    const t = ++this.t;
+    const changed: Ent[] = [];
+    const floor = t - this.window;
+    for (const e of this.dirty) {
+      e.dirty = false;
+      if (e.despawnPending) {
+        if (e.spawnTick >= 0) {
+          e.despawnTick = t;
+          changed.push(e);
+        }
+        continue;
+      }
+      if (e.spawnTick < 0) e.spawnTick = t;
+      e.cur.tick = t;
+      e.ticks.push(t);
+      e.vers.push(e.cur);
+      while (e.ticks.length > 1 && e.ticks[1]! <= floor) {
+        e.ticks.shift();
+        e.vers.shift();
+      }
+      changed.push(e);
+    }
+    this.dirty.length = 0;
+    this.log.set(t, changed);
+    const dropped = this.log.get(floor);
+    this.log.delete(floor);
+    for (const p of this.profiles) {
+      if (p.interest !== undefined) this.updateInterest(p, t, changed);
+      if (dropped) for (const e of dropped) if (e.despawnTick <= t) p.acc.delete(e);
+    }
+    return t;
+  }
+
+  private updateInterest(p: Profile, t: number, changed: Ent[]): void {
+    const toggled: Ent[] = [];
+    const check = (e: Ent): void => {
+      const vis = e.despawnTick === Infinity && e.spawnTick >= 0 && p.interest!(e.id, this.valuesOf(e.cur, e.def));
+      if (vis !== p.visible.has(e)) {
+        if (vis) p.visible.add(e);
+        else p.visible.delete(e);
+        let arr = p.toggles.get(e);
+        if (arr === undefined) p.toggles.set(e, (arr = []));
+        arr.push(t);
+        toggled.push(e);
+      }
+    };
+    if (p.refresh) {
+      p.refresh = false;
+      for (const e of this.ents.values()) check(e);
+      for (const e of changed) if (e.despawnTick !== Infinity) check(e);
+    } else for (const e of changed) check(e);
+    p.log.set(t, toggled);
+    const floor = t - this.window;
+    const old = p.log.get(floor);
+    p.log.delete(floor);
+    if (old) {
+      for (const e of old) {
+        const arr = p.toggles.get(e);
+        if (arr === undefined) continue;
+        while (arr.length >= 2 && arr[1]! <= floor) arr.splice(0, 2);
+        if (arr.length === 0) p.toggles.delete(e);
+      }
+    }
+  }
+
+  private valuesOf(v: Version, def: AnyEntityDef): Record<string, unknown> {
+    return (v.values ??= valuesOf(def, v.raw, this.fb));
+  }
+
+  // --- clients ----------------------------------------------------------------
+
+  addClient(key: ClientKey, opts: ClientOptions = {}): void {
+    if (this.clients.has(key)) throw new EncodeError(`client ${String(key)}`, 'already added');
+    let profile = this.publicProfile;
+    if (opts.interest !== undefined || opts.owner !== undefined) {
+      profile = new Profile(opts.interest, opts.owner);
+      this.profiles.add(profile);
+      if (opts.interest !== undefined) this.updateInterest(profile, this.t, []);
+    }
+    this.clients.set(key, { profile, sent: new Map(), acked: -1, last: null });
+  }
+
+  removeClient(key: ClientKey): void {
+    const c = this.clients.get(key);
+    if (c === undefined) return;
+    this.clients.delete(key);
+    if (c.profile !== this.publicProfile) this.profiles.delete(c.profile);
+  }
+
+  /** Re-evaluate a client's interest in every entity at the next `tick()` (call when its viewpoint moves). */
+  refreshInterest(key: ClientKey): void {
+    this.client(key).profile.refresh = true;
+  }
+
+  private client(key: ClientKey): Client {
+    const c = this.clients.get(key);
+    if (c === undefined) throw new EncodeError(`client ${String(key)}`, 'no such client');
+    return c;
+  }
+
+  /** What the server keeps for a client (for tests and monitoring). */
+  clientStats(key: ClientKey): { ackedTick: number; nodes: number; heldOverrides: number } {
+    const c = this.client(key);
+    let over = 0;
+    for (const b of c.sent.values()) over += b.node.over?.size ?? 0;
+    return { ackedTick: c.acked, nodes: c.sent.size, heldOverrides: over };
+  }
+
+  /**
+   * Apply a client's acknowledgement (the bytes of `ReplicationClient.ack()`).
+   * Throws DecodeError on bad bytes or a schema mismatch; acks of unknown ticks are ignored.
+   */
+  receive(key: ClientKey, bytes: Uint8Array): void {
+    const c = this.client(key);
+    const r = new ByteReader(bytes);
+    const magic = r.u8('magic');
+    if (magic !== ACK_MAGIC) throw new DecodeError(0, 'magic', `0x${ACK_MAGIC.toString(16)} (ack)`, `0x${magic.toString(16)}`);
+    const hash = r.u32le('schemaHash');
+    if (hash !== this.hash) throw new DecodeError(1, 'schemaHash', `schema hash ${hex32(this.hash)} (the client has another schema)`, hex32(hash));
+    const tick = r.vu32('tick');
+    r.expectEnd('end');
+    if (tick > c.acked && c.sent.has(tick)) c.acked = tick;
+  }
+
+  /** This tick's packet for a client (at most `mtu` bytes). The same bytes if asked twice in a tick. */
+  packetFor(key: ClientKey): Uint8Array {
+    const c = this.client(key);
+    const t = this.t;
+    if (t === 0) throw new EncodeError('tick', 'call tick() before packetFor()');
+    const again = c.sent.get(t);
+    if (again !== undefined) return again.packet;
+    let base: Node | null;
+    if (this.delivery === 'reliable') base = c.last;
+    else base = c.acked >= 0 ? (c.sent.get(c.acked)?.node ?? null) : null;
+    if (base !== null && t - base.tick >= this.window) base = null;
+    const built = this.build(c.profile, base, t);
+    c.sent.set(t, built);
+    c.last = built.node;
+    for (const k of c.sent.keys()) {
+      if (k > t - this.window) break;
+      c.sent.delete(k);
+    }
+    if (this.delivery === 'reliable') c.acked = t;
+    return built.packet;
+  }
+
+  /**
+   * A world delta for relays: the public view (no interest, no owner fields)
+   * from `fromTick` (which must be within the window; omit for a full state /
+   * keyframe) to the current tick, with no size limit.
+   */
+  worldPacket(fromTick?: number): Uint8Array {
+    const t = this.t;
+    if (t === 0) throw new EncodeError('tick', 'call tick() before worldPacket()');
+    let base: Node | null = null;
+    if (fromTick !== undefined) {
+      if (!Number.isInteger(fromTick) || fromTick < t - this.window + 1 || fromTick > t) throw new EncodeError('fromTick', `must be within the window (${t - this.window + 1}..${t})`);
+      base = { tick: fromTick, over: null };
+    }
+    return this.build(this.publicProfile, base, t, Infinity).packet;
+  }
+
+  // --- packets ------------------------------------------------------------------
+
+  private visible(p: Profile, e: Ent, t: number): boolean {
+    if (p.interest === undefined) return e.spawnTick >= 0 && e.spawnTick <= t && t < e.despawnTick;
+    const arr = p.toggles.get(e);
+    if (arr === undefined) return false;
+    let n = 0;
+    for (let i = 0; i < arr.length && arr[i]! <= t; i++) n++;
+    return (n & 1) === 1;
+  }
+
+  private held(p: Profile, e: Ent, node: Node): Version | null {
+    if (node.over !== null) {
+      const o = node.over.get(e);
+      if (o !== undefined) return o;
+    }
+    return this.visible(p, e, node.tick) ? e.versionAt(node.tick) : null;
+  }
+
+  private candidates(p: Profile, base: Node | null, t: number): Ent[] {
+    const mark = ++this.markSeq;
+    const out: Ent[] = [];
+    const add = (e: Ent): void => {
+      if (e.mark !== mark) {
+        e.mark = mark;
+        out.push(e);
+      }
+    };
+    if (base === null) {
+      for (const e of p.interest === undefined ? this.ents.values() : p.visible) add(e);
+      return out;
+    }
+    for (let k = base.tick + 1; k <= t; k++) {
+      const l = this.log.get(k);
+      if (l) for (let i = 0; i < l.length; i++) add(l[i]!);
+      if (p.interest !== undefined) {
+        const pl = p.log.get(k);
+        if (pl) for (let i = 0; i < pl.length; i++) add(pl[i]!);
+      }
+    }
+    if (base.over !== null) for (const e of base.over.keys()) add(e);
+    return out;
+  }
+
+  private encode(p: Profile, e: Ent, held: Version | null, target: Version): Enc {
+    const def = e.def;
+    const owned = (v: Version): boolean => def.hasOwnerFields && p.owner !== undefined && v.owner === p.owner;
+    const ownV = owned(target);
+    const rawOf = (v: Version, own: boolean): unknown[] => (own || !def.hasOwnerFields ? v.raw : (v.pub ??= publicRaw(def, v.raw)));
+    const s = this.scratch;
+    if (held === null) {
+      const k = ownV ? 1 : 0;
+      const hit = target.create[k];
+      if (hit !== undefined) return hit;
+      s.reset();
+      const n = def.list.length;
+      // all fields at their defaults: just a mask of zeros
+      const enc: Enc = writeBody(s, def, def.defaults, rawOf(target, ownV)) ? { words: s.take(), bits: s.pos } : { words: new Uint32Array(((n + 31) >>> 5) + 1), bits: n };
+      target.create[k] = enc;
+      return enc;
+    }
+    const ownH = owned(held);
+    const k = (ownH ? 1 : 0) | (ownV ? 2 : 0);
+    let m = held.next[k];
+    if (m === undefined) held.next[k] = m = new Map();
+    const hit = m.get(target);
+    if (hit !== undefined) return hit;
+    s.reset();
+    const enc = writeBody(s, def, rawOf(held, ownH), rawOf(target, ownV)) ? { words: s.take(), bits: s.pos } : NO_CHANGE;
+    m.set(target, enc);
+    return enc;
+  }
+
+  private build(p: Profile, base: Node | null, t: number, mtu = this.mtu): Built {
+    if (p.builtTick !== t) {
+      p.built.clear();
+      p.builtTick = t;
+    }
+    const key = base === null ? 'full' : base.over === null ? base.tick : base;
+    const cached = mtu === this.mtu ? p.built.get(key) : undefined;
+    if (cached !== undefined) return cached;
+    const recs: Rec[] = [];
+    const typeBits = this.typeBits;
+    for (const e of this.candidates(p, base, t)) {
+      const held = base === null ? null : this.held(p, e, base);
+      const target = this.visible(p, e, t) ? e.cur : null;
+      if (held === target) continue;
+      if (target === null) {
+        if (held !== null) recs.push({ e, held, target, enc: NO_CHANGE, bits: 2 });
+        continue;
+      }
+      const enc = this.encode(p, e, held, target);
+      if (enc === NO_CHANGE) continue;
+      recs.push({ e, held, target, enc, bits: held === null ? 2 + typeBits + enc.bits : 1 + enc.bits });
+    }
+    recs.sort((a, b) => a.e.id - b.e.id);
+    const budget = Number.isFinite(mtu) ? (mtu - HEADER_MAX) * 8 : Infinity;
+    let total = 0;
+    let prev = 0;
+    for (const r of recs) {
+      total += r.bits + gammaBits(r.e.id - prev);
+      prev = r.e.id;
+    }
+    let sent = recs;
+    let deferred: Rec[] = [];
+    if (total > budget) [sent, deferred] = this.choose(p, recs, budget);
+    for (const r of sent) p.acc.delete(r.e);
+    let over: Map<Ent, Version | null> | null = null;
+    if (deferred.length > 0) {
+      over = new Map();
+      for (const r of deferred) {
+        over.set(r.e, r.held);
+        p.acc.set(r.e, (p.acc.get(r.e) ?? 0) + 1);
+      }
+    }
+    const built: Built = { node: { tick: t, over }, packet: this.assemble(t, base, deferred.length, sent) };
+    if (mtu === this.mtu) p.built.set(key, built);
+    return built;
+  }
+
+  /** Priority accumulator: the longest-deferred first, then by id; upper-bound sizes so the packet fits. */
+  private choose(p: Profile, recs: Rec[], budget: number): [Rec[], Rec[]] {
+    const order = recs.slice().sort((a, b) => (p.acc.get(b.e) ?? 0) - (p.acc.get(a.e) ?? 0) || a.e.id - b.e.id);
+    const sent: Rec[] = [];
+    const deferred: Rec[] = [];
+    let used = 0;
+    for (const r of order) {
+      const need = r.bits + gammaBits(r.e.id);
+      if (used + need <= budget) {
+        used += need;
+        sent.push(r);
+      } else deferred.push(r);
+    }
+    sent.sort((a, b) => a.e.id - b.e.id);
+    return [sent, deferred];
+  }
+
+  private assemble(t: number, base: Node | null, deferred: number, recs: Rec[]): Uint8Array {
+    const h = new ByteWriter(HEADER_MAX);
+    h.u8(STATE_MAGIC).u32le(this.hash).vu32(t).vu32(base === null ? 0 : t - base.tick).vu32(deferred).vu32(recs.length);
+    const out = this.pkt;
+    out.reset();
+    let prev = 0;
+    for (const r of recs) {
+      writeGamma(out, r.e.id - prev);
+      prev = r.e.id;
+      if (r.target === null) out.write(3, 2); // despawn: 1, 1
+      else if (r.held === null) {
+        out.write(1, 2); // create: 1, 0
+        out.write(r.e.type, this.typeBits);
+        out.append(r.enc.words, r.enc.bits);
+      } else {
+        out.write(0, 1); // update: 0
+        out.append(r.enc.words, r.enc.bits);
+      }
+    }
+    const head = h.finish();
+    const body = out.bytes();
+    const packet = new Uint8Array(head.length + body.length);
+    packet.set(head);
+    packet.set(body, head.length);
+    return packet;
+  }
+}
+
+function publicRaw(def: AnyEntityDef, raw: unknown[]): unknown[] {
+  const out = raw.slice();
+  for (const f of def.list) if (f.ownerOnly) out[f.index] = f.defaultRaw;
+  return out;
+}
