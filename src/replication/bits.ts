@@ -40,16 +40,19 @@ export class BitOut {
   }
 
   /** Append `bits` bits held in `words` (as produced by `take`). */
-  append(words: Uint32Array, bits: number): void {
+  append(words: ArrayLike<number>, bits: number): void {
     const full = bits >>> 5;
     for (let i = 0; i < full; i++) this.write(words[i]!, 32);
     const rest = bits & 31;
     if (rest > 0) this.write(words[full]!, rest);
   }
 
-  /** Copy of the words written so far. */
-  take(): Uint32Array {
-    return this.words.slice(0, (this.pos + 31) >>> 5);
+  /** Copy of the words written so far (a plain array: cheaper than a typed array for a few words). */
+  take(): number[] {
+    const n = (this.pos + 31) >>> 5;
+    const out: number[] = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = this.words[i]!;
+    return out;
   }
 
   /** The bytes written so far (padded with zero bits to a whole byte). */
@@ -100,6 +103,27 @@ export class BitIn {
     return n === 32 ? v >>> 0 : v & ((1 << n) - 1);
   }
 
+  /** Count zero bits up to and including the next one bit (which is consumed); at most 32 zeros are looked at. */
+  zeroRun(path: string): number {
+    const p = this.pos;
+    const avail = this.end - p;
+    const n = avail < 32 ? avail : 32;
+    if (n === 0) this.fail(path, '1 more bit', '0 left');
+    const i = p >>> 5;
+    const o = p & 31;
+    let v = this.w[i]! >>> o;
+    if (o > 0) v |= this.w[i + 1]! << (32 - o);
+    if (n < 32) v &= (1 << n) - 1;
+    if (v === 0) {
+      if (n < 32) this.fail(path, 'a one bit ending a run of zeros', `${n} zero bits to the end`);
+      this.pos = p + 32;
+      return 32;
+    }
+    const z = 31 - Math.clz32(v & -v);
+    this.pos = p + z + 1;
+    return z;
+  }
+
   bit(path: string): number {
     const p = this.pos;
     if (p >= this.end) this.fail(path, '1 more bit', '0 left');
@@ -136,10 +160,8 @@ export function gammaBits(n: number): number {
 }
 
 export function readGamma(inp: BitIn, path: string): number {
-  let zeros = 0;
-  while (inp.bit(path) === 0) {
-    if (++zeros > 31) inp.fail(path, 'an Elias gamma code under 2^32');
-  }
+  const zeros = inp.zeroRun(path);
   if (zeros === 0) return 1;
+  if (zeros > 31) inp.fail(path, 'an Elias gamma code under 2^32');
   return 2 ** zeros + inp.read(zeros, path);
 }

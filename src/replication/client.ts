@@ -54,7 +54,7 @@ export interface ReceiveResult {
 
 export interface ClientOptions<Defs extends readonly AnyEntityDef[]> {
   entities: Defs;
-  /** Ticks of history kept for baselines (default 64; must be at least the server's `baselineWindow`). */
+  /** Ticks of history kept for baselines (default 32; must be at least the server's `baselineWindow`, default 32). */
   window?: number;
 }
 
@@ -82,13 +82,12 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   /** Applied ticks (ascending) and the ids each touched. */
   private readonly applied = new Map<number, number[]>();
   private latest = 0;
-  private readonly changedScratch: number[] = [];
 
   constructor(opts: ClientOptions<Defs>) {
     checkDefs(opts.entities);
     this.defs = opts.entities;
     this.hash = schemaHash(opts.entities);
-    this.window = opts.window ?? 64;
+    this.window = opts.window ?? 32;
     if (!Number.isInteger(this.window) || this.window < 1) throw new EncodeError('window', 'must be a positive integer');
     this.typeBits = bitLength(opts.entities.length - 1);
   }
@@ -123,10 +122,9 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const ago = r.vu32('baseAgo');
     if (ago > tick) throw new DecodeError(6, 'baseAgo', `at most the tick (${tick})`, String(ago));
     const base = ago === 0 ? null : tick - ago;
-    const ignored = (why: 'old' | 'missing-baseline'): ReceiveResult => ({ tick, baseTick: base, spawned: [], changed: new Map(), despawned: [], deferred: 0, ignored: why });
     if (tick === 0) throw new DecodeError(5, 'tick', 'a tick of at least 1', '0');
-    if (tick <= this.latest) return ignored('old');
-    if (base !== null && !this.applied.has(base)) return ignored('missing-baseline');
+    if (tick <= this.latest) return ignoredResult(tick, base, 'old');
+    if (base !== null && !this.applied.has(base)) return ignoredResult(tick, base, 'missing-baseline');
     const deferred = r.vu32('deferred');
     const count = r.vu32('count');
     // each record takes at least 2 bits
@@ -137,6 +135,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
 
   private heldAt(id: number, base: number | null): ReplicatedEntity | null {
     if (base === null) return null;
+    if (base === this.latest) return this.view.get(id) ?? null;
     const h = this.hist.get(id);
     if (h === undefined) return null;
     for (let i = h.ticks.length - 1; i >= 0; i--) if (h.ticks[i]! <= base) return h.vers[i]!;
@@ -154,14 +153,14 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
         if (inp.bit('op') === 0) {
           if (held === null) inp.fail('op', `an entity held at the baseline for an update (id ${id})`, 'none');
           p.ids.push(id);
-          p.vers.push(new ReplicatedEntity(held.type, held.def, readBody(inp, held.def, held.raw, this.changedScratch), this.fb));
+          p.vers.push(new ReplicatedEntity(held.type, held.def, readBody(inp, held.def, held.raw), this.fb));
         } else if (inp.bit('op') === 0) {
           if (held !== null) inp.fail('op', `no entity held at the baseline for a creation (id ${id})`, 'one');
           const type = inp.read(this.typeBits, 'type');
           const def = defs[type];
           if (def === undefined) inp.fail('type', `a type index below ${defs.length}`, String(type));
           p.ids.push(id);
-          p.vers.push(new ReplicatedEntity(def.name, def, readBody(inp, def, def.defaults, this.changedScratch), this.fb));
+          p.vers.push(new ReplicatedEntity(def.name, def, readBody(inp, def, def.defaults), this.fb));
         } else {
           if (held === null) inp.fail('op', `an entity held at the baseline for a despawn (id ${id})`, 'none');
           p.ids.push(id);
@@ -178,38 +177,23 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   private commit(p: Parsed): ReceiveResult {
     const t = p.tick;
     const res: ReceiveResult = { tick: t, baseTick: p.base, spawned: [], changed: new Map(), despawned: [], deferred: p.deferred };
-    const next = new Map<number, ReplicatedEntity | null>();
-    for (let i = 0; i < p.ids.length; i++) next.set(p.ids[i]!, p.vers[i]!);
-    if (p.base === null) {
-      for (const id of this.view.keys()) if (!next.has(id)) next.set(id, null);
-    } else {
-      // entities changed after the baseline go back to what the baseline had
-      for (const [k, ids] of this.applied) {
-        if (k <= p.base) continue;
-        for (const id of ids) if (!next.has(id)) next.set(id, this.heldAt(id, p.base));
-      }
-    }
     const touched: number[] = [];
-    for (const [id, v] of next) {
-      const prev = this.view.get(id) ?? null;
-      if (prev === v) continue;
-      touched.push(id);
-      this.record(id, t, v);
-      if (v === null) {
-        this.view.delete(id);
-        res.despawned.push(id);
+    if (p.base !== null && p.base === this.latest) {
+      // the usual case: the baseline is what the mirror shows; apply the records
+      for (let i = 0; i < p.ids.length; i++) this.change(p.ids[i]!, t, p.vers[i]!, res, touched);
+    } else {
+      const next = new Map<number, ReplicatedEntity | null>();
+      for (let i = 0; i < p.ids.length; i++) next.set(p.ids[i]!, p.vers[i]!);
+      if (p.base === null) {
+        for (const id of this.view.keys()) if (!next.has(id)) next.set(id, null);
       } else {
-        this.view.set(id, v);
-        if (prev === null || prev.def !== v.def) {
-          if (prev !== null) res.despawned.push(id);
-          res.spawned.push(id);
-        } else {
-          const names: string[] = [];
-          const list = v.def.list;
-          for (let f = 0; f < list.length; f++) if (!rawEq(list[f]!.f, prev.raw[f], v.raw[f])) names.push(list[f]!.name);
-          if (names.length > 0) res.changed.set(id, names);
+        // entities changed after the baseline go back to what the baseline had
+        for (const [k, ids] of this.applied) {
+          if (k <= p.base) continue;
+          for (const id of ids) if (!next.has(id)) next.set(id, this.heldAt(id, p.base));
         }
       }
+      for (const [id, v] of next) this.change(id, t, v, res, touched);
     }
     this.applied.set(t, touched);
     this.latest = t;
@@ -222,12 +206,38 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     return res;
   }
 
+  private change(id: number, t: number, v: ReplicatedEntity | null, res: ReceiveResult, touched: number[]): void {
+    const prev = this.view.get(id) ?? null;
+    if (prev === v) return;
+    touched.push(id);
+    this.record(id, t, v);
+    if (v === null) {
+      this.view.delete(id);
+      res.despawned.push(id);
+      return;
+    }
+    this.view.set(id, v);
+    if (prev === null || prev.def !== v.def) {
+      if (prev !== null) res.despawned.push(id);
+      res.spawned.push(id);
+      return;
+    }
+    const names: string[] = [];
+    const list = v.def.list;
+    for (let f = 0; f < list.length; f++) {
+      const a = prev.raw[f];
+      const b = v.raw[f];
+      if (a !== b && !rawEq(list[f]!.f, a, b)) names.push(list[f]!.name);
+    }
+    if (names.length > 0) res.changed.set(id, names);
+  }
+
   private record(id: number, t: number, v: ReplicatedEntity | null): void {
     let h = this.hist.get(id);
     if (h === undefined) this.hist.set(id, (h = { ticks: [], vers: [] }));
     h.ticks.push(t);
     h.vers.push(v);
-    this.prune(id, t - this.window);
+    if (h.ticks.length > 8) this.prune(id, t - this.window);
   }
 
   /** Drop history older than `floor` (keeping the version in force at `floor`), and forget entities long gone. */
@@ -271,4 +281,8 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const e = this.view.get(Number(id));
     return e && { type: e.type, fields: e.values };
   }
+}
+
+function ignoredResult(tick: number, base: number | null, why: 'old' | 'missing-baseline'): ReceiveResult {
+  return { tick, baseTick: base, spawned: [], changed: new Map(), despawned: [], deferred: 0, ignored: why };
 }

@@ -29,7 +29,7 @@ function readLen(inp: BitIn, lenBits: number, maxL: number, path: string): numbe
   const L = inp.read(lenBits, path) + 1;
   if (L > maxL) inp.fail(path, `a length of at most ${maxL} bits`, String(L));
   if (L === 1) return 1;
-  return 2 ** (L - 1) + inp.read(L - 1, path);
+  return (((1 << (L - 1)) >>> 0) + inp.read(L - 1, path)) >>> 0;
 }
 
 function wrap(kind: FieldKind, v: number): number {
@@ -95,6 +95,11 @@ function readDiff64(inp: BitIn, bh: number, bl: number, path: string): [number, 
 /** Write a field value `v` that differs from `b` (both raw). */
 export function writeField(out: BitOut, f: Field<unknown>, b: unknown, v: unknown): void {
   const k = f.kind;
+  if (k === 'f32') {
+    const d = ((v as number) - (b as number)) | 0;
+    writeLen(out, ((d << 1) ^ (d >> 31)) >>> 0, 5);
+    return;
+  }
   const w = WIDTH[k];
   if (w !== undefined) {
     let d = (v as number) - (b as number);
@@ -152,6 +157,10 @@ export function writeField(out: BitOut, f: Field<unknown>, b: unknown, v: unknow
 /** Read a changed field's new raw value, coded against base `b`. */
 export function readField(inp: BitIn, f: Field<unknown>, b: unknown, path: string): unknown {
   const k = f.kind;
+  if (k === 'f32') {
+    const zz = readLen(inp, 5, 32, path);
+    return ((b as number) + ((zz >>> 1) ^ -(zz & 1))) >>> 0;
+  }
   const w = WIDTH[k];
   if (w !== undefined) {
     const zz = readLen(inp, LEN_BITS[w]!, w, path);
@@ -220,13 +229,20 @@ export function readField(inp: BitIn, f: Field<unknown>, b: unknown, path: strin
 export function writeBody(out: BitOut, def: AnyEntityDef, base: readonly unknown[], raw: readonly unknown[]): boolean {
   const list = def.list;
   const n = list.length;
-  let any = false;
-  for (let i = 0; i < n; i++) {
-    if (base[i] !== raw[i] && !rawEq(list[i]!.f, base[i], raw[i])) {
-      any = true;
-      break;
+  if (n <= 32) {
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      const a = base[i];
+      const b = raw[i];
+      if (a !== b && (typeof a !== 'object' || !rawEq(list[i]!.f, a, b))) m |= 1 << i;
     }
+    if (m === 0) return false;
+    out.write(m, n);
+    for (let i = 0; i < n; i++) if ((m >>> i) & 1) writeField(out, list[i]!.f, base[i], raw[i]);
+    return true;
   }
+  let any = false;
+  for (let i = 0; i < n && !any; i++) any = base[i] !== raw[i] && !rawEq(list[i]!.f, base[i], raw[i]);
   if (!any) return false;
   for (let i = 0; i < n; i += 32) {
     let m = 0;
@@ -240,26 +256,39 @@ export function writeBody(out: BitOut, def: AnyEntityDef, base: readonly unknown
   return true;
 }
 
-/** Read a body coded against `base`; returns the new raw array and the indices of changed fields. */
-export function readBody(inp: BitIn, def: AnyEntityDef, base: readonly unknown[], changed: number[]): unknown[] {
+/** Read a body coded against `base`; returns the new raw array. */
+export function readBody(inp: BitIn, def: AnyEntityDef, base: readonly unknown[]): unknown[] {
   const list = def.list;
   const n = list.length;
   const raw = base.slice();
-  changed.length = 0;
-  for (let i = 0; i < n; i += 32) {
-    const end = Math.min(n, i + 32);
-    const m = inp.read(end - i, 'mask');
-    for (let j = i; j < end; j++) if ((m >>> (j - i)) & 1) changed.push(j);
+  if (n <= 32) {
+    let m = inp.read(n, 'mask');
+    while (m !== 0) {
+      const j = 31 - Math.clz32(m & -m);
+      m &= m - 1;
+      readOne(inp, def, list[j]!, base, raw);
+    }
+    return raw;
   }
-  for (let c = 0; c < changed.length; c++) {
-    const fi = list[changed[c]!]!;
-    try {
-      raw[fi.index] = readField(inp, fi.f, base[fi.index], fi.name);
-    } catch (e) {
-      throw rethrowAt(e, def.name, inp.offset);
+  const masks: number[] = [];
+  for (let i = 0; i < n; i += 32) masks.push(inp.read(Math.min(32, n - i), 'mask'));
+  for (let i = 0; i < masks.length; i++) {
+    let m = masks[i]!;
+    while (m !== 0) {
+      const j = 31 - Math.clz32(m & -m);
+      m &= m - 1;
+      readOne(inp, def, list[i * 32 + j]!, base, raw);
     }
   }
   return raw;
+}
+
+function readOne(inp: BitIn, def: AnyEntityDef, fi: AnyEntityDef['list'][number], base: readonly unknown[], raw: unknown[]): void {
+  try {
+    raw[fi.index] = readField(inp, fi.f, base[fi.index], fi.name);
+  } catch (e) {
+    throw rethrowAt(e, def.name, inp.offset);
+  }
 }
 
 /** Upper bound of the bits a field can take on the wire. */

@@ -16,7 +16,7 @@ import { DecodeError, EncodeError } from '../core/errors.js';
 import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
 import { maxRecordBits, writeBody } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
-import { FloatBits, assignRaw, valuesOf } from './values.js';
+import { FloatBits, assignRaw, rawEq, toRaw, valuesOf } from './values.js';
 import { ACK_MAGIC, HEADER_MAX, STATE_MAGIC, hex32 } from './wire.js';
 
 export type ClientKey = string | number;
@@ -43,19 +43,22 @@ export interface ClientOptions {
 
 /** Encoded record body, shared between clients. */
 interface Enc {
-  words: Uint32Array;
+  words: ArrayLike<number>;
   bits: number;
 }
-const NO_CHANGE: Enc = { words: new Uint32Array(0), bits: 0 };
+const NO_CHANGE: Enc = { words: [], bits: 0 };
 
 class Version {
   tick = -1;
   pub: unknown[] | undefined;
   values: Record<string, unknown> | undefined;
-  /** Encodings of updates from this version, by flags (owned before | owned after << 1), by target. */
-  next: (Map<Version, Enc> | undefined)[] = [];
+  /** The first update encoded from this version (not owner-specific): its target and encoding. */
+  next0: Version | undefined;
+  enc0: Enc | undefined;
+  /** Further encodings of updates from this version, by flags (owned before | owned after << 1), by target. */
+  next: (Map<Version, Enc> | undefined)[] | undefined;
   /** Encoding of a creation into this version, by owned flag. */
-  create: (Enc | undefined)[] = [];
+  create: (Enc | undefined)[] | undefined;
   constructor(
     readonly raw: unknown[],
     readonly owner: OwnerTag | undefined,
@@ -146,6 +149,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly fb = new FloatBits();
   private readonly scratch = new BitOut(256);
   private readonly pkt = new BitOut(512);
+  private readonly setIdx: number[] = [];
+  private readonly setRaw: unknown[] = [];
   private nextId = 1;
   private t = 0;
   private markSeq = 0;
@@ -219,10 +224,23 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   /** Change some fields (validated; EncodeError on a bad value, nothing changed then). */
   set(id: number, values: Record<string, unknown>): void {
     const e = this.live(id);
-    const probe = e.cur.raw.slice();
-    if (!assignRaw(e.def, probe, values, this.fb)) return;
+    const def = e.def;
+    const idx = this.setIdx;
+    const raws = this.setRaw;
+    let n = 0;
+    for (const name in values) {
+      const fi = def.byName.get(name);
+      if (fi === undefined) throw new EncodeError(`${def.name}.${name}`, `no field ${name} in ${def.name}`);
+      const r = toRaw(fi.f, values[name], `${def.name}.${name}`, this.fb);
+      const old = e.cur.raw[fi.index];
+      if (old === r || rawEq(fi.f, old, r)) continue;
+      idx[n] = fi.index;
+      raws[n++] = r;
+    }
+    if (n === 0) return;
     const v = this.writable(e);
-    for (let i = 0; i < probe.length; i++) v.raw[i] = probe[i];
+    for (let i = 0; i < n; i++) v.raw[idx[i]!] = raws[i];
+    raws.fill(undefined, 0, n);
     this.markDirty(e);
   }
 
@@ -433,54 +451,69 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private candidates(p: Profile, base: Node | null, t: number): Ent[] {
     const mark = ++this.markSeq;
     const out: Ent[] = [];
-    const add = (e: Ent): void => {
-      if (e.mark !== mark) {
-        e.mark = mark;
-        out.push(e);
-      }
-    };
     if (base === null) {
-      for (const e of p.interest === undefined ? this.ents.values() : p.visible) add(e);
+      for (const e of p.interest === undefined ? this.ents.values() : p.visible) out.push(e);
       return out;
     }
     for (let k = base.tick + 1; k <= t; k++) {
       const l = this.log.get(k);
-      if (l) for (let i = 0; i < l.length; i++) add(l[i]!);
+      if (l) addMarked(out, l, mark);
       if (p.interest !== undefined) {
         const pl = p.log.get(k);
-        if (pl) for (let i = 0; i < pl.length; i++) add(pl[i]!);
+        if (pl) addMarked(out, pl, mark);
       }
     }
-    if (base.over !== null) for (const e of base.over.keys()) add(e);
+    if (base.over !== null) addMarked(out, base.over.keys(), mark);
     return out;
   }
 
   private encode(p: Profile, e: Ent, held: Version | null, target: Version): Enc {
     const def = e.def;
-    const owned = (v: Version): boolean => def.hasOwnerFields && p.owner !== undefined && v.owner === p.owner;
-    const ownV = owned(target);
-    const rawOf = (v: Version, own: boolean): unknown[] => (own || !def.hasOwnerFields ? v.raw : (v.pub ??= publicRaw(def, v.raw)));
+    const priv = def.hasOwnerFields && p.owner !== undefined;
+    const ownV = priv && target.owner === p.owner;
     const s = this.scratch;
     if (held === null) {
       const k = ownV ? 1 : 0;
+      if (target.create === undefined) target.create = [];
       const hit = target.create[k];
       if (hit !== undefined) return hit;
       s.reset();
       const n = def.list.length;
       // all fields at their defaults: just a mask of zeros
-      const enc: Enc = writeBody(s, def, def.defaults, rawOf(target, ownV)) ? { words: s.take(), bits: s.pos } : { words: new Uint32Array(((n + 31) >>> 5) + 1), bits: n };
+      const enc: Enc = writeBody(s, def, def.defaults, rawOf(def, target, ownV)) ? { words: s.take(), bits: s.pos } : { words: new Uint32Array(((n + 31) >>> 5) + 1), bits: n };
       target.create[k] = enc;
       return enc;
     }
-    const ownH = owned(held);
+    const ownH = priv && held.owner === p.owner;
     const k = (ownH ? 1 : 0) | (ownV ? 2 : 0);
-    let m = held.next[k];
-    if (m === undefined) held.next[k] = m = new Map();
-    const hit = m.get(target);
-    if (hit !== undefined) return hit;
+    let m: Map<Version, Enc> | undefined;
+    if (k === 0) {
+      // the common case: one (target, encoding) slot, then a map
+      if (held.next0 === target) return held.enc0!;
+      m = held.next?.[0];
+      if (m !== undefined) {
+        const hit = m.get(target);
+        if (hit !== undefined) return hit;
+      }
+    } else {
+      if (held.next === undefined) held.next = [];
+      m = held.next[k];
+      if (m === undefined) held.next[k] = m = new Map();
+      const hit = m.get(target);
+      if (hit !== undefined) return hit;
+    }
     s.reset();
-    const enc = writeBody(s, def, rawOf(held, ownH), rawOf(target, ownV)) ? { words: s.take(), bits: s.pos } : NO_CHANGE;
-    m.set(target, enc);
+    const enc = writeBody(s, def, rawOf(def, held, ownH), rawOf(def, target, ownV)) ? { words: s.take(), bits: s.pos } : NO_CHANGE;
+    if (k === 0 && held.next0 === undefined) {
+      held.next0 = target;
+      held.enc0 = enc;
+    } else {
+      if (m === undefined) {
+        if (held.next === undefined) held.next = [];
+        held.next[0] = m = new Map();
+      }
+      m.set(target, enc);
+    }
     return enc;
   }
 
@@ -574,6 +607,19 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     packet.set(body, head.length);
     return packet;
   }
+}
+
+function addMarked(out: Ent[], from: Iterable<Ent>, mark: number): void {
+  for (const e of from) {
+    if (e.mark !== mark) {
+      e.mark = mark;
+      out.push(e);
+    }
+  }
+}
+
+function rawOf(def: AnyEntityDef, v: Version, own: boolean): unknown[] {
+  return own || !def.hasOwnerFields ? v.raw : (v.pub ??= publicRaw(def, v.raw));
 }
 
 function publicRaw(def: AnyEntityDef, raw: unknown[]): unknown[] {
