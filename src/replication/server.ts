@@ -265,6 +265,34 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.markDirty(e);
   }
 
+  /**
+   * Relays: mirror what a `ReplicationClient` (same schema) just applied into
+   * this server's world, with the same ids and bit-exact raw values. Feed it
+   * the result of `client.receive(worldPacket)`, then `tick()` and serve this
+   * server's own clients.
+   */
+  applyFrom(client: { hash: number; entities: ReadonlyMap<number, { type: string; raw: readonly unknown[] }> }, result: { spawned: number[]; changed: Map<number, string[]>; despawned: number[] }): void {
+    if (client.hash !== this.hash) throw new EncodeError('schema', `client schema ${hex32(client.hash)} differs from ${hex32(this.hash)}`);
+    for (const id of result.despawned) if (this.ents.has(id)) this.despawn(id);
+    for (const id of result.spawned) {
+      const src = client.entities.get(id);
+      if (src === undefined) continue;
+      const type = this.defs.findIndex((d) => d.name === src.type);
+      const e = new Ent(id, this.defs[type]!, type, new Version(src.raw.slice(), undefined));
+      this.nextId = Math.max(this.nextId, id + 1);
+      this.ents.set(id, e);
+      this.markDirty(e);
+    }
+    for (const id of result.changed.keys()) {
+      const src = client.entities.get(id);
+      const e = this.ents.get(id);
+      if (src === undefined || e === undefined) continue;
+      const v = this.writable(e);
+      for (let i = 0; i < src.raw.length; i++) v.raw[i] = src.raw[i];
+      this.markDirty(e);
+    }
+  }
+
   /** Commit this tick's changes; returns the new tick number. */
   tick(): number {
     const t = ++this.t;
