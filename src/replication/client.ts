@@ -286,3 +286,15 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
 function ignoredResult(tick: number, base: number | null, why: 'old' | 'missing-baseline'): ReceiveResult {
   return { tick, baseTick: base, spawned: [], changed: new Map(), despawned: [], deferred: 0, ignored: why };
 }
+
+/** The header of a state packet, without decoding its records (for tools, relays and simulations). */
+export function readPacketHeader(bytes: Uint8Array): { hash: number; tick: number; baseTick: number | null; deferred: number; count: number } {
+  const r = new ByteReader(bytes);
+  const magic = r.u8('magic');
+  if (magic !== STATE_MAGIC) throw new DecodeError(0, 'magic', `0x${STATE_MAGIC.toString(16)} (state packet)`, `0x${magic.toString(16)}`);
+  const hash = r.u32le('schemaHash');
+  const tick = r.vu32('tick');
+  const ago = r.vu32('baseAgo');
+  if (ago > tick) throw new DecodeError(6, 'baseAgo', `at most the tick (${tick})`, String(ago));
+  return { hash, tick, baseTick: ago === 0 ? null : tick - ago, deferred: r.vu32('deferred'), count: r.vu32('count') };
+}

@@ -6,7 +6,7 @@ export { t, defineEntity, schemaToJson, schemaFromJson, schemaHash } from './sch
 export type { Field, FieldKind, Fields, ValuesOf, EntityDef, AnyEntityDef, SchemaJson, FieldJson } from './schema.js';
 export { ReplicationServer } from './server.js';
 export type { ServerOptions, ClientOptions as ServerClientOptions, ClientKey, OwnerTag, Delivery } from './server.js';
-export { ReplicationClient, ReplicatedEntity } from './client.js';
+export { ReplicationClient, ReplicatedEntity, readPacketHeader } from './client.js';
 export type { ReceiveResult, EntityOf, ClientOptions } from './client.js';
 export { LossyLink } from './lossy.js';
 export type { LossyOptions } from './lossy.js';

@@ -409,6 +409,19 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    */
   receive(key: ClientKey, bytes: Uint8Array): void {
     const c = this.client(key);
+    // the usual ack (magic, hash, 1..3-byte tick) without a reader object
+    const n = bytes.length;
+    if (n >= 6 && n <= 8 && bytes[0] === ACK_MAGIC && ((bytes[1]! | (bytes[2]! << 8) | (bytes[3]! << 16) | (bytes[4]! << 24)) >>> 0) === this.hash) {
+      let tick = -1;
+      const b5 = bytes[5]!;
+      if (n === 6 && b5 < 0x80) tick = b5;
+      else if (n === 7 && b5 >= 0x80 && bytes[6]! < 0x80 && bytes[6] !== 0) tick = (b5 & 0x7f) | (bytes[6]! << 7);
+      else if (n === 8 && b5 >= 0x80 && bytes[6]! >= 0x80 && bytes[7]! < 0x80 && bytes[7] !== 0) tick = (b5 & 0x7f) | ((bytes[6]! & 0x7f) << 7) | (bytes[7]! << 14);
+      if (tick >= 0) {
+        this.ack(c, tick);
+        return;
+      }
+    }
     const r = new ByteReader(bytes);
     const magic = r.u8('magic');
     if (magic !== ACK_MAGIC) throw new DecodeError(0, 'magic', `0x${ACK_MAGIC.toString(16)} (ack)`, `0x${magic.toString(16)}`);
@@ -416,6 +429,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (hash !== this.hash) throw new DecodeError(1, 'schemaHash', `schema hash ${hex32(this.hash)} (the client has another schema)`, hex32(hash));
     const tick = r.vu32('tick');
     r.expectEnd('end');
+    this.ack(c, tick);
+  }
+
+  private ack(c: Client, tick: number): void {
     if (tick > c.acked && c.sent.has(tick)) c.acked = tick;
   }
 
