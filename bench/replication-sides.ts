@@ -58,6 +58,10 @@ export interface Side {
   transport(): void;
   /** The other clients' side (acks only): not timed. */
   others(): void;
+  /** Client 0's packets so far (the first is its initial full state). */
+  capture: Uint8Array[];
+  /** A fresh mirror that applies `packets[0]`; returns a function that applies the rest (timed by the caller). */
+  replay(packets: Uint8Array[]): () => number;
   /** Decode what the server phase produced; returns the number of decodes done. */
   client(): number;
 }
@@ -123,11 +127,14 @@ export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable'): 
   const inbox: Uint8Array[][] = down.map(() => []);
   const outbox: Uint8Array[] = [];
   const acks: Uint8Array[][] = down.map(() => []);
+  const capture: Uint8Array[] = [];
   const prime = (): void => {
     server.tick();
     for (let c = 0; c < s.clients; c++) {
       const cl = c === 0 ? clients[0]! : others[c - 1]!;
-      cl.receive(server.packetFor(c));
+      const p = server.packetFor(c);
+      if (c === 0) capture.push(p);
+      cl.receive(p);
       server.receive(c, cl.ack());
     }
   };
@@ -162,6 +169,7 @@ export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable'): 
       let n = 0;
       const cl = clients[0]!;
       for (const p of inbox[0]!) {
+        capture.push(p);
         const res = cl.receive(p);
         for (const id of res.changed.keys()) void cl.entities.get(id)!.values; // the user reads the new values
         for (const id of res.spawned) void cl.entities.get(id)!.values;
@@ -171,6 +179,19 @@ export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable'): 
       up[0]!.send(a);
       acks[0] = up[0]!.deliver();
       return n;
+    },
+    capture,
+    replay(packets) {
+      const cl = new ReplicationClient({ entities: [Unit] as const });
+      cl.receive(packets[0]!);
+      return () => {
+        for (let i = 1; i < packets.length; i++) {
+          const res = cl.receive(packets[i]!);
+          for (const id of res.changed.keys()) void cl.entities.get(id)!.values;
+          for (const id of res.spawned) void cl.entities.get(id)!.values;
+        }
+        return packets.length - 1;
+      };
     },
     others() {
       for (let c = 1; c < s.clients; c++) {
@@ -208,6 +229,7 @@ export function colyseus(s: Scenario, w: WorldGen): Side {
   const r = s.radius ?? 0;
   // one decoder per distinct stream: all clients get the same bytes without views
   const decoders = Array.from({ length: filtered ? s.clients : 1 }, () => new Decoder(new S()));
+  const capture: Uint8Array[] = [];
   if (filtered) {
     const it = { offset: 0 };
     encoder.encodeAll(it);
@@ -223,9 +245,15 @@ export function colyseus(s: Scenario, w: WorldGen): Side {
       }
       views.push(v);
       inView.push(iv);
-      decoders[c]!.decode(encoder.encodeAllView(v, shared, it).slice());
+      const b = encoder.encodeAllView(v, shared, it).slice();
+      if (c === 0) capture.push(b);
+      decoders[c]!.decode(b);
     }
-  } else decoders[0]!.decode(encoder.encodeAll().slice());
+  } else {
+    const b = encoder.encodeAll().slice();
+    capture.push(b);
+    decoders[0]!.decode(b);
+  }
   encoder.discardChanges();
   let outbox: Uint8Array[] = [];
   return {
@@ -276,8 +304,18 @@ export function colyseus(s: Scenario, w: WorldGen): Side {
     others() {},
     client() {
       // client 0 decodes (the others would decode the same or their own view's bytes in their own process)
+      capture.push(outbox[0]!);
       decoders[0]!.decode(outbox[0]!);
       return 1;
+    },
+    capture,
+    replay(packets) {
+      const d = new Decoder(new S());
+      d.decode(packets[0]!);
+      return () => {
+        for (let i = 1; i < packets.length; i++) d.decode(packets[i]!);
+        return packets.length - 1;
+      };
     },
   };
 }

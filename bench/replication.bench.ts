@@ -21,6 +21,8 @@ import { colyseus, generate, ours, type Scenario, type Side } from './replicatio
 
 interface SideStats {
   bytesPerClientTick: number;
+  /** Client 0's decode of the captured packets, replayed alone into a fresh mirror (no server garbage in the process). */
+  isolatedClientUs: { best: number; min: number; max: number };
   serverUs: { best: number; min: number; max: number };
   clientUs: { best: number; min: number; max: number };
 }
@@ -64,11 +66,28 @@ function runPair(s: Scenario, a: Side, b: Side, rounds: number, perRound: number
       acc[i]!.client.push(decodes > 0 ? cl / decodes : NaN);
     }
   }
-  return acc.map((x) => ({
+  const iso = isolated([a, b], rounds);
+  return acc.map((x, i) => ({
+    isolatedClientUs: iso[i]!,
     bytesPerClientTick: x.bytes / x.ticks / s.clients,
     serverUs: { best: Math.min(...x.server), min: Math.min(...x.server), max: Math.max(...x.server) },
     clientUs: { best: Math.min(...x.client), min: Math.min(...x.client), max: Math.max(...x.client) },
   })) as [SideStats, SideStats];
+}
+
+/** Replay each side's captured client-0 packets into fresh mirrors, alternating sides; per-decode CPU µs. */
+function isolated(sides: Side[], rounds: number): { best: number; min: number; max: number }[] {
+  const caps = sides.map((sd) => sd.capture.slice(0, 201));
+  const res = sides.map(() => [] as number[]);
+  for (let r = 0; r < Math.max(5, rounds); r++) {
+    for (const [i, sd] of sides.entries()) {
+      const run = sd.replay(caps[i]!);
+      const t0 = cpuUs();
+      const n = run();
+      res[i]!.push((cpuUs() - t0) / n);
+    }
+  }
+  return res.map((x) => ({ best: Math.min(...x), min: Math.min(...x), max: Math.max(...x) }));
 }
 
 const S1: Scenario = { name: 'S1', entities: 1000, clients: 1 };
@@ -101,7 +120,7 @@ function fmt(n: number, d = 1): string {
 }
 
 function table(rows: Row[]): string {
-  const head = ['case', 'mode', 'B/tick/client', 'Colyseus', '×', 'server µs/tick [min–max]', 'Colyseus', '×', 'client µs/decode [min–max]', 'Colyseus', 'speedup'];
+  const head = ['case', 'mode', 'B/tick/client', 'Colyseus', '×', 'server µs/tick [min–max]', 'Colyseus', '×', 'client µs/decode [min–max]', 'Colyseus', 'speedup', 'client alone µs', 'Colyseus', 'speedup'];
   const lines = rows.map((r) => [
     r.scenario,
     r.mode,
@@ -114,6 +133,9 @@ function table(rows: Row[]): string {
     `${fmt(r.ours.clientUs.best)} [${fmt(r.ours.clientUs.min)}–${fmt(r.ours.clientUs.max)}]`,
     `${fmt(r.colyseus.clientUs.best)} [${fmt(r.colyseus.clientUs.min)}–${fmt(r.colyseus.clientUs.max)}]`,
     fmt(r.ratios.clientSpeedup, 2),
+    `${fmt(r.ours.isolatedClientUs.best)} [${fmt(r.ours.isolatedClientUs.min)}–${fmt(r.ours.isolatedClientUs.max)}]`,
+    `${fmt(r.colyseus.isolatedClientUs.best)} [${fmt(r.colyseus.isolatedClientUs.min)}–${fmt(r.colyseus.isolatedClientUs.max)}]`,
+    fmt(r.colyseus.isolatedClientUs.best / r.ours.isolatedClientUs.best, 2),
   ]);
   const all = [head, ...lines];
   const widths = head.map((_, i) => Math.max(...all.map((l) => l[i]!.length)));
@@ -136,7 +158,7 @@ export function runReplicationBench(only?: string): Row[] {
       ratios: { bytes: o.bytesPerClientTick / c.bytesPerClientTick, server: o.serverUs.best / c.serverUs.best, clientSpeedup: c.clientUs.best / o.clientUs.best },
     };
     rows.push(row);
-    process.stderr.write(`  replication ${p.s.name} ${p.mode}: ${fmt(o.bytesPerClientTick)} B vs ${fmt(c.bytesPerClientTick)} B; server ${fmt(o.serverUs.best)} µs vs ${fmt(c.serverUs.best)} µs; client ${fmt(o.clientUs.best)} µs vs ${fmt(c.clientUs.best)} µs\n`);
+    process.stderr.write(`  replication ${p.s.name} ${p.mode}: ${fmt(o.bytesPerClientTick)} B vs ${fmt(c.bytesPerClientTick)} B; server ${fmt(o.serverUs.best)} µs vs ${fmt(c.serverUs.best)} µs; client ${fmt(o.clientUs.best)} µs vs ${fmt(c.clientUs.best)} µs; client alone ${fmt(o.isolatedClientUs.best)} µs vs ${fmt(c.isolatedClientUs.best)} µs\n`);
   }
   return rows;
 }
