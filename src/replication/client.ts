@@ -82,6 +82,12 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   /** Applied ticks (ascending) and the ids each touched. */
   private readonly applied = new Map<number, number[]>();
   private latest = 0;
+  /**
+   * The newest baseline the server has used. The server's baselines never go
+   * back (it deltas against the newest ack, or sends a full state), so history
+   * older than this is never needed again.
+   */
+  private floor = 0;
 
   constructor(opts: ClientOptions<Defs>) {
     checkDefs(opts.entities);
@@ -197,9 +203,10 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     }
     this.applied.set(t, touched);
     this.latest = t;
-    const floor = t - this.window;
+    if (p.base !== null && p.base > this.floor) this.floor = p.base;
+    const floor = Math.max(this.floor, t - this.window);
     for (const [k, ids] of this.applied) {
-      if (k > floor) break;
+      if (k >= floor) break;
       this.applied.delete(k);
       for (const id of ids) this.prune(id, floor);
     }
@@ -237,7 +244,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     if (h === undefined) this.hist.set(id, (h = { ticks: [], vers: [] }));
     h.ticks.push(t);
     h.vers.push(v);
-    if (h.ticks.length > 8) this.prune(id, t - this.window);
+    if (h.ticks.length > 2) this.prune(id, Math.max(this.floor, t - this.window));
   }
 
   /** Drop history older than `floor` (keeping the version in force at `floor`), and forget entities long gone. */
