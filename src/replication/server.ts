@@ -19,8 +19,9 @@ import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, 
 import { FloatBits, assignRaw, rawEq, toRaw, valuesOf } from './values.js';
 import { ACK_MAGIC, HEADER_MAX, STATE_MAGIC, hex32 } from './wire.js';
 
-export type ClientKey = string | number;
-export type OwnerTag = string | number;
+import { NO_CHANGE, Profile, Ent, Version, addMarked, rawOf, type Built, type ClientState, type Enc, type Node, type Rec, type ClientKey, type OwnerTag } from './model.js';
+
+export type { ClientKey, OwnerTag } from './model.js';
 export type Delivery = 'acked' | 'reliable';
 
 export interface ServerOptions {
@@ -41,96 +42,6 @@ export interface ClientOptions {
   owner?: OwnerTag;
 }
 
-/** Encoded record body, shared between clients. */
-interface Enc {
-  words: ArrayLike<number>;
-  bits: number;
-}
-const NO_CHANGE: Enc = { words: [], bits: 0 };
-
-class Version {
-  tick = -1;
-  pub: unknown[] | undefined;
-  values: Record<string, unknown> | undefined;
-  /** The first update encoded from this version (not owner-specific): its target and encoding. */
-  next0: Version | undefined;
-  enc0: Enc | undefined;
-  /** Further encodings of updates from this version, by flags (owned before | owned after << 1), by target. */
-  next: (Map<Version, Enc> | undefined)[] | undefined;
-  /** Encoding of a creation into this version, by owned flag. */
-  create: (Enc | undefined)[] | undefined;
-  constructor(
-    readonly raw: unknown[],
-    readonly owner: OwnerTag | undefined,
-  ) {}
-}
-
-class Ent {
-  cur: Version;
-  spawnTick = -1;
-  despawnTick = Infinity;
-  despawnPending = false;
-  dirty = false;
-  mark = 0;
-  /** Published versions (ticks ascending), the window plus the one before it. */
-  ticks: number[] = [];
-  vers: Version[] = [];
-  constructor(
-    readonly id: number,
-    readonly def: AnyEntityDef,
-    readonly type: number,
-    v: Version,
-  ) {
-    this.cur = v;
-  }
-  versionAt(t: number): Version | null {
-    for (let i = this.ticks.length - 1; i >= 0; i--) if (this.ticks[i]! <= t) return this.vers[i]!;
-    return null;
-  }
-}
-
-/** What a client holds after a packet. */
-interface Node {
-  tick: number;
-  /** Entities left out: what the client still holds for them (null = nothing). */
-  over: Map<Ent, Version | null> | null;
-}
-
-interface Built {
-  node: Node;
-  packet: Uint8Array;
-}
-
-class Profile {
-  /** Interest toggles by entity (ticks; visible when an odd number are <= t). */
-  readonly toggles = new Map<Ent, number[]>();
-  readonly visible = new Set<Ent>();
-  readonly log = new Map<number, Ent[]>();
-  readonly acc = new Map<Ent, number>();
-  refresh = true;
-  built = new Map<unknown, Built>();
-  builtTick = -1;
-  constructor(
-    readonly interest: ClientOptions['interest'],
-    readonly owner: OwnerTag | undefined,
-  ) {}
-}
-
-interface Client {
-  profile: Profile;
-  sent: Map<number, Built>;
-  acked: number;
-  last: Node | null;
-}
-
-interface Rec {
-  e: Ent;
-  held: Version | null;
-  target: Version | null;
-  enc: Enc;
-  bits: number;
-}
-
 /** Replication server: a world of entities, and one packet per client per tick. */
 export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly AnyEntityDef[]> {
   readonly defs: Defs;
@@ -143,7 +54,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly ents = new Map<number, Ent>();
   private readonly dirty: Ent[] = [];
   private readonly log = new Map<number, Ent[]>();
-  private readonly clients = new Map<ClientKey, Client>();
+  private readonly clients = new Map<ClientKey, ClientState>();
   private readonly publicProfile = new Profile(undefined, undefined);
   private readonly profiles = new Set<Profile>();
   private readonly fb = new FloatBits();
@@ -389,7 +300,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.client(key).profile.refresh = true;
   }
 
-  private client(key: ClientKey): Client {
+  private client(key: ClientKey): ClientState {
     const c = this.clients.get(key);
     if (c === undefined) throw new EncodeError(`client ${String(key)}`, 'no such client');
     return c;
@@ -432,7 +343,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.ack(c, tick);
   }
 
-  private ack(c: Client, tick: number): void {
+  private ack(c: ClientState, tick: number): void {
     if (tick > c.acked && c.sent.has(tick)) c.acked = tick;
   }
 
@@ -654,21 +565,3 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 }
 
-function addMarked(out: Ent[], from: Iterable<Ent>, mark: number): void {
-  for (const e of from) {
-    if (e.mark !== mark) {
-      e.mark = mark;
-      out.push(e);
-    }
-  }
-}
-
-function rawOf(def: AnyEntityDef, v: Version, own: boolean): unknown[] {
-  return own || !def.hasOwnerFields ? v.raw : (v.pub ??= publicRaw(def, v.raw));
-}
-
-function publicRaw(def: AnyEntityDef, raw: unknown[]): unknown[] {
-  const out = raw.slice();
-  for (const f of def.list) if (f.ownerOnly) out[f.index] = f.defaultRaw;
-  return out;
-}
