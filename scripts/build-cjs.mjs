@@ -15,6 +15,7 @@ export const CJS_ENTRIES = {
   teeworlds: 'src/protocols/teeworlds/index.ts',
   wow: 'src/protocols/wow/index.ts',
   diep: 'src/protocols/diep/index.ts',
+  replication: 'src/replication/index.ts',
 };
 
 export async function buildCjs(outdir = join(root, 'dist/cjs')) {

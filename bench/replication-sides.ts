@@ -1,0 +1,321 @@
+/**
+ * The two sides of the replication bench on the same worlds: tickwire's
+ * replication engine and @colyseus/schema 5. Each side applies the same
+ * pre-generated moves, produces every client's bytes (server phase), and
+ * decodes them (client phase); the bench times the phases separately.
+ */
+import { schema, t as ct, Encoder, Decoder, StateView } from '@colyseus/schema';
+import { t, defineEntity, readPacketHeader, LossyLink, ReplicationClient, ReplicationServer } from '../src/replication/index.js';
+import { rng } from '../test/helpers/rng.js';
+
+export const Unit = defineEntity('Unit', { x: t.f32(), y: t.f32(), hp: t.u8(), name: t.string(16) });
+
+export interface Scenario {
+  name: string;
+  entities: number;
+  clients: number;
+  /** Interest radius (S3), or none: every client sees everything. */
+  radius?: number;
+  loss?: number;
+  /** One-way latency in ticks for acks and packets (0: acks arrive before the next tick). */
+  latency?: number;
+}
+
+/** The world both sides replicate: positions, and per tick which entities move and by how much. */
+export interface WorldGen {
+  x: Float64Array;
+  y: Float64Array;
+  hp: Uint8Array;
+  /** Client viewpoints (S3). */
+  cx: Float64Array;
+  cy: Float64Array;
+  moves: { ids: Int32Array; dx: Float64Array; dy: Float64Array }[];
+}
+
+export function generate(s: Scenario, seed = 1, ticks = 240): WorldGen {
+  const r = rng(seed);
+  const n = s.entities;
+  const x = Float64Array.from({ length: n }, () => r() * 1000);
+  const y = Float64Array.from({ length: n }, () => r() * 1000);
+  const hp = Uint8Array.from({ length: n }, () => (r() * 256) | 0);
+  const cx = Float64Array.from({ length: s.clients }, () => r() * 1000);
+  const cy = Float64Array.from({ length: s.clients }, () => r() * 1000);
+  const moves = [];
+  const k = Math.round(n / 10);
+  for (let i = 0; i < ticks; i++) {
+    const chosen = new Set<number>();
+    while (chosen.size < k) chosen.add(Math.floor(r() * n));
+    const ids = Int32Array.from([...chosen].sort((a, b) => a - b));
+    moves.push({ ids, dx: Float64Array.from(ids, () => r() * 2 - 1), dy: Float64Array.from(ids, () => r() * 2 - 1) });
+  }
+  return { x, y, hp, cx, cy, moves };
+}
+
+export interface Side {
+  /** Apply tick k's moves and produce every client's bytes (and take the acks that arrived); returns total bytes produced. */
+  server(k: number): number;
+  /** Carry packets and acks over the (simulated) links: not timed. */
+  transport(): void;
+  /** The other clients' side (acks only): not timed. */
+  others(): void;
+  /** Client 0's packets so far (the first is its initial full state). */
+  capture: Uint8Array[];
+  /** A fresh mirror that applies `packets[0]`; returns a function that applies the rest (timed by the caller). */
+  replay(packets: Uint8Array[]): () => number;
+  /** Decode what the server phase produced; returns the number of decodes done. */
+  client(): number;
+}
+
+function near(w: WorldGen, c: number, x: number, y: number, r: number): boolean {
+  const dx = x - w.cx[c]!;
+  const dy = y - w.cy[c]!;
+  return dx * dx + dy * dy <= r * r;
+}
+
+/**
+ * Clients other than client 0 in the bench: they apply exactly the packets a
+ * ReplicationClient would (newer tick, baseline held) and ack them, without
+ * decoding the records — in a real deployment each client is its own process,
+ * so only client 0's decode time (and heap) is what a client pays.
+ */
+class AckOnlyClient {
+  private latest = 0;
+  private readonly held = new Set<number>();
+  constructor(private readonly hash: number) {}
+  receive(p: Uint8Array): void {
+    const h = readPacketHeader(p);
+    if (h.tick <= this.latest || (h.baseTick !== null && !this.held.has(h.baseTick))) return;
+    this.latest = h.tick;
+    this.held.add(h.tick);
+    this.held.delete(h.tick - 32);
+  }
+  ack(): Uint8Array {
+    const a = new Uint8Array(10);
+    a[0] = 0xb2;
+    new DataView(a.buffer).setUint32(1, this.hash, true);
+    let n = this.latest;
+    let i = 5;
+    while (n >= 0x80) {
+      a[i++] = (n & 0x7f) | 0x80;
+      n >>>= 7;
+    }
+    a[i++] = n;
+    return a.slice(0, i);
+  }
+}
+
+/** tickwire/replication. */
+export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable'): Side {
+  const server = new ReplicationServer({ entities: [Unit], delivery, mtu: 1 << 20 });
+  const x = w.x.slice();
+  const y = w.y.slice();
+  const ids: number[] = [];
+  for (let i = 0; i < s.entities; i++) ids.push(server.spawn(Unit, { x: x[i]!, y: y[i]!, hp: w.hp[i]!, name: `unit${i}` }));
+  const clients: ReplicationClient<readonly [typeof Unit]>[] = [];
+  const others: AckOnlyClient[] = [];
+  const down: LossyLink[] = [];
+  const up: LossyLink[] = [];
+  for (let c = 0; c < s.clients; c++) {
+    const r = s.radius;
+    server.addClient(c, r === undefined ? {} : { interest: (_id, v) => near(w, c, v.x as number, v.y as number, r) });
+    if (c === 0) clients.push(new ReplicationClient({ entities: [Unit] as const }));
+    else others.push(new AckOnlyClient(server.hash));
+    const link = { loss: s.loss ?? 0, latency: s.latency ?? 0, seed: 1000 + c };
+    down.push(new LossyLink(link));
+    up.push(new LossyLink({ ...link, seed: 5000 + c }));
+  }
+  const inbox: Uint8Array[][] = down.map(() => []);
+  const outbox: Uint8Array[] = [];
+  const acks: Uint8Array[][] = down.map(() => []);
+  const capture: Uint8Array[] = [];
+  const prime = (): void => {
+    server.tick();
+    for (let c = 0; c < s.clients; c++) {
+      const cl = c === 0 ? clients[0]! : others[c - 1]!;
+      const p = server.packetFor(c);
+      if (c === 0) capture.push(p);
+      cl.receive(p);
+      server.receive(c, cl.ack());
+    }
+  };
+  prime();
+  return {
+    server(k) {
+      for (let c = 0; c < s.clients; c++) for (const a of acks[c]!) server.receive(c, a);
+      const m = w.moves[k % w.moves.length]!;
+      for (let i = 0; i < m.ids.length; i++) {
+        const e = m.ids[i]!;
+        x[e]! += m.dx[i]!;
+        y[e]! += m.dy[i]!;
+        server.set(ids[e]!, { x: x[e]!, y: y[e]! });
+      }
+      server.tick();
+      let bytes = 0;
+      for (let c = 0; c < s.clients; c++) {
+        const p = server.packetFor(c);
+        bytes += p.length;
+        outbox[c] = p;
+      }
+      return bytes;
+    },
+    transport() {
+      for (let c = 0; c < s.clients; c++) {
+        down[c]!.send(outbox[c]!);
+        inbox[c] = down[c]!.deliver();
+      }
+    },
+    client() {
+      // client 0 decodes for real (timed per decode)
+      let n = 0;
+      const cl = clients[0]!;
+      for (const p of inbox[0]!) {
+        capture.push(p);
+        const res = cl.receive(p);
+        for (const id of res.changed.keys()) void cl.entities.get(id)!.values; // the user reads the new values
+        for (const id of res.spawned) void cl.entities.get(id)!.values;
+        n++;
+      }
+      const a = cl.ack();
+      up[0]!.send(a);
+      acks[0] = up[0]!.deliver();
+      return n;
+    },
+    capture,
+    replay(packets) {
+      const cl = new ReplicationClient({ entities: [Unit] as const });
+      cl.receive(packets[0]!);
+      return () => {
+        for (let i = 1; i < packets.length; i++) {
+          const res = cl.receive(packets[i]!);
+          for (const id of res.changed.keys()) void cl.entities.get(id)!.values;
+          for (const id of res.spawned) void cl.entities.get(id)!.values;
+        }
+        return packets.length - 1;
+      };
+    },
+    others() {
+      for (let c = 1; c < s.clients; c++) {
+        const o = others[c - 1]!;
+        for (const p of inbox[c]!) o.receive(p);
+        up[c]!.send(o.ack());
+        acks[c] = up[c]!.deliver();
+      }
+    },
+  };
+}
+
+/** @colyseus/schema 5 over its reliable channel: encode() + discardChanges() per tick, StateView per client for S3. */
+export function colyseus(s: Scenario, w: WorldGen): Side {
+  Encoder.BUFFER_SIZE = 4 * 1024 * 1024;
+  const E = schema({ x: ct.float32(), y: ct.float32(), hp: ct.uint8(), name: ct.string() }, 'Unit');
+  const filtered = s.radius !== undefined;
+  const S = filtered ? schema({ entities: ct.map(E).view() }, 'World') : schema({ entities: ct.map(E) }, 'World');
+  const state = new S();
+  const ents: InstanceType<typeof E>[] = [];
+  const x = w.x.slice();
+  const y = w.y.slice();
+  for (let i = 0; i < s.entities; i++) {
+    const e = new E();
+    e.x = x[i]!;
+    e.y = y[i]!;
+    e.hp = w.hp[i]!;
+    e.name = `unit${i}`;
+    state.entities.set(String(i), e);
+    ents.push(e);
+  }
+  const encoder = new Encoder(state);
+  const views: StateView[] = [];
+  const inView: Uint8Array[] = [];
+  const r = s.radius ?? 0;
+  // one decoder per distinct stream: all clients get the same bytes without views
+  const decoders = Array.from({ length: filtered ? s.clients : 1 }, () => new Decoder(new S()));
+  const capture: Uint8Array[] = [];
+  if (filtered) {
+    const it = { offset: 0 };
+    encoder.encodeAll(it);
+    const shared = it.offset;
+    for (let c = 0; c < s.clients; c++) {
+      const v = new StateView();
+      const iv = new Uint8Array(s.entities);
+      for (let i = 0; i < s.entities; i++) {
+        if (near(w, c, x[i]!, y[i]!, r)) {
+          v.add(ents[i]!);
+          iv[i] = 1;
+        }
+      }
+      views.push(v);
+      inView.push(iv);
+      const b = encoder.encodeAllView(v, shared, it).slice();
+      if (c === 0) capture.push(b);
+      decoders[c]!.decode(b);
+    }
+  } else {
+    const b = encoder.encodeAll().slice();
+    capture.push(b);
+    decoders[0]!.decode(b);
+  }
+  encoder.discardChanges();
+  let outbox: Uint8Array[] = [];
+  return {
+    server(k) {
+      const m = w.moves[k % w.moves.length]!;
+      for (let i = 0; i < m.ids.length; i++) {
+        const e = m.ids[i]!;
+        x[e]! += m.dx[i]!;
+        y[e]! += m.dy[i]!;
+        const o = ents[e]!;
+        o.x = x[e]!;
+        o.y = y[e]!;
+      }
+      if (!filtered) {
+        const b = encoder.encode().slice(); // broadcast: the same bytes to every client
+        encoder.discardChanges();
+        outbox = [b];
+        return b.length * s.clients; // the same bytes go to every client
+      }
+      for (let c = 0; c < s.clients; c++) {
+        const iv = inView[c]!;
+        for (let i = 0; i < m.ids.length; i++) {
+          const e = m.ids[i]!;
+          const inside = near(w, c, x[e]!, y[e]!, r);
+          if (inside && iv[e] === 0) {
+            views[c]!.add(ents[e]!);
+            iv[e] = 1;
+          } else if (!inside && iv[e] === 1) {
+            views[c]!.remove(ents[e]!);
+            iv[e] = 0;
+          }
+        }
+      }
+      const it = { offset: 0 };
+      encoder.encode(it);
+      const shared = it.offset;
+      let bytes = 0;
+      outbox = [];
+      for (let c = 0; c < s.clients; c++) {
+        const b = encoder.encodeView(views[c]!, shared, it).slice();
+        bytes += b.length;
+        outbox.push(b);
+      }
+      encoder.discardChanges();
+      return bytes;
+    },
+    transport() {},
+    others() {},
+    client() {
+      // client 0 decodes (the others would decode the same or their own view's bytes in their own process)
+      capture.push(outbox[0]!);
+      decoders[0]!.decode(outbox[0]!);
+      return 1;
+    },
+    capture,
+    replay(packets) {
+      const d = new Decoder(new S());
+      d.decode(packets[0]!);
+      return () => {
+        for (let i = 1; i < packets.length; i++) d.decode(packets[i]!);
+        return packets.length - 1;
+      };
+    },
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * Bit streams of the replication wire format: least significant bit first.
+ * Bit k of a stream is bit (k & 7) of byte (k >> 3); a value of n bits is
+ * written from its bit 0 upwards.
+ */
+import { DecodeError } from '../core/errors.js';
+
+/** A growable bit writer over 32-bit words (little-endian word = byte order on the wire). */
+export class BitOut {
+  words: Uint32Array;
+  /** Bits written. */
+  pos = 0;
+
+  constructor(initialWords = 64) {
+    this.words = new Uint32Array(initialWords);
+  }
+
+  reset(): void {
+    this.words.fill(0, 0, (this.pos >>> 5) + 2);
+    this.pos = 0;
+  }
+
+  private grow(minWords: number): void {
+    const w = new Uint32Array(Math.max(minWords, this.words.length * 2));
+    w.set(this.words);
+    this.words = w;
+  }
+
+  /** Write the low `n` bits of `v` (0 <= n <= 32). */
+  write(v: number, n: number): void {
+    if (n === 0) return;
+    const p = this.pos;
+    const i = p >>> 5;
+    if (i + 2 > this.words.length) this.grow(i + 2);
+    const o = p & 31;
+    const x = n === 32 ? v >>> 0 : v & ((1 << n) - 1);
+    this.words[i]! |= x << o;
+    if (o + n > 32) this.words[i + 1]! |= x >>> (32 - o);
+    this.pos = p + n;
+  }
+
+  /** Append `bits` bits held in `words` (as produced by `take`). */
+  append(words: ArrayLike<number>, bits: number): void {
+    const full = bits >>> 5;
+    for (let i = 0; i < full; i++) this.write(words[i]!, 32);
+    const rest = bits & 31;
+    if (rest > 0) this.write(words[full]!, rest);
+  }
+
+  /** Copy of the words written so far (a plain array: cheaper than a typed array for a few words). */
+  take(): number[] {
+    const n = (this.pos + 31) >>> 5;
+    const out: number[] = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = this.words[i]!;
+    return out;
+  }
+
+  /** The bytes written so far (padded with zero bits to a whole byte). */
+  bytes(): Uint8Array {
+    const n = (this.pos + 7) >>> 3;
+    const out = new Uint8Array(n);
+    const w = this.words;
+    for (let i = 0; i < n; i++) out[i] = w[i >>> 2]! >>> ((i & 3) << 3);
+    return out;
+  }
+}
+
+/** A bit reader over a byte range; every read past the end is a DecodeError at the byte offset. */
+export class BitIn {
+  private readonly w: Uint32Array;
+  pos = 0;
+  readonly end: number;
+  /** Byte offset of the stream in the whole message (for error offsets). */
+  readonly base: number;
+
+  constructor(bytes: Uint8Array, start: number, end: number) {
+    const n = end - start;
+    this.w = new Uint32Array(((n + 3) >>> 2) + 1);
+    for (let i = 0; i < n; i++) this.w[i >>> 2]! |= bytes[start + i]! << ((i & 3) << 3);
+    this.end = n * 8;
+    this.base = start;
+  }
+
+  /** Byte offset (in the whole message) of the current bit. */
+  get offset(): number {
+    return this.base + (this.pos >>> 3);
+  }
+
+  fail(path: string, expected: string, found?: string): never {
+    throw new DecodeError(this.offset, path, expected, found);
+  }
+
+  /** Read `n` bits (0 <= n <= 32) as an unsigned number. */
+  read(n: number, path: string): number {
+    const p = this.pos;
+    if (p + n > this.end) this.fail(path, `${n} more bits`, `${this.end - p} left`);
+    this.pos = p + n;
+    if (n === 0) return 0;
+    const i = p >>> 5;
+    const o = p & 31;
+    let v = this.w[i]! >>> o;
+    if (o + n > 32) v |= this.w[i + 1]! << (32 - o);
+    return n === 32 ? v >>> 0 : v & ((1 << n) - 1);
+  }
+
+  /** Count zero bits up to and including the next one bit (which is consumed); at most 32 zeros are looked at. */
+  zeroRun(path: string): number {
+    const p = this.pos;
+    const avail = this.end - p;
+    const n = avail < 32 ? avail : 32;
+    if (n === 0) this.fail(path, '1 more bit', '0 left');
+    const i = p >>> 5;
+    const o = p & 31;
+    let v = this.w[i]! >>> o;
+    if (o > 0) v |= this.w[i + 1]! << (32 - o);
+    if (n < 32) v &= (1 << n) - 1;
+    if (v === 0) {
+      if (n < 32) this.fail(path, 'a one bit ending a run of zeros', `${n} zero bits to the end`);
+      this.pos = p + 32;
+      return 32;
+    }
+    const z = 31 - Math.clz32(v & -v);
+    this.pos = p + z + 1;
+    return z;
+  }
+
+  bit(path: string): number {
+    const p = this.pos;
+    if (p >= this.end) this.fail(path, '1 more bit', '0 left');
+    this.pos = p + 1;
+    return (this.w[p >>> 5]! >>> (p & 31)) & 1;
+  }
+
+  /** Remaining bits must be zero padding of fewer than 8 bits. */
+  expectPadding(path: string): void {
+    const left = this.end - this.pos;
+    if (left >= 8) this.fail(path, 'end of packet', `${left} more bits`);
+    if (left > 0 && this.read(left, path) !== 0) this.fail(path, 'zero padding bits');
+  }
+}
+
+/** Number of bits needed to write v (v >= 0): 0 for 0. */
+export function bitLength(v: number): number {
+  return v === 0 ? 0 : v <= 0xffffffff ? 32 - Math.clz32(v) : 32 + bitLength(Math.floor(v / 4294967296));
+}
+
+/**
+ * Elias gamma code of n >= 1: (L - 1) zero bits, then n's L bits with its top
+ * bit first... here in LSB-first form: L - 1 zero bits, a one bit, then the
+ * L - 1 bits of n below its top bit. n must be < 2^32.
+ */
+export function writeGamma(out: BitOut, n: number): void {
+  const L = 32 - Math.clz32(n);
+  out.write(1 << (L - 1), L); // L-1 zeros then a one (LSB first)
+  if (L > 1) out.write(n, L - 1);
+}
+
+export function gammaBits(n: number): number {
+  return 2 * (32 - Math.clz32(n)) - 1;
+}
+
+export function readGamma(inp: BitIn, path: string): number {
+  const zeros = inp.zeroRun(path);
+  if (zeros === 0) return 1;
+  if (zeros > 31) inp.fail(path, 'an Elias gamma code under 2^32');
+  return 2 ** zeros + inp.read(zeros, path);
+}

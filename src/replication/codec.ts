@@ -1,0 +1,321 @@
+/**
+ * Field and entity-record coding of the replication wire format (see
+ * docs/replication-wire.md). Every changed field is coded against a base raw
+ * value (the client's baseline, or the field's default for a creation).
+ */
+import { DecodeError, rethrowAt } from '../core/errors.js';
+import { decodeUtf8 } from '../core/reader.js';
+import { BitIn, BitOut, bitLength } from './bits.js';
+import { defaultRaw, quantSteps, type AnyEntityDef, type Field, type FieldKind } from './schema.js';
+import { rawEq } from './values.js';
+
+/** Width in bits of the fixed-width kinds coded as wrapped differences. */
+const WIDTH: Partial<Record<FieldKind, number>> = { u8: 8, i8: 8, u16: 16, i16: 16, u32: 32, i32: 32, ref: 32, f32: 32 };
+/** Bits of the length prefix for a width: log2(width). */
+const LEN_BITS: Record<number, number> = { 8: 3, 16: 4, 32: 5 };
+
+const te = new TextEncoder();
+
+// --- small (≤ 32-bit) zigzag differences --------------------------------------
+
+/** Write zz >= 1 (< 2^32) as (L - 1) in `lenBits` bits, then the L - 1 bits below its top bit. */
+function writeLen(out: BitOut, zz: number, lenBits: number): void {
+  const L = 32 - Math.clz32(zz);
+  out.write(L - 1, lenBits);
+  out.write(zz, L - 1);
+}
+
+function readLen(inp: BitIn, lenBits: number, maxL: number, path: string): number {
+  const L = inp.read(lenBits, path) + 1;
+  if (L > maxL) inp.fail(path, `a length of at most ${maxL} bits`, String(L));
+  if (L === 1) return 1;
+  return (((1 << (L - 1)) >>> 0) + inp.read(L - 1, path)) >>> 0;
+}
+
+function wrap(kind: FieldKind, v: number): number {
+  switch (kind) {
+    case 'u8':
+      return v & 0xff;
+    case 'i8':
+      return (v << 24) >> 24;
+    case 'u16':
+      return v & 0xffff;
+    case 'i16':
+      return (v << 16) >> 16;
+    case 'i32':
+      return v | 0;
+    default:
+      return v >>> 0;
+  }
+}
+
+// --- 64-bit zigzag differences (f64 bits, varint) ------------------------------
+
+function toHiLo(n: number): [number, number] {
+  const hi = Math.floor(n / 4294967296);
+  return [hi >>> 0, (n - hi * 4294967296) >>> 0];
+}
+
+function writeDiff64(out: BitOut, bh: number, bl: number, vh: number, vl: number): void {
+  const dl = (vl - bl) >>> 0;
+  const dh = (vh - bh - (vl < bl ? 1 : 0)) | 0;
+  const s = dh >> 31;
+  const zh = (((dh << 1) | (dl >>> 31)) ^ s) >>> 0;
+  const zl = ((dl << 1) ^ s) >>> 0;
+  const L = zh !== 0 ? 64 - Math.clz32(zh) : 32 - Math.clz32(zl);
+  out.write(L - 1, 6);
+  if (L <= 33) out.write(zl, L - 1);
+  else {
+    out.write(zl, 32);
+    out.write(zh, L - 33);
+  }
+}
+
+/** Returns [hi, lo] of base + difference (mod 2^64). */
+function readDiff64(inp: BitIn, bh: number, bl: number, path: string): [number, number] {
+  const L = inp.read(6, path) + 1;
+  let zh = 0;
+  let zl: number;
+  if (L <= 33) zl = L === 1 ? 1 : L === 33 ? inp.read(32, path) : 2 ** (L - 1) + inp.read(L - 1, path);
+  else {
+    zl = inp.read(32, path);
+    zh = 2 ** (L - 33) + inp.read(L - 33, path);
+  }
+  if (L === 33) zh = 1;
+  const s = -(zl & 1);
+  const dl = ((zl >>> 1) | (zh << 31)) ^ s;
+  const dh = (zh >>> 1) ^ s;
+  const lo = (bl + (dl >>> 0)) >>> 0;
+  const carry = lo < bl ? 1 : 0;
+  return [(bh + dh + carry) >>> 0, lo];
+}
+
+// --- one field ------------------------------------------------------------------
+
+/** Write a field value `v` that differs from `b` (both raw). */
+export function writeField(out: BitOut, f: Field<unknown>, b: unknown, v: unknown): void {
+  const k = f.kind;
+  if (k === 'f32') {
+    const d = ((v as number) - (b as number)) | 0;
+    writeLen(out, ((d << 1) ^ (d >> 31)) >>> 0, 5);
+    return;
+  }
+  const w = WIDTH[k];
+  if (w !== undefined) {
+    let d = (v as number) - (b as number);
+    d = w === 32 ? d | 0 : (d << (32 - w)) >> (32 - w);
+    writeLen(out, ((d << 1) ^ (d >> 31)) >>> 0, LEN_BITS[w]!);
+    return;
+  }
+  switch (k) {
+    case 'bool':
+      return; // a set mask bit flips it
+    case 'f64': {
+      const x = b as [number, number];
+      const y = v as [number, number];
+      writeDiff64(out, x[0], x[1], y[0], y[1]);
+      return;
+    }
+    case 'varint': {
+      const x = toHiLo(b as number);
+      const y = toHiLo(v as number);
+      writeDiff64(out, x[0], x[1], y[0], y[1]);
+      return;
+    }
+    case 'quantized': {
+      const d = (v as number) - (b as number);
+      const maxL = bitLength(2 * quantSteps(f));
+      writeLen(out, d >= 0 ? 2 * d : -2 * d - 1, bitLength(maxL - 1));
+      return;
+    }
+    case 'string':
+    case 'bytes': {
+      const bytes = k === 'string' ? te.encode(v as string) : (v as Uint8Array);
+      out.write(bytes.length, bitLength(f.maxLength!));
+      for (let i = 0; i < bytes.length; i++) out.write(bytes[i]!, 8);
+      return;
+    }
+    case 'array': {
+      const el = f.element!;
+      const bs = b as unknown[];
+      const vs = v as unknown[];
+      const dflt = defaultRaw(el);
+      out.write(vs.length, bitLength(f.maxLength!));
+      for (let i = 0; i < vs.length; i++) {
+        const bi = i < bs.length ? bs[i] : dflt;
+        if (rawEq(el, bi, vs[i])) out.write(0, 1);
+        else {
+          out.write(1, 1);
+          writeField(out, el, bi, vs[i]);
+        }
+      }
+      return;
+    }
+  }
+}
+
+/** Read a changed field's new raw value, coded against base `b`. */
+export function readField(inp: BitIn, f: Field<unknown>, b: unknown, path: string): unknown {
+  const k = f.kind;
+  if (k === 'f32') {
+    const zz = readLen(inp, 5, 32, path);
+    return ((b as number) + ((zz >>> 1) ^ -(zz & 1))) >>> 0;
+  }
+  const w = WIDTH[k];
+  if (w !== undefined) {
+    const zz = readLen(inp, LEN_BITS[w]!, w, path);
+    const d = (zz >>> 1) ^ -(zz & 1);
+    return wrap(k, (b as number) + d);
+  }
+  switch (k) {
+    case 'bool':
+      return b === 1 ? 0 : 1;
+    case 'f64': {
+      const x = b as [number, number];
+      return readDiff64(inp, x[0], x[1], path);
+    }
+    case 'varint': {
+      const x = toHiLo(b as number);
+      const start = inp.offset;
+      const [hi, lo] = readDiff64(inp, x[0], x[1], path);
+      const sh = hi | 0;
+      if (sh < -2097152 || sh >= 2097152) throw new DecodeError(start, path, 'a safe integer');
+      const n = sh * 4294967296 + lo;
+      if (!Number.isSafeInteger(n)) throw new DecodeError(start, path, 'a safe integer', String(n));
+      return n;
+    }
+    case 'quantized': {
+      const steps = quantSteps(f);
+      const maxL = bitLength(2 * steps);
+      const start = inp.offset;
+      const zz = readLen(inp, bitLength(maxL - 1), maxL, path);
+      const v = (b as number) + (zz % 2 === 0 ? zz / 2 : -(zz + 1) / 2);
+      if (v < 0 || v > steps) throw new DecodeError(start, path, `a step count 0..${steps}`, String(v));
+      return v;
+    }
+    case 'string':
+    case 'bytes': {
+      const n = inp.read(bitLength(f.maxLength!), path);
+      if (n > f.maxLength!) inp.fail(path, `at most ${f.maxLength} bytes`, String(n));
+      const start = inp.offset;
+      const bytes = new Uint8Array(n);
+      for (let i = 0; i < n; i++) bytes[i] = inp.read(8, path);
+      return k === 'string' ? decodeUtf8(bytes, start, path) : bytes;
+    }
+    case 'array': {
+      const el = f.element!;
+      const n = inp.read(bitLength(f.maxLength!), path);
+      if (n > f.maxLength!) inp.fail(path, `at most ${f.maxLength} elements`, String(n));
+      const bs = b as unknown[];
+      const out: unknown[] = new Array(n);
+      for (let i = 0; i < n; i++) {
+        const bi = i < bs.length ? bs[i] : defaultRaw(el);
+        out[i] = inp.bit(path) === 1 ? readField(inp, el, bi, `${path}[${i}]`) : bi;
+      }
+      return out;
+    }
+    default:
+      throw new DecodeError(inp.offset, path, 'a known field kind', k);
+  }
+}
+
+// --- entity bodies ---------------------------------------------------------------
+
+/**
+ * Write the body of an update (or of a creation, with `base` = defaults): the
+ * change mask (one bit per field), then each changed field. Returns false (and
+ * writes nothing) when no field differs.
+ */
+export function writeBody(out: BitOut, def: AnyEntityDef, base: readonly unknown[], raw: readonly unknown[]): boolean {
+  const list = def.list;
+  const n = list.length;
+  if (n <= 32) {
+    let m = 0;
+    for (let i = 0; i < n; i++) {
+      const a = base[i];
+      const b = raw[i];
+      if (a !== b && (typeof a !== 'object' || !rawEq(list[i]!.f, a, b))) m |= 1 << i;
+    }
+    if (m === 0) return false;
+    out.write(m, n);
+    for (let i = 0; i < n; i++) if ((m >>> i) & 1) writeField(out, list[i]!.f, base[i], raw[i]);
+    return true;
+  }
+  let any = false;
+  for (let i = 0; i < n && !any; i++) any = base[i] !== raw[i] && !rawEq(list[i]!.f, base[i], raw[i]);
+  if (!any) return false;
+  for (let i = 0; i < n; i += 32) {
+    let m = 0;
+    const end = Math.min(n, i + 32);
+    for (let j = i; j < end; j++) if (base[j] !== raw[j] && !rawEq(list[j]!.f, base[j], raw[j])) m |= 1 << (j - i);
+    out.write(m, end - i);
+  }
+  for (let i = 0; i < n; i++) {
+    if (base[i] !== raw[i] && !rawEq(list[i]!.f, base[i], raw[i])) writeField(out, list[i]!.f, base[i], raw[i]);
+  }
+  return true;
+}
+
+/** Read a body coded against `base`; returns the new raw array. */
+export function readBody(inp: BitIn, def: AnyEntityDef, base: readonly unknown[]): unknown[] {
+  const list = def.list;
+  const n = list.length;
+  const raw = base.slice();
+  if (n <= 32) {
+    let m = inp.read(n, 'mask');
+    while (m !== 0) {
+      const j = 31 - Math.clz32(m & -m);
+      m &= m - 1;
+      readOne(inp, def, list[j]!, base, raw);
+    }
+    return raw;
+  }
+  const masks: number[] = [];
+  for (let i = 0; i < n; i += 32) masks.push(inp.read(Math.min(32, n - i), 'mask'));
+  for (let i = 0; i < masks.length; i++) {
+    let m = masks[i]!;
+    while (m !== 0) {
+      const j = 31 - Math.clz32(m & -m);
+      m &= m - 1;
+      readOne(inp, def, list[i * 32 + j]!, base, raw);
+    }
+  }
+  return raw;
+}
+
+function readOne(inp: BitIn, def: AnyEntityDef, fi: AnyEntityDef['list'][number], base: readonly unknown[], raw: unknown[]): void {
+  try {
+    raw[fi.index] = readField(inp, fi.f, base[fi.index], fi.name);
+  } catch (e) {
+    throw rethrowAt(e, def.name, inp.offset);
+  }
+}
+
+/** Upper bound of the bits a field can take on the wire. */
+export function maxFieldBits(f: Field<unknown>): number {
+  const w = WIDTH[f.kind];
+  if (w !== undefined) return LEN_BITS[w]! + w - 1;
+  switch (f.kind) {
+    case 'bool':
+      return 0;
+    case 'f64':
+    case 'varint':
+      return 6 + 63;
+    case 'quantized': {
+      const maxL = bitLength(2 * quantSteps(f));
+      return bitLength(maxL - 1) + maxL;
+    }
+    case 'string':
+    case 'bytes':
+      return bitLength(f.maxLength!) + 8 * f.maxLength!;
+    case 'array':
+      return bitLength(f.maxLength!) + f.maxLength! * (1 + maxFieldBits(f.element!));
+    default:
+      return 0;
+  }
+}
+
+/** Upper bound of one record's bits (id gap, op, type, mask, fields). */
+export function maxRecordBits(def: AnyEntityDef, typeBits: number): number {
+  return 63 + 2 + typeBits + def.list.length + def.list.reduce((s, x) => s + maxFieldBits(x.f), 0);
+}

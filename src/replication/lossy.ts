@@ -1,0 +1,83 @@
+/**
+ * A seeded lossy link for tests and benchmarks: loss, duplication, reordering
+ * and latency, measured in ticks. Deterministic for a given seed.
+ */
+export interface LossyOptions {
+  /** Probability that a packet is dropped (0..1). */
+  loss?: number;
+  /** Probability that a delivered packet is delivered twice. */
+  duplicate?: number;
+  /** Probability that a packet gets extra delay (and so may overtake or be overtaken). */
+  reorder?: number;
+  /** Base latency in ticks (default 0: delivered at the next `deliver`). */
+  latency?: number;
+  /** Extra delay in ticks for reordered packets (default 1..3). */
+  jitter?: number;
+  seed?: number;
+}
+
+/** mulberry32; state lives in the link, not the module. */
+function prng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let x = s;
+    x = Math.imul(x ^ (x >>> 15), x | 1);
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export class LossyLink<T = Uint8Array> {
+  private readonly rand: () => number;
+  private queue: { at: number; seq: number; msg: T }[] = [];
+  private now = 0;
+  private seq = 0;
+  readonly stats = { sent: 0, dropped: 0, duplicated: 0, delivered: 0 };
+  opts: Required<LossyOptions>;
+
+  constructor(opts: LossyOptions = {}) {
+    this.opts = { loss: 0, duplicate: 0, reorder: 0, latency: 0, jitter: 3, seed: 1, ...opts };
+    this.rand = prng(this.opts.seed);
+  }
+
+  /** Change loss etc. on the fly (e.g. restore the link). */
+  configure(opts: Partial<LossyOptions>): void {
+    this.opts = { ...this.opts, ...opts };
+  }
+
+  send(msg: T): void {
+    this.stats.sent++;
+    if (this.rand() < this.opts.loss) {
+      this.stats.dropped++;
+      return;
+    }
+    const copies = this.rand() < this.opts.duplicate ? 2 : 1;
+    if (copies === 2) this.stats.duplicated++;
+    for (let i = 0; i < copies; i++) {
+      let at = this.now + this.opts.latency;
+      if (this.rand() < this.opts.reorder) at += 1 + Math.floor(this.rand() * this.opts.jitter);
+      this.queue.push({ at, seq: this.seq++, msg });
+    }
+  }
+
+  /** Advance one tick and return what arrives now (in arrival order). */
+  deliver(): T[] {
+    const now = this.now++;
+    const due = this.queue.filter((q) => q.at <= now);
+    if (due.length === 0) return [];
+    this.queue = this.queue.filter((q) => q.at > now);
+    // packets due in the same tick arrive in a random order
+    for (let i = due.length - 1; i > 0; i--) {
+      const j = Math.floor(this.rand() * (i + 1));
+      [due[i], due[j]] = [due[j]!, due[i]!];
+    }
+    this.stats.delivered += due.length;
+    return due.map((q) => q.msg);
+  }
+
+  /** Packets in flight. */
+  get inFlight(): number {
+    return this.queue.length;
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The server's data model: entity versions, entities with their published
+ * history, client views (nodes) and profiles. See server.ts.
+ */
+import type { AnyEntityDef } from './schema.js';
+
+export type ClientKey = string | number;
+export type OwnerTag = string | number;
+export type InterestFn = (id: number, values: Record<string, unknown>) => boolean;
+
+/** Encoded record body, shared between clients. */
+export interface Enc {
+  words: ArrayLike<number>;
+  bits: number;
+}
+export const NO_CHANGE: Enc = { words: [], bits: 0 };
+
+export class Version {
+  tick = -1;
+  pub: unknown[] | undefined;
+  values: Record<string, unknown> | undefined;
+  /** The first update encoded from this version (not owner-specific): its target and encoding. */
+  next0: Version | undefined;
+  enc0: Enc | undefined;
+  /** Further encodings of updates from this version, by flags (owned before | owned after << 1), by target. */
+  next: (Map<Version, Enc> | undefined)[] | undefined;
+  /** Encoding of a creation into this version, by owned flag. */
+  create: (Enc | undefined)[] | undefined;
+  constructor(
+    readonly raw: unknown[],
+    readonly owner: OwnerTag | undefined,
+  ) {}
+}
+
+export class Ent {
+  cur: Version;
+  spawnTick = -1;
+  despawnTick = Infinity;
+  despawnPending = false;
+  dirty = false;
+  mark = 0;
+  /** Published versions (ticks ascending), the window plus the one before it. */
+  ticks: number[] = [];
+  vers: Version[] = [];
+  constructor(
+    readonly id: number,
+    readonly def: AnyEntityDef,
+    readonly type: number,
+    v: Version,
+  ) {
+    this.cur = v;
+  }
+  versionAt(t: number): Version | null {
+    for (let i = this.ticks.length - 1; i >= 0; i--) if (this.ticks[i]! <= t) return this.vers[i]!;
+    return null;
+  }
+}
+
+/** What a client holds after a packet. */
+export interface Node {
+  tick: number;
+  /** Entities left out: what the client still holds for them (null = nothing). */
+  over: Map<Ent, Version | null> | null;
+}
+
+export interface Built {
+  node: Node;
+  packet: Uint8Array;
+}
+
+export class Profile {
+  /** Interest toggles by entity (ticks; visible when an odd number are <= t). */
+  readonly toggles = new Map<Ent, number[]>();
+  readonly visible = new Set<Ent>();
+  readonly log = new Map<number, Ent[]>();
+  readonly acc = new Map<Ent, number>();
+  refresh = true;
+  built = new Map<unknown, Built>();
+  builtTick = -1;
+  constructor(
+    readonly interest: InterestFn | undefined,
+    readonly owner: OwnerTag | undefined,
+  ) {}
+}
+
+export interface ClientState {
+  profile: Profile;
+  sent: Map<number, Built>;
+  acked: number;
+  last: Node | null;
+}
+
+export interface Rec {
+  e: Ent;
+  held: Version | null;
+  target: Version | null;
+  enc: Enc;
+  bits: number;
+}
+
+export function addMarked(out: Ent[], from: Iterable<Ent>, mark: number): void {
+  for (const e of from) {
+    if (e.mark !== mark) {
+      e.mark = mark;
+      out.push(e);
+    }
+  }
+}
+
+export function rawOf(def: AnyEntityDef, v: Version, own: boolean): unknown[] {
+  return own || !def.hasOwnerFields ? v.raw : (v.pub ??= publicRaw(def, v.raw));
+}
+
+function publicRaw(def: AnyEntityDef, raw: unknown[]): unknown[] {
+  const out = raw.slice();
+  for (const f of def.list) if (f.ownerOnly) out[f.index] = f.defaultRaw;
+  return out;
+}

@@ -1,0 +1,289 @@
+/**
+ * Replication schema: field builders (`t.*`), entity definitions with inferred
+ * value types, the JSON form of a schema and its 32-bit hash.
+ *
+ * Internally every field value has a *raw* form that the engine stores and
+ * compares; floats are kept as integer bits so that no value ever passes
+ * through float arithmetic (NaN payloads, -0 and infinities survive):
+ *
+ * | kind                  | raw                                    |
+ * |-----------------------|----------------------------------------|
+ * | bool                  | 0 or 1                                 |
+ * | u8 … i32, varint      | the integer                            |
+ * | ref                   | 0 for null, else the entity id          |
+ * | f32                   | uint32 bit pattern                     |
+ * | f64                   | `[hi, lo]` uint32 halves of the bits   |
+ * | quantized             | integer number of steps above `min`    |
+ * | string                | the string                             |
+ * | bytes                 | a Uint8Array (never mutated)           |
+ * | array                 | an array of element raws               |
+ */
+import { EncodeError } from '../core/errors.js';
+
+export type FieldKind =
+  | 'bool'
+  | 'u8'
+  | 'u16'
+  | 'u32'
+  | 'i8'
+  | 'i16'
+  | 'i32'
+  | 'varint'
+  | 'f32'
+  | 'f64'
+  | 'quantized'
+  | 'string'
+  | 'bytes'
+  | 'ref'
+  | 'array';
+
+/** A field builder. `T` is the user-facing value type. */
+export interface Field<T> {
+  readonly kind: FieldKind;
+  /** quantized: lowest value, highest value, step. */
+  readonly min?: number;
+  readonly max?: number;
+  readonly step?: number;
+  /** string / bytes: maximum UTF-8 or byte length. array: maximum element count. */
+  readonly maxLength?: number;
+  /** array: the element field. */
+  readonly element?: Field<unknown>;
+  /** Visible only to the entity's owner (see `ReplicationServer.spawn`). */
+  readonly ownerOnly: boolean;
+  /** The same field, visible only to the entity's owner. */
+  owner(): Field<T>;
+  /** Phantom: the value type. */
+  readonly __type?: T;
+}
+
+type Elem = Field<boolean> | Field<number> | Field<string> | Field<Uint8Array> | Field<number | null>;
+
+function field<T>(kind: FieldKind, extra: Partial<Field<T>> = {}, ownerOnly = false): Field<T> {
+  const f: Field<T> = {
+    kind,
+    ...extra,
+    ownerOnly,
+    owner: () => field<T>(kind, extra, true),
+  };
+  return Object.freeze(f);
+}
+
+function checkMax(n: number, what: string, limit: number): number {
+  if (!Number.isInteger(n) || n < 0 || n > limit) throw new EncodeError('', `${what} must be an integer 0..${limit}, got ${n}`);
+  return n;
+}
+
+/** Field builders. */
+export const t = Object.freeze({
+  bool: (): Field<boolean> => field('bool'),
+  u8: (): Field<number> => field('u8'),
+  u16: (): Field<number> => field('u16'),
+  u32: (): Field<number> => field('u32'),
+  i8: (): Field<number> => field('i8'),
+  i16: (): Field<number> => field('i16'),
+  i32: (): Field<number> => field('i32'),
+  /** Any safe integer (|n| ≤ 2^53 - 1). */
+  varint: (): Field<number> => field('varint'),
+  /** Float32, bit-exact (NaN payloads, -0, infinities). */
+  f32: (): Field<number> => field('f32'),
+  /** Float64, bit-exact. */
+  f64: (): Field<number> => field('f64'),
+  /** A float in [min, max] sent as a whole number of `step`s; decoded within step / 2. */
+  quantized: (min: number, max: number, step: number): Field<number> => {
+    if (!Number.isFinite(min) || !Number.isFinite(max) || !Number.isFinite(step) || step <= 0 || max < min) {
+      throw new EncodeError('', `quantized(${min}, ${max}, ${step}): need finite min <= max and step > 0`);
+    }
+    if (Math.round((max - min) / step) > 2 ** 30) throw new EncodeError('', `quantized(${min}, ${max}, ${step}): more than 2^30 steps`);
+    return field('quantized', { min, max, step });
+  },
+  string: (maxBytes: number): Field<string> => field('string', { maxLength: checkMax(maxBytes, 'string maxBytes', 65535) }),
+  bytes: (maxBytes: number): Field<Uint8Array> => field('bytes', { maxLength: checkMax(maxBytes, 'bytes maxBytes', 65535) }),
+  /** Another entity's id, or null. */
+  ref: (): Field<number | null> => field('ref'),
+  array: <E extends Elem>(element: E, maxLength: number): Field<Array<NonNullable<E['__type']> | Extract<E['__type'], null>>> => {
+    if (element.kind === 'array') throw new EncodeError('', 'arrays of arrays are not supported');
+    if (element.ownerOnly) throw new EncodeError('', 'mark the array owner-only, not its element');
+    return field('array', { element: element as Field<unknown>, maxLength: checkMax(maxLength, 'array maxLength', 65535) });
+  },
+});
+
+export type Fields = Record<string, Field<any>>;
+/** The value type of an entity with fields `F`. */
+export type ValuesOf<F extends Fields> = { [K in keyof F]: F[K] extends Field<infer T> ? T : never };
+
+/** A compiled field: position, codec parameters. */
+export interface FieldInfo {
+  readonly name: string;
+  readonly index: number;
+  readonly f: Field<unknown>;
+  readonly kind: FieldKind;
+  readonly ownerOnly: boolean;
+  /** Raw default (what a creation is coded against). */
+  readonly defaultRaw: unknown;
+}
+
+export interface EntityDef<N extends string = string, F extends Fields = Fields> {
+  readonly name: N;
+  readonly fields: F;
+  /** Fields in definition order. */
+  readonly list: readonly FieldInfo[];
+  readonly byName: ReadonlyMap<string, FieldInfo>;
+  readonly hasOwnerFields: boolean;
+  /** Raw values of a fresh entity. */
+  readonly defaults: readonly unknown[];
+}
+
+export type AnyEntityDef = EntityDef<string, Fields>;
+
+const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+/** Define an entity type. Field order is part of the schema (and of its hash). */
+export function defineEntity<N extends string, F extends Fields>(name: N, fields: F): EntityDef<N, F> {
+  if (!NAME_RE.test(name)) throw new EncodeError('', `entity name ${JSON.stringify(name)} must match ${NAME_RE}`);
+  const names = Object.keys(fields);
+  if (names.length > 255) throw new EncodeError(name, 'at most 255 fields');
+  const list: FieldInfo[] = names.map((n, index) => {
+    if (!NAME_RE.test(n)) throw new EncodeError(name, `field name ${JSON.stringify(n)} must match ${NAME_RE}`);
+    const f = fields[n]!;
+    return Object.freeze({ name: n, index, f, kind: f.kind, ownerOnly: f.ownerOnly, defaultRaw: defaultRaw(f) });
+  });
+  return Object.freeze({
+    name,
+    fields,
+    list,
+    byName: new Map(list.map((x) => [x.name, x])),
+    hasOwnerFields: list.some((x) => x.ownerOnly),
+    defaults: Object.freeze(list.map((x) => x.defaultRaw)),
+  });
+}
+
+/** Number of quantization steps of a quantized field (its raw range is 0..steps). */
+export function quantSteps(f: Field<unknown>): number {
+  return Math.round((f.max! - f.min!) / f.step!);
+}
+
+export function defaultRaw(f: Field<unknown>): unknown {
+  switch (f.kind) {
+    case 'f64':
+      return ZERO64;
+    case 'quantized':
+      return Math.min(quantSteps(f), Math.max(0, Math.round((0 - f.min!) / f.step!)));
+    case 'string':
+      return '';
+    case 'bytes':
+      return EMPTY_BYTES;
+    case 'array':
+      return EMPTY_ARRAY;
+    default:
+      return 0;
+  }
+}
+
+const ZERO64: readonly [number, number] = Object.freeze([0, 0]) as readonly [number, number];
+const EMPTY_BYTES = new Uint8Array(0);
+const EMPTY_ARRAY: readonly unknown[] = Object.freeze([]);
+
+// ---------------------------------------------------------------------------
+// JSON form and hash
+
+export interface FieldJson {
+  name: string;
+  kind: FieldKind;
+  min?: number;
+  max?: number;
+  step?: number;
+  maxLength?: number;
+  element?: Omit<FieldJson, 'name'>;
+  owner?: true;
+}
+export interface SchemaJson {
+  tickwireReplication: 1;
+  entities: { name: string; fields: FieldJson[] }[];
+}
+
+function fieldJson(f: Field<unknown>): Omit<FieldJson, 'name'> {
+  const j: Omit<FieldJson, 'name'> = { kind: f.kind };
+  if (f.kind === 'quantized') Object.assign(j, { min: f.min, max: f.max, step: f.step });
+  if (f.maxLength !== undefined) j.maxLength = f.maxLength;
+  if (f.element) j.element = fieldJson(f.element);
+  if (f.ownerOnly) j.owner = true;
+  return j;
+}
+
+/** The schema as JSON (for the CLI, the inspector and other-language decoders). Order matters. */
+export function schemaToJson(defs: readonly AnyEntityDef[]): SchemaJson {
+  return { tickwireReplication: 1, entities: defs.map((d) => ({ name: d.name, fields: d.list.map((x) => ({ name: x.name, ...fieldJson(x.f) })) })) };
+}
+
+function fieldFromJson(j: Omit<FieldJson, 'name'>, path: string): Field<any> {
+  if (typeof j !== 'object' || j === null) throw new EncodeError(path, 'field must be an object');
+  let f: Field<any>;
+  switch (j.kind) {
+    case 'bool':
+    case 'u8':
+    case 'u16':
+    case 'u32':
+    case 'i8':
+    case 'i16':
+    case 'i32':
+    case 'varint':
+    case 'f32':
+    case 'f64':
+    case 'ref':
+      f = (t[j.kind] as () => Field<unknown>)();
+      break;
+    case 'quantized':
+      f = t.quantized(Number(j.min), Number(j.max), Number(j.step));
+      break;
+    case 'string':
+      f = t.string(Number(j.maxLength));
+      break;
+    case 'bytes':
+      f = t.bytes(Number(j.maxLength));
+      break;
+    case 'array':
+      f = t.array(fieldFromJson(j.element!, `${path}.element`) as Elem, Number(j.maxLength));
+      break;
+    default:
+      throw new EncodeError(path, `unknown field kind ${JSON.stringify((j as { kind: unknown }).kind)}`);
+  }
+  return j.owner === true ? f.owner() : f;
+}
+
+/** Rebuild entity definitions from `schemaToJson` output (types are then `Fields`, checked at run time). */
+export function schemaFromJson(json: unknown): AnyEntityDef[] {
+  const j = json as SchemaJson;
+  if (typeof j !== 'object' || j === null || j.tickwireReplication !== 1 || !Array.isArray(j.entities)) {
+    throw new EncodeError('', 'not a tickwire replication schema (expected {"tickwireReplication":1,"entities":[...]})');
+  }
+  return j.entities.map((e, i) => {
+    if (!Array.isArray(e?.fields)) throw new EncodeError(`entities[${i}]`, 'fields must be an array');
+    const fields: Fields = {};
+    e.fields.forEach((fj, k) => {
+      fields[fj.name] = fieldFromJson(fj, `entities[${i}].fields[${k}]`);
+    });
+    return defineEntity(String(e.name), fields);
+  });
+}
+
+/** FNV-1a over the canonical JSON of the schema: both sides send it, a mismatch is an error. */
+export function schemaHash(defs: readonly AnyEntityDef[]): number {
+  const s = JSON.stringify(schemaToJson(defs));
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) {
+    h ^= s.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** Check a list of definitions passed to a server or client. */
+export function checkDefs(defs: readonly AnyEntityDef[]): void {
+  if (defs.length === 0) throw new EncodeError('entities', 'at least one entity definition');
+  if (defs.length > 65535) throw new EncodeError('entities', 'at most 65535 entity definitions');
+  const seen = new Set<string>();
+  for (const d of defs) {
+    if (seen.has(d.name)) throw new EncodeError('entities', `duplicate entity name ${d.name}`);
+    seen.add(d.name);
+  }
+}

@@ -1,0 +1,567 @@
+/**
+ * The server side of the replication engine.
+ *
+ * The world is a set of entities whose values are immutable *versions*; a
+ * `tick()` publishes the versions changed since the previous tick. What a
+ * client holds after a packet is a *node*: the exact world as that client sees
+ * it at the packet's tick (a canonical node, `over === null`), except for the
+ * entities the packet left out, whose held versions are kept in `over`.
+ * Clients that see the same world (no interest hook, no owned fields) share a
+ * profile; a packet is built once per (profile, base node, tick) and shared,
+ * and each entity record once per (held version, new version) and shared.
+ */
+import { ByteReader } from '../core/reader.js';
+import { ByteWriter } from '../core/writer.js';
+import { DecodeError, EncodeError } from '../core/errors.js';
+import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
+import { maxRecordBits, writeBody } from './codec.js';
+import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
+import { FloatBits, assignRaw, rawEq, toRaw, valuesOf } from './values.js';
+import { ACK_MAGIC, HEADER_MAX, STATE_MAGIC, hex32 } from './wire.js';
+
+import { NO_CHANGE, Profile, Ent, Version, addMarked, rawOf, type Built, type ClientState, type Enc, type Node, type Rec, type ClientKey, type OwnerTag } from './model.js';
+
+export type { ClientKey, OwnerTag } from './model.js';
+export type Delivery = 'acked' | 'reliable';
+
+export interface ServerOptions {
+  /** Entity definitions; their order is part of the schema. */
+  entities: readonly AnyEntityDef[];
+  /** `acked` (default): deltas against the newest acknowledged tick. `reliable`: against the last packet sent. */
+  delivery?: Delivery;
+  /** Largest packet in bytes (default 1200). */
+  mtu?: number;
+  /** Ticks of history kept per client for baselines (default 32, 1..64). Older acks get a full state. */
+  baselineWindow?: number;
+}
+
+export interface ClientOptions {
+  /** Which entities this client sees; re-evaluated for an entity when it changes, and for all on `refreshInterest`. */
+  interest?: (id: number, values: Record<string, unknown>) => boolean;
+  /** Owner tag: the client sees the owner-only fields of entities spawned with the same tag. */
+  owner?: OwnerTag;
+}
+
+/** Replication server: a world of entities, and one packet per client per tick. */
+export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly AnyEntityDef[]> {
+  readonly defs: Defs;
+  readonly hash: number;
+  readonly delivery: Delivery;
+  readonly mtu: number;
+  readonly window: number;
+  private readonly typeIndex = new Map<AnyEntityDef, number>();
+  private readonly typeBits: number;
+  private readonly ents = new Map<number, Ent>();
+  private readonly dirty: Ent[] = [];
+  private readonly log = new Map<number, Ent[]>();
+  private readonly clients = new Map<ClientKey, ClientState>();
+  private readonly publicProfile = new Profile(undefined, undefined);
+  private readonly profiles = new Set<Profile>();
+  private readonly fb = new FloatBits();
+  private readonly scratch = new BitOut(256);
+  private readonly pkt = new BitOut(512);
+  private readonly setIdx: number[] = [];
+  private readonly setRaw: unknown[] = [];
+  private nextId = 1;
+  private t = 0;
+  private markSeq = 0;
+
+  constructor(opts: ServerOptions & { entities: Defs }) {
+    checkDefs(opts.entities);
+    this.defs = opts.entities;
+    this.hash = schemaHash(opts.entities);
+    this.delivery = opts.delivery ?? 'acked';
+    this.mtu = opts.mtu ?? 1200;
+    this.window = opts.baselineWindow ?? 32;
+    if (!Number.isInteger(this.window) || this.window < 1 || this.window > 64) throw new EncodeError('baselineWindow', 'must be an integer 1..64');
+    opts.entities.forEach((d, i) => this.typeIndex.set(d, i));
+    this.typeBits = bitLength(opts.entities.length - 1);
+    for (const d of opts.entities) {
+      const need = Math.ceil(maxRecordBits(d, this.typeBits) / 8) + HEADER_MAX;
+      if (need > this.mtu) throw new EncodeError('mtu', `an entity ${d.name} can take ${need} bytes with the header; raise mtu to at least that`);
+    }
+    this.profiles.add(this.publicProfile);
+  }
+
+  /** The tick of the last `tick()` (0 before the first). */
+  get currentTick(): number {
+    return this.t;
+  }
+
+  /** Number of live entities. */
+  get size(): number {
+    return this.ents.size;
+  }
+
+  // --- world ------------------------------------------------------------------
+
+  /** Create an entity (it appears at the next `tick()`). `id` lets a relay keep its source's ids. */
+  spawn<N extends string, F extends Fields>(def: EntityDef<N, F>, values: Partial<ValuesOf<F>> = {}, opts: { owner?: OwnerTag; id?: number } = {}): number {
+    const type = this.typeIndex.get(def as unknown as AnyEntityDef);
+    if (type === undefined) throw new EncodeError(def.name, 'entity definition not in this server’s schema');
+    let id = this.nextId;
+    if (opts.id !== undefined) {
+      if (!Number.isInteger(opts.id) || opts.id < 1 || opts.id > 0xffffffff || this.ents.has(opts.id)) throw new EncodeError('id', `id ${opts.id} is in use or not 1..2^32-1`);
+      id = opts.id;
+    }
+    if (id > 0xffffffff) throw new EncodeError('id', 'entity ids exhausted');
+    const raw = def.defaults.slice();
+    assignRaw(def as unknown as AnyEntityDef, raw, values as Record<string, unknown>, this.fb);
+    const e = new Ent(id, def as unknown as AnyEntityDef, type, new Version(raw, opts.owner));
+    this.nextId = Math.max(this.nextId, id + 1);
+    this.ents.set(id, e);
+    this.markDirty(e);
+    return id;
+  }
+
+  private live(id: number): Ent {
+    const e = this.ents.get(id);
+    if (e === undefined) throw new EncodeError(`entity ${id}`, 'no such live entity');
+    return e;
+  }
+
+  private writable(e: Ent): Version {
+    if (e.cur.tick >= 0) e.cur = new Version(e.cur.raw.slice(), e.cur.owner);
+    return e.cur;
+  }
+
+  private markDirty(e: Ent): void {
+    if (!e.dirty) {
+      e.dirty = true;
+      this.dirty.push(e);
+    }
+  }
+
+  /** Change some fields (validated; EncodeError on a bad value, nothing changed then). */
+  set(id: number, values: Record<string, unknown>): void {
+    const e = this.live(id);
+    const def = e.def;
+    const idx = this.setIdx;
+    const raws = this.setRaw;
+    let n = 0;
+    for (const name in values) {
+      const fi = def.byName.get(name);
+      if (fi === undefined) throw new EncodeError(`${def.name}.${name}`, `no field ${name} in ${def.name}`);
+      const r = toRaw(fi.f, values[name], `${def.name}.${name}`, this.fb);
+      const old = e.cur.raw[fi.index];
+      if (old === r || rawEq(fi.f, old, r)) continue;
+      idx[n] = fi.index;
+      raws[n++] = r;
+    }
+    if (n === 0) return;
+    const v = this.writable(e);
+    for (let i = 0; i < n; i++) v.raw[idx[i]!] = raws[i];
+    raws.fill(undefined, 0, n);
+    this.markDirty(e);
+  }
+
+  /** Current values of a live entity. */
+  get(id: number): { type: string; values: Record<string, unknown> } | undefined {
+    const e = this.ents.get(id);
+    return e && { type: e.def.name, values: valuesOf(e.def, e.cur.raw, this.fb) };
+  }
+
+  /** Give an entity to an owner tag (or none): its owner-only fields go to clients with that tag. */
+  setOwner(id: number, owner: OwnerTag | undefined): void {
+    const e = this.live(id);
+    if (e.cur.owner === owner) return;
+    e.cur = new Version(e.cur.raw.slice(), owner);
+    this.markDirty(e);
+  }
+
+  despawn(id: number): void {
+    const e = this.live(id);
+    this.ents.delete(id);
+    e.despawnPending = true;
+    this.markDirty(e);
+  }
+
+  /**
+   * Relays: mirror what a `ReplicationClient` (same schema) just applied into
+   * this server's world, with the same ids and bit-exact raw values. Feed it
+   * the result of `client.receive(worldPacket)`, then `tick()` and serve this
+   * server's own clients.
+   */
+  applyFrom(client: { hash: number; entities: ReadonlyMap<number, { type: string; raw: readonly unknown[] }> }, result: { spawned: number[]; changed: Map<number, string[]>; despawned: number[] }): void {
+    if (client.hash !== this.hash) throw new EncodeError('schema', `client schema ${hex32(client.hash)} differs from ${hex32(this.hash)}`);
+    for (const id of result.despawned) if (this.ents.has(id)) this.despawn(id);
+    for (const id of result.spawned) {
+      const src = client.entities.get(id);
+      if (src === undefined) continue;
+      const type = this.defs.findIndex((d) => d.name === src.type);
+      const e = new Ent(id, this.defs[type]!, type, new Version(src.raw.slice(), undefined));
+      this.nextId = Math.max(this.nextId, id + 1);
+      this.ents.set(id, e);
+      this.markDirty(e);
+    }
+    for (const id of result.changed.keys()) {
+      const src = client.entities.get(id);
+      const e = this.ents.get(id);
+      if (src === undefined || e === undefined) continue;
+      const v = this.writable(e);
+      for (let i = 0; i < src.raw.length; i++) v.raw[i] = src.raw[i];
+      this.markDirty(e);
+    }
+  }
+
+  /** Commit this tick's changes; returns the new tick number. */
+  tick(): number {
+    const t = ++this.t;
+    const changed: Ent[] = [];
+    const floor = t - this.window;
+    for (const e of this.dirty) {
+      e.dirty = false;
+      if (e.despawnPending) {
+        if (e.spawnTick >= 0) {
+          e.despawnTick = t;
+          changed.push(e);
+        }
+        continue;
+      }
+      if (e.spawnTick < 0) e.spawnTick = t;
+      e.cur.tick = t;
+      e.ticks.push(t);
+      e.vers.push(e.cur);
+      while (e.ticks.length > 1 && e.ticks[1]! <= floor) {
+        e.ticks.shift();
+        e.vers.shift();
+      }
+      changed.push(e);
+    }
+    this.dirty.length = 0;
+    this.log.set(t, changed);
+    const dropped = this.log.get(floor);
+    this.log.delete(floor);
+    for (const p of this.profiles) {
+      if (p.interest !== undefined) this.updateInterest(p, t, changed);
+      if (dropped) for (const e of dropped) if (e.despawnTick <= t) p.acc.delete(e);
+    }
+    return t;
+  }
+
+  private updateInterest(p: Profile, t: number, changed: Ent[]): void {
+    const toggled: Ent[] = [];
+    const check = (e: Ent): void => {
+      const vis = e.despawnTick === Infinity && e.spawnTick >= 0 && p.interest!(e.id, this.valuesOf(e.cur, e.def));
+      if (vis !== p.visible.has(e)) {
+        if (vis) p.visible.add(e);
+        else p.visible.delete(e);
+        let arr = p.toggles.get(e);
+        if (arr === undefined) p.toggles.set(e, (arr = []));
+        arr.push(t);
+        toggled.push(e);
+      }
+    };
+    if (p.refresh) {
+      p.refresh = false;
+      for (const e of this.ents.values()) check(e);
+      for (const e of changed) if (e.despawnTick !== Infinity) check(e);
+    } else for (const e of changed) check(e);
+    p.log.set(t, toggled);
+    const floor = t - this.window;
+    const old = p.log.get(floor);
+    p.log.delete(floor);
+    if (old) {
+      for (const e of old) {
+        const arr = p.toggles.get(e);
+        if (arr === undefined) continue;
+        while (arr.length >= 2 && arr[1]! <= floor) arr.splice(0, 2);
+        if (arr.length === 0) p.toggles.delete(e);
+      }
+    }
+  }
+
+  private valuesOf(v: Version, def: AnyEntityDef): Record<string, unknown> {
+    return (v.values ??= valuesOf(def, v.raw, this.fb));
+  }
+
+  // --- clients ----------------------------------------------------------------
+
+  addClient(key: ClientKey, opts: ClientOptions = {}): void {
+    if (this.clients.has(key)) throw new EncodeError(`client ${String(key)}`, 'already added');
+    let profile = this.publicProfile;
+    if (opts.interest !== undefined || opts.owner !== undefined) {
+      profile = new Profile(opts.interest, opts.owner);
+      this.profiles.add(profile);
+      if (opts.interest !== undefined) this.updateInterest(profile, this.t, []);
+    }
+    this.clients.set(key, { profile, sent: new Map(), acked: -1, last: null });
+  }
+
+  removeClient(key: ClientKey): void {
+    const c = this.clients.get(key);
+    if (c === undefined) return;
+    this.clients.delete(key);
+    if (c.profile !== this.publicProfile) this.profiles.delete(c.profile);
+  }
+
+  /** Re-evaluate a client's interest in every entity at the next `tick()` (call when its viewpoint moves). */
+  refreshInterest(key: ClientKey): void {
+    this.client(key).profile.refresh = true;
+  }
+
+  private client(key: ClientKey): ClientState {
+    const c = this.clients.get(key);
+    if (c === undefined) throw new EncodeError(`client ${String(key)}`, 'no such client');
+    return c;
+  }
+
+  /** What the server keeps for a client (for tests and monitoring). */
+  clientStats(key: ClientKey): { ackedTick: number; nodes: number; heldOverrides: number } {
+    const c = this.client(key);
+    let over = 0;
+    for (const b of c.sent.values()) over += b.node.over?.size ?? 0;
+    return { ackedTick: c.acked, nodes: c.sent.size, heldOverrides: over };
+  }
+
+  /**
+   * Apply a client's acknowledgement (the bytes of `ReplicationClient.ack()`).
+   * Throws DecodeError on bad bytes or a schema mismatch; acks of unknown ticks are ignored.
+   */
+  receive(key: ClientKey, bytes: Uint8Array): void {
+    const c = this.client(key);
+    // the usual ack (magic, hash, 1..3-byte tick) without a reader object
+    const n = bytes.length;
+    if (n >= 6 && n <= 8 && bytes[0] === ACK_MAGIC && ((bytes[1]! | (bytes[2]! << 8) | (bytes[3]! << 16) | (bytes[4]! << 24)) >>> 0) === this.hash) {
+      let tick = -1;
+      const b5 = bytes[5]!;
+      if (n === 6 && b5 < 0x80) tick = b5;
+      else if (n === 7 && b5 >= 0x80 && bytes[6]! < 0x80 && bytes[6] !== 0) tick = (b5 & 0x7f) | (bytes[6]! << 7);
+      else if (n === 8 && b5 >= 0x80 && bytes[6]! >= 0x80 && bytes[7]! < 0x80 && bytes[7] !== 0) tick = (b5 & 0x7f) | ((bytes[6]! & 0x7f) << 7) | (bytes[7]! << 14);
+      if (tick >= 0) {
+        this.ack(c, tick);
+        return;
+      }
+    }
+    const r = new ByteReader(bytes);
+    const magic = r.u8('magic');
+    if (magic !== ACK_MAGIC) throw new DecodeError(0, 'magic', `0x${ACK_MAGIC.toString(16)} (ack)`, `0x${magic.toString(16)}`);
+    const hash = r.u32le('schemaHash');
+    if (hash !== this.hash) throw new DecodeError(1, 'schemaHash', `schema hash ${hex32(this.hash)} (the client has another schema)`, hex32(hash));
+    const tick = r.vu32('tick');
+    r.expectEnd('end');
+    this.ack(c, tick);
+  }
+
+  private ack(c: ClientState, tick: number): void {
+    if (tick > c.acked && c.sent.has(tick)) c.acked = tick;
+  }
+
+  /** This tick's packet for a client (at most `mtu` bytes). The same bytes if asked twice in a tick. */
+  packetFor(key: ClientKey): Uint8Array {
+    const c = this.client(key);
+    const t = this.t;
+    if (t === 0) throw new EncodeError('tick', 'call tick() before packetFor()');
+    const again = c.sent.get(t);
+    if (again !== undefined) return again.packet;
+    let base: Node | null;
+    if (this.delivery === 'reliable') base = c.last;
+    else base = c.acked >= 0 ? (c.sent.get(c.acked)?.node ?? null) : null;
+    if (base !== null && t - base.tick >= this.window) base = null;
+    const built = this.build(c.profile, base, t);
+    c.sent.set(t, built);
+    c.last = built.node;
+    for (const k of c.sent.keys()) {
+      if (k > t - this.window) break;
+      c.sent.delete(k);
+    }
+    if (this.delivery === 'reliable') c.acked = t;
+    return built.packet;
+  }
+
+  /**
+   * A world delta for relays: the public view (no interest, no owner fields)
+   * from `fromTick` (which must be within the window; omit for a full state /
+   * keyframe) to the current tick, with no size limit.
+   */
+  worldPacket(fromTick?: number): Uint8Array {
+    const t = this.t;
+    if (t === 0) throw new EncodeError('tick', 'call tick() before worldPacket()');
+    let base: Node | null = null;
+    if (fromTick !== undefined) {
+      if (!Number.isInteger(fromTick) || fromTick < t - this.window + 1 || fromTick > t) throw new EncodeError('fromTick', `must be within the window (${t - this.window + 1}..${t})`);
+      base = { tick: fromTick, over: null };
+    }
+    return this.build(this.publicProfile, base, t, Infinity).packet;
+  }
+
+  // --- packets ------------------------------------------------------------------
+
+  private visible(p: Profile, e: Ent, t: number): boolean {
+    if (p.interest === undefined) return e.spawnTick >= 0 && e.spawnTick <= t && t < e.despawnTick;
+    const arr = p.toggles.get(e);
+    if (arr === undefined) return false;
+    let n = 0;
+    for (let i = 0; i < arr.length && arr[i]! <= t; i++) n++;
+    return (n & 1) === 1;
+  }
+
+  private held(p: Profile, e: Ent, node: Node): Version | null {
+    if (node.over !== null) {
+      const o = node.over.get(e);
+      if (o !== undefined) return o;
+    }
+    return this.visible(p, e, node.tick) ? e.versionAt(node.tick) : null;
+  }
+
+  private candidates(p: Profile, base: Node | null, t: number): Ent[] {
+    const mark = ++this.markSeq;
+    const out: Ent[] = [];
+    if (base === null) {
+      for (const e of p.interest === undefined ? this.ents.values() : p.visible) out.push(e);
+      return out;
+    }
+    for (let k = base.tick + 1; k <= t; k++) {
+      const l = this.log.get(k);
+      if (l) addMarked(out, l, mark);
+      if (p.interest !== undefined) {
+        const pl = p.log.get(k);
+        if (pl) addMarked(out, pl, mark);
+      }
+    }
+    if (base.over !== null) addMarked(out, base.over.keys(), mark);
+    return out;
+  }
+
+  private encode(p: Profile, e: Ent, held: Version | null, target: Version): Enc {
+    const def = e.def;
+    const priv = def.hasOwnerFields && p.owner !== undefined;
+    const ownV = priv && target.owner === p.owner;
+    const s = this.scratch;
+    if (held === null) {
+      const k = ownV ? 1 : 0;
+      if (target.create === undefined) target.create = [];
+      const hit = target.create[k];
+      if (hit !== undefined) return hit;
+      s.reset();
+      const n = def.list.length;
+      // all fields at their defaults: just a mask of zeros
+      const enc: Enc = writeBody(s, def, def.defaults, rawOf(def, target, ownV)) ? { words: s.take(), bits: s.pos } : { words: new Uint32Array(((n + 31) >>> 5) + 1), bits: n };
+      target.create[k] = enc;
+      return enc;
+    }
+    const ownH = priv && held.owner === p.owner;
+    const k = (ownH ? 1 : 0) | (ownV ? 2 : 0);
+    let m: Map<Version, Enc> | undefined;
+    if (k === 0) {
+      // the common case: one (target, encoding) slot, then a map
+      if (held.next0 === target) return held.enc0!;
+      m = held.next?.[0];
+      if (m !== undefined) {
+        const hit = m.get(target);
+        if (hit !== undefined) return hit;
+      }
+    } else {
+      if (held.next === undefined) held.next = [];
+      m = held.next[k];
+      if (m === undefined) held.next[k] = m = new Map();
+      const hit = m.get(target);
+      if (hit !== undefined) return hit;
+    }
+    s.reset();
+    const enc = writeBody(s, def, rawOf(def, held, ownH), rawOf(def, target, ownV)) ? { words: s.take(), bits: s.pos } : NO_CHANGE;
+    if (k === 0 && held.next0 === undefined) {
+      held.next0 = target;
+      held.enc0 = enc;
+    } else {
+      if (m === undefined) {
+        if (held.next === undefined) held.next = [];
+        held.next[0] = m = new Map();
+      }
+      m.set(target, enc);
+    }
+    return enc;
+  }
+
+  private build(p: Profile, base: Node | null, t: number, mtu = this.mtu): Built {
+    if (p.builtTick !== t) {
+      p.built.clear();
+      p.builtTick = t;
+    }
+    const key = base === null ? 'full' : base.over === null ? base.tick : base;
+    const cached = mtu === this.mtu ? p.built.get(key) : undefined;
+    if (cached !== undefined) return cached;
+    const recs: Rec[] = [];
+    const typeBits = this.typeBits;
+    for (const e of this.candidates(p, base, t)) {
+      const held = base === null ? null : this.held(p, e, base);
+      const target = this.visible(p, e, t) ? e.cur : null;
+      if (held === target) continue;
+      if (target === null) {
+        if (held !== null) recs.push({ e, held, target, enc: NO_CHANGE, bits: 2 });
+        continue;
+      }
+      const enc = this.encode(p, e, held, target);
+      if (enc === NO_CHANGE) continue;
+      recs.push({ e, held, target, enc, bits: held === null ? 2 + typeBits + enc.bits : 1 + enc.bits });
+    }
+    recs.sort((a, b) => a.e.id - b.e.id);
+    const budget = Number.isFinite(mtu) ? (mtu - HEADER_MAX) * 8 : Infinity;
+    let total = 0;
+    let prev = 0;
+    for (const r of recs) {
+      total += r.bits + gammaBits(r.e.id - prev);
+      prev = r.e.id;
+    }
+    let sent = recs;
+    let deferred: Rec[] = [];
+    if (total > budget) [sent, deferred] = this.choose(p, recs, budget);
+    for (const r of sent) p.acc.delete(r.e);
+    let over: Map<Ent, Version | null> | null = null;
+    if (deferred.length > 0) {
+      over = new Map();
+      for (const r of deferred) {
+        over.set(r.e, r.held);
+        p.acc.set(r.e, (p.acc.get(r.e) ?? 0) + 1);
+      }
+    }
+    const built: Built = { node: { tick: t, over }, packet: this.assemble(t, base, deferred.length, sent) };
+    if (mtu === this.mtu) p.built.set(key, built);
+    return built;
+  }
+
+  /** Priority accumulator: the longest-deferred first, then by id; upper-bound sizes so the packet fits. */
+  private choose(p: Profile, recs: Rec[], budget: number): [Rec[], Rec[]] {
+    const order = recs.slice().sort((a, b) => (p.acc.get(b.e) ?? 0) - (p.acc.get(a.e) ?? 0) || a.e.id - b.e.id);
+    const sent: Rec[] = [];
+    const deferred: Rec[] = [];
+    let used = 0;
+    for (const r of order) {
+      const need = r.bits + gammaBits(r.e.id);
+      if (used + need <= budget) {
+        used += need;
+        sent.push(r);
+      } else deferred.push(r);
+    }
+    sent.sort((a, b) => a.e.id - b.e.id);
+    return [sent, deferred];
+  }
+
+  private assemble(t: number, base: Node | null, deferred: number, recs: Rec[]): Uint8Array {
+    const h = new ByteWriter(HEADER_MAX);
+    h.u8(STATE_MAGIC).u32le(this.hash).vu32(t).vu32(base === null ? 0 : t - base.tick).vu32(deferred).vu32(recs.length);
+    const out = this.pkt;
+    out.reset();
+    let prev = 0;
+    for (const r of recs) {
+      writeGamma(out, r.e.id - prev);
+      prev = r.e.id;
+      if (r.target === null) out.write(3, 2); // despawn: 1, 1
+      else if (r.held === null) {
+        out.write(1, 2); // create: 1, 0
+        out.write(r.e.type, this.typeBits);
+        out.append(r.enc.words, r.enc.bits);
+      } else {
+        out.write(0, 1); // update: 0
+        out.append(r.enc.words, r.enc.bits);
+      }
+    }
+    const head = h.finish();
+    const body = out.bytes();
+    const packet = new Uint8Array(head.length + body.length);
+    packet.set(head);
+    packet.set(body, head.length);
+    return packet;
+  }
+}
+

@@ -1,0 +1,12 @@
+/** Constants of the replication wire format (docs/replication-wire.md). */
+
+/** First byte of a state packet (server → client), format version 1. */
+export const STATE_MAGIC = 0xb1;
+/** First byte of an acknowledgement (client → server), format version 1. */
+export const ACK_MAGIC = 0xb2;
+/** Largest state-packet header: magic, hash, four varints of at most 5 bytes. */
+export const HEADER_MAX = 1 + 4 + 4 * 5;
+
+export function hex32(n: number): string {
+  return `0x${(n >>> 0).toString(16).padStart(8, '0')}`;
+}

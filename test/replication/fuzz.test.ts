@@ -1,0 +1,113 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DecodeError } from '../../src/core/errors.js';
+import { ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
+import { rng } from '../helpers/rng.js';
+import { DEFS, World } from './world.js';
+
+/** A few valid packets of a random world: a full state, then deltas each against the previous. */
+function corpus(seed: number): Uint8Array[] {
+  const server = new ReplicationServer({ entities: DEFS, delivery: 'reliable' });
+  const world = new World(server, seed, ['p1']);
+  server.addClient('a', { owner: 'p1' });
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < 6; i++) {
+    world.step();
+    out.push(server.packetFor('a'));
+  }
+  return out;
+}
+
+function mutate(r: () => number, src: Uint8Array): Uint8Array {
+  const k = r();
+  if (k < 0.05) return Uint8Array.from({ length: Math.floor(r() * 40) }, () => (r() * 256) | 0);
+  let b = src.slice();
+  const n = 1 + Math.floor(r() * 4);
+  for (let i = 0; i < n; i++) {
+    const m = r();
+    const at = Math.floor(r() * Math.max(1, b.length));
+    if (m < 0.5 && b.length > 0) b[at]! ^= 1 << Math.floor(r() * 8);
+    else if (m < 0.7 && b.length > 0) b[at] = (r() * 256) | 0;
+    else if (m < 0.85) b = b.subarray(0, at);
+    else {
+      const c = new Uint8Array(b.length + 1);
+      c.set(b.subarray(0, at));
+      c[at] = (r() * 256) | 0;
+      c.set(b.subarray(at), at + 1);
+      b = c;
+    }
+  }
+  // keep the header's schema hash most of the time so that the body gets exercised
+  if (r() < 0.9 && b.length >= 5 && src.length >= 5) b.set(src.subarray(1, 5), 1);
+  if (r() < 0.9 && b.length >= 1) b[0] = src[0]!;
+  return b;
+}
+
+const CASES = Number(process.env.REPL_FUZZ_CASES ?? 100_000);
+
+test(`fuzz ReplicationClient.receive (${CASES} cases): a result or a DecodeError with offset and path, mirror unchanged on error`, () => {
+  const r = rng(20261126);
+  const packets = corpus(5);
+  let client = new ReplicationClient({ entities: DEFS });
+  const reset = (): void => {
+    client = new ReplicationClient({ entities: DEFS });
+    for (let i = 0; i < 3; i++) client.receive(packets[i]!);
+  };
+  reset();
+  let errors = 0;
+  let applied = 0;
+  for (let i = 0; i < CASES; i++) {
+    const src = packets[3 + Math.floor(r() * 3)]!;
+    // most cases mutate the next delta (baseline held), some a full state or a later one
+    const bytes = mutate(r, r() < 0.8 ? packets[3]! : src);
+    const before = new Map(client.entities);
+    const tickBefore = client.tick;
+    try {
+      const res = client.receive(bytes);
+      if (!res.ignored) {
+        applied++;
+        reset();
+      }
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw new Error(`case ${i}: not a DecodeError: ${String(e)}`);
+      assert.ok(Number.isInteger(e.offset) && e.offset >= 0 && e.offset <= bytes.length, `case ${i}: offset ${e.offset}`);
+      assert.equal(typeof e.path, 'string');
+      assert.ok(e.path.length > 0, `case ${i}: empty path (${e.message})`);
+      errors++;
+      assert.equal(client.tick, tickBefore);
+      assert.equal(client.entities.size, before.size, `case ${i}: mirror changed on error`);
+      for (const [id, v] of before) assert.equal(client.entities.get(id), v, `case ${i}: entity ${id} changed on error`);
+    }
+  }
+  // both outcomes were exercised
+  console.log(`client fuzz: ${errors} DecodeErrors, ${applied} applied, ${CASES - errors - applied} ignored; corpus sizes ${packets.map((p) => p.length).join(',')}`);
+  assert.ok(errors > CASES / 10, `${errors} errors`);
+  assert.ok(applied > CASES / 100, `${applied} applied`);
+});
+
+test(`fuzz ReplicationServer.receive (${CASES} cases): nothing or a DecodeError with offset and path`, () => {
+  const r = rng(77);
+  const server = new ReplicationServer({ entities: DEFS });
+  const client = new ReplicationClient({ entities: DEFS });
+  server.addClient('a');
+  const world = new World(server, 3);
+  for (let i = 0; i < 5; i++) {
+    world.step();
+    client.receive(server.packetFor('a'));
+  }
+  const ack = client.ack();
+  let errors = 0;
+  for (let i = 0; i < CASES; i++) {
+    const bytes = mutate(r, ack);
+    try {
+      server.receive('a', bytes);
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw new Error(`case ${i}: not a DecodeError: ${String(e)}`);
+      assert.ok(e.path.length > 0 && e.offset >= 0 && e.offset <= bytes.length, `case ${i}: ${e.message}`);
+      errors++;
+    }
+    // acks of ticks never sent are ignored
+    assert.ok(server.clientStats('a').ackedTick <= server.currentTick);
+  }
+  assert.ok(errors > CASES / 10, `${errors} errors`);
+});

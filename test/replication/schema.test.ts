@@ -1,0 +1,96 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DecodeError, EncodeError } from '../../src/core/errors.js';
+import { t, defineEntity, schemaFromJson, schemaHash, schemaToJson, ReplicationClient, ReplicationServer, type ValuesOf } from '../../src/replication/index.js';
+import { DEFS, Ship } from './world.js';
+
+test('value types are inferred from the definition', () => {
+  const P = defineEntity('P', { x: t.f32(), name: t.string(8), alive: t.bool(), target: t.ref(), path: t.array(t.u8(), 3), blob: t.bytes(2) });
+  type V = ValuesOf<typeof P.fields>;
+  const v: V = { x: 1, name: 'a', alive: true, target: null, path: [1], blob: new Uint8Array(1) };
+  // @ts-expect-error name must be a string
+  const bad: V = { ...v, name: 1 };
+  // @ts-expect-error path holds numbers
+  const bad2: V = { ...v, path: ['a'] };
+  void bad;
+  void bad2;
+  const server = new ReplicationServer({ entities: [P] });
+  // @ts-expect-error no such field
+  assert.throws(() => server.spawn(P, { nope: 1 }), EncodeError);
+  const client = new ReplicationClient({ entities: [P] as const });
+  const e = client.entities.get(1);
+  if (e) {
+    const x: number = e.values.x;
+    // @ts-expect-error x is a number
+    const s: string = e.values.x;
+    void x;
+    void s;
+  }
+  assert.equal(P.list.length, 6);
+});
+
+test('schema JSON round-trips and keeps the hash', () => {
+  const json = schemaToJson(DEFS);
+  const back = schemaFromJson(JSON.parse(JSON.stringify(json)));
+  assert.deepEqual(schemaToJson(back), json);
+  assert.equal(schemaHash(back), schemaHash(DEFS));
+  assert.equal(json.entities[0]!.fields.find((f) => f.name === 'secret')!.owner, true);
+  assert.throws(() => schemaFromJson({ entities: [] }), EncodeError);
+  assert.throws(() => schemaFromJson({ tickwireReplication: 1, entities: [{ name: 'A', fields: [{ name: 'a', kind: 'float' }] }] }), EncodeError);
+});
+
+test('a schema mismatch is a clear DecodeError on both sides', () => {
+  const A = defineEntity('A', { x: t.f32() });
+  const A2 = defineEntity('A', { x: t.f64() });
+  assert.notEqual(schemaHash([A]), schemaHash([A2]));
+  const server = new ReplicationServer({ entities: [A] });
+  const client = new ReplicationClient({ entities: [A2] });
+  server.addClient('c');
+  server.spawn(A, { x: 1 });
+  server.tick();
+  assert.throws(
+    () => client.receive(server.packetFor('c')),
+    (e: unknown) => e instanceof DecodeError && e.path === 'schemaHash' && e.offset === 1 && /another schema/.test(e.message),
+  );
+  assert.throws(
+    () => server.receive('c', client.ack()),
+    (e: unknown) => e instanceof DecodeError && e.path === 'schemaHash' && /another schema/.test(e.message),
+  );
+});
+
+test('bad values are EncodeErrors and change nothing', () => {
+  const server = new ReplicationServer({ entities: DEFS });
+  const id = server.spawn(Ship, { hp: 5 });
+  assert.throws(() => server.set(id, { hp: 256 }), EncodeError);
+  assert.throws(() => server.set(id, { hp: 6, name: 'x'.repeat(13) }), EncodeError);
+  assert.throws(() => server.set(id, { name: '\uD800' }), EncodeError);
+  assert.throws(() => server.set(id, { score: 2 ** 53 }), EncodeError);
+  assert.throws(() => server.set(id, { q: NaN }), EncodeError);
+  assert.throws(() => server.set(id, { nope: 1 }), EncodeError);
+  assert.equal(server.get(id)!.values.hp, 5);
+  assert.throws(() => new ReplicationServer({ entities: [defineEntity('Big', { s: t.string(2000) })] }), /raise mtu/);
+});
+
+test('quantized values decode within step/2 and clamp to [min, max]', () => {
+  const Q = defineEntity('Q', { a: t.quantized(-1, 1, 0.01), b: t.quantized(0, 10, 3) });
+  const server = new ReplicationServer({ entities: [Q] });
+  const client = new ReplicationClient({ entities: [Q] });
+  server.addClient('c');
+  const cases: [number, number][] = [
+    [0.123, 4],
+    [-0.999, 9.9],
+    [5, -3],
+  ];
+  const id = server.spawn(Q, {});
+  for (const [a, b] of cases) {
+    server.set(id, { a, b });
+    server.tick();
+    client.receive(server.packetFor('c'));
+    server.receive('c', client.ack());
+    const v = client.entities.get(id)!.values as { a: number; b: number };
+    assert.ok(Math.abs(v.a - Math.max(-1, Math.min(1, a))) <= 0.005 + 1e-12, `a ${v.a} for ${a}`);
+    // b's steps: 0, 3, 6, 9 (10 is not a step: the top is 9)
+    assert.ok([0, 3, 6, 9].includes(v.b), `b ${v.b}`);
+    assert.ok(Math.abs(v.b - Math.max(0, Math.min(9, b))) <= 1.5, `b ${v.b} for ${b}`);
+  }
+});

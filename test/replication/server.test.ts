@@ -1,0 +1,90 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { t, defineEntity, LossyLink, ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
+import { rng } from '../helpers/rng.js';
+
+const Dot = defineEntity('Dot', { x: t.f32(), y: t.f32() });
+const entities = [Dot] as const;
+
+test('refreshInterest: a moving viewpoint brings entities in and out', () => {
+  const server = new ReplicationServer({ entities });
+  const client = new ReplicationClient({ entities });
+  const view = { x: 0 };
+  server.addClient('c', { interest: (_id, v) => Math.abs((v.x as number) - view.x) <= 10 });
+  const ids = Array.from({ length: 100 }, (_, i) => server.spawn(Dot, { x: i * 5, y: 0 }));
+  const step = (): void => {
+    server.tick();
+    client.receive(server.packetFor('c'));
+    server.receive('c', client.ack());
+  };
+  step();
+  assert.deepEqual([...client.entities.keys()].sort((a, b) => a - b), ids.slice(0, 3)); // x = 0, 5, 10
+  view.x = 250;
+  step(); // nothing changed and no refresh: the view stays
+  assert.equal(client.entities.size, 3);
+  server.refreshInterest('c');
+  const before = client.tick;
+  step();
+  assert.equal(client.tick, before + 1);
+  assert.deepEqual([...client.entities.keys()].sort((a, b) => a - b), ids.slice(48, 53)); // x = 240..260
+});
+
+test('memory stays bounded by the window on both sides over a long lossy run', () => {
+  const window = 8;
+  const server = new ReplicationServer({ entities, baselineWindow: window });
+  const client = new ReplicationClient({ entities, window });
+  const down = new LossyLink({ loss: 0.3, reorder: 0.3, duplicate: 0.2, latency: 1, seed: 3 });
+  const up = new LossyLink({ loss: 0.3, reorder: 0.3, duplicate: 0.2, latency: 1, seed: 4 });
+  server.addClient('c');
+  const r = rng(9);
+  const ids: number[] = [];
+  for (let i = 0; i < 50; i++) ids.push(server.spawn(Dot, { x: i, y: 0 }));
+  let maxHist = 0;
+  for (let k = 0; k < 2000; k++) {
+    for (let i = 0; i < 10; i++) server.set(ids[Math.floor(r() * ids.length)]!, { x: r() * 100, y: r() });
+    if (r() < 0.2) {
+      server.despawn(ids.shift()!);
+      ids.push(server.spawn(Dot, { x: r(), y: r() }));
+    }
+    server.tick();
+    down.send(server.packetFor('c'));
+    for (const p of down.deliver()) client.receive(p);
+    up.send(client.ack());
+    for (const a of up.deliver()) server.receive('c', a);
+    assert.ok(server.clientStats('c').nodes <= window);
+    if (k > 100) maxHist = Math.max(maxHist, client.historySize());
+  }
+  // 50 live entities, each with at most window + 1 versions, plus the applied-tick list
+  assert.ok(maxHist <= 50 * (window + 2) + window + 20, `client history ${maxHist}`);
+  assert.ok(client.tick > 1900, `client only reached ${client.tick}`);
+});
+
+test('removeClient forgets the client; packetFor of an unknown client throws', () => {
+  const server = new ReplicationServer({ entities });
+  server.addClient('a');
+  server.spawn(Dot, {});
+  server.tick();
+  server.packetFor('a');
+  server.removeClient('a');
+  assert.throws(() => server.packetFor('a'), /no such client/);
+  server.addClient('b');
+  assert.throws(() => server.addClient('b'), /already added/);
+});
+
+test('64 clients that acked the same tick share one packet (same bytes object)', () => {
+  const server = new ReplicationServer({ entities });
+  const clients = Array.from({ length: 64 }, () => new ReplicationClient({ entities }));
+  clients.forEach((_, i) => server.addClient(i));
+  const ids = Array.from({ length: 200 }, (_, i) => server.spawn(Dot, { x: i }));
+  for (let k = 0; k < 5; k++) {
+    for (const id of ids) if ((id + k) % 3 === 0) server.set(id, { x: id + k });
+    server.tick();
+    const packets = clients.map((c, i) => {
+      const p = server.packetFor(i);
+      c.receive(p);
+      server.receive(i, c.ack());
+      return p;
+    });
+    assert.equal(new Set(packets).size, 1, `tick ${k}: ${new Set(packets).size} distinct packets`);
+  }
+});
