@@ -288,14 +288,14 @@ export class TeeworldsGameServer {
         return;
       }
       if (h.id === 19 && this.netVersion === '0.6') {
-        // REQUEST_MAP_DATA (0.6): int chunk.
-        if (!c.vital || p.state !== 'map') return;
+        // REQUEST_MAP_DATA (0.6): int chunk. (Also after READY: harmless, and lets tests fetch the map.)
+        if (!c.vital || p.state === 'connecting' || p.state === 'ingame') return;
         this.sendMapData06(p, r.int('chunk'), now);
         return;
       }
       if (h.id === 23 && this.netVersion === '0.7') {
         // REQUEST_MAP_DATA (0.7): the next chunks.
-        if (!c.vital || p.state !== 'map') return;
+        if (!c.vital || p.state === 'connecting' || p.state === 'ingame') return;
         for (let i = 0; i < MAP_CHUNKS_PER_REQUEST_07 && p.mapChunk >= 0; i++) this.sendMapData07(p, now);
         return;
       }
