@@ -16,7 +16,7 @@
  * started here is stopped by its process group id.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, readdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -82,6 +82,17 @@ async function stop(p: ChildProcess, grace = 3000): Promise<void> {
   }
 }
 
+function findFiles(dir: string, want: (name: string) => boolean, depth = 0): string[] {
+  if (depth > 6) return [];
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) out.push(...findFiles(p, want, depth + 1));
+    else if (want(e.name)) out.push(p);
+  }
+  return out;
+}
+
 interface Case {
   version: '0.7' | 'ddnet';
   bin: string;
@@ -89,11 +100,13 @@ interface Case {
   display: number;
   clientArgs: string[];
   playerName: string;
+  /** A map the client does not have (copied under a new name): it must download it. */
+  downloadMap?: string;
 }
 
 const CASES: Case[] = [
-  { version: '0.7', bin: '/usr/games/teeworlds', port: 18320, display: 91, clientArgs: [], playerName: 'real07' },
-  { version: 'ddnet', bin: '/usr/games/DDNet', port: 18321, display: 92, clientArgs: ['gfx_backend OpenGL'], playerName: 'realddnet' },
+  { version: '0.7', bin: '/usr/games/teeworlds', port: 18320, display: 91, clientArgs: [], playerName: 'real07', downloadMap: '/usr/share/games/teeworlds/data/maps/dm2.map' },
+  { version: 'ddnet', bin: '/usr/games/DDNet', port: 18321, display: 92, clientArgs: ['gfx_backend OpenGL'], playerName: 'realddnet', downloadMap: '/usr/share/games/ddnet/data/maps/dm2.map' },
 ];
 
 type Json = Record<string, any>;
@@ -110,7 +123,13 @@ async function runCase(c: Case, only: string[]): Promise<Json> {
   const t0 = Date.now();
   try {
     // 1. tickwire serve (the CLI).
-    const server = start(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/bin.ts'), 'serve', 'teeworlds', '--version', c.version, '--port', String(c.port), '--log-every', '2'], {
+    const mapArgs: string[] = [];
+    if (c.downloadMap !== undefined) {
+      const m = join(dir, 'tickwire_dl.map');
+      copyFileSync(c.downloadMap, m);
+      mapArgs.push('--map', m);
+    }
+    const server = start(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/bin.ts'), 'serve', 'teeworlds', '--version', c.version, '--port', String(c.port), '--log-every', '2', ...mapArgs], {
       cwd: ROOT,
       env: { ...process.env },
       out: join(dir, 'serve.err'),
@@ -222,6 +241,11 @@ async function runCase(c: Case, only: string[]): Promise<Json> {
     res.clientLines = text.split('\n').length;
     res.clientErrors = text.split('\n').filter((l) => /snapshot crc error|delta unpack failed|snapshot invalid|too many snap|invalid snapshot|snapshot.*(?:error|fail)/i.test(l)).slice(0, 20);
     res.clientSawMap = text.split('\n').filter((l) => /loaded map|loading map/i.test(l)).slice(0, 3);
+    res.map = lines.find((l) => l.event === 'listening')?.map;
+    res.mapDataLast = lines.some((l) => l.event === 'map-data' && l.cid === enter.cid && l.last === true);
+    // The map the client saved from our MAP_DATA chunks, byte for byte the file we served.
+    const saved = findFiles(home, (n) => n.startsWith('tickwire_dl') && n.endsWith('.map'));
+    res.downloaded = saved.map((f) => ({ file: f.slice(home.length), same: c.downloadMap !== undefined && readFileSync(f).equals(readFileSync(c.downloadMap)) }));
     res.net = lines.filter((l) => l.event === 'stats').pop()?.net;
   } catch (e) {
     res.error = e instanceof Error ? e.message : String(e);

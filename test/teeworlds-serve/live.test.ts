@@ -139,6 +139,11 @@ test('serve live: the real Teeworlds 0.7.5 and DDNet 16.4 clients play on tickwi
       assert.ok(s.clientLines > 50, `${v}: the client's console output was captured (${s.clientLines} lines)`);
       assert.deepEqual(s.clientErrors, [], `${v}: client console errors`);
       assert.ok((s.clientSawMap as string[]).length > 0, `${v}: the client loaded the map`);
+      // Both cases serve a map the client does not have (dm2 under a new name): the client
+      // downloaded it from our MAP_DATA chunks, saved it byte for byte, and loaded it.
+      assert.equal(s.map, 'tickwire_dl');
+      assert.equal(s.mapDataLast, true, `${v}: the server sent the last map chunk`);
+      assert.ok((s.downloaded as Json[]).length >= 1 && (s.downloaded as Json[]).every((d) => d.same), `${v}: downloaded map: ${JSON.stringify(s.downloaded)}`);
       // Screenshot of the display while in game.
       assert.equal(s.screenshot?.status, 0, `${v}: screenshot: ${JSON.stringify(s.screenshot)}`);
       assert.ok(s.screenshot.bytes > 20000, `${v}: screenshot of ${s.screenshot.bytes} bytes`);
