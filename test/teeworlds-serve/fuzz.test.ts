@@ -10,10 +10,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import type { ServeVersion } from '../../src/protocols/teeworlds/net/server/game.js';
-import type { NetVersion } from '../../src/protocols/teeworlds/index.js';
+import { TeeworldsGameServer, type ServeVersion } from '../../src/protocols/teeworlds/net/server/game.js';
+import { CTRL_CONNECT, msgHeader, MsgWriter, NetConn, NETVERSION_06, type NetVersion } from '../../src/protocols/teeworlds/index.js';
 import { rng } from '../helpers/rng.js';
-import { Rig } from './rig.js';
+import { fixtureMap, Rig } from './rig.js';
 
 const VERSIONS: { serve: ServeVersion; client: NetVersion; ddnetToken: boolean }[] = [
   { serve: '0.7', client: '0.7', ddnetToken: false },
@@ -143,4 +143,32 @@ test('serve: any datagram sequence from one address leaves the server consistent
     }),
     { numRuns: 150, seed: 0x5e7e },
   );
+});
+
+test('serve: a peer that never acknowledges is dropped once its re-send queue passes the cap', () => {
+  const peer = { address: '198.51.100.7', port: 777 };
+  let now = 0;
+  const toPeer: Uint8Array[] = [];
+  const server = new TeeworldsGameServer({ version: '0.6', map: fixtureMap('0.6'), send: (b) => toPeer.push(b), world: { bots: 0 }, maxUnacked: 40 });
+  const drops: string[] = [];
+  const handler = server.net.handler!;
+  server.net.handler = { ...handler, drop: (s, reason, byPeer) => (drops.push(reason), handler.drop(s, reason, byPeer)) };
+  const conn = new NetConn({ version: '0.6', send: (b) => server.receive(b, peer, now) });
+  conn.reset(0);
+  conn.sendControl(CTRL_CONNECT, undefined, now);
+  conn.queue(msgHeader(new MsgWriter(), true, 1).str(NETVERSION_06).str('').finish(), true, now);
+  conn.flush(now);
+  // Ask for map chunks over and over; acknowledge nothing (header ack stays 0).
+  for (let i = 0; i < 200 && drops.length === 0; i++) {
+    conn.queue(msgHeader(new MsgWriter(), true, 19).int(i % 7).finish(), true, now);
+    conn.ack = 0;
+    conn.flush(now);
+    now += 10;
+    server.update(now);
+    const slot = server.net.clients[0];
+    if (slot !== undefined) assert.ok(slot.conn.unackedCount <= 41, `queue ${slot.conn.unackedCount}`);
+  }
+  assert.deepEqual(drops, ['too many unacknowledged messages']);
+  assert.equal(server.net.clients.length, 0);
+  assert.ok(toPeer.length > 40);
 });

@@ -80,6 +80,8 @@ export interface GameServerOptions {
   world?: WorldOptions;
   producer?: ProducerOptions;
   timeoutMs?: number;
+  /** Most unacknowledged vital chunks per client before it is dropped (default 600). */
+  maxUnacked?: number;
   /** Message of the day. */
   motd?: string;
   /** Called for log events (connect, enter, drop, map download). */
@@ -133,6 +135,7 @@ export class TeeworldsGameServer {
       send: opts.send,
       ddnetToken: opts.version !== '0.7',
       timeoutMs: opts.timeoutMs,
+      maxUnacked: opts.maxUnacked,
     });
     this.net.handler = {
       connect: (slot, now) => this.onConnect(slot, now),
