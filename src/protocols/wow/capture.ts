@@ -164,8 +164,39 @@ class DirStream {
   private parts: { offset: number; data: Uint8Array; frame: number; time: number }[] = [];
   end = 0;
 
+  /** Update frames found from their plain payloads alone (server streams): start → end and opcode. */
+  located = new Map<number, { end: number; opcode: number }>();
+
+  /** Find update frames without the key: at segment starts, after found frames, and where a zlib header sits. */
+  locate(): void {
+    for (const r of this.runs) {
+      const todo: number[] = [...r.starts];
+      const b = r.bytes;
+      for (let i = 0; i + 10 <= b.length; i++) {
+        if (b[i + 8] === 0x78 && ((0x78 << 8) | b[i + 9]!) % 31 === 0 && b[i + 7]! < 0x10) todo.push(r.start + i);
+      }
+      const tried = new Set<number>();
+      let guard = 0;
+      while (todo.length > 0 && guard++ < MAX_LOCATE) {
+        const q = todo.pop()!;
+        if (tried.has(q)) continue;
+        tried.add(q);
+        const u = updateFrameEnd(r, q);
+        if (u === undefined) continue;
+        this.located.set(q, u);
+        if (u.end < r.end) todo.push(u.end);
+      }
+    }
+  }
+
+  /** Latest capture frame and time so far: bytes count as received once everything before them arrived. */
+  private lastFrame = -1;
+  private lastTime = 0;
+
   add(offset: number, data: Uint8Array, frame: number, time: number): void {
-    this.parts.push({ offset, data, frame, time });
+    this.lastFrame = Math.max(this.lastFrame, frame);
+    this.lastTime = Math.max(this.lastTime, time);
+    this.parts.push({ offset, data, frame: this.lastFrame, time: this.lastTime });
     this.end = offset + data.length;
   }
 
@@ -275,6 +306,9 @@ const WEIGHT: Record<KeyEvidence, number> = {
   'client-segment-end': 1,
 };
 
+/** Vote weight from which a key byte is relied on for framing. */
+const FIRM = 3;
+
 class KeyBook {
   val = new Int16Array(KEY_LEN).fill(-1);
   /** votes[p]: value → weight. */
@@ -287,8 +321,17 @@ class KeyBook {
 
   static given(key: Uint8Array): KeyBook {
     const k = new KeyBook();
-    for (let i = 0; i < KEY_LEN; i++) k.val[i] = key[i]!;
+    for (let i = 0; i < KEY_LEN; i++) {
+      k.val[i] = key[i]!;
+      k.votes[i]!.set(key[i]!, FIRM);
+    }
     return k;
+  }
+
+  /** Known with enough weight: one strong observation or three agreeing weak ones. */
+  firm(p: number): boolean {
+    const v = this.val[p % KEY_LEN]!;
+    return v >= 0 && (this.votes[p % KEY_LEN]!.get(v) ?? 0) >= FIRM;
   }
 
   has(p: number): boolean {
@@ -299,13 +342,41 @@ class KeyBook {
     return this.val[p % KEY_LEN]!;
   }
 
+  /** Set by a pass that took a size on trust: later observations count as weak. */
+  weak = false;
+  /** Set when a weak observation contradicted a firm byte (the pass is misframed). */
+  contradicted = false;
+
+  /** Observations made after a size taken on trust, held until a later header confirms the framing. */
+  private pending: [number, number, KeyEvidence, string][] = [];
+
+  /** A header at a firm key position read validly: the framing since the trusted size was right. */
+  confirm(): void {
+    const p = this.pending;
+    this.pending = [];
+    this.weak = false;
+    for (const [pos, v, kind, where] of p) this.learn(pos, v, kind, where);
+  }
+
+  /** A header at a firm key position read as nonsense: forget what was held, learn nothing more in this pass. */
+  refute(): void {
+    this.pending = [];
+    this.contradicted = true;
+  }
+
   learn(pos: number, v: number, kind: KeyEvidence, where: string): void {
+    if (this.contradicted) return;
+    if (this.weak) {
+      if (this.pending.length < 1 << 16) this.pending.push([pos, v, kind, where]);
+      return;
+    }
     const p = pos % KEY_LEN;
     v &= 0xff;
     const id = `${where}:${p}:${v}:${kind}`;
     if (this.seen.has(id)) return;
     this.seen.add(id);
     const m = this.votes[p]!;
+    const wasFirm = this.firm(p);
     const w = (m.get(v) ?? 0) + WEIGHT[kind];
     m.set(v, w);
     let o = this.obs[p]!.get(v);
@@ -316,6 +387,7 @@ class KeyBook {
       this.val[p] = v;
       this.changed = true;
     }
+    if (!wasFirm && this.firm(p)) this.changed = true;
   }
 
   clone(): KeyBook {
@@ -360,6 +432,10 @@ interface Sync {
 
 /** Most frame starts tried by one resynchronisation. */
 const MAX_RESYNC_STARTS = 48;
+/** Most segment ends tried as the end of a frame whose size key bytes are unknown. */
+const MAX_END_CANDIDATES = 16;
+/** Nodes one look-ahead over possible frame ends may visit. */
+const PROBE_BUDGET = 400;
 /** Frames a resynchronisation candidate must chain (fewer when the run ends first). */
 const RESYNC_CHAIN = 4;
 
@@ -383,6 +459,9 @@ function looksLikeUpdate(opcode: number, payload: Uint8Array): boolean {
     return false;
   }
 }
+
+/** Most positions tried when locating update frames in one run. */
+const MAX_LOCATE = 1 << 16;
 
 /** Largest inflated body tried while looking for the end of a compressed update. */
 const MAX_SNIFF_BODY = 1 << 20;
@@ -462,9 +541,15 @@ class Framer {
 
   private handshake = false;
 
+  private canLearn(): boolean {
+    return this.learn && !this.key.contradicted;
+  }
+
   /** Walk the whole direction from its first frame. `handshake`: the stream starts with the plain first frame. */
   run(handshake: boolean): void {
     this.handshake = handshake;
+    this.key.weak = false;
+    this.key.contradicted = false;
     const ds = this.ds;
     let index = 0;
     let s: Sync | undefined;
@@ -498,6 +583,8 @@ class Framer {
       }
       index++;
       s = step;
+      // A learning-only pass has nothing more to do once it stopped learning.
+      if (this.emit === undefined && this.key.contradicted) break;
     }
   }
 
@@ -536,18 +623,42 @@ class Framer {
     const kp = (s.hdr * hl) % KEY_LEN;
     const d = (t: number) => (e[t]! - (t === 0 ? s.last : e[t - 1]!)) & 0xff;
     const where = `${this.dir}@${s.pos}`;
-    if (this.learn && this.dir === 'client') {
+    if (this.canLearn() && this.dir === 'client') {
       k.learn(kp + 4, d(4), 'client-opcode-high', where);
       k.learn(kp + 5, d(5), 'client-opcode-high', where);
     }
-    if (this.learn && this.handshake && this.dir === 'server' && index === 1) {
+    if (this.canLearn() && this.handshake && this.dir === 'server' && index === 1) {
       // The first enciphered server frame is SMSG_AUTH_RESPONSE.
       k.learn(kp + 2, d(2) ^ (SMSG_AUTH_RESPONSE & 0xff), 'auth-response', where);
       k.learn(kp + 3, d(3) ^ (SMSG_AUTH_RESPONSE >> 8), 'auth-response', where);
     }
     let header: WowFrame['header'] = 'key';
     let size: number;
-    if (k.has(kp) && k.has(kp + 1)) {
+    if (this.canLearn() && this.handshake && this.dir === 'server' && index === 1 && !(k.has(kp) && k.has(kp + 1)) && s.pos + 5 <= r.end) {
+      // SMSG_AUTH_RESPONSE: its plain first payload byte tells its size (AUTH_OK: 10 bytes of payload, AUTH_WAIT_QUEUE: 5, else 1).
+      const code = r.bytes[at + 4]!;
+      const auth = code === 0x0c ? 12 : code === 0x1b ? 7 : 3;
+      k.learn(kp, d(0) ^ (auth >> 8), 'auth-response', where);
+      k.learn(kp + 1, d(1) ^ (auth & 0xff), 'auth-response', where);
+    }
+    const loc = this.dir === 'server' ? this.ds.located.get(s.pos) : undefined;
+    if (k.weak && this.canLearn()) {
+      // Held observations wait for a header at firm key positions: it tells whether the frame count is still right.
+      const verdict = loc !== undefined ? this.checkLocated(loc, s.pos, kp, d) : this.checkFirm(r, s.pos, s.hdr, s.last);
+      if (verdict === 'valid') k.confirm();
+      else if (verdict === 'invalid') k.refute();
+    }
+    if (loc !== undefined) {
+      // An update frame starts here: its size and opcode are known from its payload.
+      size = loc.end - s.pos - 2;
+      if (this.canLearn()) {
+        k.learn(kp, d(0) ^ (size >> 8), 'update-payload', where);
+        k.learn(kp + 1, d(1) ^ (size & 0xff), 'update-payload', where);
+        k.learn(kp + 2, d(2) ^ (loc.opcode & 0xff), 'update-payload', where);
+        k.learn(kp + 3, d(3) ^ (loc.opcode >> 8), 'update-payload', where);
+      }
+      if (!(k.firm(kp) && k.firm(kp + 1))) header = 'inferred';
+    } else if (k.firm(kp) && k.firm(kp + 1)) {
       size = ((d(0) ^ k.get(kp)) << 8) | (d(1) ^ k.get(kp + 1));
     } else {
       const guess = this.guessSize(r, s, kp, d, where);
@@ -565,7 +676,7 @@ class Framer {
         for (const op of [SMSG_COMPRESSED_UPDATE_OBJECT, SMSG_UPDATE_OBJECT]) {
           if (looksLikeUpdate(op, bytes.subarray(4))) {
             opcode = op;
-            if (this.learn) {
+            if (this.canLearn()) {
               k.learn(kp + 2, d(2) ^ (op & 0xff), 'update-payload', where);
               k.learn(kp + 3, d(3) ^ (op >> 8), 'update-payload', where);
             }
@@ -598,7 +709,7 @@ class Framer {
         const opOk = !(k.has(kp + 2) && k.has(kp + 3)) || ((d(2) ^ k.get(kp + 2)) | ((d(3) ^ k.get(kp + 3)) << 8)) === u.opcode;
         if (opOk) {
           const size = u.end - s.pos - 2;
-          if (this.learn) {
+          if (this.canLearn()) {
             k.learn(kp, d(0) ^ (size >> 8), 'update-payload', where);
             k.learn(kp + 1, d(1) ^ (size & 0xff), 'update-payload', where);
             k.learn(kp + 2, d(2) ^ (u.opcode & 0xff), 'update-payload', where);
@@ -608,16 +719,157 @@ class Framer {
         }
       }
     }
-    const i = upperBound(r.ends, s.pos + this.hl - 1);
-    const end = r.ends[i];
-    if (end === undefined || end - s.pos - 2 > this.maxSize) return undefined;
-    const size = end - s.pos - 2;
-    if (this.learn) {
-      const kind: KeyEvidence = this.dir === 'server' ? 'segment-end' : 'client-segment-end';
-      k.learn(kp, d(0) ^ (size >> 8), kind, where);
-      k.learn(kp + 1, d(1) ^ (size & 0xff), kind, where);
+    // Possible frame ends, nearest first: segment ends and starts of found update frames.
+    // The nearest one that the look-ahead does not prove wrong wins: confirmed when
+    // the frames after it read validly up to a header at firm key positions, else on trust.
+    let trust: number | undefined;
+    const last = r.bytes[s.pos - r.start + this.hl - 1]!;
+    for (const end of this.endCandidates(r, s.pos, MAX_END_CANDIDATES)) {
+      this.budget = PROBE_BUDGET;
+      const v = this.probe(r, end, s.hdr + 1, last);
+      if (v === 'valid') {
+        this.learnSize(kp, d, end - s.pos - 2, where);
+        return end - s.pos - 2;
+      }
+      if (v === 'unknown') {
+        trust = end;
+        break;
+      }
     }
-    return size;
+    if (trust === undefined) return undefined;
+    this.learnSize(kp, d, trust - s.pos - 2, where);
+    // Nothing confirmed this size: what follows may be misframed, so what is learned after it is held.
+    this.key.weak = true;
+    return trust - s.pos - 2;
+  }
+
+  /** Possible ends of a frame starting at pos: segment ends and found update frame starts, ascending, at most n. */
+  private endCandidates(r: Run, pos: number, n: number): number[] {
+    const out: number[] = [];
+    const lo = pos + this.hl;
+    const hi = pos + 2 + this.maxSize;
+    for (let i = upperBound(r.ends, lo - 1); i < r.ends.length && r.ends[i]! <= hi && out.length < n; i++) out.push(r.ends[i]!);
+    if (this.dir === 'server') {
+      for (const q of this.ds.located.keys()) if (q >= lo && q <= hi && q < r.end) out.push(q);
+    }
+    return [...new Set(out)].sort((x, y) => x - y).slice(0, n);
+  }
+
+  private budget = 0;
+
+  /**
+   * Can frames be read from `pos` (header number hdr, previous byte last) up to a
+   * header at firm key positions that reads validly? Branches over the possible
+   * ends of frames whose size is unknown, within a node budget.
+   */
+  private probe(r: Run, pos: number, hdr: number, last: number, depth = 0): 'valid' | 'invalid' | 'unknown' {
+    if (--this.budget < 0 || depth > this.cycle) return 'unknown';
+    if (pos + this.hl > r.end) return 'unknown';
+    const k = this.key;
+    const hl = this.hl;
+    const kp = (hdr * hl) % KEY_LEN;
+    const at = pos - r.start;
+    const b = r.bytes;
+    const d = (t: number) => (b[at + t]! - (t === 0 ? last : b[at + t - 1]!)) & 0xff;
+    const loc = this.dir === 'server' ? this.ds.located.get(pos) : undefined;
+    const verdict = loc !== undefined ? this.checkLocated(loc, pos, kp, d) : this.checkFirm(r, pos, hdr, last);
+    if (verdict !== 'unknown') return verdict;
+    if (this.dir === 'client') {
+      const v = this.checkAt(r, pos, hdr, last);
+      if (v === 'invalid') return v;
+    }
+    let ends: number[];
+    if (loc !== undefined) ends = [loc.end];
+    else if (k.firm(kp) && k.firm(kp + 1)) {
+      const size = ((d(0) ^ k.get(kp)) << 8) | (d(1) ^ k.get(kp + 1));
+      if (size < this.minSize || size > this.maxSize) return 'invalid';
+      ends = [pos + 2 + size];
+    } else ends = this.endCandidates(r, pos, 4);
+    let unknown = false;
+    for (const end of ends) {
+      if (end > r.end) {
+        unknown = true;
+        continue;
+      }
+      const v = this.probe(r, end, hdr + 1, b[at + hl - 1]!, depth + 1);
+      if (v === 'valid') return v;
+      if (v === 'unknown') unknown = true;
+    }
+    return unknown ? 'unknown' : 'invalid';
+  }
+
+  /**
+   * checkAt with all four key bytes firm, made strict: a 'valid' header must also
+   * describe a frame that ends inside the run on a segment end, at a found update
+   * frame, or right before another valid header.
+   */
+  private checkFirm(r: Run, pos: number, hdr: number, last: number): 'valid' | 'invalid' | 'unknown' {
+    const v = this.checkAt(r, pos, hdr, last, true);
+    if (v !== 'valid') return v;
+    const k = this.key;
+    const kp = (hdr * this.hl) % KEY_LEN;
+    const at = pos - r.start;
+    const b = r.bytes;
+    const size = ((((b[at]! - last) & 0xff) ^ k.get(kp)) << 8) | (((b[at + 1]! - b[at]!) & 0xff) ^ k.get(kp + 1));
+    const end = pos + 2 + size;
+    if (end > r.end) return 'unknown';
+    if (end === r.end || this.ds.located.has(end)) return 'valid';
+    const i = upperBound(r.ends, end - 1);
+    if (r.ends[i] === end) return 'valid';
+    const next = this.checkAt(r, end, hdr + 1, b[at + this.hl - 1]!, true);
+    return next === 'valid' ? 'valid' : next === 'invalid' ? 'invalid' : 'unknown';
+  }
+
+  /** An update frame found from its payload, read at key position kp: do the firm key bytes there agree? */
+  private checkLocated(loc: { end: number; opcode: number }, pos: number, kp: number, d: (t: number) => number): 'valid' | 'invalid' | 'unknown' {
+    const k = this.key;
+    const size = loc.end - pos - 2;
+    const plain = [size >> 8, size & 0xff, loc.opcode & 0xff, loc.opcode >> 8];
+    let firm = 0;
+    for (let t = 1; t < 4; t++) {
+      if (!k.firm(kp + t)) continue;
+      if ((d(t) ^ k.get(kp + t)) !== plain[t]) return 'invalid';
+      firm++;
+    }
+    return firm >= 2 ? 'valid' : 'unknown';
+  }
+
+  private learnSize(kp: number, d: (t: number) => number, size: number, where: string): void {
+    if (!this.canLearn()) return;
+    const kind: KeyEvidence = this.dir === 'server' ? 'segment-end' : 'client-segment-end';
+    this.key.learn(kp, d(0) ^ (size >> 8), kind, where);
+    this.key.learn(kp + 1, d(1) ^ (size & 0xff), kind, where);
+  }
+
+  /**
+   * Would a frame start at `pos` (header number `hdr`, previous encrypted byte
+   * `last`)? `valid`: its header decrypts to a valid size and opcode, or it is an
+   * update frame; `invalid`: it decrypts to nonsense; `unknown`: key bytes missing
+   * or nothing to read there.
+   */
+  private checkAt(r: Run, pos: number, hdr: number, last: number, whole = false): 'valid' | 'invalid' | 'unknown' {
+    if (pos + this.hl > r.end) return 'unknown';
+    const k = this.key;
+    const hl = this.hl;
+    const kp = (hdr * hl) % KEY_LEN;
+    if (whole && !(k.firm(kp) && k.firm(kp + 1) && k.firm(kp + 2) && k.firm(kp + 3))) return 'unknown';
+    const b = r.bytes;
+    const at = pos - r.start;
+    const p = (t: number) => ((b[at + t]! - (t === 0 ? last : b[at + t - 1]!)) & 0xff) ^ k.get(kp + t);
+    if (this.dir === 'client') {
+      // The opcode's upper bytes are zero in every client header.
+      for (const t of [4, 5]) if (k.firm(kp + t) && p(t) !== 0) return 'invalid';
+    }
+    if (k.firm(kp) && k.firm(kp + 1)) {
+      const size = (p(0) << 8) | p(1);
+      if (size < this.minSize || size > this.maxSize) return 'invalid';
+    }
+    if (k.firm(kp + 2) && k.firm(kp + 3)) {
+      const op = p(2) | (p(3) << 8);
+      return this.validOpcode(op) ? 'valid' : 'invalid';
+    }
+    if (this.dir === 'client' && k.firm(kp + 4) && k.firm(kp + 5)) return 'valid';
+    return 'unknown';
   }
 
   /**
@@ -733,11 +985,17 @@ function startsWithHandshake(ds: DirStream, dir: WowDirection): boolean {
   return size >= 4 && (b[2]! | (b[3]! << 8)) === CMSG_AUTH_SESSION && b[4] === 0 && b[5] === 0;
 }
 
+/** Most learning passes over a connection. */
+const MAX_ROUNDS = 16;
+
 /** Recover what can be recovered of the key of one connection. */
 function recoverKey(server: DirStream, client: DirStream, hs: [boolean, boolean], conn: number): KeyBook {
   const key = new KeyBook();
-  for (let round = 0; round < 4; round++) {
+  // Each pass learns up to the first size taken on trust, so the known part grows by about one key position group per pass.
+  for (let round = 0; round < MAX_ROUNDS; round++) {
     key.changed = false;
+    key.weak = false;
+    key.contradicted = false;
     if (hs[0]) new Framer(client, 'client', key, true, undefined, conn).run(true);
     if (hs[1]) new Framer(server, 'server', key, true, undefined, conn).run(true);
     if (!key.changed) break;
@@ -778,6 +1036,7 @@ function* decodeConnections(conns: ConnState[], opts: WowCaptureOptions): Genera
     done++;
     yield info;
     const given = opts.sessionKey !== undefined;
+    if (!given) ss.locate();
     const key = given ? KeyBook.given(opts.sessionKey!) : recoverKey(ss, cs, hs, c.info.id);
     yield key.report(c.info.id, given ? 'given' : 'recovered');
     const events: (WowFrame | WowSkip | WowGap)[] = [];
