@@ -689,7 +689,13 @@ class Framer {
     }
     // Write the decrypted header bytes we can.
     for (let t = 0; t < hl; t++) if (k.has(kp + t)) bytes[t] = d(t) ^ k.get(kp + t);
-    if (header === 'inferred') {
+    if (loc !== undefined && this.ds.located.get(s.pos) === loc) {
+      // A found update frame: its whole header is known from the payload.
+      opcode = loc.opcode;
+      bytes[2] = opcode & 0xff;
+      bytes[3] = opcode >> 8;
+    }
+    if (header === 'inferred' || loc !== undefined) {
       bytes[0] = size >> 8;
       bytes[1] = size & 0xff;
     }
