@@ -311,10 +311,10 @@ const FIRM = 3;
 
 class KeyBook {
   val = new Int16Array(KEY_LEN).fill(-1);
-  /** votes[p]: value → weight. */
-  votes: Map<number, number>[] = Array.from({ length: KEY_LEN }, () => new Map());
-  /** obs[p]: value → evidence kind → count. */
-  obs: Map<number, Map<KeyEvidence, number>>[] = Array.from({ length: KEY_LEN }, () => new Map());
+  /** Vote weight of value v at key position p: weights.get(p * 256 + v). */
+  weights = new Map<number, number>();
+  /** obs.get(p * 256 + v): evidence kind → count. */
+  obs = new Map<number, Map<KeyEvidence, number>>();
   changed = false;
   /** Observations already counted (direction, stream offset, key position): every pass sees the same frames again. */
   private seen = new Set<string>();
@@ -323,7 +323,7 @@ class KeyBook {
     const k = new KeyBook();
     for (let i = 0; i < KEY_LEN; i++) {
       k.val[i] = key[i]!;
-      k.votes[i]!.set(key[i]!, FIRM);
+      k.weights.set(i * 256 + key[i]!, FIRM);
     }
     return k;
   }
@@ -331,7 +331,7 @@ class KeyBook {
   /** Known with enough weight: one strong observation or three agreeing weak ones. */
   firm(p: number): boolean {
     const v = this.val[p % KEY_LEN]!;
-    return v >= 0 && (this.votes[p % KEY_LEN]!.get(v) ?? 0) >= FIRM;
+    return v >= 0 && (this.weights.get((p % KEY_LEN) * 256 + v) ?? 0) >= FIRM;
   }
 
   has(p: number): boolean {
@@ -375,15 +375,14 @@ class KeyBook {
     const id = `${where}:${p}:${v}:${kind}`;
     if (this.seen.has(id)) return;
     this.seen.add(id);
-    const m = this.votes[p]!;
     const wasFirm = this.firm(p);
-    const w = (m.get(v) ?? 0) + WEIGHT[kind];
-    m.set(v, w);
-    let o = this.obs[p]!.get(v);
-    if (o === undefined) this.obs[p]!.set(v, (o = new Map()));
+    const w = (this.weights.get(p * 256 + v) ?? 0) + WEIGHT[kind];
+    this.weights.set(p * 256 + v, w);
+    let o = this.obs.get(p * 256 + v);
+    if (o === undefined) this.obs.set(p * 256 + v, (o = new Map()));
     o.set(kind, (o.get(kind) ?? 0) + 1);
     const cur = this.val[p]!;
-    if (cur < 0 || (cur !== v && w > (m.get(cur) ?? 0))) {
+    if (cur < 0 || (cur !== v && w > (this.weights.get(p * 256 + cur) ?? 0))) {
       this.val[p] = v;
       this.changed = true;
     }
@@ -393,8 +392,8 @@ class KeyBook {
   clone(): KeyBook {
     const k = new KeyBook();
     k.val = this.val.slice();
-    k.votes = this.votes.map((m) => new Map(m));
-    k.obs = this.obs.map((m) => new Map([...m].map(([v, o]) => [v, new Map(o)])));
+    k.weights = new Map(this.weights);
+    k.obs = new Map([...this.obs].map(([pv, o]) => [pv, new Map(o)]));
     k.seen = new Set(this.seen);
     return k;
   }
@@ -408,12 +407,10 @@ class KeyBook {
   report(conn: number, source: 'given' | 'recovered'): WowKeyReport {
     const evidence: Partial<Record<KeyEvidence, number>> = {};
     let conflicts = 0;
-    for (let p = 0; p < KEY_LEN; p++) {
-      for (const [v, o] of this.obs[p]!) {
-        for (const [kind, n] of o) {
-          if (v === this.val[p]) evidence[kind] = (evidence[kind] ?? 0) + n;
-          else conflicts += n;
-        }
+    for (const [pv, o] of this.obs) {
+      for (const [kind, n] of o) {
+        if (pv % 256 === this.val[pv >> 8]) evidence[kind] = (evidence[kind] ?? 0) + n;
+        else conflicts += n;
       }
     }
     return { kind: 'key', conn, source, known: this.known(), key: Array.from(this.val, (v) => (v < 0 ? null : v)), evidence, conflicts };
@@ -431,9 +428,9 @@ interface Sync {
 }
 
 /** Most frame starts tried by one resynchronisation. */
-const MAX_RESYNC_STARTS = 48;
+const MAX_RESYNC_STARTS = 32;
 /** Most segment ends tried as the end of a frame whose size key bytes are unknown. */
-const MAX_END_CANDIDATES = 16;
+const MAX_END_CANDIDATES = 8;
 /** Nodes one look-ahead over possible frame ends may visit. */
 const PROBE_BUDGET = 400;
 /** Frames a resynchronisation candidate must chain (fewer when the run ends first). */
@@ -730,8 +727,8 @@ class Framer {
     // the frames after it read validly up to a header at firm key positions, else on trust.
     let trust: number | undefined;
     const last = r.bytes[s.pos - r.start + this.hl - 1]!;
+    this.budget = PROBE_BUDGET;
     for (const end of this.endCandidates(r, s.pos, MAX_END_CANDIDATES)) {
-      this.budget = PROBE_BUDGET;
       const v = this.probe(r, end, s.hdr + 1, last);
       if (v === 'valid') {
         this.learnSize(kp, d, end - s.pos - 2, where);
@@ -762,6 +759,11 @@ class Framer {
   }
 
   private budget = 0;
+  /** Work done by resynchronisation (header trials), capped per walk. */
+  private work = 0;
+  private get maxWork(): number {
+    return this.emit === undefined ? 1 << 16 : 1 << 20;
+  }
 
   /**
    * Can frames be read from `pos` (header number hdr, previous byte last) up to a
@@ -914,6 +916,13 @@ class Framer {
       for (let ph = 0; ph < this.cycle; ph++) {
         const kp = (ph * hl) % KEY_LEN;
         if (!k.has(kp) || !k.has(kp + 1) || !k.has(kp + 2) || !k.has(kp + 3)) continue;
+        // The previous byte only changes the size's high byte: test the opcode (and a client's zero bytes) once for all 256.
+        const at = st - r.start;
+        const b = r.bytes;
+        const op = (((b[at + 2]! - b[at + 1]!) & 0xff) ^ k.get(kp + 2)) | ((((b[at + 3]! - b[at + 2]!) & 0xff) ^ k.get(kp + 3)) << 8);
+        if (!this.validOpcode(op)) continue;
+        if (this.dir === 'client' && [4, 5].some((t) => k.has(kp + t) && (((b[at + t]! - b[at + t - 1]!) & 0xff) ^ k.get(kp + t)) !== 0)) continue;
+        if ((this.work += 256) > this.maxWork) return undefined;
         for (let j = 0; j < 256; j++) {
           const score = this.chain(r, st, ph, j);
           if (score < 3) continue;
@@ -992,7 +1001,7 @@ function startsWithHandshake(ds: DirStream, dir: WowDirection): boolean {
 }
 
 /** Most learning passes over a connection. */
-const MAX_ROUNDS = 16;
+const MAX_ROUNDS = 8;
 
 /** Recover what can be recovered of the key of one connection. */
 function recoverKey(server: DirStream, client: DirStream, hs: [boolean, boolean], conn: number): KeyBook {
