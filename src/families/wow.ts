@@ -160,6 +160,7 @@ export const wow: FamilyAdapter = {
       path: 'samples/wow/session.hex',
       format: 'hex-lines',
     },
+    { id: 'capture', title: 'An encrypted world session in a pcap (synthetic; key recovered)', path: 'samples/wow/session.pcap', format: 'pcap' },
   ],
   createDecoder(opts: OptionValues) {
     const d = new WowStreamDecoder(opts);
