@@ -78,6 +78,8 @@ export function* wowCaptureMessages(bytes: Uint8Array, opts: OptionValues, creat
             key: e.key.map((b) => (b === null ? '??' : b.toString(16).padStart(2, '0'))).join(''),
             evidence: e.evidence,
             conflicts: e.conflicts,
+            frames: e.frames,
+            badOpcodes: e.badOpcodes,
           },
         ],
       };

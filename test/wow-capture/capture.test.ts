@@ -40,6 +40,8 @@ test('wow capture: with the session key every frame of both directions comes bac
     assert.deepEqual(sv, { exact: s.server.length, wrong: 0, incomplete: 0 }, `seed ${seed} server`);
     assert.deepEqual(cl, { exact: s.client.length, wrong: 0, incomplete: 0 }, `seed ${seed} client`);
     assert.equal(ev.filter((e) => e.kind === 'gap' || e.kind === 'skip').length, 0);
+    const k = keyOf(ev);
+    assert.deepEqual([k.frames, k.badOpcodes], [s.server.length + s.client.length - 2, 0]);
     // Frame order per direction is stream order.
     const offs = frames(ev, 'server').map((f) => f.offset);
     assert.deepEqual(offs, [...offs].sort((a, b) => a - b));
@@ -94,7 +96,10 @@ test('wow capture without the key and without the client direction: key bytes fr
     const k = keyOf(ev);
     assert.ok((k.evidence['update-payload'] ?? 0) > 0 && (k.evidence['auth-response'] ?? 0) >= 2, JSON.stringify(k.evidence));
     assert.ok(k.known >= 6, `seed ${seed}: ${k.known} key bytes`);
-    if (k.key.every((b, i) => b === s.key[i])) full++;
+    if (k.key.every((b, i) => b === s.key[i])) {
+      full++;
+      assert.equal(k.badOpcodes, 0, `seed ${seed}: the whole key reads every opcode`);
+    } else assert.ok(k.badOpcodes > 0, `seed ${seed}: a partial or wrong key shows in badOpcodes`);
     decoded += score(s, ev, 'server').exact;
     sent += s.server.length;
     // Frames read as update frames are checked against their plain payloads: never wrong.

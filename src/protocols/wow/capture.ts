@@ -70,6 +70,10 @@ export interface WowKeyReport {
   evidence: Partial<Record<KeyEvidence, number>>;
   /** Observations that disagreed with the final key (wrong hypotheses). */
   conflicts: number;
+  /** Enciphered frames read with this key, both directions. */
+  frames: number;
+  /** Of those, frames whose opcode could not be read or is not one of its direction (a sign of missing or wrong key bytes). */
+  badOpcodes: number;
 }
 
 export interface WowFrame {
@@ -413,7 +417,7 @@ class KeyBook {
         else conflicts += n;
       }
     }
-    return { kind: 'key', conn, source, known: this.known(), key: Array.from(this.val, (v) => (v < 0 ? null : v)), evidence, conflicts };
+    return { kind: 'key', conn, source, known: this.known(), key: Array.from(this.val, (v) => (v < 0 ? null : v)), evidence, conflicts, frames: 0, badOpcodes: 0 };
   }
 }
 
@@ -1053,7 +1057,7 @@ function* decodeConnections(conns: ConnState[], opts: WowCaptureOptions): Genera
     const given = opts.sessionKey !== undefined;
     if (!given) ss.locate();
     const key = given ? KeyBook.given(opts.sessionKey!) : recoverKey(ss, cs, hs, c.info.id);
-    yield key.report(c.info.id, given ? 'given' : 'recovered');
+    const report = key.report(c.info.id, given ? 'given' : 'recovered');
     const events: (WowFrame | WowSkip | WowGap)[] = [];
     for (const [ds, dir, h] of [
       [ss, 'server', hs[1]],
@@ -1065,6 +1069,14 @@ function* decodeConnections(conns: ConnState[], opts: WowCaptureOptions): Genera
     }
     // In capture order; within a capture frame, by direction then stream offset.
     events.sort((a, b) => a.pcapFrame - b.pcapFrame || (a.direction === b.direction ? a.offset - b.offset : a.direction === 'server' ? -1 : 1));
+    // How well the key reads this connection: enciphered frames whose opcode is unknown or not one of their direction.
+    for (const e of events) {
+      if (e.kind !== 'frame' || e.header === 'plain') continue;
+      report.frames++;
+      const ok = e.opcode !== undefined && (e.direction === 'server' ? isServerOpcode(e.opcode) : isClientOpcode(e.opcode));
+      if (!ok) report.badOpcodes++;
+    }
+    yield report;
     yield* events;
   }
 }
