@@ -729,6 +729,13 @@ class Framer {
     // Possible frame ends, nearest first: segment ends and starts of found update frames.
     // The nearest one that the look-ahead does not prove wrong wins: confirmed when
     // the frames after it read validly up to a header at firm key positions, else on trust.
+    if (this.dir === 'client') {
+      // Clients write one packet per send: the next segment end is the frame end (the zero opcode bytes check it later).
+      const end = this.endCandidates(r, s.pos, 1)[0];
+      if (end === undefined) return undefined;
+      this.learnSize(kp, d, end - s.pos - 2, where);
+      return end - s.pos - 2;
+    }
     let trust: number | undefined;
     const last = r.bytes[s.pos - r.start + this.hl - 1]!;
     this.budget = PROBE_BUDGET;
@@ -1055,8 +1062,16 @@ function* decodeConnections(conns: ConnState[], opts: WowCaptureOptions): Genera
     done++;
     yield info;
     const given = opts.sessionKey !== undefined;
-    if (!given) ss.locate();
-    const key = given ? KeyBook.given(opts.sessionKey!) : recoverKey(ss, cs, hs, c.info.id);
+    let key: KeyBook;
+    if (given) key = KeyBook.given(opts.sessionKey!);
+    else {
+      // The client headers usually give the whole key; finding update frames from their payloads (inflating them) is the costly fallback.
+      key = recoverKey(ss, cs, hs, c.info.id);
+      if (key.known() < KEY_LEN) {
+        ss.locate();
+        key = recoverKey(ss, cs, hs, c.info.id);
+      }
+    }
     const report = key.report(c.info.id, given ? 'given' : 'recovered');
     const events: (WowFrame | WowSkip | WowGap)[] = [];
     for (const [ds, dir, h] of [
