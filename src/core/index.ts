@@ -17,3 +17,5 @@ export { readCapture, writePcap, isCapture, udpDatagrams, frameToUdp, buildUdpIp
 export type { Capture, CapturedFrame, CaptureOptions, UdpDatagram } from './pcap.js';
 export { noChanges } from './mirror.js';
 export type { ClientMirror, MirrorChanges, MirrorIssue, MirroredEntity, Producer } from './mirror.js';
+export { frameToTcp, tcpEvents, TcpReassembler, buildTcpPacket, DEFAULT_TCP_LIMITS, TCP_FIN, TCP_SYN, TCP_RST, TCP_PSH, TCP_ACK } from './tcp.js';
+export type { TcpSegment, TcpEvent, TcpLimits, TcpConnection, TcpDirection, TcpEndpoint, TcpFlowStats, TcpOptions, TcpSegmentSpec } from './tcp.js';

@@ -28,6 +28,7 @@ import {
   type WowDecodeOptions,
   type WowObject,
 } from '../protocols/wow/index.js';
+import { decodeWowCaptureFile, wowCaptureOptions } from './wow-capture.js';
 import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues } from './types.js';
 
 function jsonField(v: FieldValue, isFloat: boolean): unknown {
@@ -150,6 +151,7 @@ export const wow: FamilyAdapter = {
   options: {
     body: { type: 'boolean', description: 'the input is a bare uncompressed update body (blockCount, hasTransport, blocks), not a whole server frame', default: false },
     'movement-guid': { type: 'string', description: 'guid width of MOVEMENT (type 1) blocks, disputed in the sources', choices: ['u64', 'packed'], default: 'u64' },
+    ...wowCaptureOptions,
   },
   samples: [
     {
@@ -158,6 +160,7 @@ export const wow: FamilyAdapter = {
       path: 'samples/wow/session.hex',
       format: 'hex-lines',
     },
+    { id: 'capture', title: 'An encrypted world session in a pcap (synthetic; key recovered)', path: 'samples/wow/session.pcap', format: 'pcap' },
   ],
   createDecoder(opts: OptionValues) {
     const d = new WowStreamDecoder(opts);
@@ -173,6 +176,7 @@ export const wow: FamilyAdapter = {
       state: () => d.state(),
     };
   },
+  decodeFile: (bytes: Uint8Array, opts: OptionValues) => decodeWowCaptureFile(bytes, opts, (o) => wow.createDecoder(o)),
   createEncoder(opts: OptionValues) {
     const moveGuid = movementGuid(opts);
     return {

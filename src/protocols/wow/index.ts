@@ -58,3 +58,21 @@ export {
 } from './producer.js';
 export type { WorldObject, Observer, BuildOptions, BuiltUpdate } from './producer.js';
 export { guidPartners } from './fields.js';
+export {
+  HeaderCipher,
+  WorldCrypt,
+  sessionKeyFromHex,
+  sessionKeyToDbHex,
+  clientFrame,
+  encryptServerStream,
+  encryptClientStream,
+  SESSION_KEY_LENGTH,
+  SERVER_HEADER_LENGTH,
+  CLIENT_HEADER_LENGTH,
+  SMSG_AUTH_CHALLENGE,
+  CMSG_AUTH_SESSION,
+  SMSG_AUTH_RESPONSE,
+} from './cipher.js';
+export { decodeWowCapture } from './capture.js';
+export type { WowCaptureOptions, WowCaptureEvent, WowFrame, WowGap, WowSkip, WowKeyReport, WowConnectionInfo, WowDirection, KeyEvidence } from './capture.js';
+export { OPCODE_NAMES, NUM_OPCODES, opcodeName, opcodeByName, isServerOpcode, isClientOpcode } from './tables/opcodes.js';
