@@ -72,7 +72,7 @@ test('store: create, values, replace, out-of-range, destroy, movement; one event
   const unit = makeWorldObject(unitGuid, 3, { UNIT_FIELD_HEALTH: 80, UNIT_FIELD_MAXHEALTH: 100, UNIT_FIELD_BYTES_0: [1, 2, 0, 1], UNIT_FIELD_TARGET: 0x0000000100000002n });
   const obs = newObserver(9n);
   const [pkt] = buildUpdate(obs, [unit]).packets;
-  const ev = store.apply(decodePacket(pkt!));
+  const ev = store.applyEvents(decodePacket(pkt!));
   assert.deepEqual(ev.map((e) => e.kind), ['create']);
   const o = store.get(unitGuid)!;
   assert.equal(o.get('UNIT_FIELD_HEALTH'), 80);
@@ -84,7 +84,7 @@ test('store: create, values, replace, out-of-range, destroy, movement; one event
   assert.deepEqual(store.validate(), []);
   // values
   unit.values[22] = 0xffffffff;
-  const ev2 = store.apply(decodePacket(buildUpdate(obs, [unit]).packets[0]!));
+  const ev2 = store.applyEvents(decodePacket(buildUpdate(obs, [unit]).packets[0]!));
   assert.deepEqual(ev2.map((e) => e.kind), ['values']);
   assert.deepEqual((ev2[0] as { changed: number[] }).changed, [22]);
   assert.equal(o.i32('UNIT_FIELD_HEALTH'), -1);
@@ -104,10 +104,10 @@ test('store: create, values, replace, out-of-range, destroy, movement; one event
   assert.equal(store.size, 0);
   // destroy
   store.applyBody(body);
-  const ev5 = store.apply({ opcode: 0xaa, guid: unitGuid });
+  const ev5 = store.applyEvents({ opcode: 0xaa, guid: unitGuid });
   const e5 = ev5[0]!;
   assert.equal(e5.kind === 'remove' && e5.reason, 'destroy');
-  assert.deepEqual(store.apply({ opcode: 0xaa, guid: unitGuid }), []);
+  assert.deepEqual(store.applyEvents({ opcode: 0xaa, guid: unitGuid }), []);
   off();
   assert.equal(seen.length, 7);
 });

@@ -42,7 +42,7 @@ export {
 export type { FieldDef, ObjectTypeDef, FieldType } from './fields.js';
 export { bodyToJson, bodyFromJson, packetToJson, packetFromJson, blockToJson, blockFromJson, valuesToJson, floatToJson, floatFromJson } from './json.js';
 export type { JsonOptions } from './json.js';
-export { ObjectStore, WowObject, typedField, typedFields } from './session.js';
+export { ObjectStore, WowObject, typedField, typedFields, objectFields, slotFieldNames, mirrorChanges } from './session.js';
 export type { StoreEvent, StoreOptions, FieldValue } from './session.js';
 export {
   buildUpdate,
@@ -58,3 +58,5 @@ export {
 } from './producer.js';
 export type { WorldObject, Observer, BuildOptions, BuiltUpdate } from './producer.js';
 export { guidPartners } from './fields.js';
+export { WOW_LIMITS, resolveWowLimits } from './limits.js';
+export type { WowLimits } from './limits.js';

@@ -12,6 +12,7 @@
  * are ignored; each value slot's `raw` is authoritative.
  */
 import { EncodeError } from '../../core/errors.js';
+import { excerpt } from '../../core/json.js';
 import { fromHex, toHex } from '../../core/hex.js';
 import { bitsToF32, f32ToBits } from '../../core/floats.js';
 import { fieldAt, guidHex, objectType } from './fields.js';
@@ -76,7 +77,7 @@ export function floatFromJson(v: unknown, path: string): { value: number; bits?:
     }
     if (/^-?\d/.test(v) && Number.isFinite(Number(v))) return { value: Math.fround(Number(v)) };
   }
-  throw new EncodeError(path, `expected a float (number, "NaN", "Infinity", "-0" or "f32:0x…"), got ${JSON.stringify(v)}`);
+  throw new EncodeError(path, `expected a float (number, "NaN", "Infinity", "-0" or "f32:0x…"), got ${excerpt(v)}`);
 }
 
 /** An unsigned integer from a number, a decimal string or a `0x` hex string. */
@@ -84,7 +85,7 @@ export function uintFromJson(v: unknown, max: number, path: string): number {
   let n: number | undefined;
   if (typeof v === 'number') n = v;
   else if (typeof v === 'string' && /^(0x[0-9a-fA-F]+|\d+)$/.test(v)) n = Number(v);
-  if (n === undefined || !Number.isInteger(n) || n < 0 || n > max) throw new EncodeError(path, `expected an integer in [0, ${max}], got ${JSON.stringify(v)}`);
+  if (n === undefined || !Number.isInteger(n) || n < 0 || n > max) throw new EncodeError(path, `expected an integer in [0, ${max}], got ${excerpt(v)}`);
   return n;
 }
 
@@ -94,17 +95,17 @@ export function guidFromJson(v: unknown, path: string): bigint {
   if (typeof v === 'string' && /^(0x[0-9a-fA-F]{1,16}|\d{1,20})$/.test(v)) g = BigInt(v);
   else if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) g = BigInt(v);
   else if (typeof v === 'bigint') g = v;
-  if (g === undefined || g < 0n || g > 0xffffffffffffffffn) throw new EncodeError(path, `expected a guid ("0x" + hex), got ${JSON.stringify(typeof v === 'bigint' ? v.toString() : v)}`);
+  if (g === undefined || g < 0n || g > 0xffffffffffffffffn) throw new EncodeError(path, `expected a guid ("0x" + hex), got ${excerpt(v)}`);
   return g;
 }
 
 function obj(v: unknown, path: string): Obj {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new EncodeError(path, 'expected an object');
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new EncodeError(path, `expected an object, got ${excerpt(v)}`);
   return v as Obj;
 }
 
 function arr(v: unknown, path: string): unknown[] {
-  if (!Array.isArray(v)) throw new EncodeError(path, 'expected an array');
+  if (!Array.isArray(v)) throw new EncodeError(path, `expected an array, got ${excerpt(v)}`);
   return v;
 }
 
@@ -442,7 +443,7 @@ export function bodyFromJson(v: unknown, path = 'body'): UpdateBody {
   const o = obj(v, path);
   const blocks = arr(o.blocks, `${path}.blocks`).map((b, i) => blockFromJson(b, `${path}.blocks[${i}]`));
   if (o.blockCount !== undefined && uintFromJson(o.blockCount, 0xffffffff, `${path}.blockCount`) !== blocks.length) {
-    throw new EncodeError(`${path}.blockCount`, `${String(o.blockCount)} but ${blocks.length} blocks are listed`);
+    throw new EncodeError(`${path}.blockCount`, `${excerpt(o.blockCount)} but ${blocks.length} blocks are listed`);
   }
   return { hasTransport: uintFromJson(o.hasTransport ?? 0, 0xff, `${path}.hasTransport`), blocks };
 }
@@ -466,7 +467,7 @@ export function packetFromJson(v: unknown): ServerPacket {
     }
     return p;
   }
-  throw new EncodeError('frame.opcode', `expected 0x00a9, 0x01f6 or 0x00aa, got ${String(fr.opcode)}`);
+  throw new EncodeError('frame.opcode', `expected 0x00a9, 0x01f6 or 0x00aa, got ${excerpt(fr.opcode)}`);
 }
 
 export { adler32 };

@@ -4,7 +4,11 @@
  * destroy; objects by guid with typed field access; one event per change.
  */
 import { bitsToF32 } from '../../core/floats.js';
+import { LimitError } from '../../core/errors.js';
+import type { ClientMirror, MirrorChanges, MirroredEntity, MirrorIssue } from '../../core/mirror.js';
 import { fieldAt, fieldByName, guidHex, objectType, type FieldDef, type ObjectTypeDef } from './fields.js';
+import { floatToJson } from './json.js';
+import { resolveWowLimits, type WowLimits } from './limits.js';
 import {
   PackedValues,
   SMSG_DESTROY_OBJECT,
@@ -153,22 +157,37 @@ export type StoreEvent =
   | { kind: 'problem'; guid?: bigint; message: string; block: number };
 
 export interface StoreOptions {
+  /** `wowMaxObjects` and `wowMaxStoreBytes` (defaults in `WOW_LIMITS`): a message that would create past them is a `LimitError`, applied not at all. */
+  limits?: Partial<Pick<WowLimits, 'wowMaxObjects' | 'wowMaxStoreBytes'>>;
   /** VALUES / MOVEMENT blocks for a guid the store does not know: `'report'` (a problem event, default) or `'ignore'`. */
   unknownGuid?: 'report' | 'ignore';
   /** Slots at or above the type's values count: `'report'` (default) or `'drop'` silently; never stored either way. */
   extraSlots?: 'report' | 'drop';
 }
 
-/** Applies decoded messages to a map of objects by guid (§11). */
-export class ObjectStore {
+/**
+ * Applies decoded messages to a map of objects by guid (§11). As a
+ * `ClientMirror` (`apply`, `entityIds`, `entity`) it speaks the vocabulary
+ * every family shares: ids are guids as `0x` + 16 hex digits (the inspector's
+ * ids), `updated` maps an object to the names of the fields that changed.
+ * `applyEvents` / `applyBody` give the detailed events instead.
+ */
+export class ObjectStore implements ClientMirror<ServerPacket> {
   readonly objects = new Map<bigint, WowObject>();
   /** `hasTransport` of the last applied body. */
   hasTransport = 0;
+  /** Bytes of values held (4 per slot of every object). */
+  valueBytes = 0;
   private readonly listeners: Array<(e: StoreEvent) => void> = [];
-  private readonly opts: Required<StoreOptions>;
+  private readonly opts: Required<Omit<StoreOptions, 'limits'>>;
+  private readonly maxObjects: number;
+  private readonly maxBytes: number;
 
   constructor(opts: StoreOptions = {}) {
     this.opts = { unknownGuid: opts.unknownGuid ?? 'report', extraSlots: opts.extraSlots ?? 'report' };
+    const limits = resolveWowLimits(opts.limits);
+    this.maxObjects = limits.wowMaxObjects;
+    this.maxBytes = limits.wowMaxStoreBytes;
   }
 
   /** Listen to every event as it happens. Returns a function that removes the listener. */
@@ -191,8 +210,13 @@ export class ObjectStore {
     return this.objects.size;
   }
 
+  /** Apply a decoded server packet; returns what changed (the `ClientMirror` contract). */
+  apply(p: ServerPacket): MirrorChanges {
+    return mirrorChanges(this.applyEvents(p));
+  }
+
   /** Apply a decoded server packet; returns the events it caused, in order. */
-  apply(p: ServerPacket): StoreEvent[] {
+  applyEvents(p: ServerPacket): StoreEvent[] {
     if (p.opcode === SMSG_DESTROY_OBJECT) {
       const out: StoreEvent[] = [];
       this.remove(p.guid, 'destroy', -1, out);
@@ -201,12 +225,46 @@ export class ObjectStore {
     return this.applyBody(p.body);
   }
 
-  /** Apply an update body; returns the events it caused, in order. */
+  /** Apply an update body; returns the events it caused, in order. Past a store limit nothing is applied (`LimitError`). */
   applyBody(body: UpdateBody): StoreEvent[] {
+    this.checkRoom(body);
     const out: StoreEvent[] = [];
     this.hasTransport = body.hasTransport;
     for (let i = 0; i < body.blocks.length; i++) this.applyBlock(body.blocks[i]!, i, out);
     return out;
+  }
+
+  /** Refuse a body whose creates of new objects would pass `wowMaxObjects` or `wowMaxStoreBytes` (removals in it are not counted). */
+  private checkRoom(body: UpdateBody): void {
+    let objects = this.objects.size;
+    let bytes = this.valueBytes;
+    let fresh: Set<bigint> | undefined;
+    for (const b of body.blocks) {
+      if (b.updateType !== 2 && b.updateType !== 3) continue;
+      const held = this.objects.get(b.guid);
+      if (held !== undefined) {
+        bytes += 4 * ((objectType(b.objectTypeId)?.valuesCount ?? 0) - held.values.length);
+      } else if (!(fresh ??= new Set()).has(b.guid)) {
+        fresh.add(b.guid);
+        objects++;
+        bytes += 4 * (objectType(b.objectTypeId)?.valuesCount ?? 0);
+      }
+      if (objects > this.maxObjects) throw new LimitError(0, 'blocks', 'wowMaxObjects', objects, this.maxObjects);
+      if (bytes > this.maxBytes) throw new LimitError(0, 'blocks', 'wowMaxStoreBytes', bytes, this.maxBytes);
+    }
+  }
+
+  /** Guids held, as `0x` + 16 hex digits. */
+  *entityIds(): IterableIterator<string> {
+    for (const g of this.objects.keys()) yield guidHex(g);
+  }
+
+  /** One object's type name and its fields (position, then every non-zero field in slot order), JSON-ready. */
+  entity(id: string): MirroredEntity | undefined {
+    if (!/^0x[0-9a-fA-F]{1,16}$/.test(id)) return undefined;
+    const o = this.objects.get(BigInt(id));
+    if (o === undefined) return undefined;
+    return { type: o.type?.name ?? `type ${o.typeId}`, fields: objectFields(o) };
   }
 
   private emit(out: StoreEvent[], e: StoreEvent): void {
@@ -218,6 +276,7 @@ export class ObjectStore {
     const o = this.objects.get(guid);
     if (o === undefined) return; // repeated removals (split packets) are ignored
     this.objects.delete(guid);
+    this.valueBytes -= 4 * o.values.length;
     this.emit(out, { kind: 'remove', guid, object: o, reason, block });
   }
 
@@ -240,7 +299,7 @@ export class ObjectStore {
           if (this.opts.unknownGuid === 'report') this.emit(out, { kind: 'problem', guid: b.guid, message: `MOVEMENT for unknown object ${guidHex(b.guid)}`, block });
           return out;
         }
-        o.movement = b.movement;
+        o.movement = ownMovement(b.movement);
         o.changed = [];
         this.emit(out, { kind: 'movement', guid: b.guid, object: o, block });
         return out;
@@ -259,8 +318,10 @@ export class ObjectStore {
   }
 
   private create(b: CreateBlock, block: number, out: StoreEvent[]): void {
-    const replaced = this.objects.has(b.guid);
-    const o = new WowObject(b.guid, b.objectTypeId, b.movement, b.updateType);
+    const held = this.objects.get(b.guid);
+    const replaced = held !== undefined;
+    const o = new WowObject(b.guid, b.objectTypeId, ownMovement(b.movement), b.updateType);
+    this.valueBytes += 4 * (o.values.length - (held?.values.length ?? 0));
     if (o.type === undefined) this.emit(out, { kind: 'problem', guid: b.guid, message: `unknown object type ${b.objectTypeId}`, block });
     this.objects.set(b.guid, o);
     o.changed = this.setValues(o, b.values, block, out);
@@ -325,7 +386,87 @@ export class ObjectStore {
   /** Forget everything. */
   clear(): void {
     this.objects.clear();
+    this.valueBytes = 0;
     this.hasTransport = 0;
   }
 }
 
+
+/** A movement block the store may keep: spline nodes copied out of the decoder's body-wide word pool (so that a kept object does not hold its whole message). */
+function ownMovement(m: Movement): Movement {
+  const sp = m.spline;
+  if (sp === undefined || sp.nodes.byteLength === sp.nodes.buffer.byteLength) return m;
+  return { ...m, spline: { ...sp, nodes: sp.nodes.slice() } };
+}
+
+function jsonField(v: FieldValue, isFloat: boolean): unknown {
+  if (typeof v === 'bigint') return guidHex(v);
+  if (typeof v === 'number') return isFloat ? floatToJson(v) : v;
+  return v.map((x) => jsonField(x as FieldValue, isFloat));
+}
+
+/** An object's fields, JSON-ready: `position` (from the movement block), then every non-zero field in slot order. */
+export function objectFields(o: WowObject): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const m = o.movement;
+  const pos = m.movementInfo ?? m.position;
+  if (pos !== undefined) out.position = { x: floatToJson(pos.x), y: floatToJson(pos.y), z: floatToJson(pos.z), o: floatToJson(pos.o) };
+  for (const [k, v] of Object.entries(typedFields(o.typeId, o.values))) {
+    const f = k.startsWith('slot') ? undefined : o.fieldDef(k);
+    out[k] = jsonField(v, f?.type === 'float');
+  }
+  return out;
+}
+
+/** Names of the fields covering `slots` (`slotN` where no field does). */
+export function slotFieldNames(o: WowObject, slots: Iterable<number>): string[] {
+  const names = new Set<string>();
+  for (const s of slots) names.add(fieldAt(o.typeId, s)?.name ?? `slot${s}`);
+  return [...names];
+}
+
+/** The shared `MirrorChanges` of a list of store events. */
+export function mirrorChanges(events: readonly StoreEvent[]): MirrorChanges {
+  const created = new Set<bigint>();
+  const changed = new Map<bigint, { o: WowObject; slots: Set<number>; moved: boolean }>();
+  const removed: string[] = [];
+  const issues: MirrorIssue[] = [];
+  for (const e of events) {
+    switch (e.kind) {
+      case 'create':
+        created.add(e.guid);
+        changed.delete(e.guid);
+        break;
+      case 'values':
+      case 'movement': {
+        if (created.has(e.guid)) break;
+        let c = changed.get(e.guid);
+        if (c === undefined) changed.set(e.guid, (c = { o: e.object, slots: new Set(), moved: false }));
+        if (e.kind === 'values') for (const s of e.changed) c.slots.add(s);
+        else c.moved = true;
+        break;
+      }
+      case 'remove':
+        removed.push(guidHex(e.guid));
+        created.delete(e.guid);
+        changed.delete(e.guid);
+        break;
+      case 'problem': {
+        const kind = e.message.startsWith('unknown object type') ? 'unknown-type' : e.message.includes('unknown object') ? 'unknown-entity' : 'dropped-slots';
+        const issue: MirrorIssue = { kind, message: e.block >= 0 ? `blocks[${e.block}]: ${e.message}` : e.message };
+        if (e.guid !== undefined) issue.id = guidHex(e.guid);
+        issues.push(issue);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  const updated = new Map<string, string[]>();
+  for (const [g, c] of changed) {
+    const names = slotFieldNames(c.o, c.slots);
+    if (c.moved) names.unshift('position');
+    updated.set(guidHex(g), names);
+  }
+  return { created: [...created].map(guidHex), updated, removed, issues };
+}
