@@ -46,6 +46,7 @@ export { ObjectStore, WowObject, typedField, typedFields, objectFields, slotFiel
 export type { StoreEvent, StoreOptions, FieldValue } from './session.js';
 export {
   buildUpdate,
+  UpdateProducer,
   buildDestroy,
   newObserver,
   observerView,
