@@ -46,7 +46,7 @@ function inflateBody(r: ByteReader, ctx: ReadContext, impl: ZlibImpl | undefined
   if (spans !== undefined) {
     spans.add('compression.uncompressedSize', sizeAt, zAt, 'u32le');
     spans.add('compression.zlib', zAt, r.pos, 'zlib');
-    if (zlib.length >= 2) spans.add('compression.zlibHeader', zAt, zAt + 2, 'u16be');
+    if (zlib.length >= 2) spans.add('compression.zlibHeader', zAt, zAt + 2, 'bytes');
     if (zlib.length >= 4) spans.add('compression.adler32', r.pos - 4, r.pos, 'u32be');
     spans.add('compression', sizeAt, r.pos, 'struct');
   }

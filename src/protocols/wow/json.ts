@@ -16,6 +16,7 @@ import { excerpt } from '../../core/json.js';
 import { fromHex, toHex } from '../../core/hex.js';
 import { bitsToF32, f32ToBits } from '../../core/floats.js';
 import { fieldAt, guidHex, objectType } from './fields.js';
+import { flagNames, MOVE_FLAG_NAMES, SPLINE_FLAG_NAMES, UPDATE_FLAG_NAMES } from './tables/flags.js';
 import { adler32, nanNeedsBits, popcount32 } from './codec.js';
 import {
   OPCODE_NAMES,
@@ -116,10 +117,10 @@ function movementToJson(m: Movement): Obj {
   const nb = m.nanBits;
   const f = (v: number, path: string): number | string => floatToJson(v, nb?.[path]);
   const v3 = (v: Vec3, path: string) => [f(v[0], `${path}[0]`), f(v[1], `${path}[1]`), f(v[2], `${path}[2]`)];
-  const out: Obj = { updateFlags: hex(m.updateFlags, 2) };
+  const out: Obj = { updateFlags: hex(m.updateFlags, 2), updateFlagNames: flagNames(m.updateFlags, UPDATE_FLAG_NAMES) };
   const mi = m.movementInfo;
   if (mi !== undefined) {
-    const j: Obj = { flags: hex(mi.flags, 8), time: mi.time, x: f(mi.x, 'movementInfo.x'), y: f(mi.y, 'movementInfo.y'), z: f(mi.z, 'movementInfo.z'), o: f(mi.o, 'movementInfo.o') };
+    const j: Obj = { flags: hex(mi.flags, 8), flagNames: flagNames(mi.flags, MOVE_FLAG_NAMES), time: mi.time, x: f(mi.x, 'movementInfo.x'), y: f(mi.y, 'movementInfo.y'), z: f(mi.z, 'movementInfo.z'), o: f(mi.o, 'movementInfo.o') };
     if (mi.transport !== undefined) {
       const t = mi.transport;
       j.transport = {
@@ -157,7 +158,7 @@ function movementToJson(m: Movement): Obj {
   }
   const sp = m.spline;
   if (sp !== undefined) {
-    const j: Obj = { flags: hex(sp.flags, 8) };
+    const j: Obj = { flags: hex(sp.flags, 8), flagNames: flagNames(sp.flags, SPLINE_FLAG_NAMES) };
     if (sp.facingPoint !== undefined) j.facingPoint = v3(sp.facingPoint, 'spline.facingPoint');
     if (sp.facingTarget !== undefined) j.facingTarget = guidHex(sp.facingTarget);
     if (sp.facingAngle !== undefined) j.facingAngle = f(sp.facingAngle, 'spline.facingAngle');
