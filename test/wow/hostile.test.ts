@@ -165,10 +165,11 @@ test('hostile peer: 30,000 small creates of new players stop at the store limits
       assert.equal(e.limit, 'wowMaxStoreBytes');
       refused++;
     }
-    assert.ok(store.size <= WOW_LIMITS.wowMaxObjects && store.valueBytes <= WOW_LIMITS.wowMaxStoreBytes);
+    assert.ok(store.size <= WOW_LIMITS.wowMaxObjects && store.valueBytes <= store.storeBytes && store.storeBytes <= WOW_LIMITS.wowMaxStoreBytes);
   }
   const perPlayer = 4 * objectType(4)!.valuesCount;
-  assert.equal(store.size, Math.floor(WOW_LIMITS.wowMaxStoreBytes / perPlayer));
+  // stopped near the byte limit (slabs waste at most a quarter), not at the object limit
+  assert.ok(store.size > 0.7 * (WOW_LIMITS.wowMaxStoreBytes / perPlayer) && store.size < WOW_LIMITS.wowMaxObjects, `${store.size} players held`);
   assert.equal(store.valueBytes, store.size * perPlayer);
   assert.equal(refused, 30_000 - store.size);
   gc?.();

@@ -24,28 +24,91 @@ import {
 /** A typed field value: a number (int, float), a bigint (guid), or byte / short tuples; arrays for multi-element fields. */
 export type FieldValue = number | bigint | number[] | Array<number | bigint | number[]>;
 
+/**
+ * Object values are carved out of 64 KiB slabs: one allocation for a dozen
+ * players or eighty creatures instead of one each (allocation and garbage
+ * collection of many small typed arrays were most of the cost of applying
+ * creates). A slab is released when its last object is removed; the store
+ * counts the bytes of every slab still in use against `wowMaxStoreBytes`.
+ */
+export class ValueSlab {
+  static readonly WORDS = 1 << 14;
+  readonly words = new Uint32Array(ValueSlab.WORDS);
+  used = 0;
+  live = 0;
+}
+
+/** The set bits of mask words below `limit`, rising. */
+function slotsOf(mask: Uint32Array, limit: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < mask.length; i++) {
+    for (let w = mask[i]!; w !== 0; w &= w - 1) {
+      const slot = 32 * i + 31 - Math.clz32(w & -w);
+      if (slot < limit) out.push(slot);
+    }
+  }
+  return out;
+}
+
 /** One object as the client knows it. */
 export class WowObject {
   readonly guid: bigint;
   readonly typeId: number;
   /** The type definition, undefined for a type id outside 0 … 7. */
   readonly type: ObjectTypeDef | undefined;
-  /** Every slot of the type (valuesCount u32s), zero until set. */
-  readonly values: Uint32Array;
+  /** Number of slots (the type's values count). */
+  readonly slotCount: number;
   /** The movement block of the last create (or MOVEMENT block). */
   movement: Movement;
   /** 2 (CREATE_OBJECT, came into view) or 3 (CREATE_OBJECT2, just spawned). */
   createdBy: 2 | 3;
-  /** Slots set or changed by the last block applied to this object, rising. */
-  changed: number[] = [];
+  /** The slab the values live in (store bookkeeping), if any. */
+  slab: ValueSlab | undefined;
+  /** Where the values live: `store[at … at + slotCount)` (a slab's words, or an array of the object's own). */
+  readonly store: Uint32Array;
+  readonly at: number;
+  #values: Uint32Array | undefined = undefined;
+  #changed: number[] | undefined = undefined;
+  /** Offset in `store` of the mask words of the last create (-1: none); the slot list is made on first use of `changed`. */
+  #maskAt = -1;
+  #maskLen = 0;
 
-  constructor(guid: bigint, typeId: number, movement: Movement, createdBy: 2 | 3) {
+  /** Values in `store` at `at` (zeroed, `valuesCount` long, mask room after them) may be given by the object store. */
+  constructor(guid: bigint, typeId: number, movement: Movement, createdBy: 2 | 3, store?: Uint32Array, at = 0) {
     this.guid = guid;
     this.typeId = typeId;
     this.type = objectType(typeId);
-    this.values = new Uint32Array(this.type?.valuesCount ?? 0);
+    this.slotCount = this.type?.valuesCount ?? 0;
+    this.store = store ?? new Uint32Array(this.slotCount);
+    this.at = at;
     this.movement = movement;
     this.createdBy = createdBy;
+  }
+
+  /** Every slot of the type (valuesCount u32s), zero until set. */
+  get values(): Uint32Array {
+    return (this.#values ??= this.at === 0 && this.store.length === this.slotCount ? this.store : this.store.subarray(this.at, this.at + this.slotCount));
+  }
+
+  /** Slots set or changed by the last block applied to this object, rising. */
+  get changed(): number[] {
+    let c = this.#changed;
+    if (c === undefined) {
+      c = this.#changed = this.#maskAt < 0 ? [] : slotsOf(this.store.subarray(this.#maskAt, this.#maskAt + this.#maskLen), this.slotCount);
+      this.#maskAt = -1;
+    }
+    return c;
+  }
+  set changed(slots: number[]) {
+    this.#changed = slots;
+    this.#maskAt = -1;
+  }
+
+  /** The mask of the last create is at `store[maskAt … maskAt + len)`; `changed` lists its slots when asked. */
+  changedByMask(maskAt: number, len: number): void {
+    this.#maskAt = maskAt;
+    this.#maskLen = len;
+    this.#changed = undefined;
   }
 
   /** The field definition for a name (or alias) of this object's chain. */
@@ -178,6 +241,9 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
   hasTransport = 0;
   /** Bytes of values held (4 per slot of every object). */
   valueBytes = 0;
+  /** Bytes of memory behind the values: slabs still in use and objects too large for a slab (what `wowMaxStoreBytes` bounds). */
+  storeBytes = 0;
+  private slab: ValueSlab | undefined;
   private readonly listeners: Array<(e: StoreEvent) => void> = [];
   private readonly opts: Required<Omit<StoreOptions, 'limits'>>;
   private readonly maxObjects: number;
@@ -237,18 +303,16 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
   /** Refuse a body whose creates of new objects would pass `wowMaxObjects` or `wowMaxStoreBytes` (removals in it are not counted). */
   private checkRoom(body: UpdateBody): void {
     let objects = this.objects.size;
-    let bytes = this.valueBytes;
-    let fresh: Set<bigint> | undefined;
+    // at worst every new object opens a slab of its own's worth: count its values, plus the slab in hand
+    let bytes = this.storeBytes + 4 * ValueSlab.WORDS;
     for (const b of body.blocks) {
       if (b.updateType !== 2 && b.updateType !== 3) continue;
       const held = this.objects.get(b.guid);
-      if (held !== undefined) {
-        bytes += 4 * ((objectType(b.objectTypeId)?.valuesCount ?? 0) - held.values.length);
-      } else if (!(fresh ??= new Set()).has(b.guid)) {
-        fresh.add(b.guid);
-        objects++;
-        bytes += 4 * (objectType(b.objectTypeId)?.valuesCount ?? 0);
-      }
+      const n = objectType(b.objectTypeId)?.valuesCount ?? 0;
+      // a slab may leave up to a quarter unused at its end: count slab-sized values at 4/3
+      const cost = n > ValueSlab.WORDS >>> 2 ? 4 * n : Math.ceil((16 * n) / 3);
+      bytes += cost;
+      if (held === undefined) objects++; // a guid created twice in one body counts twice: an upper bound
       if (objects > this.maxObjects) throw new LimitError(0, 'blocks', 'wowMaxObjects', objects, this.maxObjects);
       if (bytes > this.maxBytes) throw new LimitError(0, 'blocks', 'wowMaxStoreBytes', bytes, this.maxBytes);
     }
@@ -276,7 +340,7 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     const o = this.objects.get(guid);
     if (o === undefined) return; // repeated removals (split packets) are ignored
     this.objects.delete(guid);
-    this.valueBytes -= 4 * o.values.length;
+    this.release(o);
     this.emit(out, { kind: 'remove', guid, object: o, reason, block });
   }
 
@@ -289,7 +353,7 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
           if (this.opts.unknownGuid === 'report') this.emit(out, { kind: 'problem', guid: b.guid, message: `VALUES for unknown object ${guidHex(b.guid)}`, block });
           return out;
         }
-        o.changed = this.setValues(o, b.values, block, out);
+        o.changed = this.setValues(o, b.values, block, out, false)!;
         this.emit(out, { kind: 'values', guid: b.guid, object: o, changed: o.changed, block });
         return out;
       }
@@ -317,21 +381,62 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     }
   }
 
+  /** A new object, its values in the current slab (or an array of its own when larger than a quarter slab). */
+  private newObject(b: CreateBlock): WowObject {
+    const t = objectType(b.objectTypeId);
+    const n = t?.valuesCount ?? 0;
+    this.valueBytes += 4 * n;
+    // values, then room for the create's mask words (its `changed` list, made on first use)
+    const words = n + (t?.maskBlocks ?? 0);
+    if (t === undefined || words > ValueSlab.WORDS >>> 2) {
+      this.storeBytes += 4 * n;
+      return new WowObject(b.guid, b.objectTypeId, ownMovement(b.movement), b.updateType);
+    }
+    let slab = this.slab;
+    if (slab === undefined || slab.used + words > ValueSlab.WORDS) {
+      if (slab !== undefined && slab.live === 0) this.storeBytes -= 4 * ValueSlab.WORDS;
+      slab = this.slab = new ValueSlab();
+      this.storeBytes += 4 * ValueSlab.WORDS;
+    }
+    const o = new WowObject(b.guid, b.objectTypeId, ownMovement(b.movement), b.updateType, slab.words, slab.used);
+    slab.used += words;
+    slab.live++;
+    o.slab = slab;
+    return o;
+  }
+
+  /** Book-keeping when an object leaves the store. */
+  private release(o: WowObject): void {
+    this.valueBytes -= 4 * o.slotCount;
+    const slab = o.slab;
+    if (slab === undefined) {
+      this.storeBytes -= 4 * o.slotCount;
+      return;
+    }
+    o.slab = undefined;
+    if (--slab.live === 0 && slab !== this.slab) this.storeBytes -= 4 * ValueSlab.WORDS;
+  }
+
   private create(b: CreateBlock, block: number, out: StoreEvent[]): void {
     const held = this.objects.get(b.guid);
     const replaced = held !== undefined;
-    const o = new WowObject(b.guid, b.objectTypeId, ownMovement(b.movement), b.updateType);
-    this.valueBytes += 4 * (o.values.length - (held?.values.length ?? 0));
+    if (held !== undefined) this.release(held);
+    const o = this.newObject(b);
     if (o.type === undefined) this.emit(out, { kind: 'problem', guid: b.guid, message: `unknown object type ${b.objectTypeId}`, block });
     this.objects.set(b.guid, o);
-    o.changed = this.setValues(o, b.values, block, out);
+    this.setValues(o, b.values, block, out, true);
     this.emit(out, { kind: 'create', guid: b.guid, object: o, updateType: b.updateType, replaced, block });
   }
 
-  private setValues(o: WowObject, v: UpdateValues, block: number, out: StoreEvent[]): number[] {
-    const changed: number[] = [];
-    const dst = o.values;
-    const limit = dst.length;
+  /**
+   * Copy the values of a block into the object. For a create the mask words go
+   * to the room after the values (when the object has such room) and
+   * `changed` is made from them on first use; otherwise the changed slots are returned.
+   */
+  private setValues(o: WowObject, v: UpdateValues, block: number, out: StoreEvent[], create: boolean): number[] | undefined {
+    const dst = o.store;
+    const base = o.at;
+    const limit = o.slotCount;
     // mask words then values in one array when the block came from the decoder
     let words: Uint32Array;
     let n: number;
@@ -353,16 +458,20 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
         w &= w - 1;
         const slot = 32 * i + bit;
         const val = words[k++]!;
-        if (slot < limit) {
-          dst[slot] = val;
-          changed.push(slot);
-        } else extra++;
+        if (slot < limit) dst[base + slot] = val;
+        else extra++;
       }
     }
     if (extra > 0 && this.opts.extraSlots === 'report') {
       this.emit(out, { kind: 'problem', guid: o.guid, message: `${extra} slot(s) at or above the values count ${limit} of ${o.type?.name ?? `type ${o.typeId}`} were dropped`, block });
     }
-    return changed;
+    if (!create) return slotsOf(words.subarray(0, n), limit);
+    const room = o.slab === undefined ? 0 : (o.type?.maskBlocks ?? 0);
+    if (n <= room) {
+      dst.set(words.subarray(0, n), base + limit);
+      o.changedByMask(base + limit, n);
+    } else o.changed = slotsOf(words.subarray(0, n), limit);
+    return undefined;
   }
 
   /**
@@ -387,6 +496,8 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
   clear(): void {
     this.objects.clear();
     this.valueBytes = 0;
+    this.storeBytes = 0;
+    this.slab = undefined;
     this.hasTransport = 0;
   }
 }
