@@ -150,7 +150,7 @@ test('property: mutated zlib streams give the same value or error through node:z
       if (r.ok) values++;
       else errors++;
     }),
-    { numRuns: 4000 },
+    { numRuns: 2000 },
   );
   // and the fixture's own stream, mutated
   for (const fx of loadFixtures()) {
@@ -162,10 +162,10 @@ test('property: mutated zlib streams give the same value or error through node:z
         if (r.ok) values++;
         else errors++;
       }),
-      { numRuns: 1500 },
+      { numRuns: 800 },
     );
   }
-  assert.ok(errors > 1000 && values > 1000, `${errors} errors, ${values} values`);
+  assert.ok(errors > 500 && values > 500, `${errors} errors, ${values} values`);
 });
 
 test('property: random bytes behind a zlib header give the same result on both paths', () => {
@@ -173,7 +173,7 @@ test('property: random bytes behind a zlib header give the same result on both p
     fc.property(fc.uint8Array({ maxLength: 64 }), fc.constantFrom([0x78, 0x01], [0x78, 0x9c], [0x78, 0xda], [0x08, 0x1d]), (rest, head) => {
       agree(new Uint8Array([...head, ...rest]), { maxOutput: 1 << 16 });
     }),
-    { numRuns: 4000 },
+    { numRuns: 2000 },
   );
 });
 
