@@ -14,16 +14,22 @@
  * not check the Adler-32.
  */
 
-/** Why a stream was refused; `offset` is the input byte where it was found. */
-export class InflateError extends Error {
+/**
+ * Why a stream was refused; `offset` is the input byte where it was found.
+ * Not an `Error`: it is caught by `inflateZlib` (which throws a `DecodeError`),
+ * and capturing a stack trace here would double the cost of every bad frame.
+ */
+export class InflateError {
+  readonly name = 'InflateError';
   constructor(
     readonly reason: string,
     readonly offset: number,
     /** `'data'` for a malformed stream, `'eof'` when the input ends early, `'cap'` when the output would pass the cap. */
     readonly kind: 'data' | 'eof' | 'cap',
-  ) {
-    super(reason);
-    this.name = 'InflateError';
+  ) {}
+
+  get message(): string {
+    return this.reason;
   }
 }
 
