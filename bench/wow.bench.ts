@@ -18,6 +18,10 @@ import {
   type WorldObject,
 } from '../src/protocols/wow/index.js';
 import type { BenchCase } from './harness.js';
+import { unzlibSync } from 'fflate';
+import { inflateZlib } from '../src/core/zlib.js';
+import { fromHex } from '../src/core/hex.js';
+import { UpdateProducer, encodeUpdatePacket, frame } from '../src/protocols/wow/index.js';
 import { rng } from '../test/helpers/rng.js';
 
 
@@ -125,6 +129,7 @@ export function cases(): BenchCase[] {
     return { tickWorld, observer };
   });
 
+  const producer = new UpdateProducer({ compressThreshold: Infinity });
   return [
     {
       group: 'wow',
@@ -142,6 +147,7 @@ export function cases(): BenchCase[] {
     {
       group: 'wow',
       name: 'decode + apply to the object store',
+      target: { mbps: 200 },
       bytes: bodyBytes,
       items: blocks,
       itemUnit: 'blocks',
@@ -163,6 +169,7 @@ export function cases(): BenchCase[] {
         return n;
       },
     },
+    ...zlibCases(compressed, bodyBytes, blocks),
     {
       group: 'wow',
       name: 'encode bodies',
@@ -181,7 +188,17 @@ export function cases(): BenchCase[] {
       bytes: bodyBytes,
       items: blocks,
       itemUnit: 'blocks',
+      target: { mbps: 100 },
       fn: () => buildUpdate(newObserver(0xffffffn), worldOf(), { compressThreshold: Infinity }).packets.length,
+    },
+    {
+      group: 'wow',
+      name: 'build: creates for 10k objects, one UpdateProducer kept between calls (uncompressed)',
+      bytes: bodyBytes,
+      items: blocks,
+      itemUnit: 'blocks',
+      target: { mbps: 100 },
+      fn: () => producer.produce(newObserver(0xffffffn), worldOf()).packets.length,
     },
     {
       group: 'wow',
@@ -199,6 +216,87 @@ export function cases(): BenchCase[] {
       fn: () => {
         const t = tick();
         return buildUpdate(t.observer(), t.tickWorld).updated;
+      },
+    },
+  ];
+}
+
+/**
+ * zlib on the bench's WoW bodies: the portable strict inflate (the default on
+ * Node and the only one in the browser) beside node:zlib and fflate's one-shot
+ * call; and a 64 KB stream of corrupt compressed frames against the valid ones
+ * (issue 14: an error must cost about what a success costs).
+ */
+function zlibCases(compressed: () => Uint8Array[], bodyBytes: number, blocks: number): BenchCase[] {
+  const streams = lazy(() => compressed().map((p) => ({ z: p.subarray(8), size: new DataView(p.buffer, p.byteOffset).getUint32(4, true) })));
+  const corrupt = (() => {
+    const payloads = ['0a000000780107000000', '0a00000078010105000000', '0a0000007801 4b4c4a4e00000000', '0a0000007802 0300000000'].map((h) => fromHex(h.replace(/ /g, '')));
+    const out: Uint8Array[] = [];
+    let n = 0;
+    while (n < 65536) {
+      const f = frame(0x1f6, payloads[out.length % payloads.length]!);
+      out.push(f);
+      n += f.length;
+    }
+    return { frames: out, bytes: n };
+  })();
+  // small valid frames: a VALUES block of a few fields, compressed as a server would above its threshold
+  const valid = (() => {
+    const f = encodeUpdatePacket({ hasTransport: 0, blocks: [{ updateType: 0, guid: 0xf130001de3000105n, values: { mask: new Uint32Array([0, 0x1c00000]), values: new Uint32Array([100, 200, 300]) } }] }, { compressThreshold: 0 });
+    const out: Uint8Array[] = [];
+    let n = 0;
+    while (n < 65536) {
+      out.push(f);
+      n += f.length;
+    }
+    return { frames: out, bytes: n };
+  })();
+  const inflateAll = (impl: 'portable' | 'node') => () => {
+    let n = 0;
+    for (const s of streams()) n += inflateZlib(s.z, { impl, expectedSize: s.size }).length;
+    return n;
+  };
+  return [
+    { group: 'wow', name: 'zlib inflate of the WoW bodies: portable strict inflate (default; the browser path)', bytes: bodyBytes, fn: inflateAll('portable') },
+    { group: 'wow', name: 'zlib inflate of the WoW bodies: node:zlib', bytes: bodyBytes, fn: inflateAll('node') },
+    {
+      group: 'wow',
+      name: 'zlib inflate of the WoW bodies: fflate unzlibSync one-shot (no zlib checks)',
+      bytes: bodyBytes,
+      fn: () => {
+        let n = 0;
+        for (const s of streams()) n += unzlibSync(s.z).length;
+        return n;
+      },
+    },
+    {
+      group: 'wow',
+      name: `decode 64 KB of corrupt SMSG_COMPRESSED_UPDATE_OBJECT frames (${corrupt.frames.length} DecodeErrors)`,
+      bytes: corrupt.bytes,
+      items: corrupt.frames.length,
+      itemUnit: 'frames',
+      fn: () => {
+        let failed = 0;
+        for (const f of corrupt.frames) {
+          try {
+            decodePacket(f);
+          } catch {
+            failed++;
+          }
+        }
+        return failed;
+      },
+    },
+    {
+      group: 'wow',
+      name: `decode 64 KB of small valid SMSG_COMPRESSED_UPDATE_OBJECT frames (${valid.frames.length} frames), to compare with the corrupt ones`,
+      bytes: valid.bytes,
+      items: valid.frames.length,
+      itemUnit: 'frames',
+      fn: () => {
+        let n = 0;
+        for (const f of valid.frames) n += (decodePacket(f) as { body: UpdateBody }).body.blocks.length;
+        return n;
       },
     },
   ];

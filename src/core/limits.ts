@@ -28,14 +28,6 @@ export interface Limits {
   /** Most slices of one SNAP message. */
   twMaxParts: number;
 
-  // --- WoW ---
-  /** Most blocks in one SMSG_UPDATE_OBJECT. */
-  wowMaxBlocks: number;
-  /** Most spline points in one movement block. */
-  wowMaxSplinePoints: number;
-  /** Largest declared `uncompressedSize` of SMSG_COMPRESSED_UPDATE_OBJECT, bytes (the zlib output cap is the smaller of this and maxZlibOutput). */
-  wowMaxUncompressedSize: number;
-
   // --- Diep ---
   /** Most entities mentioned in one update packet. */
   diepMaxEntities: number;
@@ -51,9 +43,6 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   twMaxItems: 1024,
   twMaxSnapshotSize: 64 * 1024,
   twMaxParts: 64,
-  wowMaxBlocks: 1 << 16,
-  wowMaxSplinePoints: 1 << 16,
-  wowMaxUncompressedSize: 1 << 20,
   diepMaxEntities: 1 << 16,
 });
 

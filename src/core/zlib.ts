@@ -1,12 +1,15 @@
 /**
  * zlib (RFC 1950) inflate and deflate with an output cap.
  *
- * On Node the work is done by `node:zlib` (reached through
- * `process.getBuiltinModule`, so bundling this file for a browser pulls in no
- * Node module); elsewhere, or when asked, by `fflate`, fed in small pieces so
- * that a zlib bomb is stopped near the cap rather than after it has inflated.
+ * Inflate is the strict portable decoder of `inflate.ts` everywhere (`auto`
+ * and `portable`): the same bytes give the same value or error on Node and in
+ * the browser, an error costs what a success costs, and output stops at the
+ * cap. `impl: 'node'` asks node:zlib instead (a second opinion for tests).
+ * Deflate is node:zlib on Node (reached through `process.getBuiltinModule`, so
+ * bundling this file for a browser pulls in no Node module), fflate elsewhere.
  */
-import { Unzlib, zlibSync } from 'fflate';
+import { zlibSync } from 'fflate';
+import { InflateError, inflateStrict } from './inflate.js';
 import { DecodeError, LimitError } from './errors.js';
 import { DEFAULT_LIMITS } from './limits.js';
 
@@ -32,7 +35,7 @@ export interface InflateOptions {
   maxOutput?: number;
   /** The output must be exactly this long (WoW's declared size); checked before and after. */
   expectedSize?: number;
-  /** Which implementation: node:zlib when available (`auto`), or the portable one. */
+  /** Inflate: the portable strict decoder (`auto`, `portable`) or node:zlib (`node`). Deflate: node:zlib when available (`auto`). */
   impl?: ZlibImpl;
 }
 
@@ -40,33 +43,24 @@ function asU8(b: Uint8Array): Uint8Array {
   return b.constructor === Uint8Array ? b : new Uint8Array(b.buffer, b.byteOffset, b.byteLength);
 }
 
-/** Inflate a zlib stream (2-byte header, deflate data, Adler-32). */
+/** Inflate a zlib stream (2-byte header, deflate data, Adler-32). Bytes after the Adler-32 are not read. */
 export function inflateZlib(src: Uint8Array, opts: InflateOptions = {}): Uint8Array {
   const max = opts.maxOutput ?? DEFAULT_LIMITS.maxZlibOutput;
   const expected = opts.expectedSize;
   if (expected !== undefined && expected > max) throw new LimitError(0, 'zlib', 'maxZlibOutput', expected, max);
   const cap = expected ?? max;
+  if (opts.impl === 'node') return inflateNode(src, cap, max, expected);
   let out: Uint8Array;
-  const z = opts.impl === 'portable' ? null : getNodeZlib();
-  if (opts.impl === 'node' && z === null) throw new Error('node:zlib is not available here');
-  if (z !== null) {
-    try {
-      // one byte of head-room so that "more than expected" is told apart from "exactly expected"
-      out = asU8(z.inflateSync(src, { maxOutputLength: Math.max(1, cap + 1) }));
-    } catch (e) {
-      const err = e as { code?: string; message?: string };
-      if (err.code === 'ERR_BUFFER_TOO_LARGE') {
-        if (expected !== undefined) throw new DecodeError(0, 'zlib', `inflated size ${expected}`, 'more');
-        throw new LimitError(0, 'zlib', 'maxZlibOutput', cap + 1, max);
-      }
-      throw new DecodeError(0, 'zlib', 'valid zlib stream', err.message ?? String(e));
+  try {
+    out = inflateStrict(src, cap, expected !== undefined).out;
+  } catch (e) {
+    if (!(e instanceof InflateError)) throw e;
+    if (e.kind === 'cap') {
+      if (expected !== undefined) throw new DecodeError(0, 'zlib', `inflated size ${expected}`, 'more');
+      throw new LimitError(0, 'zlib', 'maxZlibOutput', cap + 1, max);
     }
-  } else {
-    out = inflatePortable(src, cap);
-  }
-  if (out.length > cap) {
-    if (expected !== undefined) throw new DecodeError(0, 'zlib', `inflated size ${expected}`, 'more');
-    throw new LimitError(0, 'zlib', 'maxZlibOutput', out.length, max);
+    if (e.kind === 'eof') throw new DecodeError(src.length, 'zlib', 'end of zlib stream', 'end of input');
+    throw new DecodeError(0, 'zlib', 'valid zlib stream', e.reason);
   }
   if (expected !== undefined && out.length !== expected) {
     throw new DecodeError(0, 'zlib', `inflated size ${expected}`, `${out.length} bytes`);
@@ -74,34 +68,32 @@ export function inflateZlib(src: Uint8Array, opts: InflateOptions = {}): Uint8Ar
   return out;
 }
 
-function inflatePortable(src: Uint8Array, cap: number): Uint8Array {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  let over = false;
-  let ended = false;
-  const inf = new Unzlib((chunk, final) => {
-    total += chunk.length;
-    if (total > cap + 1) over = true;
-    else chunks.push(chunk);
-    if (final) ended = true;
-  });
-  const STEP = 512;
+/**
+ * node:zlib, kept as a second opinion (tests compare it with the portable
+ * decoder byte for byte and error for error). Not the default: a failed
+ * stream keeps its native state until the event loop turns.
+ */
+function inflateNode(src: Uint8Array, cap: number, max: number, expected: number | undefined): Uint8Array {
+  const z = getNodeZlib();
+  if (z === null) throw new Error('node:zlib is not available here');
+  let out: Uint8Array;
   try {
-    for (let i = 0; i < src.length && !over; i += STEP) {
-      const end = Math.min(src.length, i + STEP);
-      inf.push(src.subarray(i, end), end === src.length);
-    }
-    if (src.length === 0) inf.push(new Uint8Array(0), true);
+    // one byte of head-room so that "more than expected" is told apart from "exactly expected"
+    out = asU8(z.inflateSync(src, { maxOutputLength: Math.max(1, cap + 1) }));
   } catch (e) {
-    throw new DecodeError(0, 'zlib', 'valid zlib stream', e instanceof Error ? e.message : String(e));
+    const err = e as { code?: string; message?: string };
+    if (err.code === 'ERR_BUFFER_TOO_LARGE') {
+      if (expected !== undefined) throw new DecodeError(0, 'zlib', `inflated size ${expected}`, 'more');
+      throw new LimitError(0, 'zlib', 'maxZlibOutput', cap + 1, max);
+    }
+    throw new DecodeError(0, 'zlib', 'valid zlib stream', err.message ?? String(e));
   }
-  if (over) throw new LimitError(0, 'zlib', 'maxZlibOutput', total, cap);
-  if (!ended) throw new DecodeError(src.length, 'zlib', 'end of zlib stream', 'end of input');
-  const out = new Uint8Array(total);
-  let o = 0;
-  for (const c of chunks) {
-    out.set(c, o);
-    o += c.length;
+  if (out.length > cap) {
+    if (expected !== undefined) throw new DecodeError(0, 'zlib', `inflated size ${expected}`, 'more');
+    throw new LimitError(0, 'zlib', 'maxZlibOutput', out.length, max);
+  }
+  if (expected !== undefined && out.length !== expected) {
+    throw new DecodeError(0, 'zlib', `inflated size ${expected}`, `${out.length} bytes`);
   }
   return out;
 }

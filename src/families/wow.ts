@@ -5,6 +5,7 @@
  * object store, so VALUES blocks are typed with the type from earlier creates.
  */
 import { DecodeError, EncodeError, type SpanSink } from '../core/index.js';
+import { noChanges, type MirrorChanges } from '../core/mirror.js';
 import {
   ObjectStore,
   bodyFromJson,
@@ -13,47 +14,18 @@ import {
   decodePacketDetailed,
   encodeBody,
   encodePacket,
-  fieldAt,
-  floatToJson,
   guidHex,
+  mirrorChanges,
   packetFromJson,
   packetToJson,
-  typedFields,
   typeIdFromGuid,
-  type FieldValue,
   type GuidRange,
   type MovementGuidWidth,
   type ServerPacket,
-  type StoreEvent,
   type WowDecodeOptions,
-  type WowObject,
 } from '../protocols/wow/index.js';
 import { decodeWowCaptureFile, wowCaptureOptions } from './wow-capture.js';
 import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues } from './types.js';
-
-function jsonField(v: FieldValue, isFloat: boolean): unknown {
-  if (typeof v === 'bigint') return guidHex(v);
-  if (typeof v === 'number') return isFloat ? floatToJson(v) : v;
-  return v.map((x) => jsonField(x as FieldValue, isFloat));
-}
-
-function rowFields(o: WowObject): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  const m = o.movement;
-  const pos = m.movementInfo ?? m.position;
-  if (pos !== undefined) out.position = { x: floatToJson(pos.x), y: floatToJson(pos.y), z: floatToJson(pos.z), o: floatToJson(pos.o) };
-  for (const [k, v] of Object.entries(typedFields(o.typeId, o.values))) {
-    const f = k.startsWith('slot') ? undefined : o.fieldDef(k);
-    out[k] = jsonField(v, f?.type === 'float');
-  }
-  return out;
-}
-
-function changedNames(o: WowObject, slots: Iterable<number>): string[] {
-  const names = new Set<string>();
-  for (const s of slots) names.add(fieldAt(o.typeId, s)?.name ?? `slot${s}`);
-  return [...names];
-}
 
 function movementGuid(opts: OptionValues): MovementGuidWidth {
   return opts['movement-guid'] === 'packed' ? 'packed' : 'u64';
@@ -61,9 +33,8 @@ function movementGuid(opts: OptionValues): MovementGuidWidth {
 
 class WowStreamDecoder {
   readonly store = new ObjectStore();
-  private changed = new Map<bigint, Set<number>>();
-  private created = new Set<bigint>();
-  private removed: bigint[] = [];
+  /** What the last message changed (the store's `ClientMirror` vocabulary). */
+  private last: MirrorChanges = noChanges();
   constructor(private readonly opts: OptionValues) {}
 
   decode(bytes: Uint8Array, spans?: SpanSink): DecodedMessage {
@@ -72,75 +43,44 @@ class WowStreamDecoder {
     const typeOf = (g: bigint) => this.store.typeOf(g) ?? typeIdFromGuid(g);
     const dopts: WowDecodeOptions = { movementBlockGuid: movementGuid(this.opts), typeOf, ranges };
     if (spans !== undefined) dopts.spans = spans;
-    let record: unknown;
-    let events: StoreEvent[];
+    let record: Record<string, unknown>;
     const entities: EntityByteRange[] = [];
     let layers: Record<string, Uint8Array> | undefined;
     if (this.opts.body === true) {
       const body = decodeBody(bytes, dopts);
       record = bodyToJson(body, { typeOf, length: bytes.length });
-      events = this.store.applyBody(body);
+      this.last = mirrorChanges(this.store.applyBody(body));
       for (const r of ranges) entities.push({ id: guidHex(r.guid), start: r.start, end: r.end });
     } else {
       const d = decodePacketDetailed(bytes, dopts);
       const info: { size: number; bodyLength?: number } = { size: d.size };
       if (d.body !== undefined) info.bodyLength = d.body.length;
       record = packetToJson(d.packet, info, { typeOf });
-      events = this.store.apply(d.packet);
-      if (d.bodyOffset < 0 && d.body !== undefined) {
-        layers = { zlib: d.body };
-        for (const r of ranges) entities.push({ id: guidHex(r.guid), start: r.start, end: r.end, layer: 'zlib' });
-      } else {
-        // offsets are already in the frame (the body was read in place)
-        for (const r of ranges) entities.push({ id: guidHex(r.guid), start: r.start, end: r.end });
-      }
+      this.last = this.store.apply(d.packet);
+      const layer = d.bodyOffset < 0 && d.body !== undefined ? 'zlib' : undefined;
+      if (layer !== undefined) layers = { zlib: d.body! };
+      // offsets are in the frame when the body was read in place, in the inflated body otherwise
+      for (const r of ranges) entities.push(layer === undefined ? { id: guidHex(r.guid), start: r.start, end: r.end } : { id: guidHex(r.guid), start: r.start, end: r.end, layer });
     }
-    this.track(events);
-    const problems: string[] = [];
-    for (const e of events) if (e.kind === 'problem') problems.push(e.block >= 0 ? `blocks[${e.block}]: ${e.message}` : e.message);
-    if (problems.length > 0) (record as Record<string, unknown>).problems = problems;
+    if (this.last.issues.length > 0) record.problems = this.last.issues.map((i) => i.message);
     const out: DecodedMessage = { records: [record], entities };
     if (layers !== undefined) out.layers = layers;
     return out;
   }
 
-  private track(events: StoreEvent[]): void {
-    this.changed = new Map();
-    this.created = new Set();
-    this.removed = [];
-    for (const e of events) {
-      if (e.kind === 'create') {
-        this.created.add(e.guid);
-        this.changed.set(e.guid, new Set(e.object.changed));
-      } else if (e.kind === 'values') {
-        const s = this.changed.get(e.guid) ?? new Set<number>();
-        for (const x of e.changed) s.add(x);
-        this.changed.set(e.guid, s);
-      } else if (e.kind === 'movement') {
-        if (!this.changed.has(e.guid)) this.changed.set(e.guid, new Set());
-      } else if (e.kind === 'remove') {
-        this.removed.push(e.guid);
-        this.changed.delete(e.guid);
-        this.created.delete(e.guid);
-      }
-    }
-  }
-
   state(): EntityTable {
     const rows: EntityRow[] = [];
-    for (const o of this.store.objects.values()) {
-      const ch = this.changed.get(o.guid);
-      const created = this.created.has(o.guid);
-      const row: EntityRow = { id: guidHex(o.guid), type: o.type?.name ?? `type ${o.typeId}`, fields: rowFields(o), changed: [] };
-      if (created) {
+    const created = new Set(this.last.created);
+    for (const id of this.store.entityIds()) {
+      const e = this.store.entity(id)!;
+      const row: EntityRow = { id, type: e.type, fields: e.fields, changed: [] };
+      if (created.has(id)) {
         row.created = true;
-        row.changed = Object.keys(row.fields);
-      } else if (ch !== undefined) {
-        row.changed = changedNames(o, ch);
-      }
+        row.changed = Object.keys(e.fields);
+      } else row.changed = this.last.updated.get(id) ?? [];
       rows.push(row);
     }
-    return { rows, removed: this.removed.map(guidHex) };
+    return { rows, removed: this.last.removed };
   }
 }
 

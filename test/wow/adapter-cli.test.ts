@@ -26,10 +26,15 @@ test('adapter decoder: records, object table after each message, entity ranges, 
   const m1 = dec.decode(player.full, spans);
   assert.equal((m1.records[0] as any).body.blocks[0].values.fields.find((f: any) => f.index === 22).field, 'UNIT_FIELD_HEALTH');
   assert.deepEqual(m1.entities, [{ id: '0x0000000000000004', start: 4 + 5, end: player.full.length }]);
-  const health = spans.spans.find((s) => s.path === 'body.blocks[0].values.UNIT_FIELD_HEALTH')!;
+  // value spans sit at the paths of the JSON record: values.fields[k].raw (and .int / .float / .bytes[j] / .guid)
+  const fields = (m1.records[0] as any).body.blocks[0].values.fields as any[];
+  const k = fields.findIndex((f) => f.field === 'UNIT_FIELD_HEALTH');
+  const health = spans.spans.find((s) => s.path === `body.blocks[0].values.fields[${k}].raw`)!;
   assert.equal(toHex(player.full.subarray(health.start, health.end)), '64000000');
-  const guidHigh = spans.spans.find((s) => s.path === 'body.blocks[0].values.OBJECT_FIELD_GUID[1]');
-  assert.ok(guidHigh);
+  assert.ok(spans.spans.some((s) => s.path === `body.blocks[0].values.fields[${k}].int` && s.start === health.start));
+  const g = fields.findIndex((f) => f.field === 'OBJECT_FIELD_GUID' && f.offset === 0);
+  const guid = spans.spans.find((s) => s.path === `body.blocks[0].values.fields[${g}].guid`)!;
+  assert.equal(guid.end - guid.start, 8);
   let st = dec.state!();
   assert.equal(st.rows.length, 1);
   const row = st.rows[0]!;
@@ -49,7 +54,7 @@ test('adapter decoder: records, object table after each message, entity ranges, 
   const tt = s2.spans.find((s) => s.path === 'body.blocks[3].movement.transportTime')!;
   assert.equal(tt.layer, 'zlib');
   assert.equal(new DataView(transports.body.buffer, transports.body.byteOffset).getUint32(tt.start, true), 386273);
-  assert.ok(s2.spans.some((s) => s.path === 'zlib' && s.layer === undefined));
+  assert.ok(s2.spans.some((s) => s.path === 'compression.zlib' && s.layer === undefined));
   st = dec.state!();
   assert.equal(st.rows.length, 5);
   assert.equal(st.rows.filter((r) => r.created).length, 4);

@@ -135,7 +135,7 @@ for (const fx of fixtures) {
 test('object store after the fixtures: typed fields of the player and the transports', () => {
   const store = new ObjectStore();
   const [transports, player] = [fixtures.find((f) => f.name.includes('four_transports'))!, fixtures.find((f) => f.name.includes('test1'))!];
-  const ev1 = store.apply(decodePacket(player.full));
+  const ev1 = store.applyEvents(decodePacket(player.full));
   assert.deepEqual(ev1.map((e) => e.kind), ['create']);
   const p = store.get(4n)!;
   assert.equal(p.type?.name, 'PLAYER');
@@ -145,7 +145,7 @@ test('object store after the fixtures: typed fields of the player and the transp
   assert.deepEqual(p.get('UNIT_FIELD_BYTES_0'), [1, 1, 1, 1]);
   assert.equal(p.float('OBJECT_FIELD_SCALE_X'), 1);
   assert.deepEqual(store.validate(), []);
-  const ev2 = store.apply(decodePacket(transports.full));
+  const ev2 = store.applyEvents(decodePacket(transports.full));
   assert.deepEqual(ev2.map((e) => e.kind), ['create', 'create', 'create', 'create']);
   assert.equal(store.hasTransport, 1);
   const t = store.get(0x1fc0000000005148n)!;

@@ -75,7 +75,7 @@ test('§14 worked example: out-of-range then values, 53-byte body', () => {
   const store = new ObjectStore();
   const mask = new Uint32Array(6);
   store.applyBody({ hasTransport: 0, blocks: [{ updateType: 2, guid: 0xf130001de3000105n, objectTypeId: 3, movement: { updateFlags: 0x10, all: 1 }, values: { mask, values: new Uint32Array(0) } }, { updateType: 2, guid: 7n, objectTypeId: 4, movement: { updateFlags: 0x10, all: 1 }, values: { mask: new Uint32Array(41), values: new Uint32Array(0) } }] });
-  const ev = store.apply(p);
+  const ev = store.applyEvents(p);
   assert.deepEqual(ev.map((e) => e.kind), ['remove', 'values']);
   assert.equal(store.get(7n), undefined);
   const u = store.get(0xf130001de3000105n)!;

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { f32ToBits } from '../../src/core/floats.js';
 import { EncodeError } from '../../src/core/errors.js';
+import { toHex } from '../../src/core/hex.js';
 import {
   FIELDS,
   OBJECT_TYPES,
@@ -72,7 +73,7 @@ test('store: create, values, replace, out-of-range, destroy, movement; one event
   const unit = makeWorldObject(unitGuid, 3, { UNIT_FIELD_HEALTH: 80, UNIT_FIELD_MAXHEALTH: 100, UNIT_FIELD_BYTES_0: [1, 2, 0, 1], UNIT_FIELD_TARGET: 0x0000000100000002n });
   const obs = newObserver(9n);
   const [pkt] = buildUpdate(obs, [unit]).packets;
-  const ev = store.apply(decodePacket(pkt!));
+  const ev = store.applyEvents(decodePacket(pkt!));
   assert.deepEqual(ev.map((e) => e.kind), ['create']);
   const o = store.get(unitGuid)!;
   assert.equal(o.get('UNIT_FIELD_HEALTH'), 80);
@@ -84,7 +85,7 @@ test('store: create, values, replace, out-of-range, destroy, movement; one event
   assert.deepEqual(store.validate(), []);
   // values
   unit.values[22] = 0xffffffff;
-  const ev2 = store.apply(decodePacket(buildUpdate(obs, [unit]).packets[0]!));
+  const ev2 = store.applyEvents(decodePacket(buildUpdate(obs, [unit]).packets[0]!));
   assert.deepEqual(ev2.map((e) => e.kind), ['values']);
   assert.deepEqual((ev2[0] as { changed: number[] }).changed, [22]);
   assert.equal(o.i32('UNIT_FIELD_HEALTH'), -1);
@@ -104,10 +105,10 @@ test('store: create, values, replace, out-of-range, destroy, movement; one event
   assert.equal(store.size, 0);
   // destroy
   store.applyBody(body);
-  const ev5 = store.apply({ opcode: 0xaa, guid: unitGuid });
+  const ev5 = store.applyEvents({ opcode: 0xaa, guid: unitGuid });
   const e5 = ev5[0]!;
   assert.equal(e5.kind === 'remove' && e5.reason, 'destroy');
-  assert.deepEqual(store.apply({ opcode: 0xaa, guid: unitGuid }), []);
+  assert.deepEqual(store.applyEvents({ opcode: 0xaa, guid: unitGuid }), []);
   off();
   assert.equal(seen.length, 7);
 });
@@ -376,4 +377,23 @@ test('builder: a failed build leaves the observer as it was; a guid known under 
   const asGo = makeWorldObject(unit.guid, 5, { GAMEOBJECT_DISPLAYID: 3 });
   const body = decodeAll(buildUpdate(obs, [asGo]).packets)[0]!;
   assert.deepEqual(body.blocks.map((b) => b.updateType), [2]);
+});
+
+test('UpdateProducer.produce gives what buildUpdate gives, one producer serving several observers and ticks', async () => {
+  const { UpdateProducer, buildUpdate, newObserver, makeWorldObject, defaultMovement } = await import('../../src/protocols/wow/index.js');
+  const world = Array.from({ length: 300 }, (_, i) => makeWorldObject(0xf130000000000000n | BigInt(i + 1), 3, { UNIT_FIELD_HEALTH: 100 + i }, defaultMovement(3, { x: i, y: 0, z: 0, o: 0 })));
+  const producer = new UpdateProducer({ maxBodySize: 4000 });
+  for (const me of [1n, 2n]) {
+    const a = newObserver(me);
+    const b = newObserver(me);
+    for (let tick = 0; tick < 3; tick++) {
+      const visible = world.slice(tick * 10, 200 + tick * 10);
+      const x = producer.produce(a, visible);
+      const y = buildUpdate(b, visible, { maxBodySize: 4000 });
+      assert.deepEqual(x.packets.map(toHex), y.packets.map(toHex));
+      assert.deepEqual([x.created, x.updated, x.removed], [y.created, y.updated, y.removed]);
+      assert.ok(x.packets.length > (tick === 0 ? 1 : 0));
+      world[tick]!.values[22] = 7 + tick; // a change for the next tick
+    }
+  }
 });

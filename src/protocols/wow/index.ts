@@ -42,10 +42,11 @@ export {
 export type { FieldDef, ObjectTypeDef, FieldType } from './fields.js';
 export { bodyToJson, bodyFromJson, packetToJson, packetFromJson, blockToJson, blockFromJson, valuesToJson, floatToJson, floatFromJson } from './json.js';
 export type { JsonOptions } from './json.js';
-export { ObjectStore, WowObject, typedField, typedFields } from './session.js';
+export { ObjectStore, WowObject, typedField, typedFields, objectFields, slotFieldNames, mirrorChanges } from './session.js';
 export type { StoreEvent, StoreOptions, FieldValue } from './session.js';
 export {
   buildUpdate,
+  UpdateProducer,
   buildDestroy,
   newObserver,
   observerView,
@@ -76,3 +77,5 @@ export {
 export { decodeWowCapture } from './capture.js';
 export type { WowCaptureOptions, WowCaptureEvent, WowFrame, WowGap, WowSkip, WowKeyReport, WowConnectionInfo, WowDirection, KeyEvidence } from './capture.js';
 export { OPCODE_NAMES, NUM_OPCODES, opcodeName, opcodeByName, isServerOpcode, isClientOpcode } from './tables/opcodes.js';
+export { WOW_LIMITS, resolveWowLimits } from './limits.js';
+export type { WowLimits } from './limits.js';

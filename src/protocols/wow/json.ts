@@ -12,9 +12,11 @@
  * are ignored; each value slot's `raw` is authoritative.
  */
 import { EncodeError } from '../../core/errors.js';
+import { excerpt } from '../../core/json.js';
 import { fromHex, toHex } from '../../core/hex.js';
 import { bitsToF32, f32ToBits } from '../../core/floats.js';
 import { fieldAt, guidHex, objectType } from './fields.js';
+import { flagNames, MOVE_FLAG_NAMES, SPLINE_FLAG_NAMES, UPDATE_FLAG_NAMES } from './tables/flags.js';
 import { adler32, nanNeedsBits, popcount32 } from './codec.js';
 import {
   OPCODE_NAMES,
@@ -76,7 +78,7 @@ export function floatFromJson(v: unknown, path: string): { value: number; bits?:
     }
     if (/^-?\d/.test(v) && Number.isFinite(Number(v))) return { value: Math.fround(Number(v)) };
   }
-  throw new EncodeError(path, `expected a float (number, "NaN", "Infinity", "-0" or "f32:0x…"), got ${JSON.stringify(v)}`);
+  throw new EncodeError(path, `expected a float (number, "NaN", "Infinity", "-0" or "f32:0x…"), got ${excerpt(v)}`);
 }
 
 /** An unsigned integer from a number, a decimal string or a `0x` hex string. */
@@ -84,7 +86,7 @@ export function uintFromJson(v: unknown, max: number, path: string): number {
   let n: number | undefined;
   if (typeof v === 'number') n = v;
   else if (typeof v === 'string' && /^(0x[0-9a-fA-F]+|\d+)$/.test(v)) n = Number(v);
-  if (n === undefined || !Number.isInteger(n) || n < 0 || n > max) throw new EncodeError(path, `expected an integer in [0, ${max}], got ${JSON.stringify(v)}`);
+  if (n === undefined || !Number.isInteger(n) || n < 0 || n > max) throw new EncodeError(path, `expected an integer in [0, ${max}], got ${excerpt(v)}`);
   return n;
 }
 
@@ -94,17 +96,17 @@ export function guidFromJson(v: unknown, path: string): bigint {
   if (typeof v === 'string' && /^(0x[0-9a-fA-F]{1,16}|\d{1,20})$/.test(v)) g = BigInt(v);
   else if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) g = BigInt(v);
   else if (typeof v === 'bigint') g = v;
-  if (g === undefined || g < 0n || g > 0xffffffffffffffffn) throw new EncodeError(path, `expected a guid ("0x" + hex), got ${JSON.stringify(typeof v === 'bigint' ? v.toString() : v)}`);
+  if (g === undefined || g < 0n || g > 0xffffffffffffffffn) throw new EncodeError(path, `expected a guid ("0x" + hex), got ${excerpt(v)}`);
   return g;
 }
 
 function obj(v: unknown, path: string): Obj {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new EncodeError(path, 'expected an object');
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new EncodeError(path, `expected an object, got ${excerpt(v)}`);
   return v as Obj;
 }
 
 function arr(v: unknown, path: string): unknown[] {
-  if (!Array.isArray(v)) throw new EncodeError(path, 'expected an array');
+  if (!Array.isArray(v)) throw new EncodeError(path, `expected an array, got ${excerpt(v)}`);
   return v;
 }
 
@@ -115,10 +117,10 @@ function movementToJson(m: Movement): Obj {
   const nb = m.nanBits;
   const f = (v: number, path: string): number | string => floatToJson(v, nb?.[path]);
   const v3 = (v: Vec3, path: string) => [f(v[0], `${path}[0]`), f(v[1], `${path}[1]`), f(v[2], `${path}[2]`)];
-  const out: Obj = { updateFlags: hex(m.updateFlags, 2) };
+  const out: Obj = { updateFlags: hex(m.updateFlags, 2), updateFlagNames: flagNames(m.updateFlags, UPDATE_FLAG_NAMES) };
   const mi = m.movementInfo;
   if (mi !== undefined) {
-    const j: Obj = { flags: hex(mi.flags, 8), time: mi.time, x: f(mi.x, 'movementInfo.x'), y: f(mi.y, 'movementInfo.y'), z: f(mi.z, 'movementInfo.z'), o: f(mi.o, 'movementInfo.o') };
+    const j: Obj = { flags: hex(mi.flags, 8), flagNames: flagNames(mi.flags, MOVE_FLAG_NAMES), time: mi.time, x: f(mi.x, 'movementInfo.x'), y: f(mi.y, 'movementInfo.y'), z: f(mi.z, 'movementInfo.z'), o: f(mi.o, 'movementInfo.o') };
     if (mi.transport !== undefined) {
       const t = mi.transport;
       j.transport = {
@@ -156,7 +158,7 @@ function movementToJson(m: Movement): Obj {
   }
   const sp = m.spline;
   if (sp !== undefined) {
-    const j: Obj = { flags: hex(sp.flags, 8) };
+    const j: Obj = { flags: hex(sp.flags, 8), flagNames: flagNames(sp.flags, SPLINE_FLAG_NAMES) };
     if (sp.facingPoint !== undefined) j.facingPoint = v3(sp.facingPoint, 'spline.facingPoint');
     if (sp.facingTarget !== undefined) j.facingTarget = guidHex(sp.facingTarget);
     if (sp.facingAngle !== undefined) j.facingAngle = f(sp.facingAngle, 'spline.facingAngle');
@@ -442,7 +444,7 @@ export function bodyFromJson(v: unknown, path = 'body'): UpdateBody {
   const o = obj(v, path);
   const blocks = arr(o.blocks, `${path}.blocks`).map((b, i) => blockFromJson(b, `${path}.blocks[${i}]`));
   if (o.blockCount !== undefined && uintFromJson(o.blockCount, 0xffffffff, `${path}.blockCount`) !== blocks.length) {
-    throw new EncodeError(`${path}.blockCount`, `${String(o.blockCount)} but ${blocks.length} blocks are listed`);
+    throw new EncodeError(`${path}.blockCount`, `${excerpt(o.blockCount)} but ${blocks.length} blocks are listed`);
   }
   return { hasTransport: uintFromJson(o.hasTransport ?? 0, 0xff, `${path}.hasTransport`), blocks };
 }
@@ -466,7 +468,7 @@ export function packetFromJson(v: unknown): ServerPacket {
     }
     return p;
   }
-  throw new EncodeError('frame.opcode', `expected 0x00a9, 0x01f6 or 0x00aa, got ${String(fr.opcode)}`);
+  throw new EncodeError('frame.opcode', `expected 0x00a9, 0x01f6 or 0x00aa, got ${excerpt(fr.opcode)}`);
 }
 
 export { adler32 };

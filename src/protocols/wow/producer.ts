@@ -9,6 +9,7 @@
  */
 import { EncodeError } from '../../core/errors.js';
 import { ByteWriter } from '../../core/writer.js';
+import type { Producer } from '../../core/mirror.js';
 import { f32ToBits } from '../../core/floats.js';
 import { encodeDestroy, encodeUpdatePacket, writeUpdateBlock, type WowEncodeOptions } from './codec.js';
 import { fieldByName, guidPartners, objectType, slotVisibility, VISIBILITY } from './fields.js';
@@ -168,48 +169,136 @@ export function valuesBlockFor(o: WorldObject, view: Uint32Array, prev: Uint32Ar
 }
 
 /**
- * Build this tick's update for one observer. `visible` are the objects the
- * observer should see now (its own player included). `observer.known` is
- * updated to what its client will hold once the packets arrive.
+ * The server side (§9) as one object: per observer and tick, `produce` gives
+ * the frames a MaNGOS server would send (OUT_OF_RANGE first, creates, VALUES
+ * blocks, split under the client's limit, compressed above the threshold) and
+ * updates `observer.known`. One producer can serve every observer; it keeps
+ * its body writer between calls.
  */
-export function buildUpdate(observer: Observer, visible: Iterable<WorldObject>, opts: BuildOptions = {}): BuiltUpdate {
-  const limit = opts.maxBodySize ?? 32766;
-  const inView = new Map<bigint, WorldObject>();
-  for (const o of visible) inView.set(o.guid, o);
+export class UpdateProducer implements Producer<[Observer, Iterable<WorldObject>], BuiltUpdate> {
+  private readonly opts: BuildOptions;
+  private readonly limit: number;
+  /** The body being filled; reused across calls. */
+  private readonly w: ByteWriter;
 
-  const removed: bigint[] = [];
-  for (const g of observer.known.keys()) {
-    if (!inView.has(g) && g !== observer.guid) removed.push(g);
+  constructor(opts: BuildOptions = {}) {
+    this.opts = opts;
+    this.limit = opts.maxBodySize ?? 32766;
+    this.w = new ByteWriter(Math.min(this.limit, 1 << 16) + 256);
   }
 
-  // What the client will hold; applied to `observer.known` only once every packet is built.
-  const sent: Array<[bigint, Uint32Array]> = [];
-  const blocks: UpdateBlock[] = [];
-  let created = 0;
-  let updated = 0;
-  for (const o of inView.values()) {
-    const prev = observer.known.get(o.guid);
-    if (prev === undefined || prev.length !== o.values.length) {
-      // new to this client (or known under another type: it needs a create again)
-      const view = observerView(o, observer, opts.rewrite);
-      blocks.push(createBlockFor(o, observer, view));
-      sent.push([o.guid, view]);
-      created++;
-    } else {
-      // compare in place first: unchanged objects cost no allocation
-      if (!viewDiffers(o, observer, prev, opts.rewrite)) continue;
-      const view = observerView(o, observer, opts.rewrite);
-      const b = valuesBlockFor(o, view, prev);
-      sent.push([o.guid, view]);
-      if (b === undefined) continue;
-      blocks.push(b);
-      updated++;
+  /**
+   * This tick's update for one observer. `visible` are the objects the
+   * observer should see now (its own player included). `observer.known` is
+   * updated to what its client will hold once the packets arrive.
+   */
+  produce(observer: Observer, visible: Iterable<WorldObject>): BuiltUpdate {
+    const opts = this.opts;
+    const inView = new Map<bigint, WorldObject>();
+    for (const o of visible) inView.set(o.guid, o);
+
+    const removed: bigint[] = [];
+    for (const g of observer.known.keys()) {
+      if (!inView.has(g) && g !== observer.guid) removed.push(g);
     }
+
+    // What the client will hold; applied to `observer.known` only once every packet is built.
+    const sent: Array<[bigint, Uint32Array]> = [];
+    const blocks: UpdateBlock[] = [];
+    let created = 0;
+    let updated = 0;
+    for (const o of inView.values()) {
+      const prev = observer.known.get(o.guid);
+      if (prev === undefined || prev.length !== o.values.length) {
+        // new to this client (or known under another type: it needs a create again)
+        const view = observerView(o, observer, opts.rewrite);
+        blocks.push(createBlockFor(o, observer, view));
+        sent.push([o.guid, view]);
+        created++;
+      } else {
+        // compare in place first: unchanged objects cost no allocation
+        if (!viewDiffers(o, observer, prev, opts.rewrite)) continue;
+        const view = observerView(o, observer, opts.rewrite);
+        const b = valuesBlockFor(o, view, prev);
+        sent.push([o.guid, view]);
+        if (b === undefined) continue;
+        blocks.push(b);
+        updated++;
+      }
+    }
+    const out = this.pack(removed, blocks);
+    for (const g of removed) observer.known.delete(g);
+    for (const [g, v] of sent) observer.known.set(g, v);
+    return { ...out, created, updated, removed: removed.length };
   }
-  const out = packBlocks(removed, blocks, limit, opts);
-  for (const g of removed) observer.known.delete(g);
-  for (const [g, v] of sent) observer.known.set(g, v);
-  return { ...out, created, updated, removed: removed.length };
+
+  /** SMSG_DESTROY_OBJECT for one object (the single-object path of §9.2); forgets it for the observer. */
+  destroy(observer: Observer, guid: bigint): Uint8Array {
+    observer.known.delete(guid);
+    return encodeDestroy(guid);
+  }
+
+  /** Split blocks into bodies under the cmangos estimate (§8): `128 + 9 × removals + size + block < limit`. */
+  private pack(removed: bigint[], blocks: UpdateBlock[]): Omit<BuiltUpdate, 'created' | 'updated' | 'removed'> {
+    const { opts, limit, w } = this;
+    const bodies: UpdateBody[] = [];
+    const bodyBytes: Uint8Array[] = [];
+    const packets: Uint8Array[] = [];
+    let cur: UpdateBlock[] = [];
+    let removals = 0;
+    let transport = false;
+    w.reset();
+    w.u32le(0).u8(0);
+    const flush = () => {
+      if (cur.length === 0) return;
+      const hasTransport = opts.hasTransport === undefined || opts.hasTransport === 'auto' ? (transport ? 1 : 0) : opts.hasTransport;
+      w.patchU32le(0, cur.length);
+      w.patchU8(4, hasTransport);
+      const body = w.finish();
+      bodies.push({ hasTransport, blocks: cur });
+      bodyBytes.push(body);
+      packets.push(encodeUpdatePacket(body, opts));
+      cur = [];
+      removals = 0;
+      transport = false;
+      w.reset();
+      w.u32le(0).u8(0);
+    };
+    // OUT_OF_RANGE first, in the first packet; a list too long for one packet is spread over several.
+    const perChunk = Math.max(1, Math.floor((limit - 128 - HEADER - 5) / 18));
+    for (let i = 0; i < removed.length; i += perChunk) {
+      flush();
+      const guids = removed.slice(i, i + perChunk);
+      const b: UpdateBlock = { updateType: 4, guids };
+      writeUpdateBlock(w, b, opts);
+      cur.push(b);
+      removals = guids.length;
+    }
+    for (const b of blocks) {
+      const before = w.pos;
+      writeUpdateBlock(w, b, opts);
+      const n = w.pos - before;
+      // the cmangos estimate: 128 + 9 × removals + body size with this block must stay under the limit
+      if (128 + 9 * removals + w.pos >= limit) {
+        if (cur.length === 0 || 128 + HEADER + n >= limit) {
+          throw new EncodeError('blocks', `one block of ${n} bytes exceeds the client's limit of ${limit} bytes per body`);
+        }
+        const bytes = w.written().slice(before);
+        w.pos = before;
+        flush();
+        w.bytes(bytes);
+      }
+      cur.push(b);
+      if ((b.updateType === 2 || b.updateType === 3) && (b.movement.updateFlags & UpdateFlag.TRANSPORT) !== 0) transport = true;
+    }
+    flush();
+    return { packets, bodyBytes, bodies };
+  }
+}
+
+/** Build this tick's update for one observer (a one-off `UpdateProducer`; see `UpdateProducer.produce`). */
+export function buildUpdate(observer: Observer, visible: Iterable<WorldObject>, opts: BuildOptions = {}): BuiltUpdate {
+  return new UpdateProducer(opts).produce(observer, visible);
 }
 
 /** SMSG_DESTROY_OBJECT for one object (the single-object path of §9.2); forgets it for the observer. */
@@ -219,63 +308,6 @@ export function buildDestroy(observer: Observer, guid: bigint): Uint8Array {
 }
 
 const HEADER = 5;
-
-/** Split blocks into bodies under the cmangos estimate (§8): `128 + 9 × removals + size + block < limit`. */
-function packBlocks(removed: bigint[], blocks: UpdateBlock[], limit: number, opts: BuildOptions): Omit<BuiltUpdate, 'created' | 'updated' | 'removed'> {
-  // One writer holds the body being filled; blocks are written straight into it.
-  const w = new ByteWriter(Math.min(limit, 1 << 16) + 256);
-  const bodies: UpdateBody[] = [];
-  const bodyBytes: Uint8Array[] = [];
-  const packets: Uint8Array[] = [];
-  let cur: UpdateBlock[] = [];
-  let removals = 0;
-  let transport = false;
-  w.u32le(0).u8(0);
-  const flush = () => {
-    if (cur.length === 0) return;
-    const hasTransport = opts.hasTransport === undefined || opts.hasTransport === 'auto' ? (transport ? 1 : 0) : opts.hasTransport;
-    w.patchU32le(0, cur.length);
-    w.patchU8(4, hasTransport);
-    const body = w.finish();
-    bodies.push({ hasTransport, blocks: cur });
-    bodyBytes.push(body);
-    packets.push(encodeUpdatePacket(body, opts));
-    cur = [];
-    removals = 0;
-    transport = false;
-    w.reset();
-    w.u32le(0).u8(0);
-  };
-  // OUT_OF_RANGE first, in the first packet; a list too long for one packet is spread over several.
-  const perChunk = Math.max(1, Math.floor((limit - 128 - HEADER - 5) / 18));
-  for (let i = 0; i < removed.length; i += perChunk) {
-    flush();
-    const guids = removed.slice(i, i + perChunk);
-    const b: UpdateBlock = { updateType: 4, guids };
-    writeUpdateBlock(w, b, opts);
-    cur.push(b);
-    removals = guids.length;
-  }
-  for (const b of blocks) {
-    const before = w.pos;
-    writeUpdateBlock(w, b, opts);
-    const n = w.pos - before;
-    // the cmangos estimate: 128 + 9 × removals + body size with this block must stay under the limit
-    if (128 + 9 * removals + w.pos >= limit) {
-      if (cur.length === 0 || 128 + HEADER + n >= limit) {
-        throw new EncodeError('blocks', `one block of ${n} bytes exceeds the client's limit of ${limit} bytes per body`);
-      }
-      const bytes = w.written().slice(before);
-      w.pos = before;
-      flush();
-      w.bytes(bytes);
-    }
-    cur.push(b);
-    if ((b.updateType === 2 || b.updateType === 3) && (b.movement.updateFlags & UpdateFlag.TRANSPORT) !== 0) transport = true;
-  }
-  flush();
-  return { packets, bodyBytes, bodies };
-}
 
 // ---------------------------------------------------------------------------
 // helpers to make world objects

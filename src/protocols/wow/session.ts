@@ -4,7 +4,11 @@
  * destroy; objects by guid with typed field access; one event per change.
  */
 import { bitsToF32 } from '../../core/floats.js';
+import { LimitError } from '../../core/errors.js';
+import type { ClientMirror, MirrorChanges, MirroredEntity, MirrorIssue } from '../../core/mirror.js';
 import { fieldAt, fieldByName, guidHex, objectType, type FieldDef, type ObjectTypeDef } from './fields.js';
+import { floatToJson } from './json.js';
+import { resolveWowLimits, type WowLimits } from './limits.js';
 import {
   PackedValues,
   SMSG_DESTROY_OBJECT,
@@ -20,28 +24,91 @@ import {
 /** A typed field value: a number (int, float), a bigint (guid), or byte / short tuples; arrays for multi-element fields. */
 export type FieldValue = number | bigint | number[] | Array<number | bigint | number[]>;
 
+/**
+ * Object values are carved out of 64 KiB slabs: one allocation for a dozen
+ * players or eighty creatures instead of one each (allocation and garbage
+ * collection of many small typed arrays were most of the cost of applying
+ * creates). A slab is released when its last object is removed; the store
+ * counts the bytes of every slab still in use against `wowMaxStoreBytes`.
+ */
+export class ValueSlab {
+  static readonly WORDS = 1 << 14;
+  readonly words = new Uint32Array(ValueSlab.WORDS);
+  used = 0;
+  live = 0;
+}
+
+/** The set bits of mask words below `limit`, rising. */
+function slotsOf(mask: Uint32Array, limit: number): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < mask.length; i++) {
+    for (let w = mask[i]!; w !== 0; w &= w - 1) {
+      const slot = 32 * i + 31 - Math.clz32(w & -w);
+      if (slot < limit) out.push(slot);
+    }
+  }
+  return out;
+}
+
 /** One object as the client knows it. */
 export class WowObject {
   readonly guid: bigint;
   readonly typeId: number;
   /** The type definition, undefined for a type id outside 0 … 7. */
   readonly type: ObjectTypeDef | undefined;
-  /** Every slot of the type (valuesCount u32s), zero until set. */
-  readonly values: Uint32Array;
+  /** Number of slots (the type's values count). */
+  readonly slotCount: number;
   /** The movement block of the last create (or MOVEMENT block). */
   movement: Movement;
   /** 2 (CREATE_OBJECT, came into view) or 3 (CREATE_OBJECT2, just spawned). */
   createdBy: 2 | 3;
-  /** Slots set or changed by the last block applied to this object, rising. */
-  changed: number[] = [];
+  /** The slab the values live in (store bookkeeping), if any. */
+  slab: ValueSlab | undefined;
+  /** Where the values live: `store[at … at + slotCount)` (a slab's words, or an array of the object's own). */
+  readonly store: Uint32Array;
+  readonly at: number;
+  #values: Uint32Array | undefined = undefined;
+  #changed: number[] | undefined = undefined;
+  /** Offset in `store` of the mask words of the last create (-1: none); the slot list is made on first use of `changed`. */
+  #maskAt = -1;
+  #maskLen = 0;
 
-  constructor(guid: bigint, typeId: number, movement: Movement, createdBy: 2 | 3) {
+  /** Values in `store` at `at` (zeroed, `valuesCount` long, mask room after them) may be given by the object store. */
+  constructor(guid: bigint, typeId: number, movement: Movement, createdBy: 2 | 3, store?: Uint32Array, at = 0) {
     this.guid = guid;
     this.typeId = typeId;
     this.type = objectType(typeId);
-    this.values = new Uint32Array(this.type?.valuesCount ?? 0);
+    this.slotCount = this.type?.valuesCount ?? 0;
+    this.store = store ?? new Uint32Array(this.slotCount);
+    this.at = at;
     this.movement = movement;
     this.createdBy = createdBy;
+  }
+
+  /** Every slot of the type (valuesCount u32s), zero until set. */
+  get values(): Uint32Array {
+    return (this.#values ??= this.at === 0 && this.store.length === this.slotCount ? this.store : this.store.subarray(this.at, this.at + this.slotCount));
+  }
+
+  /** Slots set or changed by the last block applied to this object, rising. */
+  get changed(): number[] {
+    let c = this.#changed;
+    if (c === undefined) {
+      c = this.#changed = this.#maskAt < 0 ? [] : slotsOf(this.store.subarray(this.#maskAt, this.#maskAt + this.#maskLen), this.slotCount);
+      this.#maskAt = -1;
+    }
+    return c;
+  }
+  set changed(slots: number[]) {
+    this.#changed = slots;
+    this.#maskAt = -1;
+  }
+
+  /** The mask of the last create is at `store[maskAt … maskAt + len)`; `changed` lists its slots when asked. */
+  changedByMask(maskAt: number, len: number): void {
+    this.#maskAt = maskAt;
+    this.#maskLen = len;
+    this.#changed = undefined;
   }
 
   /** The field definition for a name (or alias) of this object's chain. */
@@ -153,22 +220,40 @@ export type StoreEvent =
   | { kind: 'problem'; guid?: bigint; message: string; block: number };
 
 export interface StoreOptions {
+  /** `wowMaxObjects` and `wowMaxStoreBytes` (defaults in `WOW_LIMITS`): a message that would create past them is a `LimitError`, applied not at all. */
+  limits?: Partial<Pick<WowLimits, 'wowMaxObjects' | 'wowMaxStoreBytes'>>;
   /** VALUES / MOVEMENT blocks for a guid the store does not know: `'report'` (a problem event, default) or `'ignore'`. */
   unknownGuid?: 'report' | 'ignore';
   /** Slots at or above the type's values count: `'report'` (default) or `'drop'` silently; never stored either way. */
   extraSlots?: 'report' | 'drop';
 }
 
-/** Applies decoded messages to a map of objects by guid (§11). */
-export class ObjectStore {
+/**
+ * Applies decoded messages to a map of objects by guid (§11). As a
+ * `ClientMirror` (`apply`, `entityIds`, `entity`) it speaks the vocabulary
+ * every family shares: ids are guids as `0x` + 16 hex digits (the inspector's
+ * ids), `updated` maps an object to the names of the fields that changed.
+ * `applyEvents` / `applyBody` give the detailed events instead.
+ */
+export class ObjectStore implements ClientMirror<ServerPacket> {
   readonly objects = new Map<bigint, WowObject>();
   /** `hasTransport` of the last applied body. */
   hasTransport = 0;
+  /** Bytes of values held (4 per slot of every object). */
+  valueBytes = 0;
+  /** Bytes of memory behind the values: slabs still in use and objects too large for a slab (what `wowMaxStoreBytes` bounds). */
+  storeBytes = 0;
+  private slab: ValueSlab | undefined;
   private readonly listeners: Array<(e: StoreEvent) => void> = [];
-  private readonly opts: Required<StoreOptions>;
+  private readonly opts: Required<Omit<StoreOptions, 'limits'>>;
+  private readonly maxObjects: number;
+  private readonly maxBytes: number;
 
   constructor(opts: StoreOptions = {}) {
     this.opts = { unknownGuid: opts.unknownGuid ?? 'report', extraSlots: opts.extraSlots ?? 'report' };
+    const limits = resolveWowLimits(opts.limits);
+    this.maxObjects = limits.wowMaxObjects;
+    this.maxBytes = limits.wowMaxStoreBytes;
   }
 
   /** Listen to every event as it happens. Returns a function that removes the listener. */
@@ -191,8 +276,13 @@ export class ObjectStore {
     return this.objects.size;
   }
 
+  /** Apply a decoded server packet; returns what changed (the `ClientMirror` contract). */
+  apply(p: ServerPacket): MirrorChanges {
+    return mirrorChanges(this.applyEvents(p));
+  }
+
   /** Apply a decoded server packet; returns the events it caused, in order. */
-  apply(p: ServerPacket): StoreEvent[] {
+  applyEvents(p: ServerPacket): StoreEvent[] {
     if (p.opcode === SMSG_DESTROY_OBJECT) {
       const out: StoreEvent[] = [];
       this.remove(p.guid, 'destroy', -1, out);
@@ -201,12 +291,44 @@ export class ObjectStore {
     return this.applyBody(p.body);
   }
 
-  /** Apply an update body; returns the events it caused, in order. */
+  /** Apply an update body; returns the events it caused, in order. Past a store limit nothing is applied (`LimitError`). */
   applyBody(body: UpdateBody): StoreEvent[] {
+    this.checkRoom(body);
     const out: StoreEvent[] = [];
     this.hasTransport = body.hasTransport;
     for (let i = 0; i < body.blocks.length; i++) this.applyBlock(body.blocks[i]!, i, out);
     return out;
+  }
+
+  /** Refuse a body whose creates of new objects would pass `wowMaxObjects` or `wowMaxStoreBytes` (removals in it are not counted). */
+  private checkRoom(body: UpdateBody): void {
+    let objects = this.objects.size;
+    // at worst every new object opens a slab of its own's worth: count its values, plus the slab in hand
+    let bytes = this.storeBytes + 4 * ValueSlab.WORDS;
+    for (const b of body.blocks) {
+      if (b.updateType !== 2 && b.updateType !== 3) continue;
+      const held = this.objects.get(b.guid);
+      const n = objectType(b.objectTypeId)?.valuesCount ?? 0;
+      // a slab may leave up to a quarter unused at its end: count slab-sized values at 4/3
+      const cost = n > ValueSlab.WORDS >>> 2 ? 4 * n : Math.ceil((16 * n) / 3);
+      bytes += cost;
+      if (held === undefined) objects++; // a guid created twice in one body counts twice: an upper bound
+      if (objects > this.maxObjects) throw new LimitError(0, 'blocks', 'wowMaxObjects', objects, this.maxObjects);
+      if (bytes > this.maxBytes) throw new LimitError(0, 'blocks', 'wowMaxStoreBytes', bytes, this.maxBytes);
+    }
+  }
+
+  /** Guids held, as `0x` + 16 hex digits. */
+  *entityIds(): IterableIterator<string> {
+    for (const g of this.objects.keys()) yield guidHex(g);
+  }
+
+  /** One object's type name and its fields (position, then every non-zero field in slot order), JSON-ready. */
+  entity(id: string): MirroredEntity | undefined {
+    if (!/^0x[0-9a-fA-F]{1,16}$/.test(id)) return undefined;
+    const o = this.objects.get(BigInt(id));
+    if (o === undefined) return undefined;
+    return { type: o.type?.name ?? `type ${o.typeId}`, fields: objectFields(o) };
   }
 
   private emit(out: StoreEvent[], e: StoreEvent): void {
@@ -218,6 +340,7 @@ export class ObjectStore {
     const o = this.objects.get(guid);
     if (o === undefined) return; // repeated removals (split packets) are ignored
     this.objects.delete(guid);
+    this.release(o);
     this.emit(out, { kind: 'remove', guid, object: o, reason, block });
   }
 
@@ -230,7 +353,7 @@ export class ObjectStore {
           if (this.opts.unknownGuid === 'report') this.emit(out, { kind: 'problem', guid: b.guid, message: `VALUES for unknown object ${guidHex(b.guid)}`, block });
           return out;
         }
-        o.changed = this.setValues(o, b.values, block, out);
+        o.changed = this.setValues(o, b.values, block, out, false)!;
         this.emit(out, { kind: 'values', guid: b.guid, object: o, changed: o.changed, block });
         return out;
       }
@@ -240,7 +363,7 @@ export class ObjectStore {
           if (this.opts.unknownGuid === 'report') this.emit(out, { kind: 'problem', guid: b.guid, message: `MOVEMENT for unknown object ${guidHex(b.guid)}`, block });
           return out;
         }
-        o.movement = b.movement;
+        o.movement = ownMovement(b.movement);
         o.changed = [];
         this.emit(out, { kind: 'movement', guid: b.guid, object: o, block });
         return out;
@@ -258,19 +381,62 @@ export class ObjectStore {
     }
   }
 
+  /** A new object, its values in the current slab (or an array of its own when larger than a quarter slab). */
+  private newObject(b: CreateBlock): WowObject {
+    const t = objectType(b.objectTypeId);
+    const n = t?.valuesCount ?? 0;
+    this.valueBytes += 4 * n;
+    // values, then room for the create's mask words (its `changed` list, made on first use)
+    const words = n + (t?.maskBlocks ?? 0);
+    if (t === undefined || words > ValueSlab.WORDS >>> 2) {
+      this.storeBytes += 4 * n;
+      return new WowObject(b.guid, b.objectTypeId, ownMovement(b.movement), b.updateType);
+    }
+    let slab = this.slab;
+    if (slab === undefined || slab.used + words > ValueSlab.WORDS) {
+      if (slab !== undefined && slab.live === 0) this.storeBytes -= 4 * ValueSlab.WORDS;
+      slab = this.slab = new ValueSlab();
+      this.storeBytes += 4 * ValueSlab.WORDS;
+    }
+    const o = new WowObject(b.guid, b.objectTypeId, ownMovement(b.movement), b.updateType, slab.words, slab.used);
+    slab.used += words;
+    slab.live++;
+    o.slab = slab;
+    return o;
+  }
+
+  /** Book-keeping when an object leaves the store. */
+  private release(o: WowObject): void {
+    this.valueBytes -= 4 * o.slotCount;
+    const slab = o.slab;
+    if (slab === undefined) {
+      this.storeBytes -= 4 * o.slotCount;
+      return;
+    }
+    o.slab = undefined;
+    if (--slab.live === 0 && slab !== this.slab) this.storeBytes -= 4 * ValueSlab.WORDS;
+  }
+
   private create(b: CreateBlock, block: number, out: StoreEvent[]): void {
-    const replaced = this.objects.has(b.guid);
-    const o = new WowObject(b.guid, b.objectTypeId, b.movement, b.updateType);
+    const held = this.objects.get(b.guid);
+    const replaced = held !== undefined;
+    if (held !== undefined) this.release(held);
+    const o = this.newObject(b);
     if (o.type === undefined) this.emit(out, { kind: 'problem', guid: b.guid, message: `unknown object type ${b.objectTypeId}`, block });
     this.objects.set(b.guid, o);
-    o.changed = this.setValues(o, b.values, block, out);
+    this.setValues(o, b.values, block, out, true);
     this.emit(out, { kind: 'create', guid: b.guid, object: o, updateType: b.updateType, replaced, block });
   }
 
-  private setValues(o: WowObject, v: UpdateValues, block: number, out: StoreEvent[]): number[] {
-    const changed: number[] = [];
-    const dst = o.values;
-    const limit = dst.length;
+  /**
+   * Copy the values of a block into the object. For a create the mask words go
+   * to the room after the values (when the object has such room) and
+   * `changed` is made from them on first use; otherwise the changed slots are returned.
+   */
+  private setValues(o: WowObject, v: UpdateValues, block: number, out: StoreEvent[], create: boolean): number[] | undefined {
+    const dst = o.store;
+    const base = o.at;
+    const limit = o.slotCount;
     // mask words then values in one array when the block came from the decoder
     let words: Uint32Array;
     let n: number;
@@ -292,16 +458,20 @@ export class ObjectStore {
         w &= w - 1;
         const slot = 32 * i + bit;
         const val = words[k++]!;
-        if (slot < limit) {
-          dst[slot] = val;
-          changed.push(slot);
-        } else extra++;
+        if (slot < limit) dst[base + slot] = val;
+        else extra++;
       }
     }
     if (extra > 0 && this.opts.extraSlots === 'report') {
       this.emit(out, { kind: 'problem', guid: o.guid, message: `${extra} slot(s) at or above the values count ${limit} of ${o.type?.name ?? `type ${o.typeId}`} were dropped`, block });
     }
-    return changed;
+    if (!create) return slotsOf(words.subarray(0, n), limit);
+    const room = o.slab === undefined ? 0 : (o.type?.maskBlocks ?? 0);
+    if (n <= room) {
+      dst.set(words.subarray(0, n), base + limit);
+      o.changedByMask(base + limit, n);
+    } else o.changed = slotsOf(words.subarray(0, n), limit);
+    return undefined;
   }
 
   /**
@@ -325,7 +495,89 @@ export class ObjectStore {
   /** Forget everything. */
   clear(): void {
     this.objects.clear();
+    this.valueBytes = 0;
+    this.storeBytes = 0;
+    this.slab = undefined;
     this.hasTransport = 0;
   }
 }
 
+
+/** A movement block the store may keep: spline nodes copied out of the decoder's body-wide word pool (so that a kept object does not hold its whole message). */
+function ownMovement(m: Movement): Movement {
+  const sp = m.spline;
+  if (sp === undefined || sp.nodes.byteLength === sp.nodes.buffer.byteLength) return m;
+  return { ...m, spline: { ...sp, nodes: sp.nodes.slice() } };
+}
+
+function jsonField(v: FieldValue, isFloat: boolean): unknown {
+  if (typeof v === 'bigint') return guidHex(v);
+  if (typeof v === 'number') return isFloat ? floatToJson(v) : v;
+  return v.map((x) => jsonField(x as FieldValue, isFloat));
+}
+
+/** An object's fields, JSON-ready: `position` (from the movement block), then every non-zero field in slot order. */
+export function objectFields(o: WowObject): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const m = o.movement;
+  const pos = m.movementInfo ?? m.position;
+  if (pos !== undefined) out.position = { x: floatToJson(pos.x), y: floatToJson(pos.y), z: floatToJson(pos.z), o: floatToJson(pos.o) };
+  for (const [k, v] of Object.entries(typedFields(o.typeId, o.values))) {
+    const f = k.startsWith('slot') ? undefined : o.fieldDef(k);
+    out[k] = jsonField(v, f?.type === 'float');
+  }
+  return out;
+}
+
+/** Names of the fields covering `slots` (`slotN` where no field does). */
+export function slotFieldNames(o: WowObject, slots: Iterable<number>): string[] {
+  const names = new Set<string>();
+  for (const s of slots) names.add(fieldAt(o.typeId, s)?.name ?? `slot${s}`);
+  return [...names];
+}
+
+/** The shared `MirrorChanges` of a list of store events. */
+export function mirrorChanges(events: readonly StoreEvent[]): MirrorChanges {
+  const created = new Set<bigint>();
+  const changed = new Map<bigint, { o: WowObject; slots: Set<number>; moved: boolean }>();
+  const removed: string[] = [];
+  const issues: MirrorIssue[] = [];
+  for (const e of events) {
+    switch (e.kind) {
+      case 'create':
+        created.add(e.guid);
+        changed.delete(e.guid);
+        break;
+      case 'values':
+      case 'movement': {
+        if (created.has(e.guid)) break;
+        let c = changed.get(e.guid);
+        if (c === undefined) changed.set(e.guid, (c = { o: e.object, slots: new Set(), moved: false }));
+        if (e.kind === 'values') for (const s of e.changed) c.slots.add(s);
+        else c.moved = true;
+        break;
+      }
+      case 'remove':
+        removed.push(guidHex(e.guid));
+        created.delete(e.guid);
+        changed.delete(e.guid);
+        break;
+      case 'problem': {
+        const kind = e.message.startsWith('unknown object type') ? 'unknown-type' : e.message.includes('unknown object') ? 'unknown-entity' : 'dropped-slots';
+        const issue: MirrorIssue = { kind, message: e.block >= 0 ? `blocks[${e.block}]: ${e.message}` : e.message };
+        if (e.guid !== undefined) issue.id = guidHex(e.guid);
+        issues.push(issue);
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  const updated = new Map<string, string[]>();
+  for (const [g, c] of changed) {
+    const names = slotFieldNames(c.o, c.slots);
+    if (c.moved) names.unshift('position');
+    updated.set(guidHex(g), names);
+  }
+  return { created: [...created].map(guidHex), updated, removed, issues };
+}

@@ -1,0 +1,220 @@
+/**
+ * Issue 14 for WoW: exact float bits after JIT warm-up, encoders that refuse
+ * what the decoder would not read back (bounded messages), and a hostile peer
+ * that tries to grow the client's object store.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fc from 'fast-check';
+import { DecodeError, EncodeError, LimitError } from '../../src/core/errors.js';
+import { toHex } from '../../src/core/hex.js';
+import {
+  ObjectStore,
+  WOW_LIMITS,
+  objectType,
+  bodyFromJson,
+  bodyToJson,
+  decodeBody,
+  decodePacket,
+  encodeBody,
+  encodePacket,
+  encodeUpdatePacket,
+  frame,
+  packetFromJson,
+  type Movement,
+  type UpdateBody,
+} from '../../src/protocols/wow/index.js';
+import { wow } from '../../src/families/wow.js';
+import { bodyArb } from './arbitraries.js';
+import { NAN_FRAME, warmUp } from './warm.js';
+
+test('floats keep their exact bits (signalling and negative NaNs) after 60,000 hot decode → encode round trips, bytes and JSON', () => {
+  const bad = warmUp();
+  assert.deepEqual(bad, { bytes: [], json: [] });
+  const json = JSON.stringify(wow.createDecoder({}).decode(NAN_FRAME).records[0]);
+  assert.match(json, /"x":"f32:0x7f9f0000"/);
+  assert.match(json, /"float":"f32:0x7f9f0000"/);
+  assert.match(json, /\["f32:0x7f9f0000",1,"f32:0xffc00001"\]/);
+});
+
+/** Replace the `n`-th value of a walk over `v` (iterative, bounded) by `x`. */
+function replaceAt(v: unknown, n: number, x: unknown): unknown {
+  const root = { v: structuredClone(v) as unknown };
+  const stack: Array<[Record<string, unknown> | unknown[], string | number]> = [[root as Record<string, unknown>, 'v']];
+  let k = 0;
+  while (stack.length > 0) {
+    const [parent, key] = stack.pop()!;
+    if (k++ === n) {
+      (parent as Record<string | number, unknown>)[key] = x;
+      break;
+    }
+    const c = (parent as Record<string | number, unknown>)[key];
+    if (Array.isArray(c)) for (let i = c.length - 1; i >= 0; i--) stack.push([c, i]);
+    else if (c !== null && typeof c === 'object') for (const kk of Object.keys(c).reverse()) stack.push([c as Record<string, unknown>, kk]);
+  }
+  return root.v;
+}
+
+test('property (hot): whatever the body encoder accepts from generated or damaged JSON, the decoder reads back to the same JSON', () => {
+  warmUp(20_000);
+  let accepted = 0;
+  let refused = 0;
+  const junk = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(undefined, -1, 2 ** 40, 'f32:0x7f9f0000', '0xffffffffffffffffff', [1, 2, 3]));
+  fc.assert(
+    fc.property(bodyArb, fc.boolean(), fc.nat(300), junk, fc.constantFrom('u64' as const, 'packed' as const), (body, damage, at, x, width) => {
+      const clean = JSON.parse(JSON.stringify(bodyToJson(body)));
+      const json = damage ? replaceAt(clean, at, x) : clean;
+      let bytes: Uint8Array;
+      try {
+        bytes = encodeBody(bodyFromJson(json), { movementBlockGuid: width });
+      } catch (e) {
+        if (!(e instanceof EncodeError)) throw e;
+        assert.ok(e.message.length < 400, e.message);
+        refused++;
+        return;
+      }
+      accepted++;
+      const back = JSON.parse(JSON.stringify(bodyToJson(decodeBody(bytes, { movementBlockGuid: width }))));
+      if (!damage) assert.deepEqual(back, clean);
+      // the read-back JSON is a fixed point: encodes to the same bytes, decodes to the same JSON
+      const again = encodeBody(bodyFromJson(back), { movementBlockGuid: width });
+      assert.equal(toHex(again), toHex(bytes));
+      assert.deepEqual(JSON.parse(JSON.stringify(bodyToJson(decodeBody(again, { movementBlockGuid: width })))), back);
+    }),
+    { numRuns: 1000 },
+  );
+  assert.ok(accepted > 200 && refused > 50, `${accepted} accepted, ${refused} refused`);
+});
+
+test('property (hot): whatever packetFromJson + encodePacket accept, decodePacket reads back (frames, compression, destroy)', () => {
+  fc.assert(
+    fc.property(bodyArb, fc.constantFrom(0xa9, 0x1f6), fc.nat(300), fc.jsonValue({ maxDepth: 1 }), fc.boolean(), (body, opcode, at, x, damage) => {
+      let pkt: Uint8Array;
+      try {
+        pkt = opcode === 0xa9 ? frame(0xa9, encodeBody(body)) : encodeUpdatePacket(body, { compressThreshold: 0 });
+      } catch (e) {
+        if (e instanceof EncodeError) return; // a body too large for one frame
+        throw e;
+      }
+      const rec = JSON.parse(JSON.stringify(wow.createDecoder({}).decode(pkt).records[0]));
+      const json = damage ? replaceAt(rec, at, x) : rec;
+      let bytes: Uint8Array;
+      try {
+        bytes = encodePacket(packetFromJson(json));
+      } catch (e) {
+        if (!(e instanceof EncodeError)) throw e;
+        return;
+      }
+      if (!damage) assert.equal(toHex(bytes), toHex(pkt));
+      const back = decodePacket(bytes);
+      assert.equal(toHex(encodePacket(back)), toHex(bytes));
+    }),
+    { numRuns: 600 },
+  );
+});
+
+test('encoders refuse what the decoder would not read back, with bounded messages', () => {
+  const living: Movement = { updateFlags: 0x20, movementInfo: { flags: 0, time: 0, x: 0, y: 0, z: 0, o: 0, fallTime: 0 }, speeds: { walk: 1, run: 1, runBack: 1, swim: 1, swimBack: 1, turnRate: 1 } };
+  const mv = (m: Movement): UpdateBody => ({ hasTransport: 0, blocks: [{ updateType: 1, guid: 1n, movement: m }] });
+  const refuses = (fn: () => unknown, path: RegExp) => assert.throws(fn, (e: unknown) => e instanceof EncodeError && path.test(e.path) && e.message.length < 300);
+  // parts the flags do not call for would be dropped silently
+  refuses(() => encodeBody(mv({ ...living, position: { x: 1, y: 2, z: 3, o: 4 } })), /movement\.position$/);
+  refuses(() => encodeBody(mv({ updateFlags: 0, all: 1 })), /movement\.all$/);
+  refuses(() => encodeBody(mv({ ...living, movementInfo: { ...living.movementInfo!, pitch: 1 } })), /movementInfo\.pitch$/);
+  refuses(() => encodeBody(mv({ ...living, spline: { flags: 0, timePassed: 0, duration: 0, id: 0, nodes: new Float32Array(0), finalDestination: [0, 0, 0] } })), /movement\.spline$/);
+  // past the decoder's limits
+  const many: UpdateBody = { hasTransport: 0, blocks: Array.from({ length: 5 }, () => ({ updateType: 4 as const, guids: [] })) };
+  refuses(() => encodeBody(many, { limits: { wowMaxBlocks: 4 } }), /^blocks$/);
+  assert.throws(() => decodeBody(encodeBody(many), { limits: { wowMaxBlocks: 4 } }), (e: unknown) => e instanceof LimitError && e.limit === 'wowMaxBlocks');
+  const splined = { ...living, movementInfo: { ...living.movementInfo!, flags: 0x00400000 }, spline: { flags: 0, timePassed: 0, duration: 0, id: 0, nodes: new Float32Array(9), finalDestination: [0, 0, 0] as [number, number, number] } };
+  refuses(() => encodeBody(mv(splined), { limits: { wowMaxSplinePoints: 2 } }), /spline\.nodes$/);
+  refuses(() => encodeUpdatePacket(encodeBody(many), { limits: { wowMaxUncompressedSize: 10 }, compressThreshold: 0 }), /^body$/);
+  // a kept zlib stream with bytes after its trailer is not re-sent (the decoder refuses those)
+  const pkt = encodeUpdatePacket(encodeBody(many), { compressThreshold: 0 });
+  const p = decodePacket(pkt) as { opcode: 0x1f6; body: UpdateBody; uncompressedSize: number; zlib?: Uint8Array };
+  p.zlib = new Uint8Array([...p.zlib!, 0, 0]);
+  assert.deepEqual(decodePacket(encodePacket(p)), decodePacket(pkt));
+  // error messages quote a short excerpt, never the whole value; deep nesting does not overflow the stack
+  const huge = { frame: { opcode: '0x00a9' }, body: { hasTransport: new Array(200_000).fill(1), blocks: [] } };
+  refuses(() => packetFromJson(huge), /hasTransport/);
+  let deep: unknown = 1;
+  for (let i = 0; i < 100_000; i++) deep = [deep];
+  refuses(() => packetFromJson({ body: { hasTransport: 0, blocks: deep } }), /blocks/);
+  assert.throws(() => wow.createEncoder({}).encode({ body: { blocks: [{ updateType: 0, guid: deep }] } }), (e: unknown) => e instanceof EncodeError && e.message.length < 300);
+});
+
+function createPlayer(guid: bigint): Uint8Array {
+  // CREATE_OBJECT2 of a PLAYER with one value: 20-odd bytes that claim 1,282 slots (5 KB) of client memory
+  return frame(0xa9, encodeBody({ hasTransport: 0, blocks: [{ updateType: 3, guid, objectTypeId: 4, movement: { updateFlags: 0x10, all: 1 }, values: { mask: new Uint32Array([1]), values: new Uint32Array([1]) } }] }));
+}
+
+test('hostile peer: 30,000 small creates of new players stop at the store limits (LimitError), memory bounded', () => {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  gc?.();
+  const heapBefore = process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers;
+  const store = new ObjectStore();
+  let refused = 0;
+  let sent = 0;
+  for (let i = 1; i <= 30_000; i++) {
+    const msg = createPlayer(BigInt(i));
+    sent += msg.length;
+    try {
+      store.apply(decodePacket(msg));
+    } catch (e) {
+      if (!(e instanceof LimitError)) throw e;
+      assert.equal(e.limit, 'wowMaxStoreBytes');
+      refused++;
+    }
+    assert.ok(store.size <= WOW_LIMITS.wowMaxObjects && store.valueBytes <= store.storeBytes && store.storeBytes <= WOW_LIMITS.wowMaxStoreBytes);
+  }
+  const perPlayer = 4 * objectType(4)!.valuesCount;
+  // stopped near the byte limit (slabs waste at most a quarter), not at the object limit
+  assert.ok(store.size > 0.7 * (WOW_LIMITS.wowMaxStoreBytes / perPlayer) && store.size < WOW_LIMITS.wowMaxObjects, `${store.size} players held`);
+  assert.equal(store.valueBytes, store.size * perPlayer);
+  assert.equal(refused, 30_000 - store.size);
+  gc?.();
+  const grown = (process.memoryUsage().heapUsed + process.memoryUsage().arrayBuffers - heapBefore) / (1 << 20);
+  // 64 MiB of values plus objects and maps; generous bound
+  assert.ok(grown < 160, `heap + array buffers grew by ${grown.toFixed(0)} MiB for ${(sent / 1024).toFixed(0)} KiB sent`);
+  // a refused message leaves the store as it was
+  const before = store.size;
+  assert.throws(() => store.apply(decodePacket(createPlayer(0xffffffn))), LimitError);
+  assert.equal(store.size, before);
+  // the object limit, on its own
+  const small = new ObjectStore({ limits: { wowMaxObjects: 10 } });
+  for (let i = 1; i <= 10; i++) small.apply(decodePacket(createPlayer(BigInt(i))));
+  assert.throws(() => small.apply(decodePacket(createPlayer(11n))), (e: unknown) => e instanceof LimitError && e.limit === 'wowMaxObjects');
+  small.apply(decodePacket(frame(0xaa, new Uint8Array([1, 0, 0, 0, 0, 0, 0, 0]))));
+  small.apply(decodePacket(createPlayer(11n)));
+  assert.equal(small.size, 10);
+});
+
+test('hostile peer: unknown guids and splines do not accumulate (issues per message, nodes owned by the object)', () => {
+  const store = new ObjectStore();
+  let issues = 0;
+  for (let i = 0; i < 20_000; i++) {
+    const values = frame(0xa9, encodeBody({ hasTransport: 0, blocks: [{ updateType: 0, guid: BigInt(1_000_000 + i), values: { mask: new Uint32Array([1]), values: new Uint32Array([1]) } }] }));
+    const ch = store.apply(decodePacket(values));
+    issues += ch.issues.length;
+    assert.equal(ch.issues[0]?.kind, 'unknown-entity');
+  }
+  assert.equal(issues, 20_000);
+  assert.equal(store.size, 0);
+  // a create whose spline sits in a large body keeps only its own nodes, not the body's word pool
+  const nodes = new Float32Array(3 * 2000);
+  const spline: Movement = { updateFlags: 0x20, movementInfo: { flags: 0x00400000, time: 0, x: 0, y: 0, z: 0, o: 0, fallTime: 0 }, speeds: { walk: 1, run: 1, runBack: 1, swim: 1, swimBack: 1, turnRate: 1 }, spline: { flags: 0, timePassed: 0, duration: 0, id: 0, nodes: new Float32Array(3), finalDestination: [0, 0, 0] } };
+  const body = encodeBody({
+    hasTransport: 0,
+    blocks: [
+      { updateType: 2, guid: 7n, objectTypeId: 3, movement: spline, values: { mask: new Uint32Array(0), values: new Uint32Array(0) } },
+      { updateType: 1, guid: 8n, movement: { ...spline, spline: { ...spline.spline!, nodes } } },
+    ],
+  });
+  store.applyBody(decodeBody(body));
+  assert.equal(store.get(7n)!.movement.spline!.nodes.buffer.byteLength, 12);
+});
+
+test('DecodeError, not another exception, for a store fed garbage through the adapter', () => {
+  const dec = wow.createDecoder({});
+  assert.throws(() => dec.decode(new Uint8Array([0, 1, 2])), DecodeError);
+});
