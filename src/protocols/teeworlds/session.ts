@@ -5,12 +5,12 @@
  * at all.
  */
 import { DecodeError } from '../../core/errors.js';
-import { DEFAULT_LIMITS, resolveLimits, type Limits } from '../../core/limits.js';
 import type { SpanSink } from '../../core/spans.js';
-import { decodeSnapMessage, MAX_SNAPSHOT_PACKSIZE, MAX_SNAPSHOT_PARTS, type SnapDecodeOptions, type SnapKind, type SnapMessage } from './codec.js';
+import { decodeSnapMessage, MAX_SNAPSHOT_PACKSIZE, type SnapDecodeOptions, type SnapKind, type SnapMessage } from './codec.js';
 import { STATIC_SIZES, unpackDeltaBytes, type TwVersion } from './delta.js';
 import { intsToUuid } from './items.js';
-import { Snapshot, SnapshotStorage } from './snapshot.js';
+import { resolveTwLimits, type TwLimits } from './limits.js';
+import { Arena, Snapshot, SnapshotStorage } from './snapshot.js';
 import type { VarintMode } from './varint.js';
 
 export interface ReceiverOptions {
@@ -18,9 +18,10 @@ export interface ReceiverOptions {
   mode?: VarintMode;
   /** Part size the server slices with (default 900); every part but the last must have exactly this size. */
   partSize?: number;
-  /** Most parts (default 64). */
+  /** Most parts (default: the `twMaxParts` limit, 64 as in the games). */
   maxParts?: number;
-  limits?: Partial<Limits>;
+  /** Limits, including the storage bounds `twMaxStoredSnapshots` and `twMaxStoredBytes`. */
+  limits?: Partial<TwLimits>;
   /** CRC errors tolerated before acknowledging −1 (default 10, as the games). */
   maxCrcErrors?: number;
   /** Accept only ticks above the last acknowledged one (DDNet's rule; default true). */
@@ -28,9 +29,12 @@ export interface ReceiverOptions {
   /**
    * Reuse the memory of purged snapshots (default false). Faster; but then a
    * snapshot must not be read after it left the storage (purged once a newer
-   * base is used): copy what you keep.
+   * base is used, or kept as a delta once two newer snapshots are stored):
+   * copy what you keep.
    */
   recycle?: boolean;
+  /** Memory for decoded snapshots (default: one of its own). */
+  arena?: Arena;
 }
 
 export type ReceiveStatus =
@@ -68,7 +72,8 @@ export class SnapshotReceiver {
   private readonly mode: VarintMode;
   private readonly partSize: number;
   private readonly maxParts: number;
-  private readonly limits: Readonly<Limits>;
+  private readonly limits: Readonly<TwLimits>;
+  private readonly arena: Arena;
   private readonly maxCrcErrors: number;
   private readonly requireNewer: boolean;
   private readonly sizes: Int32Array;
@@ -97,13 +102,19 @@ export class SnapshotReceiver {
     this.version = version;
     this.mode = opts.mode ?? 'ddnet';
     this.partSize = opts.partSize ?? MAX_SNAPSHOT_PACKSIZE;
-    this.maxParts = opts.maxParts ?? MAX_SNAPSHOT_PARTS;
-    this.limits = opts.limits ? resolveLimits(opts.limits) : DEFAULT_LIMITS;
+    this.limits = resolveTwLimits(opts.limits);
+    this.maxParts = opts.maxParts ?? this.limits.twMaxParts;
+    this.arena = opts.arena ?? new Arena();
     this.maxCrcErrors = opts.maxCrcErrors ?? 10;
     this.requireNewer = opts.requireNewerThanAck ?? true;
     this.sizes = STATIC_SIZES[version];
-    this.storage = new SnapshotStorage({ recycle: opts.recycle === true });
-    this.decodeOpts = { mode: this.mode, maxPartSize: this.partSize, maxParts: Math.min(this.maxParts, this.limits.twMaxParts) };
+    this.storage = new SnapshotStorage({
+      recycle: opts.recycle === true,
+      maxSnapshots: this.limits.twMaxStoredSnapshots,
+      maxBytes: this.limits.twMaxStoredBytes,
+      rebuild: (base, delta) => unpackDeltaBytes(base, delta, 0, delta.length, this.sizes, this.mode, this.limits, this.arena),
+    });
+    this.decodeOpts = { mode: this.mode, maxPartSize: this.partSize, maxParts: this.maxParts };
   }
 
   /** Decode a message (bytes as in a chunk) and receive it. Throws DecodeError for a malformed message. */
@@ -160,7 +171,7 @@ export class SnapshotReceiver {
     }
     let snap: Snapshot;
     try {
-      snap = unpackDeltaBytes(base, blob, 0, blob.length, this.sizes, this.mode, this.limits);
+      snap = unpackDeltaBytes(base, blob, 0, blob.length, this.sizes, this.mode, this.limits, this.arena);
     } catch (e) {
       const err = e instanceof DecodeError ? e : new DecodeError(0, 'delta', 'a well-formed delta', String(e));
       return { status: 'bad-delta', message: m, delta: blob, error: err.under('delta') };
@@ -176,7 +187,12 @@ export class SnapshotReceiver {
     }
     if (kind !== 'snap_empty' && this.crcErrors > 0) this.crcErrors--;
     if (deltaTick >= 0) this.storage.purgeBefore(deltaTick);
-    this.storage.set(m.tick, snap);
+    // Against an older base than the newest (loss, lag, or a server that
+    // never moves on), keep the delta so that the storage can hold this
+    // snapshot as its delta once it is older (a copy: `blob` may be the
+    // caller's buffer).
+    if (deltaTick >= 0 && deltaTick < this.storage.newest()) this.storage.set(m.tick, snap, deltaTick, blob.slice());
+    else this.storage.set(m.tick, snap);
     this.learnDeclarations(snap);
     this.lastAckedTick = m.tick;
     this.ackTick = m.tick;

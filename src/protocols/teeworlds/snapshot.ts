@@ -143,6 +143,46 @@ export class Snapshot {
     if (this._indexChunk !== undefined) unref(this._indexChunk);
   }
 
+  /**
+   * @internal Move this snapshot's arrays out of arena memory into one buffer of
+   * its own (same values), so that it pins no arena chunk. With `unrefChunks`
+   * (recycling storages) the chunks it used may then be reused.
+   */
+  _compact(unrefChunks: boolean): void {
+    if (this._dataChunk === undefined && this._keysChunk === undefined && this._indexChunk === undefined) return;
+    const n = this.numItems;
+    const len = this.offsets[n]!;
+    const buf = new Int32Array(n + n + 1 + len);
+    buf.set(this.keys.subarray(0, n), 0);
+    buf.set(this.offsets.subarray(0, n + 1), n);
+    buf.set(this._mem.subarray(this._dOff, this._dOff + len), n + n + 1);
+    const self = this as { -readonly [K in keyof Snapshot]: Snapshot[K] };
+    self.keys = buf.subarray(0, n);
+    self.offsets = buf.subarray(n, n + n + 1);
+    this._mem = buf;
+    this._dOff = n + n + 1;
+    this._data = undefined;
+    this._index = undefined;
+    if (unrefChunks) {
+      if (this._dataChunk !== undefined) unref(this._dataChunk);
+      if (this._keysChunk !== undefined) unref(this._keysChunk);
+      if (this._indexChunk !== undefined) unref(this._indexChunk);
+    }
+    this._dataChunk = undefined;
+    this._keysChunk = undefined;
+    this._indexChunk = undefined;
+  }
+
+  /** True while some of this snapshot's arrays live in arena memory. */
+  get inArena(): boolean {
+    return this._dataChunk !== undefined || this._keysChunk !== undefined || this._indexChunk !== undefined;
+  }
+
+  /** Bytes this snapshot takes in the games' layout (`snapshotByteSize`). */
+  get byteSize(): number {
+    return snapshotByteSize(this.numItems, this.offsets[this.numItems]!);
+  }
+
   /** Wrapping int32 sum of all data ints (reference §9). Cached. */
   crc(): number {
     let c = this._crc;
@@ -253,55 +293,109 @@ export class Snapshot {
 // --- arena ------------------------------------------------------------------
 // Allocating a typed array with its own ArrayBuffer costs ~1.7 µs in V8 (an
 // off-heap backing store); a view on an existing buffer costs ~30 ns. Snapshot
-// arrays produced by the decoder are therefore views carved from 1 MiB chunks.
-// A chunk is freed by the GC once no snapshot refers to it. Each chunk counts
+// arrays produced by the decoder are therefore views carved from chunks of an
+// `Arena` (one per receiver; calls that bring none share a default one). A
+// chunk is freed by the GC once no snapshot refers to it. Each chunk counts
 // the live decoded snapshots that use it; when snapshots are released
 // (explicitly, or by a recycling SnapshotStorage) and a chunk's count drops to
 // zero, its memory is reused instead of allocating fresh memory.
 
-const ARENA_INTS = 1 << 18;
+/** Ints per arena chunk (1 MiB). */
+export const ARENA_CHUNK_INTS = 1 << 18;
+/** Ints of an arena's first chunk (16 KiB); each next one doubles, up to `ARENA_CHUNK_INTS`. */
+const ARENA_FIRST_CHUNK_INTS = 1 << 12;
 
 /** @internal A chunk of arena memory and the number of snapshots using it. */
 export class Chunk {
   refs = 0;
-  constructor(readonly buf: Int32Array) {}
+  constructor(
+    readonly buf: Int32Array,
+    readonly arena: Arena,
+  ) {}
 }
-/** @internal current chunk */
-export let chunk = new Chunk(new Int32Array(ARENA_INTS));
-/** @internal current arena memory (`chunk.buf`) */
-export let arena = chunk.buf;
-/** @internal next free int in `arena` */
-export let arenaPos = 0;
-const freeChunks: Chunk[] = [];
 
-/** @internal Reserve `n` ints; returns the start index in `arena` (which may be a new chunk). */
-export function arenaReserve(n: number): number {
-  if (arenaPos + n > arena.length) {
-    const reused = n <= ARENA_INTS ? freeChunks.pop() : undefined;
-    chunk = reused ?? new Chunk(new Int32Array(Math.max(ARENA_INTS, n)));
-    arena = chunk.buf;
-    arenaPos = 0;
+/**
+ * Memory for decoded snapshots, plus the scratch the delta decoder needs.
+ * Not shared between threads; one per receiver is the usual arrangement.
+ */
+export class Arena {
+  /** The chunk new reservations come from. */
+  chunk: Chunk;
+  /** `chunk.buf`. */
+  mem: Int32Array;
+  /** Next free int in `mem`. */
+  pos = 0;
+  private readonly freeChunks: Chunk[] = [];
+  /** Index of the first duplicate key found by the last `buildIndex` into this arena (−1: none). */
+  duplicateAt = -1;
+  // Scratch of the delta decoder: base item → output item map, per-base-item generation marks.
+  /** @internal */ itemMap = new Int32Array(1024);
+  /** @internal */ touched = new Int32Array(1024);
+  /** @internal */ touchGen = 0;
+
+  constructor(readonly chunkInts = ARENA_CHUNK_INTS) {
+    this.chunk = new Chunk(new Int32Array(0), this);
+    this.mem = this.chunk.buf;
   }
-  const start = arenaPos;
-  arenaPos += n;
-  return start;
+
+  /** Reserve `n` ints; returns the start index in `mem` (which may be a new chunk). */
+  reserve(n: number): number {
+    if (this.pos + n > this.mem.length) {
+      const reused = n <= this.chunkInts ? this.freeChunks.pop() : undefined;
+      // chunks start small and double up to `chunkInts`: a receiver that sees
+      // a few small snapshots does not pay for a whole chunk
+      const size = Math.max(n, Math.min(this.chunkInts, this.mem.length * 2 || ARENA_FIRST_CHUNK_INTS));
+      this.chunk = reused ?? new Chunk(new Int32Array(size), this);
+      this.mem = this.chunk.buf;
+      this.pos = 0;
+    }
+    const start = this.pos;
+    this.pos += n;
+    return start;
+  }
+
+  /** Give back the end of the last reservation (`end` = first unused index). */
+  shrink(end: number): void {
+    if (end <= this.pos) this.pos = end;
+  }
+
+  /** A view of `mem[start .. start+n)`. */
+  view(start: number, n: number): Int32Array {
+    return new Int32Array(this.mem.buffer, start * 4, n);
+  }
+
+  /** @internal One snapshot less uses `c`. */
+  unref(c: Chunk): void {
+    if (--c.refs === 0) {
+      if (c === this.chunk) this.pos = 0;
+      else if (c.buf.length === this.chunkInts && this.freeChunks.length < 4) this.freeChunks.push(c);
+    }
+  }
+
+  /** Base-item map scratch of at least `n` ints. */
+  mapScratch(n: number): Int32Array {
+    if (this.itemMap.length < n) this.itemMap = new Int32Array(Math.max(n, this.itemMap.length * 2));
+    return this.itemMap;
+  }
+
+  /** A fresh generation of "touched" marks over `n` base items. */
+  nextGeneration(n: number): number {
+    if (this.touched.length < n) {
+      this.touched = new Int32Array(Math.max(n, this.touched.length * 2));
+      this.touchGen = 0;
+    }
+    let gen = (this.touchGen = (this.touchGen + 1) | 0);
+    if (gen === 0) gen = this.touchGen = 1;
+    if (gen === 1) this.touched.fill(0);
+    return gen;
+  }
 }
 
-/** @internal Give back the end of the last reservation (`end` = first unused index). */
-export function arenaRelease(end: number): void {
-  if (end <= arenaPos) arenaPos = end;
-}
-
-/** @internal A view of `arena[start .. start+n)`. */
-export function arenaView(start: number, n: number): Int32Array {
-  return new Int32Array(arena.buffer, start * 4, n);
-}
+/** The arena of calls that bring none. */
+export const DEFAULT_ARENA = new Arena();
 
 function unref(c: Chunk): void {
-  if (--c.refs === 0) {
-    if (c === chunk) arenaPos = 0;
-    else if (c.buf.length === ARENA_INTS && freeChunks.length < 4) freeChunks.push(c);
-  }
+  c.arena.unref(c);
 }
 
 /** @internal Record which chunks a decoded snapshot uses. */
@@ -315,21 +409,21 @@ export function trackChunks(s: Snapshot, data: Chunk, keys: Chunk | undefined, i
 }
 
 /**
- * Build the key index. Returns undefined-free table; duplicate keys are
- * reported through `dupAt` (index of the second occurrence) for decoders.
+ * Build the open-addressing key index (slot → item index + 1). With an arena,
+ * the table is carved from it and the first duplicate key's item index is left
+ * in `arena.duplicateAt` (−1 when the keys are unique).
  */
-export let lastDuplicate = -1;
-export function buildIndex(keys: Int32Array, n: number, inArena = false): Int32Array {
+export function buildIndex(keys: Int32Array, n: number, arena?: Arena): Int32Array {
   let cap = 8;
   while (cap < n * 2) cap <<= 1;
   let idx: Int32Array;
-  if (inArena) {
-    const at = arenaReserve(cap);
-    idx = arenaView(at, cap);
+  if (arena !== undefined) {
+    const at = arena.reserve(cap);
+    idx = arena.view(at, cap);
     idx.fill(0);
   } else idx = new Int32Array(cap);
   const mask = cap - 1;
-  lastDuplicate = -1;
+  let dup = -1;
   for (let i = 0; i < n; i++) {
     const key = keys[i]!;
     let h = Math.imul(key, 0x9e3779b1) >>> 0;
@@ -341,12 +435,13 @@ export function buildIndex(keys: Int32Array, n: number, inArena = false): Int32A
         break;
       }
       if (keys[v - 1] === key) {
-        if (lastDuplicate < 0) lastDuplicate = i;
+        if (dup < 0) dup = i;
         break;
       }
       h++;
     }
   }
+  if (arena !== undefined) arena.duplicateAt = dup;
   return idx;
 }
 
@@ -404,23 +499,87 @@ export class SnapshotBuilder {
   }
 }
 
+/** Options of a `SnapshotStorage`. */
+export interface StorageOptions {
+  /** Release what leaves the storage so that its arena memory is reused (see the class). */
+  recycle?: boolean;
+  /** Most snapshots held; past it the oldest are evicted (default: no bound). */
+  maxSnapshots?: number;
+  /** Most bytes held (`retainedBytes`); past it the oldest are evicted (default: no bound). */
+  maxBytes?: number;
+  /**
+   * Rebuild a snapshot from its base and its packed delta. Given, the storage
+   * keeps older snapshots that were built from a base it still holds as their
+   * delta bytes only (the unchanged items stay in the base, shared), and
+   * rebuilds them when they are asked for.
+   */
+  rebuild?: (base: Snapshot, delta: Uint8Array) => Snapshot;
+}
+
+/** Bytes counted for a snapshot held as a delta, beyond the delta bytes themselves. */
+export const DELTA_ENTRY_OVERHEAD = 32;
+
+/** One stored tick. */
+class StoredSnapshot {
+  constructor(
+    readonly tick: number,
+    /** The snapshot, or undefined while it is held as a delta. */
+    public snap: Snapshot | undefined,
+    /** Tick of the base it was built from (−1: none known). */
+    public baseTick: number,
+    /** Its packed delta against that base (when kept). */
+    public delta: Uint8Array | undefined,
+    /** Bytes counted for it in `retainedBytes`. */
+    public bytes: number,
+    /** Whether it has been looked at once it stopped being one of the two newest. */
+    public settled: boolean,
+  ) {}
+}
+
 /**
- * Snapshots by tick, with purging (client store and per-client server store).
+ * Snapshots by tick, with purging (client store and per-client server store),
+ * bounded by count and bytes when asked.
+ *
+ * Memory: the two newest snapshots are held as they are. Older ones are
+ * settled once: a snapshot built from a base the storage still holds (and
+ * given with its delta bytes) is kept as those bytes only and rebuilt on
+ * `get`; any other one is moved out of arena memory into a buffer of its
+ * own, so that it pins no arena chunk. `retainedBytes` counts what is held
+ * (snapshots in the games' byte layout, deltas with a small overhead); past
+ * `maxSnapshots` or `maxBytes` the oldest snapshots are evicted (with the
+ * ones held as deltas against them) and counted in `evicted`.
+ *
  * With `recycle`, the storage owns what it holds: a snapshot removed from it
- * (purged, replaced, cleared) and held nowhere else in a recycling storage is
- * released, so its memory is reused — do not keep references to purged
- * snapshots then (copy what you need, or `retain` them in another storage).
+ * (purged, replaced, cleared, evicted, or kept as a delta once it is neither
+ * of the two newest) and held nowhere else in a recycling storage is
+ * released, so its memory is reused — do not read older snapshots then (copy
+ * what you need, or `retain` them in another storage).
  */
 export class SnapshotStorage {
-  // Parallel arrays sorted by tick: stores hold a handful of snapshots (a
-  // client) or up to ~150 (a server's per-client store); lookups are almost
-  // always for recent ticks, so a scan from the newest end beats a Map.
-  private tickList: number[] = [];
-  private snapList: Snapshot[] = [];
+  // Sorted by tick: stores hold a handful of snapshots (a client) or up to ~150
+  // (a server's per-client store); lookups are almost always for recent
+  // ticks, so a scan from the newest end beats a Map.
+  private list: StoredSnapshot[] = [];
   readonly recycle: boolean;
+  readonly maxSnapshots: number;
+  readonly maxBytes: number;
+  private readonly rebuild: ((base: Snapshot, delta: Uint8Array) => Snapshot) | undefined;
+  /** Bytes held: snapshots in the games' layout, plus deltas of snapshots kept as deltas. */
+  retainedBytes = 0;
+  /** Snapshots currently kept as deltas. */
+  heldAsDeltas = 0;
+  /** Snapshots evicted by `maxSnapshots` / `maxBytes` so far. */
+  evicted = 0;
 
-  constructor(opts: { recycle?: boolean } = {}) {
+  constructor(opts: StorageOptions = {}) {
     this.recycle = opts.recycle === true;
+    this.maxSnapshots = opts.maxSnapshots ?? Infinity;
+    this.maxBytes = opts.maxBytes ?? Infinity;
+    this.rebuild = opts.rebuild;
+  }
+
+  private hold(s: Snapshot): void {
+    if (this.recycle) s._holders++;
   }
 
   private drop(s: Snapshot): void {
@@ -428,9 +587,9 @@ export class SnapshotStorage {
   }
 
   private find(tick: number): number {
-    const t = this.tickList;
-    for (let i = t.length - 1; i >= 0; i--) {
-      const v = t[i]!;
+    const l = this.list;
+    for (let i = l.length - 1; i >= 0; i--) {
+      const v = l[i]!.tick;
       if (v === tick) return i;
       if (v < tick) return -1;
     }
@@ -438,82 +597,191 @@ export class SnapshotStorage {
   }
 
   get size(): number {
-    return this.tickList.length;
+    return this.list.length;
   }
+
   get(tick: number): Snapshot | undefined {
     const i = this.find(tick);
-    return i < 0 ? undefined : this.snapList[i];
+    if (i < 0) return undefined;
+    const e = this.list[i]!;
+    return e.snap ?? this.rehydrate(e);
   }
+
   has(tick: number): boolean {
     return this.find(tick) >= 0;
   }
-  set(tick: number, snap: Snapshot): void {
-    if (this.recycle) snap._holders++;
-    const t = this.tickList;
-    let i = t.length;
-    while (i > 0 && t[i - 1]! > tick) i--;
-    if (i > 0 && t[i - 1] === tick) {
-      const old = this.snapList[i - 1]!;
-      this.snapList[i - 1] = snap;
-      this.drop(old);
-      return;
-    }
-    if (i === t.length) {
-      t.push(tick);
-      this.snapList.push(snap);
-    } else {
-      t.splice(i, 0, tick);
-      this.snapList.splice(i, 0, snap);
-    }
+
+  /**
+   * Store `snap` as the snapshot of `tick`. `baseTick` and `delta` (the packed
+   * delta it was built from; not modified afterwards) let the storage keep it
+   * as a delta once it is older.
+   */
+  set(tick: number, snap: Snapshot, baseTick = -1, delta?: Uint8Array): void {
+    this.hold(snap);
+    const l = this.list;
+    let i = l.length;
+    while (i > 0 && l[i - 1]!.tick > tick) i--;
+    const e = new StoredSnapshot(tick, snap, delta === undefined ? -1 : baseTick, delta, snap.byteSize, false);
+    if (i > 0 && l[i - 1]!.tick === tick) {
+      const old = l[i - 1]!;
+      this.detach(old);
+      l[i - 1] = e;
+      this.forget(old);
+    } else if (i === l.length) l.push(e);
+    else l.splice(i, 0, e);
+    this.retainedBytes += e.bytes;
+    this.settle();
+    this.enforce();
   }
+
   delete(tick: number): void {
     const i = this.find(tick);
     if (i < 0) return;
-    const old = this.snapList[i]!;
-    this.tickList.splice(i, 1);
-    this.snapList.splice(i, 1);
-    this.drop(old);
+    const old = this.list[i]!;
+    this.detach(old);
+    this.list.splice(this.list.indexOf(old), 1);
+    this.forget(old);
   }
+
   /** Remove every snapshot with tick < `tick`. */
   purgeBefore(tick: number): void {
-    const t = this.tickList;
+    const l = this.list;
+    if (l.length === 0 || l[0]!.tick >= tick) return;
+    if (this.heldAsDeltas > 0) for (const e of l.slice()) if (e.tick < tick) this.detach(e, tick);
     let n = 0;
-    while (n < t.length && t[n]! < tick) n++;
-    if (n === 0) return;
-    const l = this.snapList;
-    for (let i = 0; i < n; i++) this.drop(l[i]!);
-    const m = t.length - n;
-    for (let i = 0; i < m; i++) {
-      t[i] = t[i + n]!;
-      l[i] = l[i + n]!;
-    }
-    for (let i = 0; i < n; i++) {
-      t.pop(); // (pop is inlined; setting .length is a runtime call)
-      l.pop();
-    }
+    while (n < l.length && l[n]!.tick < tick) n++;
+    for (let k = 0; k < n; k++) this.forget(l[k]!);
+    const m = l.length - n;
+    for (let k = 0; k < m; k++) l[k] = l[k + n]!;
+    for (let k = 0; k < n; k++) l.pop(); // (pop is inlined; setting .length is a runtime call)
   }
+
   /** Remove every snapshot except the one of `tick`. */
   purgeAllBut(tick: number): void {
     const i = this.find(tick);
-    const keep = i < 0 ? undefined : this.snapList[i]!;
-    const gone = this.snapList;
-    this.tickList = keep === undefined ? [] : [tick];
-    this.snapList = keep === undefined ? [] : [keep];
-    for (let k = 0; k < gone.length; k++) if (k !== i) this.drop(gone[k]!);
+    const keep = i < 0 ? undefined : this.list[i]!;
+    if (keep !== undefined && keep.snap === undefined) this.rehydrate(keep);
+    const gone = this.list;
+    this.list = keep === undefined ? [] : [keep];
+    if (keep !== undefined) keep.baseTick = -1;
+    for (let k = 0; k < gone.length; k++) if (k !== i) this.forget(gone[k]!);
   }
+
   clear(): void {
-    const gone = this.snapList;
-    this.tickList = [];
-    this.snapList = [];
-    for (let k = 0; k < gone.length; k++) this.drop(gone[k]!);
+    const gone = this.list;
+    this.list = [];
+    for (let k = 0; k < gone.length; k++) this.forget(gone[k]!);
   }
+
   /** Stored ticks, ascending. */
   ticks(): number[] {
-    return this.tickList.slice();
+    return this.list.map((e) => e.tick);
   }
+
   /** The newest stored tick, or −1. */
   newest(): number {
-    const t = this.tickList;
-    return t.length === 0 ? -1 : t[t.length - 1]!;
+    const l = this.list;
+    return l.length === 0 ? -1 : l[l.length - 1]!.tick;
+  }
+
+  /** Whether the snapshot of `tick` is currently held as a delta. */
+  heldAsDelta(tick: number): boolean {
+    const i = this.find(tick);
+    return i >= 0 && this.list[i]!.snap === undefined;
+  }
+
+  /** An entry leaves: give back its bytes and its snapshot. */
+  private forget(e: StoredSnapshot): void {
+    this.retainedBytes -= e.bytes;
+    if (e.snap !== undefined) this.drop(e.snap);
+    else this.heldAsDeltas--;
+    e.snap = undefined;
+  }
+
+  /** Before `base` leaves: rebuild the snapshots held as deltas against it. */
+  private detach(base: StoredSnapshot, keepFrom = -Infinity): void {
+    if (this.heldAsDeltas === 0 || base.snap === undefined) return;
+    for (const e of this.list.slice()) {
+      if (e.snap === undefined && e.baseTick === base.tick && e.tick >= keepFrom) this.rehydrate(e, base.snap);
+    }
+    for (const e of this.list) if (e.baseTick === base.tick) e.baseTick = -1;
+  }
+
+  /** Rebuild an entry held as a delta (its base is held as a snapshot). */
+  private rehydrate(e: StoredSnapshot, baseSnap?: Snapshot): Snapshot | undefined {
+    const base = baseSnap ?? this.list[this.find(e.baseTick)]?.snap;
+    let snap: Snapshot | undefined;
+    if (base !== undefined && this.rebuild !== undefined && e.delta !== undefined) {
+      try {
+        snap = this.rebuild(base, e.delta);
+      } catch {
+        snap = undefined;
+      }
+    }
+    if (snap === undefined) {
+      // cannot happen while the invariants hold; drop the entry rather than lie
+      const i = this.list.indexOf(e);
+      if (i >= 0) this.list.splice(i, 1);
+      this.forget(e);
+      return undefined;
+    }
+    this.hold(snap);
+    this.heldAsDeltas--;
+    this.retainedBytes += snap.byteSize - e.bytes;
+    e.snap = snap;
+    e.bytes = snap.byteSize;
+    e.settled = false;
+    return snap;
+  }
+
+  /** Settle the entries that are no longer among the two newest. */
+  private settle(): void {
+    const l = this.list;
+    for (let i = l.length - 3; i >= 0; i--) {
+      const e = l[i]!;
+      if (e.settled || e.snap === undefined) continue;
+      e.settled = true;
+      const snap = e.snap;
+      if (this.canHoldAsDelta(e)) {
+        this.retainedBytes += e.delta!.length + DELTA_ENTRY_OVERHEAD - e.bytes;
+        e.bytes = e.delta!.length + DELTA_ENTRY_OVERHEAD;
+        e.snap = undefined;
+        this.heldAsDeltas++;
+        this.drop(snap);
+      } else if (snap.inArena) {
+        snap._compact(this.recycle);
+      }
+    }
+  }
+
+  private canHoldAsDelta(e: StoredSnapshot): boolean {
+    if (this.rebuild === undefined || e.delta === undefined || e.baseTick < 0) return false;
+    if (e.delta.length + DELTA_ENTRY_OVERHEAD >= e.bytes) return false;
+    const bi = this.find(e.baseTick);
+    if (bi < 0 || this.list[bi]!.snap === undefined) return false;
+    // a snapshot other entries are held against stays whole
+    for (const o of this.list) if (o.snap === undefined && o.baseTick === e.tick) return false;
+    return true;
+  }
+
+  /** Evict the oldest entries (and those held against them) past the bounds. */
+  private enforce(): void {
+    const l = this.list;
+    while (l.length > 1 && (l.length > this.maxSnapshots || this.retainedBytes > this.maxBytes)) {
+      const old = l.shift()!;
+      this.forget(old);
+      this.evicted++;
+      if (this.heldAsDeltas > 0) {
+        for (let i = l.length - 1; i >= 0; i--) {
+          const e = l[i]!;
+          if (e.snap === undefined && e.baseTick === old.tick) {
+            l.splice(i, 1);
+            this.forget(e);
+            this.evicted++;
+          }
+        }
+      }
+      for (const e of l) if (e.baseTick === old.tick) e.baseTick = -1;
+    }
   }
 }
