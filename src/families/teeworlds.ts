@@ -8,7 +8,7 @@
  * encode: JSON records of snapshots (as decode prints them, or `{tick, items}`
  * with optional `ackTick`) → the messages the server-side producer sends.
  */
-import { DecodeError, EncodeError } from '../core/index.js';
+import { DecodeError, EncodeError, excerpt } from '../core/index.js';
 import type { SpanSink } from '../core/index.js';
 import {
   describeDelta,
@@ -16,7 +16,9 @@ import {
   extTypeDeclarations,
   intOffsets,
   itemDataFromFields,
+  itemFields,
   itemTypeInfo,
+  type ItemTypeInfo,
   Snapshot,
   SnapshotBuilder,
   SnapshotProducer,
@@ -40,7 +42,7 @@ function intOption(opts: OptionValues, name: string, def: number): number {
   const v = opts[name];
   if (v === undefined || v === '' || typeof v === 'boolean') return def;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new EncodeError(`--${name}`, `must be a positive integer, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < 1) throw new EncodeError(`--${name}`, `must be a positive integer, got ${excerpt(v)}`);
   return n;
 }
 
@@ -75,7 +77,7 @@ class TeeworldsDecoder implements StreamDecoder {
     const mode: VarintMode = opts.varint === 'vanilla' ? 'vanilla' : 'ddnet';
     this.mode = mode;
     const partSize = Number(opts['part-size'] ?? 900);
-    if (!Number.isInteger(partSize) || partSize < 1) throw new DecodeError(0, '--part-size', 'a positive integer', JSON.stringify(opts['part-size']));
+    if (!Number.isInteger(partSize) || partSize < 1) throw new DecodeError(0, '--part-size', 'a positive integer', excerpt(opts['part-size']));
     this.rx = new SnapshotReceiver(this.version, { mode, partSize });
   }
 
@@ -164,40 +166,77 @@ function isObj(v: unknown): v is Record<string, unknown> {
 }
 
 function int(v: unknown, path: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 2147483647) throw new EncodeError(path, `expected an int32, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 2147483647) throw new EncodeError(path, `expected an int32, got ${excerpt(v)}`);
   return v;
 }
 
 /** Build a snapshot from JSON items: `data` (raw ints) wins; otherwise `fields` by `typeName`/`type`. */
-export function snapshotFromJson(version: TwVersion, items: unknown, path = 'items'): Snapshot {
-  if (!Array.isArray(items)) throw new EncodeError(path, 'expected an array of items');
+export function snapshotFromJson(version: TwVersion, items: unknown, path = 'items', known?: Map<number, string>): Snapshot {
+  if (!Array.isArray(items)) throw new EncodeError(path, `expected an array of items, got ${excerpt(items)}`);
   const b = new SnapshotBuilder(); // the games' limits: 1023 items, 64 KiB
-  const decls = new Map<number, string>();
+  // declarations of earlier snapshots (as the decoder remembers them), then this one's
+  const decls = known ?? new Map<number, string>();
   // declarations first, so that extended items given by fields can be resolved
   for (const it of items) {
     if (isObj(it) && it.type === 0 && typeof it.id === 'number' && isObj(it.fields) && typeof it.fields.uuid === 'string') decls.set(it.id, it.fields.uuid);
   }
-  items.forEach((it, i) => {
+  if (items.length > b.maxItems) throw new EncodeError(path, `at most ${b.maxItems} items, got ${items.length}`);
+  for (let i = 0; i < items.length; i++) {
+    const it: unknown = items[i];
     const p = `${path}[${i}]`;
-    if (!isObj(it)) throw new EncodeError(p, 'expected an object');
+    if (!isObj(it)) throw new EncodeError(p, `expected an object, got ${excerpt(it)}`);
     const type = int(it.type, `${p}.type`);
     const id = int(it.id, `${p}.id`);
+    const info = itemTypeInfo(version, type, decls);
     let data: number[];
-    if (Array.isArray(it.data)) data = it.data.map((v, k) => int(v, `${p}.data[${k}]`));
-    else if (isObj(it.fields)) {
-      const info = itemTypeInfo(version, type, decls);
+    if (it.data !== undefined) {
+      if (!Array.isArray(it.data)) throw new EncodeError(`${p}.data`, `expected an array of ints, got ${excerpt(it.data)}`);
+      if (it.data.length > 0x4000) throw new EncodeError(`${p}.data`, `at most ${0x4000} ints (64 KiB), got ${it.data.length}`);
+      data = it.data.map((v, k) => int(v, `${p}.data[${k}]`));
+    } else if (isObj(it.fields)) {
       if (!info.known) throw new EncodeError(p, `no field table for type ${type}; give "data"`);
       data = itemDataFromFields(info, it.fields, `${p}.fields`);
     } else throw new EncodeError(p, 'expected "data" (ints) or "fields"');
+    // What the decoder will print must be what was given: fields, type name.
+    if (it.fields !== undefined) checkFields(info, data, it.fields, `${p}.fields`);
+    if (it.typeName !== undefined && it.typeName !== info.name) {
+      throw new EncodeError(`${p}.typeName`, `type ${type} is ${excerpt(info.name)} here, got ${excerpt(it.typeName)}`);
+    }
     b.add(type, id, data, p);
-  });
+  }
   return b.finish();
 }
+
+/**
+ * Every given field must be what the decoder prints for `data` (fields left
+ * out are taken from the data). No recursion: field values are flat.
+ */
+function checkFields(info: ItemTypeInfo, data: number[], given: unknown, path: string): void {
+  if (!isObj(given)) throw new EncodeError(path, `expected an object of named fields, got ${excerpt(given)}`);
+  if (!info.known) throw new EncodeError(path, `no field table for this type; give "data" only`);
+  const canon = itemFields(info, data) as Record<string, unknown>;
+  for (const k of Object.keys(given)) {
+    if (!Object.prototype.hasOwnProperty.call(canon, k)) throw new EncodeError(`${path}.${k}`, `not a field of ${info.name} (or beyond the data)`);
+    const a = canon[k];
+    const b = given[k];
+    let same = a === b;
+    if (!same && Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+      same = true;
+      for (let i = 0; i < a.length && same; i++) same = a[i] === b[i];
+    }
+    if (!same) throw new EncodeError(`${path}.${k}`, `${excerpt(b)} disagrees with the data (which gives ${excerpt(a)})`);
+  }
+}
+
+/** Snapshots the encoder remembers as possible bases. */
+const ENCODER_HISTORY = 256;
 
 class TeeworldsEncoder implements StreamEncoder {
   private readonly version: TwVersion;
   private readonly producer: SnapshotProducer;
   private readonly history = new Map<number, Snapshot>();
+  /** Extended type declarations seen so far (as the decoder's receiver keeps them). */
+  private readonly decls = new Map<number, string>();
 
   constructor(opts: OptionValues) {
     this.version = versionOf(opts);
@@ -215,9 +254,14 @@ class TeeworldsEncoder implements StreamEncoder {
     }
     const tick = int(json.tick, 'tick');
     if (tick < 0) throw new EncodeError('tick', 'must be >= 0');
-    const snap = snapshotFromJson(this.version, json.items);
+    const snap = snapshotFromJson(this.version, json.items, 'items', new Map(this.decls));
+    extTypeDeclarations(snap, this.decls);
+    this.history.delete(tick);
     this.history.set(tick, snap);
-    for (const t of this.history.keys()) if (t < tick - 1000) this.history.delete(t);
+    for (const t of this.history.keys()) {
+      if (this.history.size <= ENCODER_HISTORY && t >= tick - 1000) break;
+      this.history.delete(t);
+    }
     if (json.deltaTick !== undefined) {
       // Reproduce a recorded message: delta against the given base.
       const deltaTick = int(json.deltaTick, 'deltaTick');

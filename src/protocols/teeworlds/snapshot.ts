@@ -4,6 +4,7 @@
  * delta code runs over plain int loops.
  */
 import { EncodeError } from '../../core/errors.js';
+import { excerpt } from '../../core/json.js';
 
 /** Item key: `(type << 16) | (id & 0xffff)`. Non-negative for types 0..0x7fff. */
 export function itemKey(type: number, id: number): number {
@@ -483,7 +484,7 @@ export class SnapshotBuilder {
     for (let i = 0; i < data.length; i++) {
       const v = data[i];
       if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 4294967295) {
-        throw new EncodeError(`${path}.data[${i}]`, `expected an int32, got ${JSON.stringify(v)}`);
+        throw new EncodeError(`${path}.data[${i}]`, `expected an int32, got ${excerpt(v)}`);
       }
       this.data.push(v | 0);
     }
