@@ -10,9 +10,9 @@ import { DEFAULT_LIMITS, type Limits } from '../../core/limits.js';
 import { MAX_ID, MAX_TYPE, Snapshot } from './snapshot.js';
 import { unpackFused } from './unpack.js';
 import { encodeInts, intOffsets } from './varint.js';
+import type { TwVersion, DeltaRecord, DeltaLayout } from './types.js';
+export type { TwVersion, DeltaRecord, DeltaLayout } from './types.js';
 
-/** Protocol versions. `ddnet` is the 0.6 protocol as DDNet speaks it. */
-export type TwVersion = '0.6' | '0.7' | 'ddnet';
 export const TW_VERSIONS: readonly TwVersion[] = ['0.6', '0.7', 'ddnet'];
 
 /** Static item sizes in ints by type (reference §10.3); 0 or beyond the table = size int on the wire. */
@@ -134,30 +134,6 @@ export function applyDelta(base: Snapshot, ints: ArrayLike<number>, version: TwV
     while (i + 1 < pos.length && pos[i + 1]! <= e.offset) i++;
     throw e.shifted(i - e.offset);
   }
-}
-
-/** One item record of a delta, by int index (for inspection; not the hot path). */
-export interface DeltaRecord {
-  type: number;
-  id: number;
-  /** Data ints. */
-  size: number;
-  /** Whether a size int is on the wire. */
-  sizeOnWire: boolean;
-  /** Int index of the record's type int, and one past its last data int. */
-  start: number;
-  end: number;
-}
-
-/** The structure of delta ints: header, deleted keys, item records (int ranges). */
-export interface DeltaLayout {
-  numDeleted: number;
-  numUpdated: number;
-  numTemp: number;
-  deleted: number[];
-  records: DeltaRecord[];
-  /** Ints after the last record (ignored by the games). */
-  trailing: number;
 }
 
 /** Parse the layout of delta ints without applying them. Throws DecodeError like `unpackDelta`. */

@@ -9,6 +9,8 @@ import type { TwVersion } from './delta.js';
 import { itemKey, type Snapshot } from './snapshot.js';
 import { intsToStr, strToInts } from './strings.js';
 import { EXT_OBJECTS, OBJECTS_06, OBJECTS_07, type ExtObjectDef, type ObjectDef } from './tables/objects.js';
+import type { ItemTypeInfo, FieldValue, TypedItem } from './types.js';
+export type { ItemTypeInfo, FieldValue, TypedItem } from './types.js';
 
 /** Lowest internal type a DDNet client treats as extended (`OFFSET_UUID_TYPE`). */
 export const OFFSET_UUID_TYPE = 0x4000;
@@ -60,19 +62,6 @@ export function extTypeDeclarations(snap: Snapshot, into: Map<number, string> = 
   return into;
 }
 
-/** What is known about an item type. */
-export interface ItemTypeInfo {
-  /** Object name, `Unknown<type>` for unknown types, `Ext<type>` for undeclared extended types. */
-  name: string;
-  event: boolean;
-  /** Field specs (empty when unknown). */
-  fields: readonly string[];
-  /** For extended types: the UUID and its name, when declared. */
-  uuid?: string;
-  uuidName?: string;
-  known: boolean;
-}
-
 /** Look up a type: static table first, then extended types via `decls` (internal type → UUID). */
 export function itemTypeInfo(version: TwVersion, type: number, decls?: ReadonlyMap<number, string>): ItemTypeInfo {
   if (type >= OFFSET_UUID_TYPE) {
@@ -112,8 +101,6 @@ function parseSpec(s: string): FieldSpec {
   specCache.set(s, f);
   return f;
 }
-
-export type FieldValue = number | string | number[] | string[];
 
 /**
  * Named fields of an item's data. Fields beyond the data are omitted (older
@@ -189,21 +176,6 @@ function strField(v: unknown, n: number, path: string): Int32Array {
   const ints = strToInts(v, n);
   if (intsToStr(ints) !== v) throw new EncodeError(path, `does not fit ${n} ints (${4 * n - 1} UTF-8 bytes, no NUL): ${excerpt(v)}`);
   return ints;
-}
-
-/** A typed item, JSON-ready. */
-export interface TypedItem {
-  type: number;
-  id: number;
-  /** Object name (see `ItemTypeInfo.name`). */
-  typeName: string;
-  event?: boolean;
-  /** Extended types: the UUID name, when declared. */
-  uuidName?: string;
-  /** Named fields (absent for unknown types). */
-  fields?: Record<string, FieldValue>;
-  /** The raw ints (authoritative). */
-  data: number[];
 }
 
 /** Typed view of item `i` of a snapshot. */

@@ -57,7 +57,7 @@ export class ClientSnapState {
   readonly sent = new SnapshotStorage();
 }
 
-/** Produces snapshot messages for any number of clients. */
+/** Produces snapshot messages for any number of clients: the family's server side (`produce`). */
 export class SnapshotProducer {
   readonly version: TwVersion;
   readonly policy: Readonly<SnapPolicy>;
@@ -105,7 +105,7 @@ export class SnapshotProducer {
    * The messages for client `id` at `tick` with world state `snap`, or null when
    * no snapshot is due under the policy (pass `force` to ignore the rate).
    */
-  snap(id: number, tick: number, snap: Snapshot, force = false): ProducedSnapshot | null {
+  produce(id: number, tick: number, snap: Snapshot, force = false): ProducedSnapshot | null {
     const c = this.clients.get(id) ?? this.addClient(id);
     if (!force && !this.due(id, tick)) return null;
     c.sent.purgeBefore(tick - this.policy.retentionTicks);
@@ -124,6 +124,11 @@ export class SnapshotProducer {
       deltaTick = -1;
     }
     return this.encode(tick, deltaTick, base, snap);
+  }
+
+  /** The old name of `produce`. */
+  snap(id: number, tick: number, snap: Snapshot, force = false): ProducedSnapshot | null {
+    return this.produce(id, tick, snap, force);
   }
 
   /** Encode `snap` as a delta against `base` (stored as `deltaTick`), bypassing the policy. */

@@ -6,11 +6,13 @@
  */
 import { DecodeError } from '../../core/errors.js';
 import type { SpanSink } from '../../core/spans.js';
+import { noChanges, type ClientMirror, type MirrorChanges, type MirroredEntity } from '../../core/mirror.js';
 import { decodeSnapMessage, MAX_SNAPSHOT_PACKSIZE, type SnapDecodeOptions, type SnapKind, type SnapMessage } from './codec.js';
 import { STATIC_SIZES, unpackDeltaBytes, type TwVersion } from './delta.js';
-import { intsToUuid } from './items.js';
+import { intsToUuid, itemTypeInfo, typedItem } from './items.js';
 import { resolveTwLimits, type TwLimits } from './limits.js';
 import { Arena, Snapshot, SnapshotStorage } from './snapshot.js';
+import type { DeltaSpans } from './unpack.js';
 import type { VarintMode } from './varint.js';
 
 export interface ReceiverOptions {
@@ -63,8 +65,12 @@ export interface ReceiveResult {
   error?: DecodeError;
 }
 
-/** Receives snapshot messages of one connection. */
-export class SnapshotReceiver {
+/**
+ * Receives snapshot messages of one connection. It is the family's client
+ * mirror: `apply(message)` says which items (ids `"type:id"`) a completed
+ * snapshot created, changed (by field name) and removed.
+ */
+export class SnapshotReceiver implements ClientMirror {
   readonly version: TwVersion;
   readonly storage: SnapshotStorage;
   /** Internal extended type → UUID, learned from declarations of all snapshots so far. */
@@ -118,13 +124,13 @@ export class SnapshotReceiver {
   }
 
   /** Decode a message (bytes as in a chunk) and receive it. Throws DecodeError for a malformed message. */
-  receiveBytes(bytes: Uint8Array, spans?: SpanSink): ReceiveResult {
+  receiveBytes(bytes: Uint8Array, spans?: SpanSink, deltaSpans?: DeltaSpans): ReceiveResult {
     const opts = spans === undefined ? this.decodeOpts : { ...this.decodeOpts, spans };
-    return this.receive(decodeSnapMessage(bytes, this.version, opts));
+    return this.receive(decodeSnapMessage(bytes, this.version, opts), deltaSpans);
   }
 
   /** Receive a decoded snapshot message. Never throws. */
-  receive(m: SnapMessage): ReceiveResult {
+  receive(m: SnapMessage, deltaSpans?: DeltaSpans): ReceiveResult {
     if (m.numParts < 1 || m.numParts > this.maxParts || m.part < 0 || m.part >= m.numParts || m.data.length > this.partSize) {
       return { status: 'ignored', message: m };
     }
@@ -171,7 +177,7 @@ export class SnapshotReceiver {
     }
     let snap: Snapshot;
     try {
-      snap = unpackDeltaBytes(base, blob, 0, blob.length, this.sizes, this.mode, this.limits, this.arena);
+      snap = unpackDeltaBytes(base, blob, 0, blob.length, this.sizes, this.mode, this.limits, this.arena, deltaSpans);
     } catch (e) {
       const err = e instanceof DecodeError ? e : new DecodeError(0, 'delta', 'a well-formed delta', String(e));
       return { status: 'bad-delta', message: m, delta: blob, error: err.under('delta') };
@@ -221,6 +227,103 @@ export class SnapshotReceiver {
     }
   }
 
+  /** The result of the last `apply`. */
+  lastResult: ReceiveResult | undefined;
+  /** The changes of the last `apply`. */
+  lastChanges: MirrorChanges = noChanges();
+
+  /**
+   * Receive one message (bytes as in a chunk) and say what the completed
+   * snapshot changed against the previous one (nothing for a part that
+   * completes none). Throws DecodeError for a malformed message, before any
+   * state changes. A dropped snapshot (CRC error, missing base, bad delta)
+   * changes nothing and is reported as an issue.
+   */
+  apply(message: Uint8Array, spans?: SpanSink, deltaSpans?: DeltaSpans): MirrorChanges {
+    const prev = this.current;
+    const r = this.receiveBytes(message, spans, deltaSpans);
+    this.lastResult = r;
+    const m = r.message;
+    let changes: MirrorChanges;
+    if (r.status === 'complete') changes = this.diff(prev ?? Snapshot.EMPTY, r.snapshot!, m.tick);
+    else {
+      changes = noChanges(m.tick);
+      if (r.status === 'crc-error') changes.issues.push({ kind: 'crc-error', message: `tick ${m.tick}: CRC ${m.crc} in the message, ${r.crc} rebuilt; snapshot dropped` });
+      else if (r.status === 'missing-base') changes.issues.push({ kind: 'missing-base', message: `tick ${m.tick}: no stored snapshot for base tick ${m.deltaTick}; asking for a full one` });
+      else if (r.status === 'bad-delta') changes.issues.push({ kind: 'bad-delta', message: `tick ${m.tick}: ${r.error?.message ?? 'malformed delta'}` });
+    }
+    this.lastChanges = changes;
+    return changes;
+  }
+
+  /** Items of the newest snapshot, as `"type:id"`. */
+  *entityIds(): Iterable<string> {
+    const s = this.current;
+    if (s === undefined) return;
+    for (let i = 0; i < s.numItems; i++) yield `${s.type(i)}:${s.id(i)}`;
+  }
+
+  /** An item of the newest snapshot by `"type:id"`: its type name and named fields (raw `data` for unknown types). */
+  entity(id: string): MirroredEntity | undefined {
+    const s = this.current;
+    const m = /^(\d+):(\d+)$/.exec(id);
+    if (s === undefined || m === null) return undefined;
+    const i = s.indexOf(((Number(m[1]) & 0xffff) << 16) | (Number(m[2]) & 0xffff));
+    if (i < 0 || Number(m[1]) > 0x7fff || Number(m[2]) > 0xffff) return undefined;
+    const t = typedItem(this.version, s, i, this.declarations);
+    return { type: t.typeName, fields: t.fields ?? { data: t.data } };
+  }
+
+  private diff(prev: Snapshot, next: Snapshot, tick: number): MirrorChanges {
+    const out = noChanges(tick);
+    for (let i = 0; i < prev.numItems; i++) if (!next.has(prev.keys[i]!)) out.removed.push(`${prev.type(i)}:${prev.id(i)}`);
+    const pData = prev.data;
+    const nData = next.data;
+    for (let i = 0; i < next.numItems; i++) {
+      const key = next.keys[i]!;
+      const j = prev.indexOf(key);
+      const type = key >>> 16;
+      const id = `${type}:${key & 0xffff}`;
+      if (j < 0 || prev.size(j) !== next.size(i)) {
+        out.created.push(id);
+        continue;
+      }
+      const a = prev.offsets[j]!;
+      const b = next.offsets[i]!;
+      const n = next.size(i);
+      let names: string[] | undefined;
+      for (let k = 0; k < n; k++) {
+        if (pData[a + k] === nData[b + k]) continue;
+        const name = this.fieldAt(type, k);
+        if (names === undefined) names = [name];
+        else if (names[names.length - 1] !== name) names.push(name);
+      }
+      if (names !== undefined) out.updated.set(id, names);
+    }
+    return out;
+  }
+
+  // Field name of each int of a type (by field table and declarations), cached per type.
+  private readonly fieldNames = new Map<number, { uuid: string | undefined; names: string[] }>();
+
+  private fieldAt(type: number, k: number): string {
+    const uuid = type >= 0x4000 ? this.declarations.get(type) : undefined;
+    let e = this.fieldNames.get(type);
+    if (e === undefined || e.uuid !== uuid) {
+      const info = itemTypeInfo(this.version, type, this.declarations);
+      const names: string[] = [];
+      for (const spec of info.fields) {
+        const m = /^([A-Za-z0-9_]+)(?::[sa](\d+)(?:x(\d+))?)?$/.exec(spec)!;
+        const n = m[2] === undefined ? 1 : Number(m[2]) * (m[3] === undefined ? 1 : Number(m[3]));
+        for (let i = 0; i < n; i++) names.push(m[1]!);
+      }
+      if (info.name === 'UuidDeclaration') names.fill('uuid');
+      e = { uuid, names: info.known ? names : [] };
+      this.fieldNames.set(type, e);
+    }
+    return k < e.names.length ? e.names[k]! : e.names.length > 0 ? 'extra' : 'data';
+  }
+
   /** Forget everything (e.g. on reconnect or map change). */
   reset(): void {
     this.storage.clear();
@@ -235,5 +338,7 @@ export class SnapshotReceiver {
     this.crcErrors = 0;
     this.current = undefined;
     this.currentTick = -1;
+    this.lastResult = undefined;
+    this.lastChanges = noChanges();
   }
 }
