@@ -294,7 +294,7 @@ export class SnapshotReceiver implements ClientMirror {
       let names: string[] | undefined;
       for (let k = 0; k < n; k++) {
         if (pData[a + k] === nData[b + k]) continue;
-        const name = this.fieldAt(type, k);
+        const name = this.fieldAt(type, k, n);
         if (names === undefined) names = [name];
         else if (names[names.length - 1] !== name) names.push(name);
       }
@@ -303,25 +303,32 @@ export class SnapshotReceiver implements ClientMirror {
     return out;
   }
 
-  // Field name of each int of a type (by field table and declarations), cached per type.
-  private readonly fieldNames = new Map<number, { uuid: string | undefined; names: string[] }>();
+  // Fields of each type (name and ints) by field table and declarations, cached per type.
+  private readonly fieldSpecs = new Map<number, { uuid: string | undefined; known: boolean; fields: [string, number][] }>();
 
-  private fieldAt(type: number, k: number): string {
+  /** Name of int `k` of an item of `type` with `size` ints, as `itemFields` names it. */
+  private fieldAt(type: number, k: number, size: number): string {
     const uuid = type >= 0x4000 ? this.declarations.get(type) : undefined;
-    let e = this.fieldNames.get(type);
+    let e = this.fieldSpecs.get(type);
     if (e === undefined || e.uuid !== uuid) {
       const info = itemTypeInfo(this.version, type, this.declarations);
-      const names: string[] = [];
+      const fields: [string, number][] = [];
       for (const spec of info.fields) {
         const m = /^([A-Za-z0-9_]+)(?::[sa](\d+)(?:x(\d+))?)?$/.exec(spec)!;
-        const n = m[2] === undefined ? 1 : Number(m[2]) * (m[3] === undefined ? 1 : Number(m[3]));
-        for (let i = 0; i < n; i++) names.push(m[1]!);
+        fields.push([m[1]!, m[2] === undefined ? 1 : Number(m[2]) * (m[3] === undefined ? 1 : Number(m[3]))]);
       }
-      if (info.name === 'UuidDeclaration') names.fill('uuid');
-      e = { uuid, names: info.known ? names : [] };
-      this.fieldNames.set(type, e);
+      e = { uuid, known: info.known, fields };
+      this.fieldSpecs.set(type, e);
     }
-    return k < e.names.length ? e.names[k]! : e.names.length > 0 ? 'extra' : 'data';
+    if (!e.known) return 'data';
+    if (type === 0 && size === 4) return 'uuid';
+    let p = 0;
+    for (const [name, total] of e.fields) {
+      if (p + total > size) break;
+      if (k < p + total) return name;
+      p += total;
+    }
+    return 'extra';
   }
 
   /** Forget everything (e.g. on reconnect or map change). */
