@@ -5,7 +5,7 @@
  * properties in delta.test.ts check that both agree on every input.
  */
 import { DecodeError, LimitError } from '../../src/core/errors.js';
-import { DEFAULT_LIMITS, type Limits } from '../../src/core/limits.js';
+import { DEFAULT_TW_LIMITS as DEFAULT_LIMITS, type TwLimits as Limits } from '../../src/protocols/teeworlds/limits.js';
 import { Arena, buildIndex, MAX_ID, MAX_TYPE, Snapshot, snapshotByteSize, trackChunks } from '../../src/protocols/teeworlds/snapshot.js';
 
 const arena = new Arena();

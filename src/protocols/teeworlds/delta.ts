@@ -6,7 +6,7 @@
  * in, snapshot out); `applyDelta` is a view over it for delta ints.
  */
 import { DecodeError, EncodeError } from '../../core/errors.js';
-import { DEFAULT_LIMITS, type Limits } from '../../core/limits.js';
+import { DEFAULT_TW_LIMITS as DEFAULT_LIMITS, type TwLimits as Limits } from './limits.js';
 import { MAX_ID, MAX_TYPE, Snapshot } from './snapshot.js';
 import { unpackFused } from './unpack.js';
 import { encodeInts, intOffsets } from './varint.js';

@@ -6,6 +6,12 @@ import { DEFAULT_LIMITS, type Limits } from '../../core/limits.js';
 import { MAX_SNAPSHOT_PARTS } from './codec.js';
 
 export interface TwLimits extends Limits {
+  /** Most items in one snapshot (the games use 1023; hostile deltas are capped here). */
+  twMaxItems: number;
+  /** Largest snapshot data size in bytes (the games use 64 KiB). */
+  twMaxSnapshotSize: number;
+  /** Most slices of one SNAP message. */
+  twMaxParts: number;
   /**
    * Most snapshots a receiver stores by tick (libtw2 keeps 100). Past it the
    * oldest are evicted; a server that refers to one gets "missing base" and
@@ -22,6 +28,8 @@ export interface TwLimits extends Limits {
 
 export const DEFAULT_TW_LIMITS: Readonly<TwLimits> = Object.freeze({
   ...DEFAULT_LIMITS,
+  twMaxItems: 1024,
+  twMaxSnapshotSize: 64 * 1024,
   twMaxParts: MAX_SNAPSHOT_PARTS,
   twMaxStoredSnapshots: 100,
   twMaxStoredBytes: 8 * 1024 * 1024,

@@ -15,7 +15,7 @@
  * and the item field it changes; with none, that costs one branch per record.
  */
 import { DecodeError, LimitError } from '../../core/errors.js';
-import { DEFAULT_LIMITS, type Limits } from '../../core/limits.js';
+import { DEFAULT_TW_LIMITS as DEFAULT_LIMITS, type TwLimits as Limits } from './limits.js';
 import type { VarintMode } from './varint.js';
 import { Arena, buildIndex, DEFAULT_ARENA, MAX_ID, MAX_TYPE, Snapshot, snapshotByteSize, trackChunks } from './snapshot.js';
 
