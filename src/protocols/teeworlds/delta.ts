@@ -9,6 +9,7 @@ import { DecodeError, EncodeError } from '../../core/errors.js';
 import { DEFAULT_TW_LIMITS as DEFAULT_LIMITS, type TwLimits as Limits } from './limits.js';
 import { MAX_ID, MAX_TYPE, Snapshot } from './snapshot.js';
 import { unpackFused } from './unpack.js';
+import { DeltaPacker } from './pack.js';
 import { encodeInts, intOffsets } from './varint.js';
 import type { TwVersion, DeltaRecord, DeltaLayout } from './types.js';
 export type { TwVersion, DeltaRecord, DeltaLayout } from './types.js';
@@ -110,10 +111,14 @@ export function createDelta(from: Snapshot, to: Snapshot, sizes: Int32Array): In
   return out.slice(0, p);
 }
 
-/** `createDelta` then CVariableInt packing; an empty Uint8Array for "no change". */
+const defaultPacker = new DeltaPacker();
+
+/**
+ * `createDelta` then CVariableInt packing, in one pass (pack.ts); an empty
+ * Uint8Array for "no change".
+ */
 export function createDeltaBytes(from: Snapshot, to: Snapshot, sizes: Int32Array): Uint8Array {
-  const d = createDelta(from, to, sizes);
-  return d === null ? new Uint8Array(0) : encodeInts(d);
+  return defaultPacker.pack(from, to, sizes);
 }
 
 /**
