@@ -35,11 +35,6 @@ import {
 import { teeworldsNetExtras } from './teeworlds-net.js';
 import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues, StreamDecoder, StreamEncoder } from './types.js';
 
-function versionOf(opts: OptionValues): TwVersion {
-  const v = opts.version;
-  return v === '0.6' || v === '0.7' || v === 'ddnet' ? v : 'ddnet';
-}
-
 /** The version given with `--version`, or undefined (then it is detected from the input). */
 function givenVersion(opts: OptionValues): TwVersion | undefined {
   const v = opts.version;
