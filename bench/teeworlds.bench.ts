@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   createDelta,
+  createDeltaBytes,
+  SnapshotProducer,
   decodeIntsInto,
   encodeInts,
   Snapshot,
@@ -157,6 +159,23 @@ export function cases(): BenchCase[] {
     return n;
   };
 
+  const createFused = () => {
+    let n = 0;
+    for (const s of snaps) n += createDeltaBytes(s.base, s.snap, s.sizes).length;
+    return n;
+  };
+  // the server side: delta, pack, slice and frame the messages, per fixture snapshot
+  const producers = new Map<Int32Array, SnapshotProducer>();
+  FILES.forEach(([, v]) => producers.set(STATIC_SIZES[v], new SnapshotProducer(v)));
+  const produce = () => {
+    let n = 0;
+    snaps.forEach((s, i) => {
+      for (const b of producers.get(s.sizes)!.encode(steps[i]!.tick, steps[i]!.deltaTick, s.base, s.snap).bytes) n += b.length;
+    });
+    return n;
+  };
+  const producedBytes = produce();
+
   return [
     {
       group: 'teeworlds',
@@ -171,6 +190,8 @@ export function cases(): BenchCase[] {
     { group: 'teeworlds', name: 'replay, storage without recycling', bytes, items, itemUnit: 'items', fn: replayNoRecycle },
     { group: 'teeworlds', name: 'varint decompress only', bytes, fn: decompressOnly },
     { group: 'teeworlds', name: `receiver: messages -> verified snapshots (${msgBytes} B)`, bytes: msgBytes, items, itemUnit: 'items', fn: receiverPath2 },
-    { group: 'teeworlds', name: 'producer: createDelta + pack', bytes, items, itemUnit: 'items', fn: create },
+    { group: 'teeworlds', name: 'producer: createDelta + pack (two passes, reference)', bytes, items, itemUnit: 'items', fn: create },
+    { group: 'teeworlds', name: 'delta creation + pack, fused (createDeltaBytes)', bytes, items, itemUnit: 'items', target: { mbps: 250 }, fn: createFused },
+    { group: 'teeworlds', name: `SnapshotProducer.encode: messages out (${producedBytes} B)`, bytes: producedBytes, items, itemUnit: 'items', target: { mbps: 100 }, fn: produce },
   ];
 }

@@ -20,13 +20,6 @@ export interface Limits {
   /** Most sub-updates in one 0x16 body. */
   smMaxUpdates: number;
 
-  // --- Teeworlds / DDNet ---
-  /** Most items in one snapshot (the games use 1023; hostile deltas are capped here). */
-  twMaxItems: number;
-  /** Largest snapshot data size in bytes (the games use 64 KiB). */
-  twMaxSnapshotSize: number;
-  /** Most slices of one SNAP message. */
-  twMaxParts: number;
 
   // --- Diep ---
   /** Most entities mentioned in one update packet. */
@@ -40,9 +33,6 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxArrayLength: 1 << 20,
   maxDepth: 8,
   smMaxUpdates: 1 << 20,
-  twMaxItems: 1024,
-  twMaxSnapshotSize: 64 * 1024,
-  twMaxParts: 64,
   diepMaxEntities: 1 << 16,
 });
 

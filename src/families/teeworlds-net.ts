@@ -43,6 +43,7 @@ export function snapshotRecord(
   return {
     record: 'snapshot',
     ...extra,
+    version: s.codecVersion,
     tick: s.tick,
     deltaTick: s.deltaTick,
     kind: s.kind,
@@ -72,9 +73,43 @@ function datagramRecord(d: CapturedDatagram): Record<string, unknown> {
   return r;
 }
 
+/**
+ * The network version of a capture when `--version` is not given: read the
+ * first datagrams both ways and keep the version that reads them (the 0.7
+ * handshake starts with a token request, 0.6's with a connect; later
+ * datagrams differ in their headers).
+ */
+export function detectCaptureVersion(bytes: Uint8Array, server?: string): NetVersion {
+  let best: NetVersion = '0.6';
+  let bestScore = -1;
+  for (const version of ['0.7', '0.6'] as const) {
+    let score = 0;
+    let n = 0;
+    try {
+      for (const d of decodeTeeworldsCapture(bytes, server === undefined ? { version } : { version, server })) {
+        // a datagram the version cannot read, or an unknown control message, counts against it
+        if (d.error !== undefined) score -= 3;
+        else score++;
+        if (d.control !== undefined) score += d.control.type === 'unknown' ? -3 : 3;
+        score += 4 * d.snapshots.filter((x) => x.crcOk).length;
+        if (++n >= 64) break;
+      }
+    } catch {
+      score = -1;
+    }
+    if (score > bestScore) {
+      best = version;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
 function* decodeCaptureMessages(bytes: Uint8Array, opts: OptionValues): Generator<DecodedMessage> {
-  const capOpts: { version: NetVersion; server?: string } = { version: netVersion(opts) };
-  if (typeof opts.server === 'string') capOpts.server = opts.server;
+  const server = typeof opts.server === 'string' ? opts.server : undefined;
+  const given = opts.version === '0.6' || opts.version === '0.7' || opts.version === 'ddnet';
+  const capOpts: { version: NetVersion; server?: string } = { version: given ? netVersion(opts) : detectCaptureVersion(bytes, server) };
+  if (server !== undefined) capOpts.server = server;
   for (const d of decodeTeeworldsCapture(bytes, capOpts)) {
     const records: unknown[] = [datagramRecord(d)];
     for (const s of d.snapshots) records.push(snapshotRecord(s, s.declarations, { client: d.client, frame: d.frame }));

@@ -8,15 +8,19 @@
  * encode: JSON records of snapshots (as decode prints them, or `{tick, items}`
  * with optional `ackTick`) → the messages the server-side producer sends.
  */
-import { DecodeError, EncodeError } from '../core/index.js';
-import type { SpanSink } from '../core/index.js';
+import { DecodeError, EncodeError, excerpt } from '../core/index.js';
+import { SpanSink, type Span } from '../core/index.js';
 import {
   describeDelta,
   decodeInts,
+  decodeSnapMessage,
+  type DeltaSpans,
   extTypeDeclarations,
   intOffsets,
   itemDataFromFields,
+  itemFields,
   itemTypeInfo,
+  type ItemTypeInfo,
   Snapshot,
   SnapshotBuilder,
   SnapshotProducer,
@@ -31,21 +35,24 @@ import {
 import { teeworldsNetExtras } from './teeworlds-net.js';
 import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues, StreamDecoder, StreamEncoder } from './types.js';
 
-function versionOf(opts: OptionValues): TwVersion {
+/** The version given with `--version`, or undefined (then it is detected from the input). */
+function givenVersion(opts: OptionValues): TwVersion | undefined {
   const v = opts.version;
-  return v === '0.6' || v === '0.7' || v === 'ddnet' ? v : 'ddnet';
+  return v === '0.6' || v === '0.7' || v === 'ddnet' ? v : undefined;
 }
 
 function intOption(opts: OptionValues, name: string, def: number): number {
   const v = opts[name];
   if (v === undefined || v === '' || typeof v === 'boolean') return def;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new EncodeError(`--${name}`, `must be a positive integer, got ${JSON.stringify(v)}`);
+  if (!Number.isInteger(n) || n < 1) throw new EncodeError(`--${name}`, `must be a positive integer, got ${excerpt(v)}`);
   return n;
 }
 
 /** The JSON record printed for each completed (or failed) snapshot. */
 export interface TeeworldsSnapshotRecord {
+  /** Protocol version the messages were read as (given, or detected from the message ids). */
+  version: TwVersion;
   tick: number;
   deltaTick: number;
   kind: string;
@@ -62,32 +69,141 @@ export interface TeeworldsSnapshotRecord {
   error?: string;
 }
 
+/**
+ * Versions whose snapshot message ids and layout read `bytes` (0.6 and DDNet
+ * share them: `ddnet` stands for both). Used to detect the version and to
+ * suggest the right `--version`.
+ */
+export function snapMessageVersions(bytes: Uint8Array, mode: VarintMode = 'ddnet'): TwVersion[] {
+  const out: TwVersion[] = [];
+  for (const v of ['ddnet', '0.7'] as const) {
+    try {
+      decodeSnapMessage(bytes, v, { mode, maxParts: 1 << 20, maxPartSize: 1 << 20 });
+      out.push(v);
+    } catch {
+      /* not this one */
+    }
+  }
+  return out;
+}
+
+/** Collects what the delta decoder reports (byte ranges of ints), to turn into spans once the snapshot is built. */
+class DeltaSpanLog implements DeltaSpans {
+  readonly header: DeltaSpans['header'];
+  readonly events: number[] = []; // [what, index, key, k, start, end, sizeStart, sizeEnd]
+  readonly heads: [string, number, number][] = [];
+  constructor() {
+    this.header = (name, start, end) => void this.heads.push([name, start, end]);
+  }
+  deleted(index: number, key: number, start: number, end: number): void {
+    this.events.push(0, index, key, 0, start, end, 0, 0);
+  }
+  record(index: number, key: number, start: number, end: number, sizeStart: number, sizeEnd: number): void {
+    this.events.push(1, index, key, 0, start, end, sizeStart, sizeEnd);
+  }
+  dataInt(index: number, key: number, k: number, start: number, end: number): void {
+    this.events.push(2, index, key, k, start, end, 0, 0);
+  }
+}
+
+/** Paths inside `fields` of each data int of an item type (by its field specs). */
+function fieldPaths(info: ItemTypeInfo, size: number): string[] {
+  const out: string[] = [];
+  if (!info.known) return out;
+  if (info.name === 'UuidDeclaration' && size === 4) return ['uuid', 'uuid', 'uuid', 'uuid'];
+  for (const spec of info.fields) {
+    const m = /^([A-Za-z0-9_]+)(?::([sa])(\d+)(?:x(\d+))?)?$/.exec(spec)!;
+    const name = m[1]!;
+    const n = m[3] === undefined ? 1 : Number(m[3]);
+    const total = m[4] === undefined ? n : n * Number(m[4]);
+    if (out.length + total > size) break;
+    for (let k = 0; k < total; k++) {
+      if (m[2] === undefined || m[2] === 's' && m[4] === undefined) out.push(name);
+      else if (m[2] === 'a') out.push(`${name}[${k}]`);
+      else out.push(`${name}[${Math.floor(k / n)}]`);
+    }
+  }
+  const known = out.length;
+  for (let k = known; k < size; k++) out.push(`extra[${k - known}]`);
+  return out;
+}
+
+// Outer message fields → record paths. `part` goes with `numParts`; the part's
+// size and bytes build the items (the delta layer shows them in detail).
+const OUTER_PATHS: Record<string, string[]> = {
+  msgId: ['kind', 'version'],
+  tick: ['tick'],
+  delta: ['deltaTick'],
+  numParts: ['numParts'],
+  part: ['numParts'],
+  crc: ['crc'],
+  partSize: ['items'],
+  data: ['items'],
+};
+
 class TeeworldsDecoder implements StreamDecoder {
-  private readonly rx: SnapshotReceiver;
-  private readonly version: TwVersion;
+  /** Receivers of the versions still possible (one once the version is known). */
+  private receivers: SnapshotReceiver[];
+  private readonly fixed: boolean;
   private readonly mode: VarintMode;
-  private prev: Snapshot = Snapshot.EMPTY;
-  private cur: Snapshot = Snapshot.EMPTY;
-  private removedKeys: number[] = [];
 
   constructor(opts: OptionValues) {
-    this.version = versionOf(opts);
     const mode: VarintMode = opts.varint === 'vanilla' ? 'vanilla' : 'ddnet';
     this.mode = mode;
     const partSize = Number(opts['part-size'] ?? 900);
-    if (!Number.isInteger(partSize) || partSize < 1) throw new DecodeError(0, '--part-size', 'a positive integer', JSON.stringify(opts['part-size']));
-    this.rx = new SnapshotReceiver(this.version, { mode, partSize });
+    if (!Number.isInteger(partSize) || partSize < 1) throw new DecodeError(0, '--part-size', 'a positive integer', excerpt(opts['part-size']));
+    const given = givenVersion(opts);
+    this.fixed = given !== undefined;
+    this.receivers = (given === undefined ? (['ddnet', '0.7'] as const) : [given]).map((v) => new SnapshotReceiver(v, { mode, partSize }));
+  }
+
+  private get rx(): SnapshotReceiver {
+    return this.receivers[0]!;
   }
 
   decode(bytes: Uint8Array, spans?: SpanSink): DecodedMessage {
-    const r = this.rx.receiveBytes(bytes, spans);
+    if (this.receivers.length > 1) this.narrow(bytes);
+    const outer = spans === undefined ? undefined : new SpanSink();
+    const log = spans === undefined ? undefined : new DeltaSpanLog();
+    try {
+      this.rx.apply(bytes, outer, log);
+    } catch (e) {
+      throw this.fixed && e instanceof DecodeError ? this.withHint(e, bytes) : e;
+    }
+    const r = this.rx.lastResult!;
     if (r.status === 'partial' || r.status === 'ignored') return { records: [] };
-    return this.record(r);
+    const out = this.record(r);
+    if (spans !== undefined) this.spans(spans, outer!, log!, r, out.records[0] as TeeworldsSnapshotRecord);
+    return out;
+  }
+
+  /** Version detection: keep the receivers whose version reads this message (the first one that does if none does). */
+  private narrow(bytes: Uint8Array): void {
+    const ok = snapMessageVersions(bytes, this.mode);
+    const left = this.receivers.filter((rx) => ok.includes(rx.version));
+    if (left.length === 0) return; // nobody reads it: the first candidate reports the error
+    // several still read it: feed the others too, drop those whose snapshot fails
+    if (left.length > 1) {
+      for (const rx of left.slice(1)) {
+        const st = rx.receiveBytes(bytes).status;
+        if (st === 'bad-delta' || st === 'crc-error') left.splice(left.indexOf(rx), 1);
+      }
+    }
+    this.receivers = left;
+  }
+
+  private withHint(e: DecodeError, bytes: Uint8Array): DecodeError {
+    const other = snapMessageVersions(bytes, this.mode).filter((v) => v !== (this.rx.version === '0.6' ? 'ddnet' : this.rx.version));
+    if (other.length === 0) return e;
+    const v = other[0] === 'ddnet' ? (this.rx.version === '0.7' ? '0.6 or ddnet' : 'ddnet') : other[0]!;
+    return new DecodeError(e.offset, e.path, e.expected, `${e.found ?? ''} — this reads as a ${v} snapshot message: try --version ${other[0] === 'ddnet' ? 'ddnet' : other[0]} (or leave --version out to detect it)`);
   }
 
   private record(r: ReceiveResult): DecodedMessage {
     const m = r.message;
+    const rx = this.rx;
     const rec: TeeworldsSnapshotRecord = {
+      version: rx.version,
       tick: m.tick,
       deltaTick: m.deltaTick,
       kind: m.kind,
@@ -97,12 +213,11 @@ class TeeworldsDecoder implements StreamDecoder {
       crcOk: r.status === 'complete',
     };
     const out: DecodedMessage = { records: [rec] };
-    const sizes = STATIC_SIZES[this.version];
     const blob = r.delta;
     if (blob !== undefined && blob.length > 0 && (r.status === 'complete' || r.status === 'crc-error')) {
       // Layout of the delta, for counts and the inspector's per-item byte ranges.
       const ints = decodeInts(blob, 0, blob.length, this.mode);
-      const layout = describeDelta(ints, sizes);
+      const layout = describeDelta(ints, STATIC_SIZES[rx.version]);
       rec.numDeleted = layout.numDeleted;
       rec.numUpdated = layout.numUpdated;
       rec.deleted = layout.deleted.map((k) => ({ type: k >>> 16, id: k & 0xffff }));
@@ -110,7 +225,7 @@ class TeeworldsDecoder implements StreamDecoder {
       const ents: EntityByteRange[] = [];
       for (const d of layout.records) ents.push({ id: `${d.type}:${d.id}`, start: pos[d.start]!, end: pos[d.end]!, layer: 'delta' });
       out.entities = ents;
-      out.layers = { delta: blob };
+      out.layers = { delta: blob, ints: new Uint8Array(ints.buffer, ints.byteOffset, ints.length * 4) };
     } else if (r.status === 'complete') {
       rec.numDeleted = 0;
       rec.numUpdated = 0;
@@ -120,43 +235,99 @@ class TeeworldsDecoder implements StreamDecoder {
     const snap = r.snapshot;
     if (snap !== undefined) {
       if (r.status === 'crc-error') rec.error = `CRC mismatch: message ${m.crc}, rebuilt snapshot ${r.crc}`;
-      const decls = extTypeDeclarations(snap, new Map(this.rx.declarations));
+      const decls = extTypeDeclarations(snap, new Map(rx.declarations));
       rec.numItems = snap.numItems;
       rec.items = [];
-      for (let i = 0; i < snap.numItems; i++) rec.items.push(typedItem(this.version, snap, i, decls));
-      if (r.status === 'complete') this.track(snap);
+      for (let i = 0; i < snap.numItems; i++) rec.items.push(typedItem(rx.version, snap, i, decls));
     }
     return out;
   }
 
-  private track(snap: Snapshot): void {
-    this.prev = this.cur;
-    this.cur = snap;
-    this.removedKeys = [];
-    for (let i = 0; i < this.prev.numItems; i++) if (!snap.has(this.prev.keys[i]!)) this.removedKeys.push(this.prev.keys[i]!);
+  /** Spans whose paths are the record's: the message fields, then every delta int at the field it changes. */
+  private spans(sink: SpanSink, outer: SpanSink, log: DeltaSpanLog, r: ReceiveResult, rec: TeeworldsSnapshotRecord): void {
+    const add = (path: string, start: number, end: number, kind: string, layer?: string) => {
+      const sp: Span = { start, end, path, kind };
+      if (layer !== undefined) sp.layer = layer;
+      if (sink.record !== undefined) sp.record = sink.record;
+      sink.spans.push(sp);
+    };
+    for (const s of outer.spans) {
+      for (const p of OUTER_PATHS[s.path] ?? []) add(p, s.start, s.end, s.kind);
+      // SNAPSINGLE and SNAPEMPTY are one part by their id
+      if (s.path === 'msgId' && rec.kind !== 'snap') add('numParts', s.start, s.end, s.kind);
+    }
+    const blob = r.delta;
+    const snap = r.snapshot;
+    if (blob === undefined || blob.length === 0 || snap === undefined || rec.items === undefined) return;
+    // int index of each int's first byte, for the `ints` layer (4 bytes per int)
+    const pos = intOffsets(blob, 0, blob.length);
+    const intAt = new Map<number, number>();
+    for (let i = 0; i < pos.length - 1; i++) intAt.set(pos[i]!, i);
+    const both = (path: string, start: number, end: number) => {
+      add(path, start, end, 'varint', 'delta');
+      const a = intAt.get(start);
+      const b = end >= blob.length ? pos.length - 1 : intAt.get(end);
+      if (a !== undefined && b !== undefined) add(path, a * 4, b * 4, 'i32', 'ints');
+    };
+    for (const [name, start, end] of log.heads) if (name !== 'numTemp') both(name, start, end);
+    const ev = log.events;
+    const paths = new Map<number, string[]>();
+    for (let e = 0; e < ev.length; e += 8) {
+      const what = ev[e]!;
+      const key = ev[e + 2]!;
+      const start = ev[e + 4]!;
+      const end = ev[e + 5]!;
+      if (what === 0) {
+        const d = ev[e + 1]!;
+        both(`deleted[${d}].type`, start, end);
+        both(`deleted[${d}].id`, start, end);
+        continue;
+      }
+      const i = snap.indexOf(key);
+      if (i < 0) continue;
+      const item = rec.items[i]!;
+      const p = `items[${i}]`;
+      if (what === 1) {
+        for (const f of ['type', 'id', 'typeName', 'event', 'uuidName'] as const) if (item[f] !== undefined) both(`${p}.${f}`, start, end);
+        if (ev[e + 7]! > ev[e + 6]!) both(`${p}.data`, ev[e + 6]!, ev[e + 7]!);
+        continue;
+      }
+      const k = ev[e + 3]!;
+      both(`${p}.data[${k}]`, start, end);
+      if (item.fields !== undefined) {
+        let fp = paths.get(key);
+        if (fp === undefined) paths.set(key, (fp = fieldPaths(itemTypeInfo(this.rx.version, item.type, this.rx.declarations), item.data.length)));
+        const f = fp[k];
+        if (f !== undefined && fieldExists(item.fields, f)) both(`${p}.fields.${f}`, start, end);
+        if (f === 'uuid' && item.fields.uuidName !== undefined) both(`${p}.fields.uuidName`, start, end);
+      }
+    }
   }
 
   state(): EntityTable {
+    const rx = this.rx;
+    const cur = rx.current ?? Snapshot.EMPTY;
+    const ch = rx.lastChanges;
+    const created = new Set(ch.created);
     const rows: EntityRow[] = [];
-    const decls = this.rx.declarations;
-    for (let i = 0; i < this.cur.numItems; i++) {
-      const t = typedItem(this.version, this.cur, i, decls);
-      const key = this.cur.keys[i]!;
-      const pi = this.prev.indexOf(key);
+    for (let i = 0; i < cur.numItems; i++) {
+      const t = typedItem(rx.version, cur, i, rx.declarations);
+      const id = `${t.type}:${t.id}`;
       const fields: Record<string, unknown> = t.fields ?? { data: t.data };
-      let changed: string[];
-      if (pi < 0) changed = Object.keys(fields);
-      else {
-        const old = typedItem(this.version, this.prev, pi, decls);
-        const of: Record<string, unknown> = old.fields ?? { data: old.data };
-        changed = Object.keys(fields).filter((k) => JSON.stringify(fields[k]) !== JSON.stringify(of[k]));
-      }
-      const row: EntityRow = { id: `${t.type}:${t.id}`, type: t.typeName, fields, changed };
-      if (pi < 0) row.created = true;
+      const row: EntityRow = { id, type: t.typeName, fields, changed: created.has(id) ? Object.keys(fields) : (ch.updated.get(id) ?? []) };
+      if (created.has(id)) row.created = true;
       rows.push(row);
     }
-    return { rows, removed: this.removedKeys.map((k) => `${k >>> 16}:${k & 0xffff}`) };
+    return { rows, removed: ch.removed };
   }
+}
+
+/** Whether `fields.<path>` names a value (`name`, `name[3]`). */
+function fieldExists(fields: Record<string, unknown>, path: string): boolean {
+  const b = path.indexOf('[');
+  if (b < 0) return fields[path] !== undefined;
+  const v = fields[path.slice(0, b)];
+  return Array.isArray(v) && Number(path.slice(b + 1, -1)) < v.length;
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -164,69 +335,132 @@ function isObj(v: unknown): v is Record<string, unknown> {
 }
 
 function int(v: unknown, path: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 2147483647) throw new EncodeError(path, `expected an int32, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 2147483647) throw new EncodeError(path, `expected an int32, got ${excerpt(v)}`);
   return v;
 }
 
 /** Build a snapshot from JSON items: `data` (raw ints) wins; otherwise `fields` by `typeName`/`type`. */
-export function snapshotFromJson(version: TwVersion, items: unknown, path = 'items'): Snapshot {
-  if (!Array.isArray(items)) throw new EncodeError(path, 'expected an array of items');
+export function snapshotFromJson(version: TwVersion, items: unknown, path = 'items', known?: Map<number, string>): Snapshot {
+  if (!Array.isArray(items)) throw new EncodeError(path, `expected an array of items, got ${excerpt(items)}`);
   const b = new SnapshotBuilder(); // the games' limits: 1023 items, 64 KiB
-  const decls = new Map<number, string>();
+  // declarations of earlier snapshots (as the decoder remembers them), then this one's
+  const decls = known ?? new Map<number, string>();
   // declarations first, so that extended items given by fields can be resolved
   for (const it of items) {
     if (isObj(it) && it.type === 0 && typeof it.id === 'number' && isObj(it.fields) && typeof it.fields.uuid === 'string') decls.set(it.id, it.fields.uuid);
   }
-  items.forEach((it, i) => {
+  if (items.length > b.maxItems) throw new EncodeError(path, `at most ${b.maxItems} items, got ${items.length}`);
+  for (let i = 0; i < items.length; i++) {
+    const it: unknown = items[i];
     const p = `${path}[${i}]`;
-    if (!isObj(it)) throw new EncodeError(p, 'expected an object');
+    if (!isObj(it)) throw new EncodeError(p, `expected an object, got ${excerpt(it)}`);
     const type = int(it.type, `${p}.type`);
     const id = int(it.id, `${p}.id`);
+    const info = itemTypeInfo(version, type, decls);
     let data: number[];
-    if (Array.isArray(it.data)) data = it.data.map((v, k) => int(v, `${p}.data[${k}]`));
-    else if (isObj(it.fields)) {
-      const info = itemTypeInfo(version, type, decls);
+    if (it.data !== undefined) {
+      if (!Array.isArray(it.data)) throw new EncodeError(`${p}.data`, `expected an array of ints, got ${excerpt(it.data)}`);
+      if (it.data.length > 0x4000) throw new EncodeError(`${p}.data`, `at most ${0x4000} ints (64 KiB), got ${it.data.length}`);
+      data = it.data.map((v, k) => int(v, `${p}.data[${k}]`));
+    } else if (isObj(it.fields)) {
       if (!info.known) throw new EncodeError(p, `no field table for type ${type}; give "data"`);
       data = itemDataFromFields(info, it.fields, `${p}.fields`);
     } else throw new EncodeError(p, 'expected "data" (ints) or "fields"');
+    // What the decoder will print must be what was given: fields, type name.
+    if (it.fields !== undefined) checkFields(info, data, it.fields, `${p}.fields`);
+    if (it.typeName !== undefined && it.typeName !== info.name) {
+      throw new EncodeError(`${p}.typeName`, `type ${type} is ${excerpt(info.name)} here, got ${excerpt(it.typeName)}`);
+    }
     b.add(type, id, data, p);
-  });
+  }
   return b.finish();
 }
 
+/**
+ * Every given field must be what the decoder prints for `data` (fields left
+ * out are taken from the data). No recursion: field values are flat.
+ */
+function checkFields(info: ItemTypeInfo, data: number[], given: unknown, path: string): void {
+  if (!isObj(given)) throw new EncodeError(path, `expected an object of named fields, got ${excerpt(given)}`);
+  if (!info.known) throw new EncodeError(path, `no field table for this type; give "data" only`);
+  const canon = itemFields(info, data) as Record<string, unknown>;
+  for (const k of Object.keys(given)) {
+    if (!Object.prototype.hasOwnProperty.call(canon, k)) throw new EncodeError(`${path}.${k}`, `not a field of ${info.name} (or beyond the data)`);
+    const a = canon[k];
+    const b = given[k];
+    let same = a === b;
+    if (!same && Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+      same = true;
+      for (let i = 0; i < a.length && same; i++) same = a[i] === b[i];
+    }
+    if (!same) throw new EncodeError(`${path}.${k}`, `${excerpt(b)} disagrees with the data (which gives ${excerpt(a)})`);
+  }
+}
+
+/** Snapshots the encoder remembers as possible bases. */
+const ENCODER_HISTORY = 256;
+
 class TeeworldsEncoder implements StreamEncoder {
-  private readonly version: TwVersion;
-  private readonly producer: SnapshotProducer;
+  private readonly given: TwVersion | undefined;
+  private readonly partSize: number;
+  private version: TwVersion | undefined;
+  private producer: SnapshotProducer | undefined;
   private readonly history = new Map<number, Snapshot>();
+  /** Extended type declarations seen so far (as the decoder's receiver keeps them). */
+  private readonly decls = new Map<number, string>();
 
   constructor(opts: OptionValues) {
-    this.version = versionOf(opts);
-    this.producer = new SnapshotProducer(this.version, { partSize: intOption(opts, 'part-size', 900) });
-    this.producer.addClient(0);
+    this.given = givenVersion(opts);
+    this.partSize = intOption(opts, 'part-size', 900);
+  }
+
+  /** The version: `--version`, else the records' own `version`, else ddnet; all records must agree. */
+  private versionFor(json: Record<string, unknown>): TwVersion {
+    const rv = json.version;
+    if (rv !== undefined && rv !== '0.6' && rv !== '0.7' && rv !== 'ddnet') throw new EncodeError('version', `expected "0.6", "0.7" or "ddnet", got ${excerpt(rv)}`);
+    if (this.given !== undefined && rv !== undefined && (rv === '0.7') !== (this.given === '0.7')) {
+      throw new EncodeError('version', `the record was decoded as ${rv}, but --version is ${this.given}: try --version ${rv} (or leave --version out)`);
+    }
+    const v = this.given ?? rv ?? this.version ?? 'ddnet';
+    if (this.version === undefined) {
+      this.version = v;
+      this.producer = new SnapshotProducer(v, { partSize: this.partSize });
+      this.producer.addClient(0);
+    } else if ((v === '0.7') !== (this.version === '0.7')) {
+      throw new EncodeError('version', `a ${v} record in a ${this.version} stream`);
+    }
+    return this.version;
   }
 
   encode(json: unknown): Uint8Array[] {
-    if (!isObj(json)) throw new EncodeError('', 'expected a JSON object');
+    if (!isObj(json)) throw new EncodeError('', `expected a JSON object, got ${excerpt(json)}`);
+    const version = this.versionFor(json);
+    const producer = this.producer!;
     if (json.status !== undefined && json.status !== 'ok') return []; // a snapshot the decoder dropped
-    if (json.ackTick !== undefined) this.producer.onInput(0, int(json.ackTick, 'ackTick'));
+    if (json.ackTick !== undefined) producer.onInput(0, int(json.ackTick, 'ackTick'));
     if (json.items === undefined) {
       if (json.ackTick === undefined) throw new EncodeError('', 'expected "items" (a snapshot) or "ackTick" (an acknowledgement)');
       return [];
     }
     const tick = int(json.tick, 'tick');
     if (tick < 0) throw new EncodeError('tick', 'must be >= 0');
-    const snap = snapshotFromJson(this.version, json.items);
+    const snap = snapshotFromJson(version, json.items, 'items', new Map(this.decls));
+    extTypeDeclarations(snap, this.decls);
+    this.history.delete(tick);
     this.history.set(tick, snap);
-    for (const t of this.history.keys()) if (t < tick - 1000) this.history.delete(t);
+    for (const t of this.history.keys()) {
+      if (this.history.size <= ENCODER_HISTORY && t >= tick - 1000) break;
+      this.history.delete(t);
+    }
     if (json.deltaTick !== undefined) {
       // Reproduce a recorded message: delta against the given base.
       const deltaTick = int(json.deltaTick, 'deltaTick');
       const base = deltaTick === -1 ? Snapshot.EMPTY : this.history.get(deltaTick);
       if (base === undefined || deltaTick >= tick) throw new EncodeError('deltaTick', `no earlier snapshot of tick ${deltaTick} in the input`);
-      return this.producer.encode(tick, deltaTick, base, snap).bytes;
+      return producer.encode(tick, deltaTick, base, snap).bytes;
     }
     const force = json.force === true;
-    const out = this.producer.snap(0, tick, snap, force);
+    const out = producer.produce(0, tick, snap, force);
     return out === null ? [] : out.bytes;
   }
 }
@@ -243,7 +477,7 @@ export const teeworlds: FamilyAdapter = {
   aliases: ['tw', 'ddnet'],
   summary: 'Teeworlds 0.6 / 0.7 and DDNet snapshots: SNAP / SNAPSINGLE / SNAPEMPTY, deltas, CRC, typed items',
   options: {
-    version: { type: 'string', description: 'protocol version', choices: ['0.6', '0.7', 'ddnet'], default: 'ddnet' },
+    version: { type: 'string', description: 'protocol version (default: detected from the message ids; encode: from the records, else ddnet)', choices: ['0.6', '0.7', 'ddnet'] },
     varint: { type: 'string', description: 'how the 5th byte of a varint is read', choices: ['ddnet', 'vanilla'], default: 'ddnet' },
     'part-size': { type: 'string', description: 'snapshot part size in bytes', default: '900' },
     ...teeworldsNetExtras.options,

@@ -106,6 +106,11 @@ for (const [version, ddnet] of [['0.7', false], ['0.6', true], ['0.6', false]] a
     assert.ok(seen[0]!.length > 20);
     assert.ok(records.some((r) => r.record === 'snapshot' && r.numParts > 1), 'multi-part snapshots in the capture');
     assert.deepEqual(snaps, seen[0]);
+    // without --version: detected from the handshake, the same records, each snapshot naming its version
+    const auto = await cli(['decode', 'teeworlds', '--pcap', file, '--format', 'jsonl']);
+    assert.equal(auto.code, 0, auto.err);
+    assert.equal(auto.out, out);
+    assert.ok(records.filter((r) => r.record === 'snapshot').every((r) => r.version === (version === '0.7' ? '0.7' : ddnet ? 'ddnet' : '0.6')));
   });
 }
 

@@ -64,3 +64,20 @@ test('huffman: decompress is total (random, truncated, limited)', () => {
   // output over the limit
   assert.throws(() => huffmanDecompress(huffmanCompress(new Uint8Array(100)), 50), DecodeError);
 });
+
+test('huffman: zero-heavy payloads (the multi-symbol table path) round-trip; cut ones are a value or a DecodeError (property)', () => {
+  fc.assert(
+    fc.property(fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 255 }) }), { maxLength: 400 }), fc.nat(), (bytes, cut) => {
+      const b = Uint8Array.from(bytes);
+      const c = huffmanCompress(b);
+      assert.deepEqual(huffmanDecompress(c, 4096), b);
+      try {
+        const part = huffmanDecompress(c.subarray(0, cut % (c.length + 1)), 4096);
+        assert.deepEqual(part, b.subarray(0, part.length));
+      } catch (e) {
+        assert.ok(e instanceof DecodeError);
+      }
+    }),
+    { numRuns: 500 },
+  );
+});

@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { unpackDeltaOracle as unpackDelta } from './oracle.js';
 import fc from 'fast-check';
 import { DecodeError, EncodeError } from '../../src/core/index.js';
 import {
@@ -12,7 +13,6 @@ import {
   STATIC_SIZES,
   TW_VERSIONS,
   unpackDeltaBytes,
-  unpackDelta,
   decodeInts,
   encodeInts,
   type TwVersion,
@@ -208,4 +208,34 @@ test('one-pass byte unpack and decompress-then-unpackDelta agree on every input 
     }),
     { numRuns: 600 },
   );
+});
+
+test('fused createDeltaBytes gives exactly encodeInts(createDelta) and the same errors (property)', () => {
+  for (const v of TW_VERSIONS) {
+    fc.assert(
+      fc.property(pairArb(v), fc.boolean(), ([fromItems, toItems], swap) => {
+        const from = Snapshot.fromItems(swap ? toItems : fromItems);
+        const to = Snapshot.fromItems(swap ? fromItems : toItems);
+        let ref: string;
+        try {
+          const d = createDelta(from, to, STATIC_SIZES[v]);
+          ref = d === null ? '' : Buffer.from(encodeInts(d)).toString('hex');
+        } catch (e) {
+          ref = `error ${(e as Error).message}`;
+        }
+        let got: string;
+        try {
+          got = Buffer.from(createDeltaBytes(from, to, STATIC_SIZES[v])).toString('hex');
+        } catch (e) {
+          got = `error ${(e as Error).message}`;
+        }
+        assert.equal(got, ref);
+      }),
+      { numRuns: 300 },
+    );
+  }
+  // a size change is refused the same way
+  const a = Snapshot.fromItems([{ type: 0x7fff, id: 1, data: [1, 2] }]);
+  const b = Snapshot.fromItems([{ type: 0x7fff, id: 1, data: [1, 2, 3] }]);
+  assert.throws(() => createDeltaBytes(a, b, STATIC_SIZES.ddnet), EncodeError);
 });

@@ -7,6 +7,8 @@ import type { SpanSink } from '../../core/spans.js';
 import type { TwVersion } from './delta.js';
 import { Packer, Unpacker } from './packer.js';
 import type { VarintMode } from './varint.js';
+import type { SnapKind, SnapMessage } from './types.js';
+export type { SnapKind, SnapMessage } from './types.js';
 
 /** System message ids (reference §4.2). */
 export interface SystemMessageIds {
@@ -116,24 +118,6 @@ export function uuidString(b: Uint8Array): string {
     s += (b[i]! < 16 ? '0' : '') + b[i]!.toString(16);
   }
   return s;
-}
-
-export type SnapKind = 'snap' | 'snap_single' | 'snap_empty';
-
-/** A decoded SNAP / SNAPSINGLE / SNAPEMPTY message. */
-export interface SnapMessage {
-  kind: SnapKind;
-  tick: number;
-  /** Absolute base tick: `tick − delta` (−1 = full snapshot). */
-  deltaTick: number;
-  /** Number of parts (1 unless SNAP). */
-  numParts: number;
-  /** Part index (0 unless SNAP). */
-  part: number;
-  /** CRC of the complete snapshot (0 for SNAPEMPTY, which carries none). */
-  crc: number;
-  /** This part's delta bytes (a view into the message; empty for SNAPEMPTY). */
-  data: Uint8Array;
 }
 
 export interface SnapDecodeOptions {

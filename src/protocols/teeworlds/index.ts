@@ -24,6 +24,10 @@ export {
   Snapshot,
   SnapshotBuilder,
   SnapshotStorage,
+  type StorageOptions,
+  DELTA_ENTRY_OVERHEAD,
+  Arena,
+  ARENA_CHUNK_INTS,
   type SnapItem,
   type BuilderOptions,
   itemKey,
@@ -42,7 +46,6 @@ export {
   TW_VERSIONS,
   STATIC_SIZES,
   staticSize,
-  unpackDelta,
   unpackDeltaBytes,
   createDelta,
   createDeltaBytes,
@@ -92,6 +95,8 @@ export {
   declarationKey,
 } from './items.js';
 export { type ObjectDef, type ExtObjectDef, OBJECTS_06, OBJECTS_07, EXT_OBJECTS } from './tables/objects.js';
+export { type DeltaSpans } from './unpack.js';
+export { type TwLimits, DEFAULT_TW_LIMITS, resolveTwLimits } from './limits.js';
 export { SnapshotReceiver, type ReceiverOptions, type ReceiveStatus, type ReceiveResult } from './session.js';
 export {
   SnapshotProducer,

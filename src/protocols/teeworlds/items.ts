@@ -4,10 +4,13 @@
  * their type-0 declarations, strings unpacked. Unknown types stay raw.
  */
 import { EncodeError } from '../../core/errors.js';
+import { excerpt } from '../../core/json.js';
 import type { TwVersion } from './delta.js';
 import { itemKey, type Snapshot } from './snapshot.js';
 import { intsToStr, strToInts } from './strings.js';
 import { EXT_OBJECTS, OBJECTS_06, OBJECTS_07, type ExtObjectDef, type ObjectDef } from './tables/objects.js';
+import type { ItemTypeInfo, FieldValue, TypedItem } from './types.js';
+export type { ItemTypeInfo, FieldValue, TypedItem } from './types.js';
 
 /** Lowest internal type a DDNet client treats as extended (`OFFSET_UUID_TYPE`). */
 export const OFFSET_UUID_TYPE = 0x4000;
@@ -38,7 +41,7 @@ export function intsToUuid(ints: ArrayLike<number>, start = 0): string {
 /** The 4 ints of a UUID string (declaration data). */
 export function uuidToInts(uuid: string): Int32Array {
   const hex = uuid.replace(/-/g, '');
-  if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new EncodeError('uuid', `not a UUID: ${JSON.stringify(uuid)}`);
+  if (!/^[0-9a-fA-F]{32}$/.test(hex)) throw new EncodeError('uuid', `not a UUID: ${excerpt(uuid)}`);
   const out = new Int32Array(4);
   for (let i = 0; i < 4; i++) out[i] = parseInt(hex.slice(i * 8, i * 8 + 8), 16) | 0;
   return out;
@@ -57,19 +60,6 @@ export function extTypeDeclarations(snap: Snapshot, into: Map<number, string> = 
     }
   }
   return into;
-}
-
-/** What is known about an item type. */
-export interface ItemTypeInfo {
-  /** Object name, `Unknown<type>` for unknown types, `Ext<type>` for undeclared extended types. */
-  name: string;
-  event: boolean;
-  /** Field specs (empty when unknown). */
-  fields: readonly string[];
-  /** For extended types: the UUID and its name, when declared. */
-  uuid?: string;
-  uuidName?: string;
-  known: boolean;
 }
 
 /** Look up a type: static table first, then extended types via `decls` (internal type → UUID). */
@@ -112,8 +102,6 @@ function parseSpec(s: string): FieldSpec {
   return f;
 }
 
-export type FieldValue = number | string | number[] | string[];
-
 /**
  * Named fields of an item's data. Fields beyond the data are omitted (older
  * servers send shorter extended objects); ints beyond the known fields go to
@@ -154,39 +142,40 @@ export function itemDataFromFields(info: ItemTypeInfo, fields: Record<string, un
     const f = parseSpec(s);
     const v = fields[f.name];
     if (v === undefined) break;
-    const bad = () => new EncodeError(`${path}.${f.name}`, `unexpected value ${JSON.stringify(v)}`);
+    const where = `${path}.${f.name}`;
     if (f.kind === 'int') {
-      if (typeof v !== 'number' || !Number.isInteger(v)) throw bad();
-      out.push(v | 0);
+      out.push(int32Field(v, where));
     } else if (f.kind === 'arr') {
-      if (!Array.isArray(v) || v.length !== f.n || !v.every((x) => typeof x === 'number' && Number.isInteger(x))) throw bad();
-      for (const x of v as number[]) out.push(x | 0);
+      if (!Array.isArray(v) || v.length !== f.n) throw new EncodeError(where, `expected ${f.n} ints, got ${excerpt(v)}`);
+      for (let k = 0; k < f.n; k++) out.push(int32Field(v[k], `${where}[${k}]`));
     } else if (f.kind === 'str') {
-      if (typeof v !== 'string') throw bad();
-      out.push(...strToInts(v, f.n));
+      for (const x of strField(v, f.n, where)) out.push(x);
     } else {
-      if (!Array.isArray(v) || v.length !== f.m || !v.every((x) => typeof x === 'string')) throw bad();
-      for (const x of v as string[]) out.push(...strToInts(x, f.n));
+      if (!Array.isArray(v) || v.length !== f.m) throw new EncodeError(where, `expected ${f.m} strings, got ${excerpt(v)}`);
+      for (let k = 0; k < f.m; k++) for (const x of strField(v[k], f.n, `${where}[${k}]`)) out.push(x);
     }
   }
   const extra = fields.extra;
-  if (Array.isArray(extra)) for (const x of extra) out.push(Number(x) | 0);
+  if (extra !== undefined) {
+    if (!Array.isArray(extra)) throw new EncodeError(`${path}.extra`, `expected an array of ints, got ${excerpt(extra)}`);
+    if (extra.length > 0x4000) throw new EncodeError(`${path}.extra`, `at most ${0x4000} ints, got ${extra.length}`);
+    for (let k = 0; k < extra.length; k++) out.push(int32Field(extra[k], `${path}.extra[${k}]`));
+  }
   return out;
 }
 
-/** A typed item, JSON-ready. */
-export interface TypedItem {
-  type: number;
-  id: number;
-  /** Object name (see `ItemTypeInfo.name`). */
-  typeName: string;
-  event?: boolean;
-  /** Extended types: the UUID name, when declared. */
-  uuidName?: string;
-  /** Named fields (absent for unknown types). */
-  fields?: Record<string, FieldValue>;
-  /** The raw ints (authoritative). */
-  data: number[];
+function int32Field(v: unknown, path: string): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 2147483647) throw new EncodeError(path, `expected an int32, got ${excerpt(v)}`);
+  return v;
+}
+
+/** A string field: it must read back the same (fits `4n − 1` UTF-8 bytes, no NUL). */
+function strField(v: unknown, n: number, path: string): Int32Array {
+  if (typeof v !== 'string') throw new EncodeError(path, `expected a string, got ${excerpt(v)}`);
+  if (v.length > 4 * n) throw new EncodeError(path, `at most ${4 * n - 1} UTF-8 bytes, got ${excerpt(v)}`);
+  const ints = strToInts(v, n);
+  if (intsToStr(ints) !== v) throw new EncodeError(path, `does not fit ${n} ints (${4 * n - 1} UTF-8 bytes, no NUL): ${excerpt(v)}`);
+  return ints;
 }
 
 /** Typed view of item `i` of a snapshot. */

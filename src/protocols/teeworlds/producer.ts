@@ -5,9 +5,10 @@
  * SNAPSINGLE / SNAP parts, following the INIT / FULL / RECOVER send rates.
  */
 import { encodeSnapMessage, sliceSnapshot, type SliceOptions, type SnapMessage } from './codec.js';
-import { createDelta, STATIC_SIZES, type TwVersion } from './delta.js';
+import { STATIC_SIZES, type TwVersion } from './delta.js';
+import { DeltaPacker } from './pack.js';
 import { Snapshot, SnapshotStorage } from './snapshot.js';
-import { encodeInts } from './varint.js';
+import { decodeInts } from './varint.js';
 
 export type SnapRate = 'INIT' | 'FULL' | 'RECOVER';
 
@@ -43,8 +44,8 @@ export interface ProducedSnapshot {
   /** Base tick (−1 = full). */
   deltaTick: number;
   crc: number;
-  /** The delta ints (null = no change, SNAPEMPTY). */
-  delta: Int32Array | null;
+  /** The delta ints (null = no change, SNAPEMPTY); unpacked from the bytes on first read. */
+  readonly delta: Int32Array | null;
   /** The messages (structured) and their bytes, one per part. */
   messages: SnapMessage[];
   bytes: Uint8Array[];
@@ -57,12 +58,13 @@ export class ClientSnapState {
   readonly sent = new SnapshotStorage();
 }
 
-/** Produces snapshot messages for any number of clients. */
+/** Produces snapshot messages for any number of clients: the family's server side (`produce`). */
 export class SnapshotProducer {
   readonly version: TwVersion;
   readonly policy: Readonly<SnapPolicy>;
   private readonly slice: SliceOptions;
   private readonly clients = new Map<number, ClientSnapState>();
+  private readonly packer = new DeltaPacker();
 
   constructor(version: TwVersion, opts: ProducerOptions = {}) {
     this.version = version;
@@ -105,7 +107,7 @@ export class SnapshotProducer {
    * The messages for client `id` at `tick` with world state `snap`, or null when
    * no snapshot is due under the policy (pass `force` to ignore the rate).
    */
-  snap(id: number, tick: number, snap: Snapshot, force = false): ProducedSnapshot | null {
+  produce(id: number, tick: number, snap: Snapshot, force = false): ProducedSnapshot | null {
     const c = this.clients.get(id) ?? this.addClient(id);
     if (!force && !this.due(id, tick)) return null;
     c.sent.purgeBefore(tick - this.policy.retentionTicks);
@@ -126,13 +128,30 @@ export class SnapshotProducer {
     return this.encode(tick, deltaTick, base, snap);
   }
 
+  /** The old name of `produce`. */
+  snap(id: number, tick: number, snap: Snapshot, force = false): ProducedSnapshot | null {
+    return this.produce(id, tick, snap, force);
+  }
+
   /** Encode `snap` as a delta against `base` (stored as `deltaTick`), bypassing the policy. */
   encode(tick: number, deltaTick: number, base: Snapshot, snap: Snapshot): ProducedSnapshot {
-    const delta = createDelta(base, snap, STATIC_SIZES[this.version]);
+    const packed = this.packer.pack(base, snap, STATIC_SIZES[this.version]);
     const crc = snap.crc();
-    const bytes = delta === null ? new Uint8Array(0) : encodeInts(delta);
-    const messages = sliceSnapshot(tick, deltaTick, crc, bytes, this.slice);
-    return { tick, deltaTick, crc, delta, messages, bytes: messages.map((m) => encodeSnapMessage(m, this.version)) };
+    const messages = sliceSnapshot(tick, deltaTick, crc, packed, this.slice);
+    const bytes = messages.map((m) => encodeSnapMessage(m, this.version));
+    let ints: Int32Array | null | undefined;
+    return {
+      tick,
+      deltaTick,
+      crc,
+      // the delta ints, unpacked only when asked for
+      get delta(): Int32Array | null {
+        if (ints === undefined) ints = packed.length === 0 ? null : decodeInts(packed);
+        return ints;
+      },
+      messages,
+      bytes,
+    };
   }
 }
 

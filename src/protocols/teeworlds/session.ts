@@ -5,12 +5,14 @@
  * at all.
  */
 import { DecodeError } from '../../core/errors.js';
-import { DEFAULT_LIMITS, resolveLimits, type Limits } from '../../core/limits.js';
 import type { SpanSink } from '../../core/spans.js';
-import { decodeSnapMessage, MAX_SNAPSHOT_PACKSIZE, MAX_SNAPSHOT_PARTS, type SnapDecodeOptions, type SnapKind, type SnapMessage } from './codec.js';
+import { noChanges, type ClientMirror, type MirrorChanges, type MirroredEntity } from '../../core/mirror.js';
+import { decodeSnapMessage, MAX_SNAPSHOT_PACKSIZE, type SnapDecodeOptions, type SnapKind, type SnapMessage } from './codec.js';
 import { STATIC_SIZES, unpackDeltaBytes, type TwVersion } from './delta.js';
-import { intsToUuid } from './items.js';
-import { Snapshot, SnapshotStorage } from './snapshot.js';
+import { intsToUuid, itemTypeInfo, typedItem } from './items.js';
+import { resolveTwLimits, type TwLimits } from './limits.js';
+import { Arena, Snapshot, SnapshotStorage } from './snapshot.js';
+import type { DeltaSpans } from './unpack.js';
 import type { VarintMode } from './varint.js';
 
 export interface ReceiverOptions {
@@ -18,9 +20,10 @@ export interface ReceiverOptions {
   mode?: VarintMode;
   /** Part size the server slices with (default 900); every part but the last must have exactly this size. */
   partSize?: number;
-  /** Most parts (default 64). */
+  /** Most parts (default: the `twMaxParts` limit, 64 as in the games). */
   maxParts?: number;
-  limits?: Partial<Limits>;
+  /** Limits, including the storage bounds `twMaxStoredSnapshots` and `twMaxStoredBytes`. */
+  limits?: Partial<TwLimits>;
   /** CRC errors tolerated before acknowledging −1 (default 10, as the games). */
   maxCrcErrors?: number;
   /** Accept only ticks above the last acknowledged one (DDNet's rule; default true). */
@@ -28,9 +31,12 @@ export interface ReceiverOptions {
   /**
    * Reuse the memory of purged snapshots (default false). Faster; but then a
    * snapshot must not be read after it left the storage (purged once a newer
-   * base is used): copy what you keep.
+   * base is used, or kept as a delta once two newer snapshots are stored):
+   * copy what you keep.
    */
   recycle?: boolean;
+  /** Memory for decoded snapshots (default: one of its own). */
+  arena?: Arena;
 }
 
 export type ReceiveStatus =
@@ -59,8 +65,12 @@ export interface ReceiveResult {
   error?: DecodeError;
 }
 
-/** Receives snapshot messages of one connection. */
-export class SnapshotReceiver {
+/**
+ * Receives snapshot messages of one connection. It is the family's client
+ * mirror: `apply(message)` says which items (ids `"type:id"`) a completed
+ * snapshot created, changed (by field name) and removed.
+ */
+export class SnapshotReceiver implements ClientMirror {
   readonly version: TwVersion;
   readonly storage: SnapshotStorage;
   /** Internal extended type → UUID, learned from declarations of all snapshots so far. */
@@ -68,7 +78,8 @@ export class SnapshotReceiver {
   private readonly mode: VarintMode;
   private readonly partSize: number;
   private readonly maxParts: number;
-  private readonly limits: Readonly<Limits>;
+  private readonly limits: Readonly<TwLimits>;
+  private readonly arena: Arena;
   private readonly maxCrcErrors: number;
   private readonly requireNewer: boolean;
   private readonly sizes: Int32Array;
@@ -97,23 +108,29 @@ export class SnapshotReceiver {
     this.version = version;
     this.mode = opts.mode ?? 'ddnet';
     this.partSize = opts.partSize ?? MAX_SNAPSHOT_PACKSIZE;
-    this.maxParts = opts.maxParts ?? MAX_SNAPSHOT_PARTS;
-    this.limits = opts.limits ? resolveLimits(opts.limits) : DEFAULT_LIMITS;
+    this.limits = resolveTwLimits(opts.limits);
+    this.maxParts = opts.maxParts ?? this.limits.twMaxParts;
+    this.arena = opts.arena ?? new Arena();
     this.maxCrcErrors = opts.maxCrcErrors ?? 10;
     this.requireNewer = opts.requireNewerThanAck ?? true;
     this.sizes = STATIC_SIZES[version];
-    this.storage = new SnapshotStorage({ recycle: opts.recycle === true });
-    this.decodeOpts = { mode: this.mode, maxPartSize: this.partSize, maxParts: Math.min(this.maxParts, this.limits.twMaxParts) };
+    this.storage = new SnapshotStorage({
+      recycle: opts.recycle === true,
+      maxSnapshots: this.limits.twMaxStoredSnapshots,
+      maxBytes: this.limits.twMaxStoredBytes,
+      rebuild: (base, delta) => unpackDeltaBytes(base, delta, 0, delta.length, this.sizes, this.mode, this.limits, this.arena),
+    });
+    this.decodeOpts = { mode: this.mode, maxPartSize: this.partSize, maxParts: this.maxParts };
   }
 
   /** Decode a message (bytes as in a chunk) and receive it. Throws DecodeError for a malformed message. */
-  receiveBytes(bytes: Uint8Array, spans?: SpanSink): ReceiveResult {
+  receiveBytes(bytes: Uint8Array, spans?: SpanSink, deltaSpans?: DeltaSpans): ReceiveResult {
     const opts = spans === undefined ? this.decodeOpts : { ...this.decodeOpts, spans };
-    return this.receive(decodeSnapMessage(bytes, this.version, opts));
+    return this.receive(decodeSnapMessage(bytes, this.version, opts), deltaSpans);
   }
 
   /** Receive a decoded snapshot message. Never throws. */
-  receive(m: SnapMessage): ReceiveResult {
+  receive(m: SnapMessage, deltaSpans?: DeltaSpans): ReceiveResult {
     if (m.numParts < 1 || m.numParts > this.maxParts || m.part < 0 || m.part >= m.numParts || m.data.length > this.partSize) {
       return { status: 'ignored', message: m };
     }
@@ -160,7 +177,7 @@ export class SnapshotReceiver {
     }
     let snap: Snapshot;
     try {
-      snap = unpackDeltaBytes(base, blob, 0, blob.length, this.sizes, this.mode, this.limits);
+      snap = unpackDeltaBytes(base, blob, 0, blob.length, this.sizes, this.mode, this.limits, this.arena, deltaSpans);
     } catch (e) {
       const err = e instanceof DecodeError ? e : new DecodeError(0, 'delta', 'a well-formed delta', String(e));
       return { status: 'bad-delta', message: m, delta: blob, error: err.under('delta') };
@@ -176,7 +193,12 @@ export class SnapshotReceiver {
     }
     if (kind !== 'snap_empty' && this.crcErrors > 0) this.crcErrors--;
     if (deltaTick >= 0) this.storage.purgeBefore(deltaTick);
-    this.storage.set(m.tick, snap);
+    // Against an older base than the newest (loss, lag, or a server that
+    // never moves on), keep the delta so that the storage can hold this
+    // snapshot as its delta once it is older (a copy: `blob` may be the
+    // caller's buffer).
+    if (deltaTick >= 0 && deltaTick < this.storage.newest()) this.storage.set(m.tick, snap, deltaTick, blob.slice());
+    else this.storage.set(m.tick, snap);
     this.learnDeclarations(snap);
     this.lastAckedTick = m.tick;
     this.ackTick = m.tick;
@@ -205,6 +227,110 @@ export class SnapshotReceiver {
     }
   }
 
+  /** The result of the last `apply`. */
+  lastResult: ReceiveResult | undefined;
+  /** The changes of the last `apply`. */
+  lastChanges: MirrorChanges = noChanges();
+
+  /**
+   * Receive one message (bytes as in a chunk) and say what the completed
+   * snapshot changed against the previous one (nothing for a part that
+   * completes none). Throws DecodeError for a malformed message, before any
+   * state changes. A dropped snapshot (CRC error, missing base, bad delta)
+   * changes nothing and is reported as an issue.
+   */
+  apply(message: Uint8Array, spans?: SpanSink, deltaSpans?: DeltaSpans): MirrorChanges {
+    const prev = this.current;
+    const r = this.receiveBytes(message, spans, deltaSpans);
+    this.lastResult = r;
+    const m = r.message;
+    let changes: MirrorChanges;
+    if (r.status === 'complete') changes = this.diff(prev ?? Snapshot.EMPTY, r.snapshot!, m.tick);
+    else {
+      changes = noChanges(m.tick);
+      if (r.status === 'crc-error') changes.issues.push({ kind: 'crc-error', message: `tick ${m.tick}: CRC ${m.crc} in the message, ${r.crc} rebuilt; snapshot dropped` });
+      else if (r.status === 'missing-base') changes.issues.push({ kind: 'missing-base', message: `tick ${m.tick}: no stored snapshot for base tick ${m.deltaTick}; asking for a full one` });
+      else if (r.status === 'bad-delta') changes.issues.push({ kind: 'bad-delta', message: `tick ${m.tick}: ${r.error?.message ?? 'malformed delta'}` });
+    }
+    this.lastChanges = changes;
+    return changes;
+  }
+
+  /** Items of the newest snapshot, as `"type:id"`. */
+  *entityIds(): Iterable<string> {
+    const s = this.current;
+    if (s === undefined) return;
+    for (let i = 0; i < s.numItems; i++) yield `${s.type(i)}:${s.id(i)}`;
+  }
+
+  /** An item of the newest snapshot by `"type:id"`: its type name and named fields (raw `data` for unknown types). */
+  entity(id: string): MirroredEntity | undefined {
+    const s = this.current;
+    const m = /^(\d+):(\d+)$/.exec(id);
+    if (s === undefined || m === null) return undefined;
+    const i = s.indexOf(((Number(m[1]) & 0xffff) << 16) | (Number(m[2]) & 0xffff));
+    if (i < 0 || Number(m[1]) > 0x7fff || Number(m[2]) > 0xffff) return undefined;
+    const t = typedItem(this.version, s, i, this.declarations);
+    return { type: t.typeName, fields: t.fields ?? { data: t.data } };
+  }
+
+  private diff(prev: Snapshot, next: Snapshot, tick: number): MirrorChanges {
+    const out = noChanges(tick);
+    for (let i = 0; i < prev.numItems; i++) if (!next.has(prev.keys[i]!)) out.removed.push(`${prev.type(i)}:${prev.id(i)}`);
+    const pData = prev.data;
+    const nData = next.data;
+    for (let i = 0; i < next.numItems; i++) {
+      const key = next.keys[i]!;
+      const j = prev.indexOf(key);
+      const type = key >>> 16;
+      const id = `${type}:${key & 0xffff}`;
+      if (j < 0 || prev.size(j) !== next.size(i)) {
+        out.created.push(id);
+        continue;
+      }
+      const a = prev.offsets[j]!;
+      const b = next.offsets[i]!;
+      const n = next.size(i);
+      let names: string[] | undefined;
+      for (let k = 0; k < n; k++) {
+        if (pData[a + k] === nData[b + k]) continue;
+        const name = this.fieldAt(type, k, n);
+        if (names === undefined) names = [name];
+        else if (names[names.length - 1] !== name) names.push(name);
+      }
+      if (names !== undefined) out.updated.set(id, names);
+    }
+    return out;
+  }
+
+  // Fields of each type (name and ints) by field table and declarations, cached per type.
+  private readonly fieldSpecs = new Map<number, { uuid: string | undefined; known: boolean; fields: [string, number][] }>();
+
+  /** Name of int `k` of an item of `type` with `size` ints, as `itemFields` names it. */
+  private fieldAt(type: number, k: number, size: number): string {
+    const uuid = type >= 0x4000 ? this.declarations.get(type) : undefined;
+    let e = this.fieldSpecs.get(type);
+    if (e === undefined || e.uuid !== uuid) {
+      const info = itemTypeInfo(this.version, type, this.declarations);
+      const fields: [string, number][] = [];
+      for (const spec of info.fields) {
+        const m = /^([A-Za-z0-9_]+)(?::[sa](\d+)(?:x(\d+))?)?$/.exec(spec)!;
+        fields.push([m[1]!, m[2] === undefined ? 1 : Number(m[2]) * (m[3] === undefined ? 1 : Number(m[3]))]);
+      }
+      e = { uuid, known: info.known, fields };
+      this.fieldSpecs.set(type, e);
+    }
+    if (!e.known) return 'data';
+    if (type === 0 && size === 4) return 'uuid';
+    let p = 0;
+    for (const [name, total] of e.fields) {
+      if (p + total > size) break;
+      if (k < p + total) return name;
+      p += total;
+    }
+    return 'extra';
+  }
+
   /** Forget everything (e.g. on reconnect or map change). */
   reset(): void {
     this.storage.clear();
@@ -219,5 +345,7 @@ export class SnapshotReceiver {
     this.crcErrors = 0;
     this.current = undefined;
     this.currentTick = -1;
+    this.lastResult = undefined;
+    this.lastChanges = noChanges();
   }
 }

@@ -4,6 +4,10 @@
  * delta code runs over plain int loops.
  */
 import { EncodeError } from '../../core/errors.js';
+import { excerpt } from '../../core/json.js';
+import { buildIndex, type Chunk } from './arena.js';
+import type { SnapItem } from './types.js';
+export type { SnapItem } from './types.js';
 
 /** Item key: `(type << 16) | (id & 0xffff)`. Non-negative for types 0..0x7fff. */
 export function itemKey(type: number, id: number): number {
@@ -28,13 +32,6 @@ export const MAX_ITEMS = 1024;
 export const BUILDER_MAX_ITEMS = 1023;
 /** Snapshot size limit in bytes as the games count it (`CSnapshot::MAX_SIZE`). */
 export const MAX_SNAPSHOT_SIZE = 65536;
-
-/** One item in plain JSON-friendly form. */
-export interface SnapItem {
-  type: number;
-  id: number;
-  data: number[] | Int32Array;
-}
 
 /** Wrapping int32 sum of `data[start..end)`. */
 export function sumInts(data: Int32Array, start: number, end: number): number {
@@ -141,6 +138,46 @@ export class Snapshot {
     if (this._dataChunk !== undefined) unref(this._dataChunk);
     if (this._keysChunk !== undefined) unref(this._keysChunk);
     if (this._indexChunk !== undefined) unref(this._indexChunk);
+  }
+
+  /**
+   * @internal Move this snapshot's arrays out of arena memory into one buffer of
+   * its own (same values), so that it pins no arena chunk. With `unrefChunks`
+   * (recycling storages) the chunks it used may then be reused.
+   */
+  _compact(unrefChunks: boolean): void {
+    if (this._dataChunk === undefined && this._keysChunk === undefined && this._indexChunk === undefined) return;
+    const n = this.numItems;
+    const len = this.offsets[n]!;
+    const buf = new Int32Array(n + n + 1 + len);
+    buf.set(this.keys.subarray(0, n), 0);
+    buf.set(this.offsets.subarray(0, n + 1), n);
+    buf.set(this._mem.subarray(this._dOff, this._dOff + len), n + n + 1);
+    const self = this as { -readonly [K in keyof Snapshot]: Snapshot[K] };
+    self.keys = buf.subarray(0, n);
+    self.offsets = buf.subarray(n, n + n + 1);
+    this._mem = buf;
+    this._dOff = n + n + 1;
+    this._data = undefined;
+    this._index = undefined;
+    if (unrefChunks) {
+      if (this._dataChunk !== undefined) unref(this._dataChunk);
+      if (this._keysChunk !== undefined) unref(this._keysChunk);
+      if (this._indexChunk !== undefined) unref(this._indexChunk);
+    }
+    this._dataChunk = undefined;
+    this._keysChunk = undefined;
+    this._indexChunk = undefined;
+  }
+
+  /** True while some of this snapshot's arrays live in arena memory. */
+  get inArena(): boolean {
+    return this._dataChunk !== undefined || this._keysChunk !== undefined || this._indexChunk !== undefined;
+  }
+
+  /** Bytes this snapshot takes in the games' layout (`snapshotByteSize`). */
+  get byteSize(): number {
+    return snapshotByteSize(this.numItems, this.offsets[this.numItems]!);
   }
 
   /** Wrapping int32 sum of all data ints (reference §9). Cached. */
@@ -250,104 +287,8 @@ export class Snapshot {
   }
 }
 
-// --- arena ------------------------------------------------------------------
-// Allocating a typed array with its own ArrayBuffer costs ~1.7 µs in V8 (an
-// off-heap backing store); a view on an existing buffer costs ~30 ns. Snapshot
-// arrays produced by the decoder are therefore views carved from 1 MiB chunks.
-// A chunk is freed by the GC once no snapshot refers to it. Each chunk counts
-// the live decoded snapshots that use it; when snapshots are released
-// (explicitly, or by a recycling SnapshotStorage) and a chunk's count drops to
-// zero, its memory is reused instead of allocating fresh memory.
-
-const ARENA_INTS = 1 << 18;
-
-/** @internal A chunk of arena memory and the number of snapshots using it. */
-export class Chunk {
-  refs = 0;
-  constructor(readonly buf: Int32Array) {}
-}
-/** @internal current chunk */
-export let chunk = new Chunk(new Int32Array(ARENA_INTS));
-/** @internal current arena memory (`chunk.buf`) */
-export let arena = chunk.buf;
-/** @internal next free int in `arena` */
-export let arenaPos = 0;
-const freeChunks: Chunk[] = [];
-
-/** @internal Reserve `n` ints; returns the start index in `arena` (which may be a new chunk). */
-export function arenaReserve(n: number): number {
-  if (arenaPos + n > arena.length) {
-    const reused = n <= ARENA_INTS ? freeChunks.pop() : undefined;
-    chunk = reused ?? new Chunk(new Int32Array(Math.max(ARENA_INTS, n)));
-    arena = chunk.buf;
-    arenaPos = 0;
-  }
-  const start = arenaPos;
-  arenaPos += n;
-  return start;
-}
-
-/** @internal Give back the end of the last reservation (`end` = first unused index). */
-export function arenaRelease(end: number): void {
-  if (end <= arenaPos) arenaPos = end;
-}
-
-/** @internal A view of `arena[start .. start+n)`. */
-export function arenaView(start: number, n: number): Int32Array {
-  return new Int32Array(arena.buffer, start * 4, n);
-}
-
 function unref(c: Chunk): void {
-  if (--c.refs === 0) {
-    if (c === chunk) arenaPos = 0;
-    else if (c.buf.length === ARENA_INTS && freeChunks.length < 4) freeChunks.push(c);
-  }
-}
-
-/** @internal Record which chunks a decoded snapshot uses. */
-export function trackChunks(s: Snapshot, data: Chunk, keys: Chunk | undefined, index: Chunk | undefined): void {
-  s._dataChunk = data;
-  data.refs++;
-  s._keysChunk = keys;
-  if (keys !== undefined) keys.refs++;
-  s._indexChunk = index;
-  if (index !== undefined) index.refs++;
-}
-
-/**
- * Build the key index. Returns undefined-free table; duplicate keys are
- * reported through `dupAt` (index of the second occurrence) for decoders.
- */
-export let lastDuplicate = -1;
-export function buildIndex(keys: Int32Array, n: number, inArena = false): Int32Array {
-  let cap = 8;
-  while (cap < n * 2) cap <<= 1;
-  let idx: Int32Array;
-  if (inArena) {
-    const at = arenaReserve(cap);
-    idx = arenaView(at, cap);
-    idx.fill(0);
-  } else idx = new Int32Array(cap);
-  const mask = cap - 1;
-  lastDuplicate = -1;
-  for (let i = 0; i < n; i++) {
-    const key = keys[i]!;
-    let h = Math.imul(key, 0x9e3779b1) >>> 0;
-    for (;;) {
-      h &= mask;
-      const v = idx[h]!;
-      if (v === 0) {
-        idx[h] = i + 1;
-        break;
-      }
-      if (keys[v - 1] === key) {
-        if (lastDuplicate < 0) lastDuplicate = i;
-        break;
-      }
-      h++;
-    }
-  }
-  return idx;
+  c.arena.unref(c);
 }
 
 export interface BuilderOptions {
@@ -388,7 +329,7 @@ export class SnapshotBuilder {
     for (let i = 0; i < data.length; i++) {
       const v = data[i];
       if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 4294967295) {
-        throw new EncodeError(`${path}.data[${i}]`, `expected an int32, got ${JSON.stringify(v)}`);
+        throw new EncodeError(`${path}.data[${i}]`, `expected an int32, got ${excerpt(v)}`);
       }
       this.data.push(v | 0);
     }
@@ -404,116 +345,7 @@ export class SnapshotBuilder {
   }
 }
 
-/**
- * Snapshots by tick, with purging (client store and per-client server store).
- * With `recycle`, the storage owns what it holds: a snapshot removed from it
- * (purged, replaced, cleared) and held nowhere else in a recycling storage is
- * released, so its memory is reused — do not keep references to purged
- * snapshots then (copy what you need, or `retain` them in another storage).
- */
-export class SnapshotStorage {
-  // Parallel arrays sorted by tick: stores hold a handful of snapshots (a
-  // client) or up to ~150 (a server's per-client store); lookups are almost
-  // always for recent ticks, so a scan from the newest end beats a Map.
-  private tickList: number[] = [];
-  private snapList: Snapshot[] = [];
-  readonly recycle: boolean;
 
-  constructor(opts: { recycle?: boolean } = {}) {
-    this.recycle = opts.recycle === true;
-  }
-
-  private drop(s: Snapshot): void {
-    if (this.recycle && --s._holders === 0) s.release();
-  }
-
-  private find(tick: number): number {
-    const t = this.tickList;
-    for (let i = t.length - 1; i >= 0; i--) {
-      const v = t[i]!;
-      if (v === tick) return i;
-      if (v < tick) return -1;
-    }
-    return -1;
-  }
-
-  get size(): number {
-    return this.tickList.length;
-  }
-  get(tick: number): Snapshot | undefined {
-    const i = this.find(tick);
-    return i < 0 ? undefined : this.snapList[i];
-  }
-  has(tick: number): boolean {
-    return this.find(tick) >= 0;
-  }
-  set(tick: number, snap: Snapshot): void {
-    if (this.recycle) snap._holders++;
-    const t = this.tickList;
-    let i = t.length;
-    while (i > 0 && t[i - 1]! > tick) i--;
-    if (i > 0 && t[i - 1] === tick) {
-      const old = this.snapList[i - 1]!;
-      this.snapList[i - 1] = snap;
-      this.drop(old);
-      return;
-    }
-    if (i === t.length) {
-      t.push(tick);
-      this.snapList.push(snap);
-    } else {
-      t.splice(i, 0, tick);
-      this.snapList.splice(i, 0, snap);
-    }
-  }
-  delete(tick: number): void {
-    const i = this.find(tick);
-    if (i < 0) return;
-    const old = this.snapList[i]!;
-    this.tickList.splice(i, 1);
-    this.snapList.splice(i, 1);
-    this.drop(old);
-  }
-  /** Remove every snapshot with tick < `tick`. */
-  purgeBefore(tick: number): void {
-    const t = this.tickList;
-    let n = 0;
-    while (n < t.length && t[n]! < tick) n++;
-    if (n === 0) return;
-    const l = this.snapList;
-    for (let i = 0; i < n; i++) this.drop(l[i]!);
-    const m = t.length - n;
-    for (let i = 0; i < m; i++) {
-      t[i] = t[i + n]!;
-      l[i] = l[i + n]!;
-    }
-    for (let i = 0; i < n; i++) {
-      t.pop(); // (pop is inlined; setting .length is a runtime call)
-      l.pop();
-    }
-  }
-  /** Remove every snapshot except the one of `tick`. */
-  purgeAllBut(tick: number): void {
-    const i = this.find(tick);
-    const keep = i < 0 ? undefined : this.snapList[i]!;
-    const gone = this.snapList;
-    this.tickList = keep === undefined ? [] : [tick];
-    this.snapList = keep === undefined ? [] : [keep];
-    for (let k = 0; k < gone.length; k++) if (k !== i) this.drop(gone[k]!);
-  }
-  clear(): void {
-    const gone = this.snapList;
-    this.tickList = [];
-    this.snapList = [];
-    for (let k = 0; k < gone.length; k++) this.drop(gone[k]!);
-  }
-  /** Stored ticks, ascending. */
-  ticks(): number[] {
-    return this.tickList.slice();
-  }
-  /** The newest stored tick, or −1. */
-  newest(): number {
-    const t = this.tickList;
-    return t.length === 0 ? -1 : t[t.length - 1]!;
-  }
-}
+// Moved to their own files; re-exported here for existing imports.
+export { Arena, ARENA_CHUNK_INTS, Chunk, DEFAULT_ARENA, buildIndex, trackChunks } from './arena.js';
+export { SnapshotStorage, DELTA_ENTRY_OVERHEAD, type StorageOptions } from './storage.js';

@@ -6,6 +6,7 @@
  * bits; byte 4: 4 data bits. Negative values are stored as their one's
  * complement with the sign bit set. Decoding stops after the 5th byte.
  */
+import { excerpt } from '../../core/json.js';
 import { DecodeError, EncodeError } from '../../core/errors.js';
 
 /**
@@ -192,7 +193,7 @@ export function intOffsets(bytes: Uint8Array, start = 0, end = bytes.length): In
 /** Check that `v` is an int32 (for encoders taking numbers from JSON). */
 export function checkInt32(v: unknown, path: string): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 2147483647) {
-    throw new EncodeError(path, `expected an int32, got ${JSON.stringify(v)}`);
+    throw new EncodeError(path, `expected an int32, got ${excerpt(v)}`);
   }
   return v;
 }

@@ -84,6 +84,33 @@ function build(): void {
 }
 build();
 
+/**
+ * Multi-symbol decode table over the same LUT_BITS window: how many whole
+ * byte symbols (not EOF) the window starts with, up to 3 (`multiMeta`: count
+ * in bits 5..6, their total code length in bits 0..4), and those symbols
+ * (`multiSyms`: first in the low byte). Most snapshot payload bytes are 0,
+ * whose code is short, so one lookup often yields two or three bytes.
+ */
+const multiMeta = new Uint8Array(LUT_SIZE);
+const multiSyms = new Int32Array(LUT_SIZE);
+for (let v = 0; v < LUT_SIZE; v++) {
+  let used = 0;
+  let n = 0;
+  let syms = 0;
+  while (n < 3) {
+    const e = lut[(v >>> used) & (LUT_SIZE - 1)]!;
+    if (e <= 0) break;
+    const len = e & 31;
+    const sym = (e >>> 5) - 1;
+    if (sym === HUFFMAN_EOF || used + len > LUT_BITS) break;
+    syms |= sym << (8 * n);
+    used += len;
+    n++;
+  }
+  multiMeta[v] = (n << 5) | used;
+  multiSyms[v] = syms;
+}
+
 /** The code of a symbol as a string of 0/1 in transmission order (for tests and tools). */
 export function huffmanCode(symbol: number): string {
   let s = '';
@@ -134,9 +161,21 @@ export function huffmanDecompress(src: Uint8Array, maxOutput = 2048): Uint8Array
       acc |= src[pos++]! << count;
       count += 8;
     }
+    const window = acc & (LUT_SIZE - 1);
+    const meta = multiMeta[window]!;
+    if (meta >= 64 && (meta & 31) <= count && o + 3 <= cap) {
+      // two or three whole bytes in one lookup
+      const syms = multiSyms[window]!;
+      out[o++] = syms & 0xff;
+      out[o++] = (syms >>> 8) & 0xff;
+      if (meta >= 96) out[o++] = syms >>> 16;
+      acc >>>= meta & 31;
+      count -= meta & 31;
+      continue;
+    }
     let sym: number;
     let len: number;
-    const e = lut[acc & (LUT_SIZE - 1)]!;
+    const e = lut[window]!;
     if (e > 0 && (e & 31) <= count) {
       sym = (e >>> 5) - 1;
       len = e & 31;

@@ -1,0 +1,122 @@
+/**
+ * Delta creation fused with CVariableInt packing (reference §8.3, §2.5): the
+ * server side's hot path. Writes the packed delta straight into a byte
+ * buffer, item by item, and rewinds over items that did not change — the same
+ * bytes as `encodeInts(createDelta(from, to))`, without the int array between.
+ */
+import { EncodeError } from '../../core/errors.js';
+import type { Snapshot } from './snapshot.js';
+import { writeVarint } from './varint.js';
+
+/** A reusable packer: holds the output scratch (one per producer; not shared between threads). */
+export class DeltaPacker {
+  private buf = new Uint8Array(4096);
+  private readonly head = new Uint8Array(16);
+
+  /**
+   * The packed delta from `from` to `to` (items of `to` in its order), or an
+   * empty array when nothing changed. Throws EncodeError as `createDelta` does.
+   */
+  pack(from: Snapshot, to: Snapshot, sizes: Int32Array): Uint8Array {
+    const fromN = from.numItems;
+    const toN = to.numItems;
+    // worst case: 5 bytes per int (header, deleted keys, every item as new with a size int)
+    const worst = 5 * (3 + fromN + 3 * toN + to.dataLength);
+    if (this.buf.length < worst) this.buf = new Uint8Array(Math.max(worst, this.buf.length * 2));
+    const out = this.buf;
+    const fKeys = from.keys;
+    const tKeys = to.keys;
+    // deleted keys: items of `from` not in `to` (scan in order with a hint: both usually share it)
+    let numDeleted = 0;
+    let p = 15; // room for the header (3 ints of at most 5 bytes); moved down at the end
+    let hint = 0;
+    for (let i = 0; i < fromN; i++) {
+      const key = fKeys[i]!;
+      let found = false;
+      if (hint < toN && tKeys[hint] === key) {
+        found = true;
+        hint++;
+      } else if (to.indexOf(key) >= 0) found = true;
+      if (!found) {
+        p = writeVarint(out, p, key);
+        numDeleted++;
+      }
+    }
+    const tOff = to.offsets;
+    const fOff = from.offsets;
+    const tData = to._mem;
+    const tD = to._dOff;
+    const fData = from._mem;
+    const fD = from._dOff;
+    const sizeLen = sizes.length;
+    let numUpdated = 0;
+    hint = 0;
+    for (let i = 0; i < toN; i++) {
+      const key = tKeys[i]!;
+      const type = (key >>> 16) & 0xffff;
+      const ts = tOff[i]!;
+      const size = tOff[i + 1]! - ts;
+      const stat = type < sizeLen ? sizes[type]! : 0;
+      if (stat !== 0 && stat !== size) throw new EncodeError(`items[${i}]`, `type ${type} has the static size ${stat} ints, item has ${size}`);
+      let fi = -1;
+      if (hint < fromN && fKeys[hint] === key) fi = hint;
+      else if (fromN > 0) fi = from.indexOf(key);
+      const t0 = tD + ts;
+      if (fi >= 0) {
+        // most items do not change: compare before writing anything
+        const fs = fOff[fi]!;
+        if (fOff[fi + 1]! - fs === size) {
+          const f0 = fD + fs;
+          let k = 0;
+          while (k < size && tData[t0 + k] === fData[f0 + k]) k++;
+          if (k === size) {
+            hint = fi + 1;
+            continue;
+          }
+        }
+      }
+      const rec = p;
+      p = writeVarint(out, p, type);
+      p = writeVarint(out, p, key & 0xffff);
+      if (stat === 0) p = writeVarint(out, p, size);
+      if (fi >= 0) {
+        hint = fi + 1;
+        const fs = fOff[fi]!;
+        if (fOff[fi + 1]! - fs !== size) {
+          throw new EncodeError(`items[${i}]`, `item (type ${type}, id ${key & 0xffff}) changed size from ${fOff[fi + 1]! - fs} to ${size} ints; delete it first`);
+        }
+        const f0 = fD + fs;
+        let any = 0;
+        for (let k = 0; k < size; k++) {
+          const d = (tData[t0 + k]! - fData[f0 + k]!) | 0;
+          any |= d;
+          // one-byte varints inline (most diffs are small)
+          if (d >= -64 && d < 64) out[p++] = d < 0 ? 0x40 | (~d & 0x3f) : d;
+          else p = writeVarint(out, p, d);
+        }
+        if (any === 0) {
+          p = rec;
+          continue;
+        }
+      } else {
+        for (let k = 0; k < size; k++) {
+          const v = tData[t0 + k]!;
+          if (v >= -64 && v < 64) out[p++] = v < 0 ? 0x40 | (~v & 0x3f) : v;
+          else p = writeVarint(out, p, v);
+        }
+      }
+      numUpdated++;
+    }
+    if (numDeleted === 0 && numUpdated === 0) return new Uint8Array(0);
+    // the header, written just before the body
+    const head = this.head;
+    let h = writeVarint(head, 0, numDeleted);
+    h = writeVarint(head, h, numUpdated);
+    head[h++] = 0;
+    const result = new Uint8Array(h + p - 15);
+    result.set(head.subarray(0, h), 0);
+    result.set(out.subarray(15, p), h);
+    return result;
+  }
+}
+

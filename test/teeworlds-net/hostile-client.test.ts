@@ -1,0 +1,57 @@
+/**
+ * Issue 14: the Teeworlds client fed hostile datagrams after a handshake stays
+ * bounded. The fake server joins the client normally, then sends 2,000
+ * valid-looking SNAPSINGLE messages that all refer to one old base (each with
+ * a correct CRC): the client completes them, and its snapshot storage stays
+ * under the named limits, holding the older snapshots as deltas.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DEFAULT_TW_LIMITS, encodeInts, encodeSnapshotMessages, TeeworldsClient, type NetVersion } from '../../src/protocols/teeworlds/index.js';
+import { FakeServer } from './fake-server.js';
+
+for (const [version, ddnet] of [['0.7', false], ['0.6', true]] as const satisfies readonly (readonly [NetVersion, boolean])[]) {
+  test(`client ${version}: 2,000 deltas against one old base after the handshake keep its memory bounded`, () => {
+    const toClient: Uint8Array[] = [];
+    const toServer: Uint8Array[] = [];
+    const server = new FakeServer({ version, ddnet, fillerItems: 300 }, (b) => toClient.push(b));
+    const client = new TeeworldsClient({ version, ddnetToken: ddnet, name: 'victim' }, (b) => toServer.push(b));
+    let now = 0;
+    const pump = () => {
+      for (let guard = 0; guard < 100 && (toServer.length > 0 || toClient.length > 0); guard++) {
+        for (const b of toServer.splice(0)) server.receive(b, now);
+        for (const b of toClient.splice(0)) client.receive(b, now);
+      }
+    };
+    client.start(0);
+    while (now < 1500) {
+      now += 20;
+      client.update(now);
+      if (now % 40 === 0) server.step(now);
+      server.conn.update(now);
+      pump();
+    }
+    assert.equal(client.state, 'ingame');
+    const rx = client.snapshots;
+    const baseTick = rx.currentTick;
+    const base = rx.storage.get(baseTick)!;
+    assert.ok(base.numItems > 300);
+    let complete = 0;
+    client.on('snapshot', () => complete++);
+    for (let i = 1; i <= 2000; i++) {
+      now += 20;
+      // projectile (type 2, id 100): add i to its first int; a correct CRC
+      const ints = [0, 1, 0, 2, 100, i, 0, 0, 0, 0, 0];
+      const msg = encodeSnapshotMessages(server.codec, baseTick + i, baseTick, (base.crc() + i) | 0, encodeInts(ints))[0]!;
+      server.conn.queue(msg, false, now);
+      server.conn.flush(now);
+      pump();
+      assert.ok(rx.storage.size <= DEFAULT_TW_LIMITS.twMaxStoredSnapshots);
+      assert.ok(rx.storage.retainedBytes <= 4 * base.byteSize + 100 * 64, `${rx.storage.retainedBytes} bytes after ${i}`);
+    }
+    // the first 100 complete; then the base is evicted and the client asks for a full snapshot
+    assert.ok(complete >= 90, `${complete} completed`);
+    assert.equal(rx.ackTick, -1);
+    assert.ok(rx.storage.evicted > 0);
+  });
+}
