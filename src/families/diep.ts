@@ -89,6 +89,7 @@ function clientboundDecoder(opts: OptionValues) {
       if (update.type === 'Update') {
         last = store.apply(update, true);
         if (last.issues.length > 0) record.issues = last.issues.map((i) => i.message);
+        if (last.issuesDropped > 0) record.issuesNotListed = last.issuesDropped;
       }
       const entities: EntityByteRange[] = [];
       for (let i = 0; i + 4 < ranges.length; i += 5) {

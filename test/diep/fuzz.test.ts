@@ -13,7 +13,10 @@ import {
   encodeClientbound,
   type ClientboundPacket,
 } from '../../src/protocols/diep/index.js';
-import { captureMessages, hex, vectors } from './helpers.js';
+import { captureMessages, hex, vectors, warmUp } from './helpers.js';
+
+// exact re-encoding is checked against optimised code (issue 14)
+await warmUp();
 
 const seeds: Uint8Array[] = [
   ...captureMessages().map((m) => m.bytes),

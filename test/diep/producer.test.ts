@@ -17,7 +17,10 @@ import {
   type Scalar,
   type UpdatePacket,
 } from '../../src/protocols/diep/index.js';
-import { captureMessages, toHexStr } from './helpers.js';
+import { captureMessages, toHexStr, warmUp } from './helpers.js';
+
+// exact re-encoding is checked against optimised code (issue 14)
+await warmUp();
 
 const T = FIELDS_6F59094D;
 const k = (key: string) => T.byKey.get(key)!;

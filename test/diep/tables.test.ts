@@ -17,7 +17,10 @@ import {
   clientboundFromJson,
   type FieldTableJson,
 } from '../../src/protocols/diep/index.js';
-import { FIX, hex, toHexStr, vectors } from './helpers.js';
+import { FIX, hex, toHexStr, vectors, warmUp } from './helpers.js';
+
+// exact re-encoding is checked against optimised code (issue 14)
+await warmUp();
 
 const spec = JSON.parse(readFileSync(join(FIX, 'diep-fields-6f59094d.json'), 'utf8'));
 

@@ -16,9 +16,10 @@ import {
   encodeLz4Block,
   resolveLimits,
   rethrowAt,
-  type Limits,
+  excerpt,
   type DecodeOptions,
 } from '../../core/index.js';
+import { DIEP_DEFAULT_LIMITS, resolveDiepLimits, type DiepLimits } from './limits.js';
 import {
   readEntid as readEntidImported,
   readF32 as readF32Imported,
@@ -68,6 +69,7 @@ const ENC_STRING = schema.ENC_STRING;
 const ENC_ENTID = schema.ENC_ENTID;
 
 export interface DiepDecodeOptions extends DecodeOptions {
+  limits?: Partial<DiepLimits>;
   /** Field table of the build (default: 6f59094d). */
   table?: FieldTable;
   /**
@@ -79,11 +81,13 @@ export interface DiepDecodeOptions extends DecodeOptions {
 
 export interface DiepEncodeOptions {
   table?: FieldTable;
+  /** The decoder's limits the output must stay within (`maxStringLength`, `diepMaxEntities`, `maxLz4Output`). */
+  limits?: Partial<DiepLimits>;
 }
 
 interface Ctx {
   table: FieldTable;
-  limits: Readonly<Limits>;
+  limits: Readonly<DiepLimits>;
   spans: SpanSink | undefined;
   ranges: number[] | undefined;
 }
@@ -92,7 +96,7 @@ interface Ctx {
 function ctxOf(opts: DiepDecodeOptions | undefined): Ctx {
   return {
     table: opts?.table ?? FIELDS_6F59094D,
-    limits: resolveLimits(opts?.limits),
+    limits: resolveDiepLimits(opts?.limits),
     spans: opts?.spans,
     ranges: opts?.ranges,
   };
@@ -119,7 +123,7 @@ export function readValue(r: Cursor, enc: number, maxString: number): Scalar {
 }
 
 /** Write one value of encoding code `enc`. */
-export function writeValue(w: ByteWriter, enc: number, v: Scalar): void {
+export function writeValue(w: ByteWriter, enc: number, v: Scalar, maxString = DIEP_DEFAULT_LIMITS.maxStringLength): void {
   switch (enc) {
     case ENC_VU:
       writeVu(w, v as number);
@@ -134,7 +138,7 @@ export function writeValue(w: ByteWriter, enc: number, v: Scalar): void {
       writeVi64(w, v as number);
       return;
     case ENC_STRING:
-      writeString(w, v as string);
+      writeString(w, v as string, maxString);
       return;
     case ENC_ENTID:
       writeEntid(w, v as EntityRef | null);
@@ -303,8 +307,9 @@ function decodeClientboundAt(r: ByteReader, ctx: Ctx, allowCompressed: boolean):
 const NULL_ENTID = 'non-null entity reference';
 
 /** A count read from the input: within the named limit, and at most one entry per 2 bytes left. */
-function checkCount(r: Cursor, n: number, max: number, name: string): void {
-  if (n > max) throw new LimitError(r.pos, name, 'diepMaxEntities', n, max);
+/** `n` more entries after `before`: within `diepMaxEntities` (deletions plus upcreates), and at least 2 bytes each. */
+function checkCount(r: Cursor, n: number, before: number, max: number, name: string): void {
+  if (before + n > max) throw new LimitError(r.pos, name, 'diepMaxEntities', before + n, max);
   if (n * 2 > r.end - r.pos) throw new DecodeError(r.pos, name, `${n} entries of at least 2 bytes`, `${r.end - r.pos} bytes left`);
 }
 
@@ -329,7 +334,7 @@ function readUpdate(r: Cur, ctx: Ctx): UpdatePacket {
   let delCount: number;
   try {
     delCount = readVu(r);
-    checkCount(r, delCount, maxEntities, '');
+    checkCount(r, delCount, 0, maxEntities, '');
   } catch (e) {
     throw rethrowAt(e, 'deletionCount', s);
   }
@@ -352,7 +357,7 @@ function readUpdate(r: Cur, ctx: Ctx): UpdatePacket {
   let upCount: number;
   try {
     upCount = readVu(r);
-    checkCount(r, upCount, maxEntities, '');
+    checkCount(r, upCount, delCount, maxEntities, '');
   } catch (e) {
     throw rethrowAt(e, 'upcreateCount', s);
   }
@@ -698,24 +703,44 @@ function readCreation(r: Cur, table: FieldTable, maxString: number, spans: SpanS
 /** Encode one clientbound packet. */
 export function encodeClientbound(p: ClientboundPacket, opts?: DiepEncodeOptions): Uint8Array {
   const w = new ByteWriter(256);
-  writeClientbound(w, p, opts?.table ?? FIELDS_6F59094D, true);
+  writeClientbound(w, p, opts?.table ?? FIELDS_6F59094D, true, resolveDiepLimits(opts?.limits));
   return w.finish();
 }
 
-function writeClientbound(w: ByteWriter, p: ClientboundPacket, table: FieldTable, allowCompressed: boolean): void {
+/** Packet ids the clientbound decoder reads with a layout of its own (an `Unknown` packet cannot use them). */
+const CLIENTBOUND_KNOWN = new Set([0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x07, 0x0a]);
+/** Same for serverbound. */
+const SERVERBOUND_KNOWN = new Set([0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09]);
+
+function str(w: ByteWriter, v: string, path: string, max: number): void {
+  try {
+    writeString(w, v, max);
+  } catch (e) {
+    throw atPath(e, path);
+  }
+}
+
+function writeClientbound(w: ByteWriter, p: ClientboundPacket, table: FieldTable, allowCompressed: boolean, limits: Readonly<DiepLimits>): void {
+  if (p === null || typeof p !== 'object') throw new EncodeError('', `expected a packet object, got ${excerpt(p)}`);
+  const max = limits.maxStringLength;
   switch (p.type) {
     case 'Update':
-      writeUpdate(w, p, table);
+      writeUpdate(w, p, table, limits);
       return;
     case 'OutdatedClient':
       w.u8(0x01);
-      writeString(w, p.build);
+      str(w, p.build, 'build', max);
       return;
     case 'Compressed': {
       if (!allowCompressed) throw new EncodeError('inner', 'a 0x02 packet cannot hold another 0x02');
       const inner = new ByteWriter(256);
-      writeClientbound(inner, p.inner, table, false);
+      try {
+        writeClientbound(inner, p.inner, table, false, limits);
+      } catch (e) {
+        throw atPath(e, 'inner');
+      }
       const innerBytes = inner.finish();
+      if (innerBytes.length > limits.maxLz4Output) throw new EncodeError('inner', `${innerBytes.length} bytes past maxLz4Output ${limits.maxLz4Output}`);
       let block = p.block;
       // Keep the received block when it still holds the inner packet; compress again otherwise.
       let same = false;
@@ -735,16 +760,16 @@ function writeClientbound(w: ByteWriter, p: ClientboundPacket, table: FieldTable
     }
     case 'Notification':
       w.u8(0x03);
-      writeString(w, p.text);
+      str(w, p.text, 'text', max);
       writeVuFixed(w, p.color);
       writeF32(w, p.duration);
-      writeString(w, p.identifier);
+      str(w, p.identifier, 'identifier', max);
       return;
     case 'ServerInfo':
       w.u8(0x04);
-      writeString(w, p.gamemode);
-      writeString(w, p.host);
-      if (p.region !== undefined) writeString(w, p.region);
+      str(w, p.gamemode, 'gamemode', max);
+      str(w, p.host, 'host', max);
+      if (p.region !== undefined) str(w, p.region, 'region', max);
       return;
     case 'Heartbeat':
       w.u8(0x05);
@@ -758,10 +783,10 @@ function writeClientbound(w: ByteWriter, p: ClientboundPacket, table: FieldTable
       writeVu(w, p.count);
       return;
     case 'Unknown':
-      writeUnknown(w, p.header, p.body);
+      writeUnknown(w, p.header, p.body, CLIENTBOUND_KNOWN);
       return;
     default:
-      throw new EncodeError('type', `unknown clientbound packet type ${JSON.stringify((p as { type: unknown }).type)}`);
+      throw new EncodeError('type', `unknown clientbound packet type ${excerpt((p as { type: unknown }).type)}`);
   }
 }
 
@@ -770,8 +795,10 @@ function writeVuFixed(w: ByteWriter, v: number): void {
   w.u32le(v);
 }
 
-function writeUnknown(w: ByteWriter, header: number, body: Uint8Array): void {
-  if (!Number.isInteger(header) || header < 0 || header > 255) throw new EncodeError('header', `must be a byte, got ${header}`);
+function writeUnknown(w: ByteWriter, header: number, body: Uint8Array, known: ReadonlySet<number>): void {
+  if (!Number.isInteger(header) || header < 0 || header > 255) throw new EncodeError('header', `must be a byte, got ${excerpt(header)}`);
+  if (known.has(header)) throw new EncodeError('header', `0x${header.toString(16).padStart(2, '0')} has a layout of its own: write it as that packet type, not Unknown`);
+  if (!(body instanceof Uint8Array)) throw new EncodeError('body', `expected bytes, got ${excerpt(body)}`);
   w.u8(header);
   w.bytes(body);
 }
@@ -779,14 +806,24 @@ function writeUnknown(w: ByteWriter, header: number, body: Uint8Array): void {
 /** Encode a 0x00 update packet. */
 export function encodeUpdate(p: UpdatePacket, opts?: DiepEncodeOptions): Uint8Array {
   const w = new ByteWriter(256);
-  writeUpdate(w, p, opts?.table ?? FIELDS_6F59094D);
+  writeUpdate(w, p, opts?.table ?? FIELDS_6F59094D, resolveDiepLimits(opts?.limits));
   return w.finish();
 }
 
 /** Write a 0x00 update packet into `w`. */
-export function writeUpdate(w: ByteWriter, p: UpdatePacket, table: FieldTable): void {
+export function writeUpdate(w: ByteWriter, p: UpdatePacket, table: FieldTable, limits: Readonly<DiepLimits> = DIEP_DEFAULT_LIMITS): void {
+  if (!Array.isArray(p.deletions)) throw new EncodeError('deletions', `expected an array, got ${excerpt(p.deletions)}`);
+  if (!Array.isArray(p.upcreates)) throw new EncodeError('upcreates', `expected an array, got ${excerpt(p.upcreates)}`);
+  const entries = p.deletions.length + p.upcreates.length;
+  if (entries > limits.diepMaxEntities) {
+    throw new EncodeError('', `${p.deletions.length} deletions and ${p.upcreates.length} upcreates past diepMaxEntities ${limits.diepMaxEntities}`);
+  }
   w.u8(0x00);
-  writeVu(w, p.tick);
+  try {
+    writeVu(w, p.tick);
+  } catch (e) {
+    throw atPath(e, 'tick');
+  }
   writeVu(w, p.deletions.length);
   for (let i = 0; i < p.deletions.length; i++) {
     const d = p.deletions[i]!;
@@ -801,7 +838,7 @@ export function writeUpdate(w: ByteWriter, p: UpdatePacket, table: FieldTable): 
   for (let i = 0; i < p.upcreates.length; i++) {
     const u = p.upcreates[i]!;
     try {
-      writeUpcreate(w, u, table);
+      writeUpcreate(w, u, table, limits.maxStringLength);
     } catch (e) {
       throw atPath(e, `upcreates[${i}]`);
     }
@@ -809,28 +846,40 @@ export function writeUpdate(w: ByteWriter, p: UpdatePacket, table: FieldTable): 
 }
 
 function atPath(e: unknown, seg: string): unknown {
-  if (e instanceof EncodeError) return new EncodeError(e.path === '' ? seg : `${seg}.${e.path}`, e.message.slice(e.path === '' ? 0 : e.path.length + 2));
+  if (e instanceof EncodeError) {
+    const path = e.path === '' ? seg : e.path.charCodeAt(0) === 91 ? `${seg}${e.path}` : `${seg}.${e.path}`;
+    return new EncodeError(path, e.message.slice(e.path === '' ? 0 : e.path.length + 2));
+  }
   return e;
 }
 
 /** Write one upcreate (entid, mode, body). */
-export function writeUpcreate(w: ByteWriter, u: Upcreate, table: FieldTable): void {
+export function writeUpcreate(w: ByteWriter, u: Upcreate, table: FieldTable, maxString = DIEP_DEFAULT_LIMITS.maxStringLength): void {
+  if (u === null || typeof u !== 'object') throw new EncodeError('', `expected an upcreate, got ${excerpt(u)}`);
   if (u.hash === 0) throw new EncodeError('hash', 'an upcreate cannot name a null entity (hash 0)');
   writeEntid(w, { hash: u.hash, id: u.id });
   if (u.kind === 'creation') {
     w.u8(1);
-    writeCreationBody(w, u.groups, u.values, table);
+    writeCreationBody(w, u.groups, u.values, table, maxString);
   } else if (u.kind === 'update') {
     w.u8(0);
     w.u8(1);
-    writeChangeBody(w, u.fields, u.values, table);
+    writeChangeBody(w, u.fields, u.values, table, maxString);
   } else {
     throw new EncodeError('kind', `must be 'creation' or 'update'`);
   }
 }
 
 /** Group table then every field of the present groups in global field order. */
-export function writeCreationBody(w: ByteWriter, groups: readonly number[], values: readonly (Scalar | Scalar[] | undefined)[], table: FieldTable): void {
+export function writeCreationBody(
+  w: ByteWriter,
+  groups: readonly number[],
+  values: readonly (Scalar | Scalar[] | undefined)[],
+  table: FieldTable,
+  maxString = DIEP_DEFAULT_LIMITS.maxStringLength,
+): void {
+  if (!Array.isArray(groups)) throw new EncodeError('groups', `expected an array, got ${excerpt(groups)}`);
+  if (!Array.isArray(values)) throw new EncodeError('values', `expected an array, got ${excerpt(values)}`);
   const present = new Uint8Array(table.groupCount);
   let prev = -1;
   for (const g of groups) {
@@ -847,10 +896,16 @@ export function writeCreationBody(w: ByteWriter, groups: readonly number[], valu
     try {
       if (v === undefined) throw new EncodeError('', 'missing value (a creation carries every field of its groups)');
       if (def.length === 0) {
-        writeValue(w, def.enc, v as Scalar);
+        writeValue(w, def.enc, v as Scalar, maxString);
       } else {
         if (!Array.isArray(v) || v.length !== def.length) throw new EncodeError('', `must be an array of ${def.length} elements`);
-        for (let e = 0; e < def.length; e++) writeValue(w, def.enc, v[e] as Scalar);
+        for (let e = 0; e < def.length; e++) {
+          try {
+            writeValue(w, def.enc, v[e] as Scalar, maxString);
+          } catch (err) {
+            throw atPath(err, `[${e}]`);
+          }
+        }
       }
     } catch (e) {
       throw atPath(e, def.key);
@@ -859,7 +914,14 @@ export function writeCreationBody(w: ByteWriter, groups: readonly number[], valu
 }
 
 /** Field table of changed fields; array fields carry an element table. */
-export function writeChangeBody(w: ByteWriter, fields: readonly number[], values: readonly (Scalar | ElementChanges)[], table: FieldTable): void {
+export function writeChangeBody(
+  w: ByteWriter,
+  fields: readonly number[],
+  values: readonly (Scalar | ElementChanges)[],
+  table: FieldTable,
+  maxString = DIEP_DEFAULT_LIMITS.maxStringLength,
+): void {
+  if (!Array.isArray(fields) || !Array.isArray(values) || fields.length !== values.length) throw new EncodeError('fields', 'an update needs parallel arrays fields and values');
   let prev = -1;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
@@ -870,7 +932,7 @@ export function writeChangeBody(w: ByteWriter, fields: readonly number[], values
       prev = f;
       const v = values[i];
       if (def.length === 0) {
-        writeValue(w, def.enc, v as Scalar);
+        writeValue(w, def.enc, v as Scalar, maxString);
       } else {
         const ec = v as ElementChanges;
         if (ec === null || typeof ec !== 'object' || !Array.isArray(ec.indices) || !Array.isArray(ec.values) || ec.indices.length !== ec.values.length) {
@@ -882,7 +944,7 @@ export function writeChangeBody(w: ByteWriter, fields: readonly number[], values
           if (e >= def.length) throw new EncodeError('', `element index ${e} beyond length ${def.length}`);
           writeJump(w, e, pe);
           pe = e;
-          writeValue(w, def.updateEnc, ec.values[k] as Scalar);
+          writeValue(w, def.updateEnc, ec.values[k] as Scalar, maxString);
         }
         w.u8(1);
       }
@@ -982,15 +1044,17 @@ export function decodeServerbound(bytes: Uint8Array, opts?: DecodeOptions): Serv
 }
 
 /** Encode one serverbound packet. */
-export function encodeServerbound(p: ServerboundPacket): Uint8Array {
+export function encodeServerbound(p: ServerboundPacket, opts?: { limits?: Partial<DiepLimits> }): Uint8Array {
+  if (p === null || typeof p !== 'object') throw new EncodeError('', `expected a packet object, got ${excerpt(p)}`);
+  const max = resolveDiepLimits(opts?.limits).maxStringLength;
   const w = new ByteWriter(64);
   switch (p.type) {
     case 'Init':
       w.u8(0x00);
-      writeString(w, p.build);
-      writeString(w, p.password);
-      if (p.partyCode !== undefined || p.playerToken !== undefined || p.debug !== undefined) writeString(w, p.partyCode ?? '');
-      if (p.playerToken !== undefined || p.debug !== undefined) writeString(w, p.playerToken ?? '');
+      str(w, p.build, 'build', max);
+      str(w, p.password, 'password', max);
+      if (p.partyCode !== undefined || p.playerToken !== undefined || p.debug !== undefined) str(w, p.partyCode ?? '', 'partyCode', max);
+      if (p.playerToken !== undefined || p.debug !== undefined) str(w, p.playerToken ?? '', 'playerToken', max);
       if (p.debug !== undefined) writeVu(w, p.debug);
       break;
     case 'Input':
@@ -1001,7 +1065,7 @@ export function encodeServerbound(p: ServerboundPacket): Uint8Array {
       break;
     case 'Spawn':
       w.u8(0x02);
-      writeString(w, p.name);
+      str(w, p.name, 'name', max);
       break;
     case 'StatUpgrade':
       w.u8(0x03);
@@ -1018,9 +1082,9 @@ export function encodeServerbound(p: ServerboundPacket): Uint8Array {
     case 'Command':
       if (!Array.isArray(p.args) || p.args.length > 255) throw new EncodeError('args', 'at most 255 arguments');
       w.u8(0x06);
-      writeString(w, p.command);
+      str(w, p.command, 'command', max);
       w.u8(p.args.length);
-      for (const a of p.args) writeString(w, a);
+      for (let i = 0; i < p.args.length; i++) str(w, p.args[i]!, `args[${i}]`, max);
       break;
     case 'ModifiedClient':
       w.u8(0x07);
@@ -1032,10 +1096,10 @@ export function encodeServerbound(p: ServerboundPacket): Uint8Array {
       w.u8(0x09);
       break;
     case 'Unknown':
-      writeUnknown(w, p.header, p.body);
+      writeUnknown(w, p.header, p.body, SERVERBOUND_KNOWN);
       break;
     default:
-      throw new EncodeError('type', `unknown serverbound packet type ${JSON.stringify((p as { type: unknown }).type)}`);
+      throw new EncodeError('type', `unknown serverbound packet type ${excerpt((p as { type: unknown }).type)}`);
   }
   return w.finish();
 }

@@ -4,7 +4,8 @@
  * client can decode and apply at full speed (`EntityStore.applyBytes`). The rules are
  * those of `decodeUpdate` (same strictness, same DecodeErrors); only the shape differs.
  */
-import { DecodeError, LimitError, resolveLimits, rethrowAt, type DecodeOptions } from '../../core/index.js';
+import { DecodeError, LimitError, rethrowAt, type DecodeOptions } from '../../core/index.js';
+import { DIEP_DEFAULT_LIMITS, resolveDiepLimits, type DiepLimits } from './limits.js';
 import {
   readEntid as readEntidImported,
   readF32 as readF32Imported,
@@ -16,7 +17,7 @@ import {
 import * as schema from './tables/schema.js';
 import type { FieldTable } from './tables/schema.js';
 import { FIELDS_6F59094D } from './tables/index.js';
-import type { Scalar } from './types.js';
+import type { ElementChanges, Scalar, UpdatePacket } from './types.js';
 
 const readVu = readVuImported;
 const readF32 = readF32Imported;
@@ -89,13 +90,14 @@ export class UpdateBuffer {
 }
 
 export interface FlatDecodeOptions extends DecodeOptions {
+  limits?: Partial<DiepLimits>;
   table?: FieldTable;
 }
 
 /** Decode a 0x00 packet into `buf` (reused; its previous content is replaced). */
 export function decodeUpdateInto(bytes: Uint8Array, buf: UpdateBuffer, opts?: FlatDecodeOptions): UpdateBuffer {
   const table = opts?.table ?? FIELDS_6F59094D;
-  const limits = opts?.limits === undefined ? DEFAULTS : resolveLimits(opts.limits);
+  const limits = opts?.limits === undefined ? DIEP_DEFAULT_LIMITS : resolveDiepLimits(opts.limits);
   const r = new Cur(bytes, 0, bytes.length);
   try {
     if (bytes.length === 0) throw new DecodeError(0, 'header', 'header 0x00', 'end of input');
@@ -108,10 +110,10 @@ export function decodeUpdateInto(bytes: Uint8Array, buf: UpdateBuffer, opts?: Fl
   }
 }
 
-const DEFAULTS = resolveLimits();
 
-function count(r: Cur, n: number, max: number, name: string): void {
-  if (n > max) throw new LimitError(r.pos, name, 'diepMaxEntities', n, max);
+/** `n` more entries after `before`: within `diepMaxEntities` (deletions plus upcreates), and at least 2 bytes each. */
+function count(r: Cur, n: number, before: number, max: number, name: string): void {
+  if (before + n > max) throw new LimitError(r.pos, name, 'diepMaxEntities', before + n, max);
   if (n * 2 > r.end - r.pos) throw new DecodeError(r.pos, name, `${n} entries of at least 2 bytes`, `${r.end - r.pos} bytes left`);
 }
 
@@ -126,7 +128,7 @@ function decodeBody(r: Cur, buf: UpdateBuffer, table: FieldTable, maxEntities: n
   let n: number;
   try {
     n = readVu(r);
-    count(r, n, maxEntities, '');
+    count(r, n, 0, maxEntities, '');
   } catch (e) {
     throw rethrowAt(e, 'deletionCount', s);
   }
@@ -147,7 +149,7 @@ function decodeBody(r: Cur, buf: UpdateBuffer, table: FieldTable, maxEntities: n
   s = r.pos;
   try {
     n = readVu(r);
-    count(r, n, maxEntities, '');
+    count(r, n, buf.delCount, maxEntities, '');
   } catch (e) {
     throw rethrowAt(e, 'upcreateCount', s);
   }
@@ -435,4 +437,88 @@ function setObj(buf: UpdateBuffer, j: number, v: Scalar): void {
   const o = buf.entObj;
   while (o.length < j) o.push(undefined);
   o[j] = v;
+}
+
+/**
+ * Put a packet object into `buf` (reused), so that one apply serves both forms.
+ * Values are taken as they are (arrays are copied by the store when it applies a creation).
+ */
+export function flattenUpdate(p: UpdatePacket, buf: UpdateBuffer, table: FieldTable): UpdateBuffer {
+  buf.tick = p.tick;
+  const dels = p.deletions;
+  const nd = dels.length;
+  buf.delId = growU32(buf.delId, nd);
+  buf.delHash = growU32(buf.delHash, nd);
+  for (let i = 0; i < nd; i++) {
+    buf.delId[i] = dels[i]!.id;
+    buf.delHash[i] = dels[i]!.hash;
+  }
+  buf.delCount = nd;
+  const ups = p.upcreates;
+  const n = ups.length;
+  if (buf.upId.length < n) {
+    buf.upId = growU32(buf.upId, n);
+    buf.upHash = growU32(buf.upHash, n);
+    const m = new Uint8Array(buf.upId.length);
+    m.set(buf.upMode);
+    buf.upMode = m;
+  }
+  buf.entStart = growI32(buf.entStart, n + 1);
+  buf.grpStart = growI32(buf.grpStart, n + 1);
+  buf.entStart[0] = 0;
+  buf.grpStart[0] = 0;
+  let ent = 0;
+  let groupsUsed = 0;
+  const fieldLen = table.fieldLen;
+  for (let i = 0; i < n; i++) {
+    const u = ups[i]!;
+    buf.upId[i] = u.id;
+    buf.upHash[i] = u.hash;
+    if (u.kind === 'creation') {
+      buf.upMode[i] = 1;
+      for (const g of u.groups) {
+        if (groupsUsed >= buf.groups.length) buf.groups = growI32(buf.groups, groupsUsed + 1);
+        buf.groups[groupsUsed++] = g;
+      }
+      const values = u.values;
+      for (let f = 0; f < values.length; f++) {
+        const v = values[f];
+        if (v === undefined) continue;
+        if (Array.isArray(v)) {
+          for (let e = 0; e < v.length; e++) ent = putEntry(buf, ent, f, e, v[e]!);
+        } else ent = putEntry(buf, ent, f, -1, v);
+      }
+    } else {
+      buf.upMode[i] = 0;
+      const fields = u.fields;
+      for (let k = 0; k < fields.length; k++) {
+        const f = fields[k]!;
+        const v = u.values[k]!;
+        if (fieldLen[f] === 0) ent = putEntry(buf, ent, f, -1, v as Scalar);
+        else {
+          const ec = v as ElementChanges;
+          ent = putEntry(buf, ent, f, -2, 0);
+          for (let e = 0; e < ec.indices.length; e++) ent = putEntry(buf, ent, f, ec.indices[e]!, ec.values[e]!);
+        }
+      }
+    }
+    buf.entStart[i + 1] = ent;
+    buf.grpStart[i + 1] = groupsUsed;
+  }
+  buf.entCount = ent;
+  buf.upCount = n;
+  return buf;
+}
+
+function putEntry(buf: UpdateBuffer, ent: number, f: number, elem: number, v: Scalar): number {
+  if (ent >= buf.entField.length) growEntries(buf, ent + 1);
+  if (typeof v === 'number') {
+    buf.entNum[ent] = v;
+    buf.entField[ent] = f;
+  } else {
+    setObj(buf, ent, v);
+    buf.entField[ent] = ~f;
+  }
+  buf.entElem[ent] = elem;
+  return ent + 1;
 }

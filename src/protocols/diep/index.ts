@@ -12,6 +12,7 @@ export const FAMILY = 'diep' as const;
 
 export * from './types.js';
 export * from './tables/index.js';
+export { DIEP_DEFAULT_LIMITS, resolveDiepLimits, type DiepLimits } from './limits.js';
 export {
   readVu,
   readVi,

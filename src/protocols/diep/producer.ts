@@ -7,7 +7,7 @@
  * update carries exactly the fields (and array elements) changed since that viewer's
  * last packet, whether packets are built every tick or not.
  */
-import { ByteWriter, EncodeError } from '../../core/index.js';
+import { ByteWriter, EncodeError, excerpt } from '../../core/index.js';
 import { writeUpdate } from './codec.js';
 import { isWritableString } from './primitives.js';
 import { ENC_ENTID, ENC_F32, ENC_STRING, ENC_VI, ENC_VI64, ENC_VU, type FieldTable } from './tables/schema.js';
@@ -103,7 +103,7 @@ function checkValue(enc: number, v: unknown, key: string): void {
   else if (enc === ENC_ENTID) ok = v === null || (typeof v === 'object' && typeof (v as EntityRef).id === 'number' && typeof (v as EntityRef).hash === 'number');
   else if (enc === ENC_F32) ok = typeof v === 'number' || v instanceof F32Bits;
   else ok = typeof v === 'number' && Number.isFinite(v);
-  if (!ok) throw new EncodeError(key, `cannot hold ${JSON.stringify(v)}`);
+  if (!ok) throw new EncodeError(key, `cannot hold ${excerpt(v)}`);
 }
 
 export interface WorldOptions {
@@ -132,7 +132,7 @@ export class World {
   private groupIds(groups: readonly (number | string)[]): number[] {
     const ids = groups.map((g) => {
       const id = typeof g === 'number' ? g : this.table.groupByName.get(g);
-      if (id === undefined || id < 0 || id >= this.table.groupCount) throw new EncodeError('groups', `unknown group ${JSON.stringify(g)}`);
+      if (id === undefined || id < 0 || id >= this.table.groupCount) throw new EncodeError('groups', `unknown group ${excerpt(g)}`);
       return id;
     });
     return [...new Set(ids)].sort((a, b) => a - b);
