@@ -35,10 +35,6 @@ export interface Limits {
   wowMaxSplinePoints: number;
   /** Largest declared `uncompressedSize` of SMSG_COMPRESSED_UPDATE_OBJECT, bytes (the zlib output cap is the smaller of this and maxZlibOutput). */
   wowMaxUncompressedSize: number;
-
-  // --- Diep ---
-  /** Most entities mentioned in one update packet. */
-  diepMaxEntities: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -54,7 +50,6 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   wowMaxBlocks: 1 << 16,
   wowMaxSplinePoints: 1 << 16,
   wowMaxUncompressedSize: 1 << 20,
-  diepMaxEntities: 1 << 16,
 });
 
 /** Defaults merged with per-call overrides. Returns the frozen defaults when there is nothing to merge. */
