@@ -76,4 +76,5 @@ export {
   type ViewerOptions,
   type ColorContext,
 } from './producer.js';
-export { UpdateBuffer, decodeUpdateInto, type FlatDecodeOptions } from './flat.js';
+export { UpdateBuffer, decodeUpdateInto, type FlatDecodeOptions } from './update-read.js';
+export { packetOf, flattenUpdate } from './update-view.js';

@@ -7,7 +7,8 @@
  * or handed to `onIssue`), never thrown away and never thrown.
  */
 import type { FieldTable } from './tables/schema.js';
-import { UpdateBuffer, decodeUpdateInto, flattenUpdate, type FlatDecodeOptions } from './flat.js';
+import { UpdateBuffer, decodeUpdateInto, type FlatDecodeOptions } from './update-read.js';
+import { flattenUpdate } from './update-view.js';
 import { FIELDS_6F59094D } from './tables/index.js';
 import type { ElementChanges, EntityRef, F32Bits, Scalar, UpdatePacket } from './types.js';
 import { LimitError } from '../../core/index.js';
