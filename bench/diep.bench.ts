@@ -86,7 +86,7 @@ export function cases(): BenchCase[] {
         const store = new EntityStore();
         for (let i = 0; i < all.length; i++) {
           const p = decodeClientbound(all[i]!);
-          if (p.type === 'Update') store.apply(p);
+          if (p.type === 'Update') store.applyPacket(p);
         }
         return store.entities.size;
       },

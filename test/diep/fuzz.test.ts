@@ -85,7 +85,7 @@ function check(bytes: Uint8Array): void {
   // whatever decodes is canonical: it re-encodes to the input (0x02 keeps its block)
   assert.deepEqual(encodeClientbound(p), bytes);
   assert.deepEqual(encodeClientbound(clientboundFromJson(JSON.parse(JSON.stringify(clientboundToJson(p))))), bytes);
-  if (p.type === 'Update') new EntityStore().apply(p); // never throws
+  if (p.type === 'Update') new EntityStore().applyPacket(p); // never throws
 }
 
 function checkServerbound(bytes: Uint8Array): void {

@@ -111,7 +111,7 @@ test('hostile peer: 400 messages of missing deletions keep at most diepMaxIssues
     const p = decodeClientbound(bomb);
     assert.equal(p.type, 'Compressed');
     if (p.type !== 'Compressed' || p.inner.type !== 'Update') return;
-    const r = store.apply(p.inner);
+    const r = store.applyPacket(p.inner);
     assert.ok(r.issues.length <= DIEP_DEFAULT_LIMITS.diepMaxIssuesKept);
     assert.equal(r.issues.length + r.issuesDropped, per);
     if (m < 20) {
@@ -168,7 +168,7 @@ test('hostile peer: memory stays bounded over 500 expanding messages (4 M issues
   const before = process.memoryUsage().heapUsed;
   for (let m = 0; m < 500; m++) {
     const p = decodeClientbound(samples[m % 8]!);
-    if (p.type === 'Compressed' && p.inner.type === 'Update') store.apply(p.inner);
+    if (p.type === 'Compressed' && p.inner.type === 'Update') store.applyPacket(p.inner);
   }
   gc();
   const grown = process.memoryUsage().heapUsed - before;

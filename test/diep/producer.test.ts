@@ -126,7 +126,7 @@ test('producer: leaving view deletes, re-entering creates with full state, remov
   const store = new EntityStore();
   const step = (): UpdatePacket => {
     const p = decodeUpdate(v.buildBytes());
-    store.apply(p);
+    store.applyPacket(p);
     world.tick++;
     return p;
   };
@@ -205,7 +205,7 @@ test('property: random entity worlds through the producer and the store give wha
           const bytes = v.buildBytes();
           const p = decodeClientbound(bytes);
           if (p.type !== 'Update') throw new Error('update expected');
-          const r = stores[i]!.apply(p);
+          const r = stores[i]!.applyPacket(p);
           assert.deepEqual(r.issues, []);
         });
         world.tick++;

@@ -58,10 +58,12 @@ export {
 export {
   EntityStore,
   entityView,
+  entityType,
   type StoredEntity,
   type StoreIssue,
   type StoreIssueKind,
   type ApplyResult,
+  type DiepChanges,
   type EntityStoreOptions,
   type DiepEntityView,
 } from './session.js';

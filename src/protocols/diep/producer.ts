@@ -7,7 +7,7 @@
  * update carries exactly the fields (and array elements) changed since that viewer's
  * last packet, whether packets are built every tick or not.
  */
-import { ByteWriter, EncodeError, excerpt } from '../../core/index.js';
+import { ByteWriter, EncodeError, excerpt, type Producer } from '../../core/index.js';
 import { writeUpdate } from './codec.js';
 import { isWritableString } from './primitives.js';
 import { ENC_ENTID, ENC_F32, ENC_STRING, ENC_VI, ENC_VI64, ENC_VU, type FieldTable } from './tables/schema.js';
@@ -254,8 +254,8 @@ export interface ViewerOptions {
   color?: (ctx: ColorContext) => number;
 }
 
-/** Builds one viewer's 0x00 packets. */
-export class ViewerProducer {
+/** Builds one viewer's 0x00 packets (the family's `Producer`: `produce()` gives the next message). */
+export class ViewerProducer implements Producer<[], Uint8Array> {
   readonly world: World;
   readonly camera: WorldEntity;
   /** Entities the client holds, in the order they were sent. */
@@ -369,7 +369,12 @@ export class ViewerProducer {
     return { type: 'Update', tick: world.tick, deletions, upcreates: [...updates, ...creations] };
   }
 
-  /** Build and encode this viewer's packet. */
+  /** Build and encode this viewer's packet for the world's current tick. */
+  produce(): Uint8Array {
+    return this.buildBytes();
+  }
+
+  /** Build and encode this viewer's packet (same as `produce`). */
   buildBytes(): Uint8Array {
     const w = new ByteWriter(1024);
     writeUpdate(w, this.build(), this.world.table);

@@ -11,7 +11,10 @@ import { UpdateBuffer, decodeUpdateInto, type FlatDecodeOptions } from './update
 import { flattenUpdate } from './update-view.js';
 import { FIELDS_6F59094D } from './tables/index.js';
 import type { ElementChanges, EntityRef, F32Bits, Scalar, UpdatePacket } from './types.js';
-import { LimitError } from '../../core/index.js';
+import { LimitError, type ClientMirror, type MirrorChanges, type MirroredEntity, type MirrorIssue } from '../../core/index.js';
+import { decodeClientbound } from './clientbound.js';
+import { f32ToJson } from './json.js';
+import { ENC_F32 } from './tables/schema.js';
 import { resolveDiepLimits, type DiepLimits } from './limits.js';
 
 /** One entity in the store. */
@@ -33,6 +36,28 @@ function maskOf(groups: readonly number[]): number {
     m |= 1 << g;
   }
   return m;
+}
+
+/** JSON value of a stored field value (float32 in its JSON form). */
+function valueJson(enc: number, v: Scalar | Scalar[]): unknown {
+  const one = (x: Scalar): unknown => (enc === ENC_F32 || (x !== null && typeof x === 'object' && 'bits' in x) ? f32ToJson(x as number | F32Bits) : x);
+  return Array.isArray(v) ? v.map(one) : one(v);
+}
+
+/** A readable kind from an entity's groups (as the inspector names them). */
+export function entityType(e: StoredEntity, table: FieldTable = FIELDS_6F59094D): string {
+  const has = (name: string): boolean => {
+    const g = table.groupByName.get(name);
+    return g !== undefined && e.groups.includes(g);
+  };
+  if (has('arena')) return 'Arena';
+  if (has('camera')) return 'Camera';
+  if (has('barrel')) return 'Barrel';
+  if (has('score')) return 'Tank';
+  if (has('name') && has('physics')) return 'Shape';
+  if (has('team') && !has('position')) return 'Team';
+  if (has('physics') && has('position') && has('health')) return 'Projectile';
+  return e.groups.map((g) => table.groups[g]?.name ?? String(g)).join('+') || 'Entity';
 }
 
 function hasGroup(e: StoredEntity, g: number): boolean {
@@ -94,7 +119,18 @@ function sameRef(a: EntityRef | null, b: EntityRef | null): boolean {
   return a.id === b.id && a.hash === b.hash;
 }
 
-export class EntityStore {
+/** What one message changed, in the vocabulary of every family (`ClientMirror`), ids as text. */
+export interface DiepChanges extends MirrorChanges {
+  /** Issues past `diepMaxIssuesKept` in this message (counted in `issueCounts`, not listed). */
+  issuesDropped: number;
+}
+
+/**
+ * The client mirror of the Diep.io world. `apply(message)` is the `ClientMirror`
+ * contract (any clientbound message: 0x00, 0x02 holding one, others change nothing);
+ * `applyBytes` / `applyPacket` / `applyFlat` are the fast forms with numeric ids.
+ */
+export class EntityStore implements ClientMirror<Uint8Array | UpdatePacket> {
   readonly table: FieldTable;
   readonly entities = new Map<number, StoredEntity>();
   /** Tick of the last applied packet. */
@@ -185,8 +221,54 @@ export class EntityStore {
     return e === undefined ? undefined : entityView(e, this.table);
   }
 
+  /**
+   * Apply one clientbound message (bytes: 0x00, or 0x02 holding one; anything else
+   * changes nothing) or an update packet object, and say what changed (ids as text).
+   * Throws only DecodeError (LimitError included); the store is then unchanged.
+   */
+  apply(message: Uint8Array | UpdatePacket): DiepChanges {
+    let r: ApplyResult;
+    if (message instanceof Uint8Array) {
+      if (message.length > 0 && message[0] === 0) r = this.applyBytes(message, undefined, true);
+      else {
+        const p = decodeClientbound(message, { table: this.table, limits: this.limits });
+        const inner = p.type === 'Compressed' ? p.inner : p;
+        if (inner.type !== 'Update') return { created: [], updated: new Map(), removed: [], issues: [], issuesDropped: 0 };
+        r = this.applyPacket(inner, true);
+      }
+    } else r = this.applyPacket(message, true);
+    return this.changesOf(r);
+  }
+
+  /** An `ApplyResult` (numeric ids, field indices) in the `ClientMirror` vocabulary. */
+  changesOf(r: ApplyResult): DiepChanges {
+    const fields = this.table.fields;
+    const updated = new Map<string, string[]>();
+    for (const [id, fs] of r.changed) updated.set(String(id), fs.map((f) => fields[f]!.key));
+    const issues: MirrorIssue[] = r.issues.map((i) => (i.id < 0 ? { kind: i.kind, message: i.message } : { kind: i.kind, message: i.message, id: String(i.id) }));
+    return { tick: r.tick, created: r.created.map(String), updated, removed: r.removed.map(String), issues, issuesDropped: r.issuesDropped };
+  }
+
+  /** Entity ids held, as text, ascending. */
+  entityIds(): string[] {
+    return [...this.entities.keys()].sort((a, b) => a - b).map(String);
+  }
+
+  /** One entity's kind (from its groups) and fields (`group.field` keys, JSON values, table order). */
+  entity(id: string): MirroredEntity | undefined {
+    const e = /^(0|[1-9]\d*)$/.test(id) ? this.entities.get(Number(id)) : undefined;
+    if (e === undefined) return undefined;
+    const table = this.table;
+    const fields: Record<string, unknown> = {};
+    for (let f = 0; f < table.fieldCount; f++) {
+      const v = e.values[f];
+      if (v !== undefined) fields[table.fields[f]!.key] = valueJson(table.fieldEnc[f]!, v);
+    }
+    return { type: entityType(e, table), fields };
+  }
+
   /** Apply one packet object. With `track`, the result lists what changed (slower). Same rules as `applyFlat`. */
-  apply(p: UpdatePacket, track = false): ApplyResult {
+  applyPacket(p: UpdatePacket, track = false): ApplyResult {
     const buf = (this.flatPacket ??= new UpdateBuffer());
     return this.applyFlat(flattenUpdate(p, buf, this.table), track);
   }
