@@ -20,13 +20,27 @@ import { f32BitsOf, f32FromBits } from './primitives.js';
 type Json = unknown;
 type Obj = Record<string, Json>;
 
-/** JSON form of a float32 value. */
+/**
+ * JSON form of a float32 value: the shortest decimal that reads back to the same
+ * float32 (`0.72`, not `0.7200000286102295`); -0, infinities and NaNs as their bits.
+ */
 export function f32ToJson(v: number | F32Bits): number | string {
   if (v instanceof F32Bits || !Number.isFinite(v) || Object.is(v, -0)) {
     const bits = f32BitsOf(v);
     return `f32:0x${bits.toString(16).padStart(8, '0')}`;
   }
-  return v;
+  return shortestF32(v);
+}
+
+/** The shortest decimal (as a number) whose float32 rounding is `Math.fround(v)`. */
+export function shortestF32(v: number): number {
+  const f = Math.fround(v);
+  if (Number.isInteger(f) && Math.abs(f) < 2 ** 24) return f;
+  for (let p = 1; p < 9; p++) {
+    const x = Number(f.toPrecision(p));
+    if (Math.fround(x) === f) return x;
+  }
+  return f;
 }
 
 /** Parse the JSON form of a float32 value. */

@@ -28,6 +28,7 @@ const ENC_VI = schema.ENC_VI;
 const ENC_F32 = schema.ENC_F32;
 const ENC_VI64 = schema.ENC_VI64;
 const ENC_STRING = schema.ENC_STRING;
+const ENC_ENTID = schema.ENC_ENTID;
 const ENCODING_NAMES = schema.ENCODING_NAMES;
 
 function growU32(a: Uint32Array, n: number): Uint32Array {
@@ -394,7 +395,7 @@ function readCreationFields(
       buf.entField[ent] = readInto(cur, buf, ent, enc, maxString) ? ~f : f;
       buf.entElem[ent] = -1;
       ent++;
-      if (spans !== undefined) spans.add(`${prefix}.fields.${table.fields[f]!.key}`, valueAt, cur.pos, ENCODING_NAMES[enc]!);
+      if (spans !== undefined) valueSpan(spans, `${prefix}.fields.${table.fields[f]!.key}`, valueAt, valueAt, cur.pos, enc, cur.bytes);
     } else {
       for (let elem = 0; elem < len; elem++) {
         at.elem = elem;
@@ -402,7 +403,7 @@ function readCreationFields(
         buf.entField[ent] = readInto(cur, buf, ent, enc, maxString) ? ~f : f;
         buf.entElem[ent] = elem;
         ent++;
-        if (spans !== undefined) spans.add(`${prefix}.fields.${table.fields[f]!.key}[${elem}]`, elemAt, cur.pos, ENCODING_NAMES[enc]!);
+        if (spans !== undefined) valueSpan(spans, `${prefix}.fields.${table.fields[f]!.key}[${elem}]`, elemAt, elemAt, cur.pos, enc, cur.bytes);
       }
       if (spans !== undefined) spans.add(`${prefix}.fields.${table.fields[f]!.key}`, valueAt, cur.pos, 'struct');
     }
@@ -449,6 +450,7 @@ function readChangeFields(cur: Cur, buf: UpdateBuffer, ent: number, table: Field
         entNum = buf.entNum;
       }
       const len = fieldLen[f]!;
+      const valueAt = pos;
       if (len === 0) {
         const enc = fieldEnc[f]!;
         if (enc === ENC_VI || enc === ENC_VI64) {
@@ -483,7 +485,7 @@ function readChangeFields(cur: Cur, buf: UpdateBuffer, ent: number, table: Field
         }
         buf.entElem[ent] = -1;
         ent++;
-        if (spans !== undefined) spans.add(`${prefix}.changed.${table.fields[f]!.key}`, jumpAt, pos, ENCODING_NAMES[fieldEnc[f]!]!);
+        if (spans !== undefined) valueSpan(spans, `${prefix}.changed.${table.fields[f]!.key}`, jumpAt, valueAt, pos, fieldEnc[f]!, bytes);
       } else {
         if (spans !== undefined) spans.add(`${prefix}.changed.${table.fields[f]!.key}`, jumpAt, pos, 'jump');
         cur.pos = pos;
@@ -544,15 +546,30 @@ function readElementTable(
       e += (rawE ^ 1) >>> 0;
       if (e >= len) throw new DecodeError(jumpAt, '', `element index below ${len}`, `index ${e}`);
       if (ent >= buf.entField.length) buf.reserveEntries(ent + 1);
+      const valueAt = cur.pos;
       buf.entField[ent] = readInto(cur, buf, ent, enc, maxString) ? ~f : f;
       buf.entElem[ent] = e;
       ent++;
-      if (spans !== undefined) spans.add(`${path}.${e}`, jumpAt, cur.pos, ENCODING_NAMES[enc]!);
+      if (spans !== undefined) valueSpan(spans, `${path}.${e}`, jumpAt, valueAt, cur.pos, enc, cur.bytes);
     }
   } catch (err) {
     throw new ElementError(err, e);
   }
   return ent;
+}
+
+/**
+ * The span of one value (`start`: its jump in an update, else the value), and for a
+ * non-null entity reference the spans of its `hash` and `id`, as in the JSON form.
+ */
+function valueSpan(spans: SpanSink, path: string, start: number, valueAt: number, end: number, enc: number, bytes: Uint8Array): void {
+  spans.add(path, start, end, ENCODING_NAMES[enc]!);
+  if (enc !== ENC_ENTID || bytes[valueAt] === 0) return;
+  let p = valueAt;
+  while (p < end && bytes[p]! >= 0x80) p++;
+  p++;
+  spans.add(`${path}.hash`, valueAt, p, 'entid.hash');
+  spans.add(`${path}.id`, p, end, 'entid.id');
 }
 
 /** Read one value into entry `j`; true when it went to `entObj` (not a number). */
