@@ -10,7 +10,17 @@
 import { ByteWriter, EncodeError, excerpt, type Producer } from '../../core/index.js';
 import { writeUpdate } from './codec.js';
 import { isWritableString } from './primitives.js';
-import { ENC_ENTID, ENC_F32, ENC_STRING, ENC_VI, ENC_VI64, ENC_VU, type FieldTable } from './tables/schema.js';
+import * as schema from './tables/schema.js';
+import type { FieldTable } from './tables/schema.js';
+
+// Module-level bindings of imported constants: some loaders (tsx/esbuild) turn every
+// access to an imported binding into a getter call, which costs more than the read.
+const ENC_ENTID = schema.ENC_ENTID;
+const ENC_F32 = schema.ENC_F32;
+const ENC_STRING = schema.ENC_STRING;
+const ENC_VI = schema.ENC_VI;
+const ENC_VI64 = schema.ENC_VI64;
+const ENC_VU = schema.ENC_VU;
 import { FIELDS_6F59094D } from './tables/index.js';
 import { F32Bits } from './types.js';
 import type { Creation, Change, ElementChanges, EntityRef, Scalar, UpdatePacket, Upcreate } from './types.js';

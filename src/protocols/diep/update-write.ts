@@ -5,11 +5,27 @@
  * strings and entry counts past the decoder's limits.
  */
 import { ByteWriter, EncodeError, excerpt } from '../../core/index.js';
-import { writeEntid, writeF32, writeJump, writeString, writeVi, writeVi64, writeVu } from './primitives.js';
-import { ENC_ENTID, ENC_F32, ENC_STRING, ENC_VI, ENC_VI64, ENC_VU, type FieldTable } from './tables/schema.js';
+import * as prim from './primitives.js';
+import * as schema from './tables/schema.js';
+import type { FieldTable } from './tables/schema.js';
 import { FIELDS_6F59094D } from './tables/index.js';
 import { DIEP_DEFAULT_LIMITS, resolveDiepLimits, type DiepLimits } from './limits.js';
 import type { ElementChanges, EntityRef, F32Bits, Scalar, UpdatePacket, Upcreate } from './types.js';
+
+// Module-level bindings of the hot imports (tsx/esbuild turn imported bindings into getters).
+const writeEntid = prim.writeEntid;
+const writeF32 = prim.writeF32;
+const writeJump = prim.writeJump;
+const writeString = prim.writeString;
+const writeVi = prim.writeVi;
+const writeVi64 = prim.writeVi64;
+const writeVu = prim.writeVu;
+const ENC_ENTID = schema.ENC_ENTID;
+const ENC_F32 = schema.ENC_F32;
+const ENC_STRING = schema.ENC_STRING;
+const ENC_VI = schema.ENC_VI;
+const ENC_VI64 = schema.ENC_VI64;
+const ENC_VU = schema.ENC_VU;
 
 export interface DiepEncodeOptions {
   table?: FieldTable;
