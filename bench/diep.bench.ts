@@ -86,7 +86,7 @@ export function cases(): BenchCase[] {
         const store = new EntityStore();
         for (let i = 0; i < all.length; i++) {
           const p = decodeClientbound(all[i]!);
-          if (p.type === 'Update') store.apply(p);
+          if (p.type === 'Update') store.applyPacket(p);
         }
         return store.entities.size;
       },
@@ -128,7 +128,7 @@ function producerCase(): BenchCase {
     world.create(['relations', 'physics', 'health', 'name', 'position', 'style'], { 'name.name': 'Square', 'physics.size': 40, 'position.x': (i % 20) * 100 - 1000, 'position.y': Math.floor(i / 20) * 100 - 700 }),
   );
   const viewer = new ViewerProducer(world, cam);
-  viewer.buildBytes();
+  viewer.produce();
   let t = 0;
   let bytes = 0;
   const tick = (): Uint8Array => {
@@ -140,7 +140,7 @@ function producerCase(): BenchCase {
       world.set(e, 'position.y', Math.floor(i / 20) * 100 - 700 + Math.cos(t + i) * 30);
       world.set(e, 'position.angle', t * 0.01 + i);
     }
-    return viewer.buildBytes();
+    return viewer.produce();
   };
   bytes = tick().length;
   return {

@@ -20,10 +20,6 @@ export interface Limits {
   /** Most sub-updates in one 0x16 body. */
   smMaxUpdates: number;
 
-
-  // --- Diep ---
-  /** Most entities mentioned in one update packet. */
-  diepMaxEntities: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -33,7 +29,6 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxArrayLength: 1 << 20,
   maxDepth: 8,
   smMaxUpdates: 1 << 20,
-  diepMaxEntities: 1 << 16,
 });
 
 /** Defaults merged with per-call overrides. Returns the frozen defaults when there is nothing to merge. */

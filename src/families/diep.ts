@@ -2,7 +2,7 @@
  * The Diep.io adapter (client build 6f59094d): CLI and inspector surface over
  * the family's public API. The decoder keeps an `EntityStore` as its state.
  */
-import { decodeLz4Block, resolveLimits, type SpanSink } from '../core/index.js';
+import { decodeLz4Block, type SpanSink } from '../core/index.js';
 import {
   EntityStore,
   clientboundFromJson,
@@ -11,67 +11,41 @@ import {
   decodeServerbound,
   encodeClientbound,
   encodeServerbound,
-  f32ToJson,
   serverboundFromJson,
   serverboundToJson,
   FIELDS_6F59094D,
-  F32Bits,
-  type ApplyResult,
+  resolveDiepLimits,
+  type DiepChanges,
   type ClientboundPacket,
-  type Scalar,
-  type StoredEntity,
 } from '../protocols/diep/index.js';
 import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues } from './types.js';
 
 const SERVERBOUND_TYPES = new Set(['Init', 'Input', 'Spawn', 'StatUpgrade', 'TankUpgrade', 'Command', 'ModifiedClient', 'LeaveDeathScreen', 'TakeTank']);
 const table = FIELDS_6F59094D;
 
-function valueJson(f: number, v: Scalar | Scalar[] | undefined): unknown {
-  const isF32 = table.fields[f]!.encoding === 'f32';
-  const one = (x: Scalar): unknown => (x instanceof F32Bits || (isF32 && typeof x === 'number') ? f32ToJson(x) : x);
-  if (Array.isArray(v)) return v.map(one);
-  return v === undefined ? undefined : one(v);
-}
-
-function entityType(e: StoredEntity): string {
-  const has = (name: string): boolean => {
-    const g = table.groupByName.get(name);
-    return g !== undefined && e.groups.includes(g);
-  };
-  if (has('arena')) return 'Arena';
-  if (has('camera')) return 'Camera';
-  if (has('barrel')) return 'Barrel';
-  if (has('score')) return 'Tank';
-  if (has('name') && has('physics')) return 'Shape';
-  if (has('team') && !has('position')) return 'Team';
-  if (has('physics') && has('position') && has('health')) return 'Projectile';
-  return e.groups.map((g) => table.groups[g]?.name ?? String(g)).join('+') || 'Entity';
-}
-
-function rowsOf(store: EntityStore, last: ApplyResult | undefined): EntityTable {
+/** The state table from the store's `ClientMirror` view and the last message's changes. */
+function rowsOf(store: EntityStore, last: DiepChanges | undefined): EntityTable {
   const rows: EntityRow[] = [];
   const created = new Set(last?.created ?? []);
-  for (const e of store.entities.values()) {
-    const fields: Record<string, unknown> = {};
-    for (let f = 0; f < table.fieldCount; f++) {
-      const v = e.values[f];
-      if (v !== undefined) fields[table.fields[f]!.key] = valueJson(f, v);
-    }
-    const isNew = created.has(e.id);
-    const changed = isNew ? Object.keys(fields) : (last?.changed.get(e.id) ?? []).map((f) => table.fields[f]!.key);
-    const row: EntityRow = { id: String(e.id), type: entityType(e), fields, changed };
+  for (const id of store.entityIds()) {
+    const e = store.entity(id)!;
+    const isNew = created.has(id);
+    const changed = isNew ? Object.keys(e.fields) : (last?.updated.get(id) ?? []);
+    const row: EntityRow = { id, type: e.type, fields: e.fields, changed };
     if (isNew) row.created = true;
     rows.push(row);
   }
-  rows.sort((a, b) => Number(a.id) - Number(b.id));
-  return { rows, removed: (last?.removed ?? []).map(String) };
+  return { rows, removed: last?.removed ?? [] };
 }
 
-function clientboundDecoder(opts: OptionValues) {
-  void opts;
+/**
+ * Clientbound decoder: one store (the client mirror) carried from message to message;
+ * nothing else is kept across messages (the last changes only, for `state()`).
+ */
+function clientboundDecoder() {
   const store = new EntityStore();
-  let last: ApplyResult | undefined;
-  const limits = resolveLimits();
+  let last: DiepChanges | undefined;
+  const limits = resolveDiepLimits();
   return {
     decode(bytes: Uint8Array, spans?: SpanSink): DecodedMessage {
       const ranges: number[] = [];
@@ -87,8 +61,9 @@ function clientboundDecoder(opts: OptionValues) {
       const record: Record<string, unknown> = clientboundToJson(p, table);
       last = undefined;
       if (update.type === 'Update') {
-        last = store.apply(update, true);
+        last = store.apply(update);
         if (last.issues.length > 0) record.issues = last.issues.map((i) => i.message);
+        if (last.issuesDropped > 0) record.issuesNotListed = last.issuesDropped;
       }
       const entities: EntityByteRange[] = [];
       for (let i = 0; i + 4 < ranges.length; i += 5) {
@@ -134,7 +109,7 @@ export const diep: FamilyAdapter = {
         },
       };
     }
-    return clientboundDecoder(opts);
+    return clientboundDecoder();
   },
   createEncoder(opts: OptionValues) {
     return {

@@ -22,7 +22,7 @@ test('the sandbox capture applies with contiguous ticks and no inconsistency (RE
   for (const m of captureMessages()) {
     const p = decodeClientbound(m.bytes);
     if (p.type !== 'Update') continue;
-    const r = store.apply(p);
+    const r = store.applyPacket(p);
     assert.deepEqual(r.issues, [], m.file);
     for (const u of p.upcreates) u.kind === 'creation' ? creations++ : updates++;
     deletions += p.deletions.length;
@@ -64,7 +64,7 @@ test('the sandbox capture applies with contiguous ticks and no inconsistency (RE
 
 test('typed view of the camera and arena', () => {
   const store = new EntityStore();
-  store.apply(decodeUpdate(hex(vectors.updatePackets[0]!.hex)));
+  store.applyPacket(decodeUpdate(hex(vectors.updatePackets[0]!.hex)));
   const cam = store.view(1)!;
   assert.deepEqual(cam.groups, ['relations', 'camera']);
   assert.equal(cam.camera!.tank, 53);
@@ -87,8 +87,8 @@ test('delete and re-create in one packet (tick-14 vector): the camera comes back
     deletions: [],
     upcreates: p14.deletions.map((d) => ({ kind: 'creation' as const, id: d.id, hash: d.hash, groups: [g('score')], values: Object.assign(new Array(68), { [k('score.score')]: 0 }) })),
   };
-  store.apply(seed);
-  const r = store.apply(p14, true);
+  store.applyPacket(seed);
+  const r = store.applyPacket(p14, true);
   assert.deepEqual(r.issues, []);
   const cam = store.view(1001)!;
   assert.deepEqual(cam.camera!.player, { hash: 1, id: 1002 });
@@ -107,8 +107,8 @@ function upd(id: number, hash: number, fields: number[], values: unknown[]) {
 test('inconsistencies are reported and the rest of the packet still applies', () => {
   const seen: StoreIssue[] = [];
   const store = new EntityStore({ onIssue: (i) => seen.push(i) });
-  store.apply(decodeUpdate(hex(vectors.updatePackets[0]!.hex))); // tick 2: arena <0,1>, camera <1,1>
-  const r = store.apply({
+  store.applyPacket(decodeUpdate(hex(vectors.updatePackets[0]!.hex))); // tick 2: arena <0,1>, camera <1,1>
+  const r = store.applyPacket({
     type: 'Update',
     tick: 5, // gap
     deletions: [{ hash: 1, id: 77 }, { hash: 9, id: 1 }],
@@ -127,22 +127,22 @@ test('inconsistencies are reported and the rest of the packet still applies', ()
   assert.equal(store.get(0)!.hash, 7);
   assert.equal(store.lastTick, 5);
   const collecting = new EntityStore();
-  collecting.apply({ type: 'Update', tick: 1, deletions: [{ hash: 1, id: 1 }], upcreates: [] });
+  collecting.applyPacket({ type: 'Update', tick: 1, deletions: [{ hash: 1, id: 1 }], upcreates: [] });
   assert.equal(collecting.issues.length, 1);
 });
 
 test('array updates merge element by element; scalar updates replace', () => {
   const store = new EntityStore();
-  store.apply(decodeUpdate(hex(vectors.updatePackets[0]!.hex)));
+  store.applyPacket(decodeUpdate(hex(vectors.updatePackets[0]!.hex)));
   const names = k('arena.scoreboardNames');
   const scores = k('arena.scoreboardScores');
-  store.apply({
+  store.applyPacket({
     type: 'Update',
     tick: 3,
     deletions: [],
     upcreates: [upd(0, 1, [names, scores], [{ indices: [0, 3], values: ['a', 'd'] }, { indices: [9], values: [42] }])],
   });
-  store.apply({ type: 'Update', tick: 4, deletions: [], upcreates: [upd(0, 1, [names], [{ indices: [3], values: ['D'] }])] });
+  store.applyPacket({ type: 'Update', tick: 4, deletions: [], upcreates: [upd(0, 1, [names], [{ indices: [3], values: ['D'] }])] });
   const v = store.view(0)!;
   assert.deepEqual(v.arena!.scoreboardNames, ['a', '', '', 'D', '', '', '', '', '', '']);
   assert.deepEqual(v.arena!.scoreboardScores, [0, 0, 0, 0, 0, 0, 0, 0, 0, 42]);
@@ -152,9 +152,41 @@ test('array updates merge element by element; scalar updates replace', () => {
 test('the store owns its arrays: packets are not aliased', () => {
   const p = decodeUpdate(hex(vectors.updatePackets[0]!.hex));
   const store = new EntityStore();
-  store.apply(p);
+  store.applyPacket(p);
   const c = p.upcreates[0]!;
   if (c.kind !== 'creation') assert.fail();
   (c.values[k('arena.scoreboardNames')] as string[])[0] = 'changed';
   assert.equal((store.get(0)!.values[k('arena.scoreboardNames')] as string[])[0], '');
+});
+
+test('ClientMirror: apply(bytes) of the whole capture (0x00, others) gives text ids, field names and the same world as applyBytes', () => {
+  const mirror = new EntityStore();
+  const flat = new EntityStore();
+  let created = 0;
+  let updatedFields = 0;
+  for (const m of captureMessages()) {
+    const c = mirror.apply(m.bytes);
+    if (m.bytes[0] === 0) {
+      const r = flat.applyBytes(m.bytes, undefined, true);
+      assert.deepEqual(c.created, r.created.map(String));
+      assert.deepEqual(c.removed, r.removed.map(String));
+      assert.equal(c.tick, r.tick);
+      for (const [id, fs] of r.changed) assert.deepEqual(c.updated.get(String(id)), fs.map((f) => FIELDS_6F59094D.fields[f]!.key));
+      created += c.created.length;
+      for (const fs of c.updated.values()) updatedFields += fs.length;
+    } else assert.deepEqual([c.created, c.removed, [...c.updated], c.issues], [[], [], [], []]);
+  }
+  assert.ok(created > 0 && updatedFields > 0, `${created} created, ${updatedFields} fields updated`);
+  assert.deepEqual(mirror.entityIds(), [...flat.entities.keys()].sort((a, b) => a - b).map(String));
+  for (const id of mirror.entityIds()) {
+    const e = mirror.entity(id)!;
+    const v = flat.get(Number(id))!;
+    assert.equal(Object.keys(e.fields).length, v.values.filter((x) => x !== undefined).length);
+    assert.ok(e.type.length > 0);
+  }
+  assert.equal(mirror.entity('nope'), undefined);
+  assert.equal(mirror.entity('999999'), undefined);
+  // issues carry text ids; a 0x02 message holding an update applies it
+  const c = mirror.apply({ type: 'Update', tick: 1, deletions: [{ hash: 9, id: 4242 }], upcreates: [] });
+  assert.deepEqual(c.issues.map((i) => [i.kind, i.id]), [['tickGap', undefined], ['deleteMissing', '4242']]);
 });

@@ -1,17 +1,21 @@
 /**
  * Public API of the Diep.io family (client build 6f59094d, server ABCxFF/diepcustom).
  *
- * - codec: `decodeClientbound` / `encodeClientbound`, `decodeServerbound` / `encodeServerbound`,
- *   `decodeUpdate` / `encodeUpdate`;
- * - JSON forms: `clientboundToJson` / `clientboundFromJson`, `serverboundToJson` / `serverboundFromJson`;
- * - client side: `EntityStore` (applies 0x00 packets, reports inconsistencies);
- * - server side: `World` and `ViewerProducer` (one 0x00 per viewer per tick);
- * - the field table as data: `FIELDS_6F59094D`, `compileFieldTable(json)`.
+ * - clientbound.ts: `decodeClientbound` / `encodeClientbound` (0x01-0x0a, LZ4 0x02), `decodeUpdate`;
+ * - update-read.ts: the one reader of 0x00 updates (`decodeUpdateInto` an `UpdateBuffer`,
+ *   spans under the JSON paths); update-view.ts: packet objects of a buffer;
+ *   update-write.ts: `encodeUpdate` and the 0x00 writers;
+ * - serverbound.ts: `decodeServerbound` / `encodeServerbound`, `buildMagic`;
+ * - json.ts: the JSON forms; limits.ts: the family's named limits;
+ * - session.ts: `EntityStore`, the client mirror (`ClientMirror`: `apply(message)`);
+ * - producer.ts: `World` and `ViewerProducer` (`produce()`: one 0x00 per viewer per tick);
+ * - tables/: the field table as data: `FIELDS_6F59094D`, `compileFieldTable(json)`.
  */
 export const FAMILY = 'diep' as const;
 
 export * from './types.js';
 export * from './tables/index.js';
+export { DIEP_DEFAULT_LIMITS, resolveDiepLimits, type DiepLimits } from './limits.js';
 export {
   readVu,
   readVi,
@@ -57,10 +61,12 @@ export {
 export {
   EntityStore,
   entityView,
+  entityType,
   type StoredEntity,
   type StoreIssue,
   type StoreIssueKind,
   type ApplyResult,
+  type DiepChanges,
   type EntityStoreOptions,
   type DiepEntityView,
 } from './session.js';
@@ -75,4 +81,5 @@ export {
   type ViewerOptions,
   type ColorContext,
 } from './producer.js';
-export { UpdateBuffer, decodeUpdateInto, type FlatDecodeOptions } from './flat.js';
+export { UpdateBuffer, decodeUpdateInto, type FlatDecodeOptions } from './update-read.js';
+export { packetOf, flattenUpdate } from './update-view.js';

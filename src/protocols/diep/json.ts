@@ -10,23 +10,37 @@
  * - float32 values are numbers; -0, infinities and NaNs are `"f32:0xXXXXXXXX"` (the bits).
  * - byte strings (0x02 block, unknown bodies) are lowercase hex.
  */
-import { EncodeError, f32ToBits, fromHex, toHex } from '../../core/index.js';
+import { EncodeError, fromHex, toHex, excerpt } from '../../core/index.js';
 import { ENC_F32, type FieldTable } from './tables/schema.js';
 import { FIELDS_6F59094D } from './tables/index.js';
 import { F32Bits, INPUT_FLAGS } from './types.js';
 import type { ClientboundPacket, Creation, Change, ElementChanges, EntityRef, Scalar, ServerboundPacket, Upcreate } from './types.js';
-import { f32FromBits } from './primitives.js';
+import { f32BitsOf, f32FromBits } from './primitives.js';
 
 type Json = unknown;
 type Obj = Record<string, Json>;
 
-/** JSON form of a float32 value. */
+/**
+ * JSON form of a float32 value: the shortest decimal that reads back to the same
+ * float32 (`0.72`, not `0.7200000286102295`); -0, infinities and NaNs as their bits.
+ */
 export function f32ToJson(v: number | F32Bits): number | string {
   if (v instanceof F32Bits || !Number.isFinite(v) || Object.is(v, -0)) {
-    const bits = v instanceof F32Bits ? v.bits : f32ToBits(v);
+    const bits = f32BitsOf(v);
     return `f32:0x${bits.toString(16).padStart(8, '0')}`;
   }
-  return v;
+  return shortestF32(v);
+}
+
+/** The shortest decimal (as a number) whose float32 rounding is `Math.fround(v)`. */
+export function shortestF32(v: number): number {
+  const f = Math.fround(v);
+  if (Number.isInteger(f) && Math.abs(f) < 2 ** 24) return f;
+  for (let p = 1; p < 9; p++) {
+    const x = Number(f.toPrecision(p));
+    if (Math.fround(x) === f) return x;
+  }
+  return f;
 }
 
 /** Parse the JSON form of a float32 value. */
@@ -36,7 +50,7 @@ export function f32FromJson(v: Json, path: string): number | F32Bits {
     const m = /^f32:0x([0-9a-fA-F]{8})$/.exec(v);
     if (m) return f32FromBits(parseInt(m[1]!, 16));
   }
-  throw new EncodeError(path, `expected a number or "f32:0xXXXXXXXX", got ${JSON.stringify(v)}`);
+  throw new EncodeError(path, `expected a number or "f32:0xXXXXXXXX", got ${excerpt(v)}`);
 }
 
 function scalarToJson(enc: number, v: Scalar): Json {
@@ -51,11 +65,8 @@ function scalarToJson(enc: number, v: Scalar): Json {
 function scalarFromJson(enc: number, v: Json, path: string): Scalar {
   if (enc === ENC_F32) return f32FromJson(v, path);
   if (v === null || typeof v === 'number' || typeof v === 'string') return v;
-  if (typeof v === 'object' && !Array.isArray(v)) {
-    const o = v as Obj;
-    return { hash: o.hash as number, id: o.id as number };
-  }
-  throw new EncodeError(path, `unexpected value ${JSON.stringify(v)}`);
+  if (typeof v === 'object' && !Array.isArray(v)) return refFromJson(v, path);
+  throw new EncodeError(path, `unexpected value ${excerpt(v)}`);
 }
 
 function creationToJson(c: Creation, table: FieldTable, withKind: boolean): Obj {
@@ -146,22 +157,22 @@ export function serverboundToJson(p: ServerboundPacket): Obj {
 // --- from JSON ----------------------------------------------------------------
 
 function obj(v: Json, path: string): Obj {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new EncodeError(path, `expected an object, got ${JSON.stringify(v)}`);
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new EncodeError(path, `expected an object, got ${excerpt(v)}`);
   return v as Obj;
 }
 
 function arr(v: Json, path: string): Json[] {
-  if (!Array.isArray(v)) throw new EncodeError(path, `expected an array, got ${JSON.stringify(v)}`);
+  if (!Array.isArray(v)) throw new EncodeError(path, `expected an array, got ${excerpt(v)}`);
   return v;
 }
 
 function num(v: Json, path: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new EncodeError(path, `expected an integer, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new EncodeError(path, `expected an integer, got ${excerpt(v)}`);
   return v;
 }
 
 function str(v: Json, path: string): string {
-  if (typeof v !== 'string') throw new EncodeError(path, `expected a string, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'string') throw new EncodeError(path, `expected a string, got ${excerpt(v)}`);
   return v;
 }
 
@@ -181,7 +192,7 @@ function refFromJson(v: Json, path: string): EntityRef {
 
 function fieldIndex(table: FieldTable, key: string, path: string): number {
   const f = table.byKey.get(key);
-  if (f === undefined) throw new EncodeError(path, `unknown field ${JSON.stringify(key)}`);
+  if (f === undefined) throw new EncodeError(path, `unknown field ${excerpt(key)}`);
   return f;
 }
 
@@ -190,7 +201,7 @@ function creationFromJson(v: Json, table: FieldTable, path: string): Creation {
   const groups = arr(o.groups, `${path}.groups`).map((g, i) => {
     if (typeof g === 'number') return g;
     const id = table.groupByName.get(str(g, `${path}.groups[${i}]`));
-    if (id === undefined) throw new EncodeError(`${path}.groups[${i}]`, `unknown group ${JSON.stringify(g)}`);
+    if (id === undefined) throw new EncodeError(`${path}.groups[${i}]`, `unknown group ${excerpt(g)}`);
     return id;
   });
   const values: (Scalar | Scalar[] | undefined)[] = new Array(table.fieldCount);
@@ -231,6 +242,10 @@ function changeFromJson(v: Json, table: FieldTable, path: string): Change {
 /** Parse the JSON form of a clientbound packet. Fixture `decoded` objects (no `type`, with `tick`) are updates. */
 export function clientboundFromJson(v: Json, table: FieldTable = FIELDS_6F59094D): ClientboundPacket {
   const o = obj(v, '');
+  if (o.type === 'Compressed') {
+    const inner = obj(o.inner, 'inner');
+    if (inner.type === 'Compressed') throw new EncodeError('inner', 'a 0x02 packet cannot hold another 0x02');
+  }
   const type = o.type === undefined && 'tick' in o ? 'Update' : o.type;
   switch (type) {
     case 'Update': {
@@ -282,7 +297,7 @@ export function clientboundFromJson(v: Json, table: FieldTable = FIELDS_6F59094D
     case 'Unknown':
       return { type: 'Unknown', header: num(o.header, 'header'), body: hexOf(o.body ?? '', 'body') };
     default:
-      throw new EncodeError('type', `unknown clientbound packet type ${JSON.stringify(type)}`);
+      throw new EncodeError('type', `unknown clientbound packet type ${excerpt(type)}`);
   }
 }
 
@@ -318,6 +333,6 @@ export function serverboundFromJson(v: Json): ServerboundPacket {
     case 'Unknown':
       return { type: 'Unknown', header: num(o.header, 'header'), body: hexOf(o.body ?? '', 'body') };
     default:
-      throw new EncodeError('type', `unknown serverbound packet type ${JSON.stringify(o.type)}`);
+      throw new EncodeError('type', `unknown serverbound packet type ${excerpt(o.type)}`);
   }
 }

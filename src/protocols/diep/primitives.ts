@@ -5,8 +5,9 @@
  * Readers work on a `Cursor` (a core `ByteReader` is one: its `bytes`, `pos`, `end`)
  * and throw `DecodeError`s; they record no spans (the codec records spans per field).
  */
-import { ByteWriter, DecodeError, EncodeError, LimitError, decodeUtf8, f32ToBits, f32NeedsBits, bitsToF32 } from '../../core/index.js';
+import { ByteWriter, DecodeError, EncodeError, LimitError, decodeUtf8, f32ToBits, bitsToF32, excerpt } from '../../core/index.js';
 import { F32Bits, type EntityRef } from './types.js';
+import { DIEP_DEFAULT_LIMITS } from './limits.js';
 
 /** A position in a byte range; `ByteReader` satisfies it. */
 export interface Cursor {
@@ -102,15 +103,29 @@ export function bswap32(x: number): number {
   return (((x & 0xff) << 24) | ((x & 0xff00) << 8) | ((x >>> 8) & 0xff00) | ((x >>> 24) & 0xff)) >>> 0;
 }
 
-/** A float32 bit pattern as a value: a number, or `F32Bits` when a number would lose the NaN payload. */
+/** True when a float32 bit pattern is a NaN (exponent all ones, mantissa non-zero): integer test only. */
+export function isNaNBits(bits: number): boolean {
+  return (bits & 0x7f800000) === 0x7f800000 && (bits & 0x7fffff) !== 0;
+}
+
+/**
+ * A float32 bit pattern as a value: a number, or `F32Bits` for every NaN. A NaN never
+ * passes through a JS number here: optimised code may quiet a signalling NaN when it
+ * converts float32 to float64 and back (issue 14), so whether a number "would keep the
+ * bits" is not something to test at run time.
+ */
 export function f32FromBits(bits: number): number | F32Bits {
-  if (f32NeedsBits(bits)) return new F32Bits(bits);
+  if (isNaNBits(bits)) return new F32Bits(bits);
   return bitsToF32(bits);
 }
 
+/** The canonical quiet NaN written for a NaN that is a plain JS number (no payload to keep). */
+const CANONICAL_NAN = 0x7fc00000;
+
 /** The bit pattern of a float value (number rounded to float32, or `F32Bits`). */
 export function f32BitsOf(v: number | F32Bits): number {
-  return v instanceof F32Bits ? v.bits : f32ToBits(v);
+  if (v instanceof F32Bits) return v.bits;
+  return v !== v ? CANONICAL_NAN : f32ToBits(v);
 }
 
 /** `vf`: a float32 whose byte-reversed bit pattern is written as `vi` (§2.4). */
@@ -120,7 +135,6 @@ export function readVf(r: Cursor): number | F32Bits {
 }
 
 const scratchF32 = new Float32Array(1);
-const scratchU8 = new Uint8Array(scratchF32.buffer);
 const scratchU32 = new Uint32Array(scratchF32.buffer);
 if (new Uint8Array(new Uint32Array([1]).buffer)[0] !== 1) throw new Error('tickwire diep: a little-endian platform is required');
 
@@ -130,12 +144,10 @@ export function readF32(r: Cursor): number | F32Bits {
   if (p + 4 > r.end) throw new DecodeError(p, '', '4 bytes of f32', `${r.end - p} left`);
   r.pos = p + 4;
   const b = r.bytes;
-  scratchU8[0] = b[p]!;
-  scratchU8[1] = b[p + 1]!;
-  scratchU8[2] = b[p + 2]!;
-  scratchU8[3] = b[p + 3]!;
-  // NaN (exponent all ones, mantissa non-zero): keep the bits when a number would lose them.
-  if ((scratchU32[0]! & 0x7f800000) === 0x7f800000 && (scratchU32[0]! & 0x7fffff) !== 0) return f32FromBits(scratchU32[0]!);
+  const bits = (b[p]! | (b[p + 1]! << 8) | (b[p + 2]! << 16) | (b[p + 3]! << 24)) >>> 0;
+  // NaN: keep the integer bits (never read a NaN through the float32 view).
+  if ((bits & 0x7f800000) === 0x7f800000 && (bits & 0x7fffff) !== 0) return new F32Bits(bits);
+  scratchU32[0] = bits;
   return scratchF32[0]!;
 }
 
@@ -198,7 +210,7 @@ export function readJumpTable(r: Cursor, domain: number, maxEntries = domain): n
 
 function checkInt(v: unknown, lo: number, hi: number, what: string): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi) {
-    throw new EncodeError('', `${what} must be an integer in ${lo}..${hi}, got ${JSON.stringify(v)}`);
+    throw new EncodeError('', `${what} must be an integer in ${lo}..${hi}, got ${excerpt(v)}`);
   }
   return v;
 }
@@ -213,17 +225,17 @@ export function writeVi(w: ByteWriter, v: number): void {
 }
 
 export function writeVf(w: ByteWriter, v: number | F32Bits): void {
-  if (!(v instanceof F32Bits) && typeof v !== 'number') throw new EncodeError('', `vf must be a number, got ${JSON.stringify(v)}`);
+  if (!(v instanceof F32Bits) && typeof v !== 'number') throw new EncodeError('', `vf must be a number, got ${excerpt(v)}`);
   writeVi(w, bswap32(f32BitsOf(v)) | 0);
 }
 
 export function writeF32(w: ByteWriter, v: number | F32Bits): void {
-  if (!(v instanceof F32Bits) && typeof v !== 'number') throw new EncodeError('', `f32 must be a number, got ${JSON.stringify(v)}`);
+  if (!(v instanceof F32Bits) && typeof v !== 'number') throw new EncodeError('', `f32 must be a number, got ${excerpt(v)}`);
   w.u32le(f32BitsOf(v));
 }
 
 export function writeVi64(w: ByteWriter, v: number): void {
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new EncodeError('', `vi64 must be a finite number, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new EncodeError('', `vi64 must be a finite number, got ${excerpt(v)}`);
   const raw = Math.trunc(v * 64);
   writeVi(w, raw === 0 ? 0 : raw);
 }
@@ -235,18 +247,25 @@ export function isWritableString(v: string): boolean {
   return !v.includes('\0') && !LONE_SURROGATE.test(v);
 }
 
-export function writeString(w: ByteWriter, v: string): void {
-  if (typeof v !== 'string') throw new EncodeError('', `stringNT must be a string, got ${JSON.stringify(v)}`);
+/** `stringNT`; refuses what `readString` would not read back (NUL inside, lone surrogates, over `maxLength` UTF-8 bytes). */
+export function writeString(w: ByteWriter, v: string, maxLength = DEFAULT_MAX_STRING): void {
+  if (typeof v !== 'string') throw new EncodeError('', `stringNT must be a string, got ${excerpt(v)}`);
+  if (v.length > maxLength) throw new EncodeError('', `string of ${v.length} characters past maxStringLength ${maxLength}: ${excerpt(v)}`);
   if (LONE_SURROGATE.test(v)) throw new EncodeError('', 'a string with a lone surrogate has no UTF-8 form');
+  const before = w.length;
   w.cstring(v);
+  const n = w.length - before - 1;
+  if (n > maxLength) throw new EncodeError('', `string of ${n} UTF-8 bytes past maxStringLength ${maxLength}: ${excerpt(v)}`);
 }
+
+const DEFAULT_MAX_STRING = DIEP_DEFAULT_LIMITS.maxStringLength;
 
 export function writeEntid(w: ByteWriter, v: EntityRef | null): void {
   if (v === null) {
     w.u8(0);
     return;
   }
-  if (typeof v !== 'object') throw new EncodeError('', `entid must be null or {hash, id}, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'object') throw new EncodeError('', `entid must be null or {hash, id}, got ${excerpt(v)}`);
   const hash = checkInt(v.hash, 0, 0xffffffff, 'entid hash');
   if (hash === 0) {
     w.u8(0);

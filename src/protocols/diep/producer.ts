@@ -7,10 +7,20 @@
  * update carries exactly the fields (and array elements) changed since that viewer's
  * last packet, whether packets are built every tick or not.
  */
-import { ByteWriter, EncodeError } from '../../core/index.js';
+import { ByteWriter, EncodeError, excerpt, type Producer } from '../../core/index.js';
 import { writeUpdate } from './codec.js';
 import { isWritableString } from './primitives.js';
-import { ENC_ENTID, ENC_F32, ENC_STRING, ENC_VI, ENC_VI64, ENC_VU, type FieldTable } from './tables/schema.js';
+import * as schema from './tables/schema.js';
+import type { FieldTable } from './tables/schema.js';
+
+// Module-level bindings of imported constants: some loaders (tsx/esbuild) turn every
+// access to an imported binding into a getter call, which costs more than the read.
+const ENC_ENTID = schema.ENC_ENTID;
+const ENC_F32 = schema.ENC_F32;
+const ENC_STRING = schema.ENC_STRING;
+const ENC_VI = schema.ENC_VI;
+const ENC_VI64 = schema.ENC_VI64;
+const ENC_VU = schema.ENC_VU;
 import { FIELDS_6F59094D } from './tables/index.js';
 import { F32Bits } from './types.js';
 import type { Creation, Change, ElementChanges, EntityRef, Scalar, UpdatePacket, Upcreate } from './types.js';
@@ -103,7 +113,7 @@ function checkValue(enc: number, v: unknown, key: string): void {
   else if (enc === ENC_ENTID) ok = v === null || (typeof v === 'object' && typeof (v as EntityRef).id === 'number' && typeof (v as EntityRef).hash === 'number');
   else if (enc === ENC_F32) ok = typeof v === 'number' || v instanceof F32Bits;
   else ok = typeof v === 'number' && Number.isFinite(v);
-  if (!ok) throw new EncodeError(key, `cannot hold ${JSON.stringify(v)}`);
+  if (!ok) throw new EncodeError(key, `cannot hold ${excerpt(v)}`);
 }
 
 export interface WorldOptions {
@@ -132,7 +142,7 @@ export class World {
   private groupIds(groups: readonly (number | string)[]): number[] {
     const ids = groups.map((g) => {
       const id = typeof g === 'number' ? g : this.table.groupByName.get(g);
-      if (id === undefined || id < 0 || id >= this.table.groupCount) throw new EncodeError('groups', `unknown group ${JSON.stringify(g)}`);
+      if (id === undefined || id < 0 || id >= this.table.groupCount) throw new EncodeError('groups', `unknown group ${excerpt(g)}`);
       return id;
     });
     return [...new Set(ids)].sort((a, b) => a - b);
@@ -254,8 +264,8 @@ export interface ViewerOptions {
   color?: (ctx: ColorContext) => number;
 }
 
-/** Builds one viewer's 0x00 packets. */
-export class ViewerProducer {
+/** Builds one viewer's 0x00 packets (the family's `Producer`: `produce()` gives the next message). */
+export class ViewerProducer implements Producer<[], Uint8Array> {
   readonly world: World;
   readonly camera: WorldEntity;
   /** Entities the client holds, in the order they were sent. */
@@ -369,7 +379,12 @@ export class ViewerProducer {
     return { type: 'Update', tick: world.tick, deletions, upcreates: [...updates, ...creations] };
   }
 
-  /** Build and encode this viewer's packet. */
+  /** Build and encode this viewer's packet for the world's current tick. */
+  produce(): Uint8Array {
+    return this.buildBytes();
+  }
+
+  /** Build and encode this viewer's packet (same as `produce`). */
   buildBytes(): Uint8Array {
     const w = new ByteWriter(1024);
     writeUpdate(w, this.build(), this.world.table);

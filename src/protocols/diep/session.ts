@@ -7,9 +7,15 @@
  * or handed to `onIssue`), never thrown away and never thrown.
  */
 import type { FieldTable } from './tables/schema.js';
-import { UpdateBuffer, decodeUpdateInto, type FlatDecodeOptions } from './flat.js';
+import { UpdateBuffer, decodeUpdateInto, type FlatDecodeOptions } from './update-read.js';
+import { flattenUpdate } from './update-view.js';
 import { FIELDS_6F59094D } from './tables/index.js';
 import type { ElementChanges, EntityRef, F32Bits, Scalar, UpdatePacket } from './types.js';
+import { LimitError, type ClientMirror, type MirrorChanges, type MirroredEntity, type MirrorIssue } from '../../core/index.js';
+import { decodeClientbound } from './clientbound.js';
+import { f32ToJson } from './json.js';
+import { ENC_F32 } from './tables/schema.js';
+import { resolveDiepLimits, type DiepLimits } from './limits.js';
 
 /** One entity in the store. */
 export interface StoredEntity {
@@ -30,6 +36,28 @@ function maskOf(groups: readonly number[]): number {
     m |= 1 << g;
   }
   return m;
+}
+
+/** JSON value of a stored field value (float32 in its JSON form). */
+function valueJson(enc: number, v: Scalar | Scalar[]): unknown {
+  const one = (x: Scalar): unknown => (enc === ENC_F32 || (x !== null && typeof x === 'object' && 'bits' in x) ? f32ToJson(x as number | F32Bits) : x);
+  return Array.isArray(v) ? v.map(one) : one(v);
+}
+
+/** A readable kind from an entity's groups (as the inspector names them). */
+export function entityType(e: StoredEntity, table: FieldTable = FIELDS_6F59094D): string {
+  const has = (name: string): boolean => {
+    const g = table.groupByName.get(name);
+    return g !== undefined && e.groups.includes(g);
+  };
+  if (has('arena')) return 'Arena';
+  if (has('camera')) return 'Camera';
+  if (has('barrel')) return 'Barrel';
+  if (has('score')) return 'Tank';
+  if (has('name') && has('physics')) return 'Shape';
+  if (has('team') && !has('position')) return 'Team';
+  if (has('physics') && has('position') && has('health')) return 'Projectile';
+  return e.groups.map((g) => table.groups[g]?.name ?? String(g)).join('+') || 'Entity';
 }
 
 function hasGroup(e: StoredEntity, g: number): boolean {
@@ -67,6 +95,8 @@ export interface ApplyResult {
   removed: number[];
   /** Ids created (or re-created) by this packet. */
   created: number[];
+  /** Issues of this packet past `diepMaxIssuesKept` (counted in `issueCounts`, not listed). */
+  issuesDropped: number;
   /**
    * Field indices changed by updates, per id (created entities are not listed here).
    * Filled only when tracking; otherwise a shared empty map (do not modify it).
@@ -78,8 +108,10 @@ const NO_CHANGES: ReadonlyMap<number, number[]> = new Map();
 
 export interface EntityStoreOptions {
   table?: FieldTable;
-  /** Called for each issue; default: collect into `store.issues`. */
+  /** Called for each issue; default: keep the last `diepMaxIssuesKept` in `store.issues`. */
   onIssue?: (issue: StoreIssue) => void;
+  /** `diepMaxStoredEntities`, `diepMaxIssuesKept` (and the decode limits of `applyBytes`). */
+  limits?: Partial<DiepLimits>;
 }
 
 function sameRef(a: EntityRef | null, b: EntityRef | null): boolean {
@@ -87,32 +119,83 @@ function sameRef(a: EntityRef | null, b: EntityRef | null): boolean {
   return a.id === b.id && a.hash === b.hash;
 }
 
-export class EntityStore {
+/** What one message changed, in the vocabulary of every family (`ClientMirror`), ids as text. */
+export interface DiepChanges extends MirrorChanges {
+  /** Issues past `diepMaxIssuesKept` in this message (counted in `issueCounts`, not listed). */
+  issuesDropped: number;
+}
+
+/**
+ * The client mirror of the Diep.io world. `apply(message)` is the `ClientMirror`
+ * contract (any clientbound message: 0x00, 0x02 holding one, others change nothing);
+ * `applyBytes` / `applyPacket` / `applyFlat` are the fast forms with numeric ids.
+ */
+export class EntityStore implements ClientMirror<Uint8Array | UpdatePacket> {
   readonly table: FieldTable;
   readonly entities = new Map<number, StoredEntity>();
   /** Tick of the last applied packet. */
   lastTick: number | undefined = undefined;
-  /** Issues collected when no `onIssue` was given. */
-  readonly issues: StoreIssue[] = [];
+  /** Every issue reported since the last `reset`, by kind (whether kept, dropped or given to `onIssue`). */
+  readonly issueCounts = new Map<StoreIssueKind, number>();
+  /** The limits in force (`diepMaxStoredEntities`, `diepMaxIssuesKept`, decode limits). */
+  readonly limits: Readonly<DiepLimits>;
   private readonly onIssue: ((issue: StoreIssue) => void) | undefined;
+  /** The last `diepMaxIssuesKept` issues, as a ring: `ring[(ringStart + i) % max]`. */
+  private ring: StoreIssue[] = [];
+  private ringStart = 0;
+  private readonly maxKept: number;
 
   constructor(opts: EntityStoreOptions = {}) {
     this.table = opts.table ?? FIELDS_6F59094D;
     this.onIssue = opts.onIssue;
-    this.flatOpts = { table: this.table };
+    this.limits = resolveDiepLimits(opts.limits);
+    this.maxKept = Math.max(0, this.limits.diepMaxIssuesKept);
+    this.flatOpts = { table: this.table, limits: this.limits };
   }
 
-  private report(out: StoreIssue[] | undefined, issue: StoreIssue): void {
-    if (out !== undefined) out.push(issue);
-    if (this.onIssue !== undefined) this.onIssue(issue);
-    else this.issues.push(issue);
+  /**
+   * The last `diepMaxIssuesKept` issues, oldest first, when no `onIssue` was given
+   * (a fresh array; `issueCounts` counts all of them).
+   */
+  get issues(): StoreIssue[] {
+    const n = this.ring.length;
+    if (this.ringStart === 0) return this.ring.slice();
+    const out: StoreIssue[] = new Array(n);
+    for (let i = 0; i < n; i++) out[i] = this.ring[(this.ringStart + i) % n]!;
+    return out;
   }
 
-  /** Forget everything (entities, last tick, collected issues). */
+  /** Issues reported since the last `reset` (all kinds). */
+  get issueTotal(): number {
+    let n = 0;
+    for (const c of this.issueCounts.values()) n += c;
+    return n;
+  }
+
+  private report(result: ApplyResult, issue: StoreIssue): void {
+    this.issueCounts.set(issue.kind, (this.issueCounts.get(issue.kind) ?? 0) + 1);
+    if (result.issues.length < this.maxKept) result.issues.push(issue);
+    else result.issuesDropped++;
+    if (this.onIssue !== undefined) {
+      this.onIssue(issue);
+      return;
+    }
+    const max = this.maxKept;
+    if (max === 0) return;
+    if (this.ring.length < max) this.ring.push(issue);
+    else {
+      this.ring[this.ringStart] = issue;
+      this.ringStart = (this.ringStart + 1) % max;
+    }
+  }
+
+  /** Forget everything (entities, last tick, collected issues and their counts). */
   reset(): void {
     this.entities.clear();
     this.lastTick = undefined;
-    this.issues.length = 0;
+    this.ring = [];
+    this.ringStart = 0;
+    this.issueCounts.clear();
   }
 
   get(id: number): StoredEntity | undefined {
@@ -138,88 +221,59 @@ export class EntityStore {
     return e === undefined ? undefined : entityView(e, this.table);
   }
 
-  /** Apply one packet. With `track`, the result lists what changed (slower). */
-  apply(p: UpdatePacket, track = false): ApplyResult {
-    const table = this.table;
-    const issues: StoreIssue[] = [];
-    const tick = p.tick;
-    const result: ApplyResult = { tick, issues, removed: [], created: [], changed: track ? new Map() : NO_CHANGES };
-    if (this.lastTick !== undefined && tick !== ((this.lastTick + 1) >>> 0)) {
-      this.report(issues, { kind: 'tickGap', tick, id: -1, hash: 0, message: `tick ${tick} after ${this.lastTick}` });
-    }
-    const entities = this.entities;
-    for (const d of p.deletions) {
-      const e = entities.get(d.id);
-      if (e === undefined) {
-        this.report(issues, { kind: 'deleteMissing', tick, id: d.id, hash: d.hash, message: `deletion of <${d.id},${d.hash}>, which is not present` });
-        continue;
+  /**
+   * Apply one clientbound message (bytes: 0x00, or 0x02 holding one; anything else
+   * changes nothing) or an update packet object, and say what changed (ids as text).
+   * Throws only DecodeError (LimitError included); the store is then unchanged.
+   */
+  apply(message: Uint8Array | UpdatePacket): DiepChanges {
+    let r: ApplyResult;
+    if (message instanceof Uint8Array) {
+      if (message.length > 0 && message[0] === 0) r = this.applyBytes(message, undefined, true);
+      else {
+        const p = decodeClientbound(message, { table: this.table, limits: this.limits });
+        const inner = p.type === 'Compressed' ? p.inner : p;
+        if (inner.type !== 'Update') return { created: [], updated: new Map(), removed: [], issues: [], issuesDropped: 0 };
+        r = this.applyPacket(inner, true);
       }
-      if (e.hash !== d.hash) {
-        this.report(issues, { kind: 'deleteHashMismatch', tick, id: d.id, hash: d.hash, message: `deletion of <${d.id},${d.hash}>, present as <${e.id},${e.hash}>` });
-      }
-      entities.delete(d.id);
-      if (track) result.removed.push(d.id);
-    }
-    const fieldGroup = table.fieldGroup;
-    const fieldLen = table.fieldLen;
-    for (const u of p.upcreates) {
-      if (u.kind === 'creation') {
-        const old = entities.get(u.id);
-        if (old !== undefined && old.hash !== u.hash) {
-          this.report(issues, { kind: 'createHashMismatch', tick, id: u.id, hash: u.hash, message: `creation of <${u.id},${u.hash}> over <${old.id},${old.hash}>` });
-        }
-        const values = u.values.slice();
-        for (let f = 0; f < values.length; f++) {
-          const v = values[f];
-          if (Array.isArray(v)) values[f] = v.slice();
-        }
-        entities.set(u.id, { id: u.id, hash: u.hash, groups: u.groups.slice(), values, groupMask: maskOf(u.groups) });
-        if (track) result.created.push(u.id);
-        continue;
-      }
-      const e = entities.get(u.id);
-      if (e === undefined) {
-        this.report(issues, { kind: 'updateMissing', tick, id: u.id, hash: u.hash, message: `update of <${u.id},${u.hash}>, which is not present` });
-        continue;
-      }
-      if (e.hash !== u.hash) {
-        this.report(issues, { kind: 'updateHashMismatch', tick, id: u.id, hash: u.hash, message: `update of <${u.id},${u.hash}>, present as <${e.id},${e.hash}>` });
-        continue;
-      }
-      const fields = u.fields;
-      const vals = u.values;
-      const ev = e.values;
-      for (let i = 0; i < fields.length; i++) {
-        const f = fields[i]!;
-        if (!hasGroup(e, fieldGroup[f]!)) {
-          this.report(issues, {
-            kind: 'fieldNotInGroups',
-            tick,
-            id: u.id,
-            hash: u.hash,
-            field: f,
-            message: `update of <${u.id},${u.hash}> sets ${table.fields[f]?.key ?? f}, whose group it does not have`,
-          });
-          continue;
-        }
-        if (fieldLen[f] === 0) ev[f] = vals[i] as Scalar;
-        else {
-          const ec = vals[i] as ElementChanges;
-          const target = ev[f] as Scalar[];
-          for (let k = 0; k < ec.indices.length; k++) target[ec.indices[k]!] = ec.values[k]!;
-        }
-      }
-      if (track) {
-        const prev = result.changed.get(u.id);
-        if (prev === undefined) (result.changed as Map<number, number[]>).set(u.id, fields.slice());
-        else for (const f of fields) if (!prev.includes(f)) prev.push(f);
-      }
-    }
-    if (track) result.removed = result.removed.filter((id) => !entities.has(id) || !result.created.includes(id));
-    this.lastTick = tick;
-    return result;
+    } else r = this.applyPacket(message, true);
+    return this.changesOf(r);
   }
 
+  /** An `ApplyResult` (numeric ids, field indices) in the `ClientMirror` vocabulary. */
+  changesOf(r: ApplyResult): DiepChanges {
+    const fields = this.table.fields;
+    const updated = new Map<string, string[]>();
+    for (const [id, fs] of r.changed) updated.set(String(id), fs.map((f) => fields[f]!.key));
+    const issues: MirrorIssue[] = r.issues.map((i) => (i.id < 0 ? { kind: i.kind, message: i.message } : { kind: i.kind, message: i.message, id: String(i.id) }));
+    return { tick: r.tick, created: r.created.map(String), updated, removed: r.removed.map(String), issues, issuesDropped: r.issuesDropped };
+  }
+
+  /** Entity ids held, as text, ascending. */
+  entityIds(): string[] {
+    return [...this.entities.keys()].sort((a, b) => a - b).map(String);
+  }
+
+  /** One entity's kind (from its groups) and fields (`group.field` keys, JSON values, table order). */
+  entity(id: string): MirroredEntity | undefined {
+    const e = /^(0|[1-9]\d*)$/.test(id) ? this.entities.get(Number(id)) : undefined;
+    if (e === undefined) return undefined;
+    const table = this.table;
+    const fields: Record<string, unknown> = {};
+    for (let f = 0; f < table.fieldCount; f++) {
+      const v = e.values[f];
+      if (v !== undefined) fields[table.fields[f]!.key] = valueJson(table.fieldEnc[f]!, v);
+    }
+    return { type: entityType(e, table), fields };
+  }
+
+  /** Apply one packet object. With `track`, the result lists what changed (slower). Same rules as `applyFlat`. */
+  applyPacket(p: UpdatePacket, track = false): ApplyResult {
+    const buf = (this.flatPacket ??= new UpdateBuffer());
+    return this.applyFlat(flattenUpdate(p, buf, this.table), track);
+  }
+
+  private flatPacket: UpdateBuffer | undefined;
   private flat: UpdateBuffer | undefined;
   private readonly flatOpts: FlatDecodeOptions;
 
@@ -236,12 +290,13 @@ export class EntityStore {
 
   /** Apply a packet held in an `UpdateBuffer`. */
   applyFlat(p: UpdateBuffer, track = false): ApplyResult {
+    this.checkRoom(p);
     const table = this.table;
     const issues: StoreIssue[] = [];
     const tick = p.tick;
-    const result: ApplyResult = { tick, issues, removed: [], created: [], changed: track ? new Map() : NO_CHANGES };
+    const result: ApplyResult = { tick, issues, issuesDropped: 0, removed: [], created: [], changed: track ? new Map() : NO_CHANGES };
     if (this.lastTick !== undefined && tick !== ((this.lastTick + 1) >>> 0)) {
-      this.report(issues, { kind: 'tickGap', tick, id: -1, hash: 0, message: `tick ${tick} after ${this.lastTick}` });
+      this.report(result, { kind: 'tickGap', tick, id: -1, hash: 0, message: `tick ${tick} after ${this.lastTick}` });
     }
     const entities = this.entities;
     for (let i = 0; i < p.delCount; i++) {
@@ -249,11 +304,11 @@ export class EntityStore {
       const hash = p.delHash[i]!;
       const e = entities.get(id);
       if (e === undefined) {
-        this.report(issues, { kind: 'deleteMissing', tick, id, hash, message: `deletion of <${id},${hash}>, which is not present` });
+        this.report(result, { kind: 'deleteMissing', tick, id, hash, message: `deletion of <${id},${hash}>, which is not present` });
         continue;
       }
       if (e.hash !== hash) {
-        this.report(issues, { kind: 'deleteHashMismatch', tick, id, hash, message: `deletion of <${id},${hash}>, present as <${e.id},${e.hash}>` });
+        this.report(result, { kind: 'deleteHashMismatch', tick, id, hash, message: `deletion of <${id},${hash}>, present as <${e.id},${e.hash}>` });
       }
       entities.delete(id);
       if (track) result.removed.push(id);
@@ -272,7 +327,7 @@ export class EntityStore {
       if (p.upMode[i] === 1) {
         const old = entities.get(id);
         if (old !== undefined && old.hash !== hash) {
-          this.report(issues, { kind: 'createHashMismatch', tick, id, hash, message: `creation of <${id},${hash}> over <${old.id},${old.hash}>` });
+          this.report(result, { kind: 'createHashMismatch', tick, id, hash, message: `creation of <${id},${hash}> over <${old.id},${old.hash}>` });
         }
         const values: (Scalar | Scalar[] | undefined)[] = new Array(table.fieldCount);
         for (let j = from; j < to; j++) {
@@ -295,11 +350,11 @@ export class EntityStore {
       }
       const e = entities.get(id);
       if (e === undefined) {
-        this.report(issues, { kind: 'updateMissing', tick, id, hash, message: `update of <${id},${hash}>, which is not present` });
+        this.report(result, { kind: 'updateMissing', tick, id, hash, message: `update of <${id},${hash}>, which is not present` });
         continue;
       }
       if (e.hash !== hash) {
-        this.report(issues, { kind: 'updateHashMismatch', tick, id, hash, message: `update of <${id},${hash}>, present as <${e.id},${e.hash}>` });
+        this.report(result, { kind: 'updateHashMismatch', tick, id, hash, message: `update of <${id},${hash}>, present as <${e.id},${e.hash}>` });
         continue;
       }
       const ev = e.values;
@@ -315,7 +370,7 @@ export class EntityStore {
         if (!hasGroup(e, fieldGroup[f]!)) {
           if (f !== lastBad) {
             lastBad = f;
-            this.report(issues, {
+            this.report(result, {
               kind: 'fieldNotInGroups',
               tick,
               id,
@@ -337,6 +392,24 @@ export class EntityStore {
     if (track) result.removed = result.removed.filter((id) => !entities.has(id) || !result.created.includes(id));
     this.lastTick = tick;
     return result;
+  }
+
+  /** Throw a LimitError (store unchanged) when applying `p` would hold more than `diepMaxStoredEntities`. */
+  private checkRoom(p: UpdateBuffer): void {
+    const max = this.limits.diepMaxStoredEntities;
+    const entities = this.entities;
+    let creations = 0;
+    for (let i = 0; i < p.upCount; i++) creations += p.upMode[i]!;
+    if (entities.size + creations <= max) return;
+    const gone = new Set<number>();
+    for (let i = 0; i < p.delCount; i++) if (entities.has(p.delId[i]!)) gone.add(p.delId[i]!);
+    const added = new Set<number>();
+    for (let i = 0; i < p.upCount; i++) {
+      const id = p.upId[i]!;
+      if (p.upMode[i] === 1 && (!entities.has(id) || gone.has(id))) added.add(id);
+    }
+    const after = entities.size - gone.size + added.size;
+    if (after > max) throw new LimitError(0, '', 'diepMaxStoredEntities', after, max);
   }
 
   /** True when `a` and `b` name the same entity. */

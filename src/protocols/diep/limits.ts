@@ -1,0 +1,40 @@
+/**
+ * Named limits of the Diep.io family, on top of the family-neutral `Limits` of core
+ * (`maxLz4Output`, `maxStringLength`, ...). Override per call like any limit:
+ * `decodeClientbound(bytes, { limits: { diepMaxEntities: 1024 } })`.
+ *
+ * | limit | default | past it |
+ * |---|---|---|
+ * | `diepMaxEntities` | 32,768 | `LimitError` (decode) / `EncodeError` (encode): entries (deletions + upcreates) of one 0x00 packet |
+ * | `diepMaxStoredEntities` | 16,384 | `LimitError` from `EntityStore.apply*`, store unchanged: entities one store holds |
+ * | `diepMaxIssuesKept` | 256 | oldest issues dropped from `EntityStore.issues` and from one apply's `issues`; `issueCounts` / `issuesDropped` keep counting |
+ */
+import { DEFAULT_LIMITS, type Limits } from '../../core/index.js';
+
+export interface DiepLimits extends Limits {
+  /**
+   * Most entries (deletions plus upcreates) in one 0x00 packet. The server's entity
+   * table has 16,384 slots; one packet can at most delete and re-create each.
+   */
+  diepMaxEntities: number;
+  /** Most entities an `EntityStore` holds (the server's entity table has 16,384 slots). */
+  diepMaxStoredEntities: number;
+  /**
+   * Most issues kept: in `EntityStore.issues` (the last ones, when no `onIssue` is
+   * given) and in one apply's result. Counts per kind go on past it.
+   */
+  diepMaxIssuesKept: number;
+}
+
+export const DIEP_DEFAULT_LIMITS: Readonly<DiepLimits> = Object.freeze({
+  ...DEFAULT_LIMITS,
+  diepMaxEntities: 1 << 15,
+  diepMaxStoredEntities: 1 << 14,
+  diepMaxIssuesKept: 256,
+});
+
+/** Defaults merged with per-call overrides (the frozen defaults when there is nothing to merge). */
+export function resolveDiepLimits(overrides?: Partial<DiepLimits>): Readonly<DiepLimits> {
+  if (overrides === undefined) return DIEP_DEFAULT_LIMITS;
+  return Object.freeze({ ...DIEP_DEFAULT_LIMITS, ...overrides });
+}

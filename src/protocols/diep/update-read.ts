@@ -1,0 +1,532 @@
+/**
+ * The one reader of clientbound 0x00 update packets (reference §5): it decodes into an
+ * `UpdateBuffer` (typed arrays, reused), records spans when a `SpanSink` is given and
+ * costs one `spans !== undefined` test per field when none is. Packet objects
+ * (`decodeUpdate`), the store (`EntityStore.applyBytes`) and the inspector all read
+ * through it; `update-view.ts` turns a buffer into packet objects.
+ *
+ * Span paths are the paths of the values in the packet's JSON form (`json.ts`):
+ * `tick`, `deletions[0].id`, `updates[2].changed.position.x`,
+ * `creations[0].fields.arena.scoreboardNames[3]`, or `upcreates[i]...` when the wire
+ * order is not "all updates, then all creations".
+ */
+import { DecodeError, LimitError, rethrowAt, type DecodeOptions, type SpanSink } from '../../core/index.js';
+import { readVu as readVuImported, readString as readStringImported, readEntid as readEntidImported, readF32 as readF32Imported, Cur } from './primitives.js';
+import * as schema from './tables/schema.js';
+import type { FieldTable } from './tables/schema.js';
+import { FIELDS_6F59094D } from './tables/index.js';
+import { DIEP_DEFAULT_LIMITS, resolveDiepLimits, type DiepLimits } from './limits.js';
+import { UpdateBuffer } from './update-buffer.js';
+
+export { UpdateBuffer };
+
+// Module-level bindings of the hot imports (tsx/esbuild turn imported bindings into getters).
+const readVu = readVuImported;
+const readF32 = readF32Imported;
+const readString = readStringImported;
+const readEntid = readEntidImported;
+const ENC_VU = schema.ENC_VU;
+const ENC_VI = schema.ENC_VI;
+const ENC_F32 = schema.ENC_F32;
+const ENC_VI64 = schema.ENC_VI64;
+const ENC_STRING = schema.ENC_STRING;
+const ENC_ENTID = schema.ENC_ENTID;
+const ENCODING_NAMES = schema.ENCODING_NAMES;
+
+export interface FlatDecodeOptions extends DecodeOptions {
+  table?: FieldTable;
+  limits?: Partial<DiepLimits>;
+  /**
+   * When given, receives one `[kind, id, hash, start, end]` quintuple per deletion
+   * (kind 0) and upcreate (kind 1 update, 2 creation), offsets in the packet's buffer.
+   */
+  ranges?: number[];
+}
+
+/** Decode a whole 0x00 packet into `buf` (reused; its previous content is replaced). */
+export function decodeUpdateInto(bytes: Uint8Array, buf: UpdateBuffer, opts?: FlatDecodeOptions): UpdateBuffer {
+  const table = opts?.table ?? FIELDS_6F59094D;
+  const limits = opts?.limits === undefined ? DIEP_DEFAULT_LIMITS : resolveDiepLimits(opts.limits);
+  const cur = new Cur(bytes, 0, bytes.length);
+  try {
+    if (bytes.length === 0) throw new DecodeError(0, 'header', 'header 0x00', 'end of input');
+    if (bytes[0] !== 0) throw new DecodeError(0, 'header', 'header 0x00', `0x${bytes[0]!.toString(16).padStart(2, '0')}`);
+    readUpdateAt(cur, buf, table, limits, opts?.spans, opts?.ranges);
+    return buf;
+  } catch (e) {
+    throw rethrowAt(e, '', cur.pos);
+  }
+}
+
+/** `n` more entries after `before`: within `diepMaxEntities` (deletions plus upcreates), and at least 2 bytes each. */
+function checkCount(cur: Cur, n: number, before: number, max: number): void {
+  if (before + n > max) throw new LimitError(cur.pos, '', 'diepMaxEntities', before + n, max);
+  if (n * 2 > cur.end - cur.pos) throw new DecodeError(cur.pos, '', `${n} entries of at least 2 bytes`, `${cur.end - cur.pos} bytes left`);
+}
+
+/**
+ * Read a 0x00 packet from `cur` (at its header byte) to `cur.end` into `buf`.
+ * Errors carry the paths of the packet form (`upcreates[3].position.x`).
+ */
+export function readUpdateAt(
+  cur: Cur,
+  buf: UpdateBuffer,
+  table: FieldTable,
+  limits: Readonly<DiepLimits>,
+  spans: SpanSink | undefined,
+  ranges: number[] | undefined,
+): void {
+  const maxEntities = limits.diepMaxEntities;
+  const header = cur.pos++;
+  if (spans !== undefined) spans.add('type', header, cur.pos, 'u8');
+  let start = cur.pos;
+  try {
+    buf.tick = readVu(cur);
+  } catch (e) {
+    throw rethrowAt(e, 'tick', start);
+  }
+  if (spans !== undefined) spans.add('tick', start, cur.pos, 'vu');
+  start = cur.pos;
+  let n: number;
+  try {
+    n = readVu(cur);
+    checkCount(cur, n, 0, maxEntities);
+  } catch (e) {
+    throw rethrowAt(e, 'deletionCount', start);
+  }
+  if (spans !== undefined) spans.add('deletions', start, cur.pos, 'count');
+  readDeletions(cur, buf, n, spans, ranges);
+  start = cur.pos;
+  try {
+    n = readVu(cur);
+    checkCount(cur, n, buf.delCount, maxEntities);
+  } catch (e) {
+    throw rethrowAt(e, 'upcreateCount', start);
+  }
+  const countSpan = spans === undefined ? -1 : spans.spans.length;
+  if (spans !== undefined) spans.add('updates', start, cur.pos, 'count');
+  readUpcreates(cur, buf, n, table, limits.maxStringLength, spans, ranges);
+  if (cur.pos !== cur.end) throw new DecodeError(cur.pos, '', 'end of message after the last upcreate', `${cur.end - cur.pos} trailing bytes`);
+  if (spans !== undefined) nameUpcreateSpans(spans, countSpan, buf);
+}
+
+function readDeletions(cur: Cur, buf: UpdateBuffer, n: number, spans: SpanSink | undefined, ranges: number[] | undefined): void {
+  buf.reserveDeletions(n);
+  for (let i = 0; i < n; i++) {
+    const start = cur.pos;
+    let idAt = start;
+    try {
+      const hash = readVu(cur);
+      if (hash === 0) throw new DecodeError(start, '', 'non-null entity reference', 'null (00)');
+      buf.delHash[i] = hash;
+      idAt = cur.pos;
+      buf.delId[i] = readVu(cur);
+    } catch (e) {
+      throw rethrowAt(e, `deletions[${i}]`, start);
+    }
+    if (spans !== undefined) {
+      spans.add(`deletions[${i}].hash`, start, idAt, 'vu');
+      spans.add(`deletions[${i}].id`, idAt, cur.pos, 'vu');
+      spans.add(`deletions[${i}]`, start, cur.pos, 'struct');
+    }
+    if (ranges !== undefined) ranges.push(0, buf.delId[i]!, buf.delHash[i]!, start, cur.pos);
+  }
+  buf.delCount = n;
+}
+
+/** Where an error happened inside an upcreate, for its path. */
+const enum Part {
+  Entity,
+  Mode,
+  Groups,
+  /** In a creation's field `f` (element `elem`). */
+  CreationField,
+  /** In an update's field table (the path comes with the error). */
+  Within,
+}
+
+function readUpcreates(
+  cur: Cur,
+  buf: UpdateBuffer,
+  n: number,
+  table: FieldTable,
+  maxString: number,
+  spans: SpanSink | undefined,
+  ranges: number[] | undefined,
+): void {
+  buf.reserveUpcreates(n);
+  buf.entCount = 0;
+  buf.upCount = 0;
+  buf.entStart[0] = 0;
+  buf.grpStart[0] = 0;
+  const bytes = cur.bytes;
+  let groupsUsed = 0;
+  let updates = 0;
+  let creations = 0;
+  let i = 0;
+  let part = Part.Entity;
+  const at = { f: -1, elem: -1 }; // the creation field being read, for error paths
+  try {
+    for (; i < n; i++) {
+      const start = cur.pos;
+      // Fast path for the common head `hash(1 byte) id(1-2 bytes) 00 01` of an update.
+      if (spans === undefined && start + 4 < cur.end) {
+        const hash = bytes[start]!;
+        let id = bytes[start + 1]!;
+        let q = start + 2;
+        if (id >= 0x80) {
+          const y = bytes[q]!;
+          id = y < 0x80 && y !== 0 ? (id & 0x7f) | (y << 7) : -1;
+          q++;
+        }
+        if (hash !== 0 && hash < 0x80 && id >= 0 && bytes[q] === 0 && bytes[q + 1] === 1) {
+          buf.upHash[i] = hash;
+          buf.upId[i] = id;
+          buf.upMode[i] = 0;
+          cur.pos = q + 2;
+          part = Part.Within;
+          const ent = readChangeFields(cur, buf, buf.entCount, table, maxString, undefined, '');
+          buf.entCount = ent;
+          buf.entStart[i + 1] = ent;
+          buf.grpStart[i + 1] = groupsUsed;
+          buf.upCount = i + 1;
+          if (ranges !== undefined) ranges.push(1, id, hash, start, cur.pos);
+          continue;
+        }
+      }
+      part = Part.Entity;
+      const hash = readVu(cur);
+      if (hash === 0) throw new DecodeError(start, '', 'non-null entity reference', 'null (00)');
+      buf.upHash[i] = hash;
+      const idAt = cur.pos;
+      buf.upId[i] = readVu(cur);
+      part = Part.Mode;
+      const modeAt = cur.pos;
+      const mode = readVu(cur);
+      if (mode === 0) {
+        if (readVu(cur) !== 1) throw new DecodeError(cur.pos - 1, '', 'the constant 01 after mode 0', String(bytes[cur.pos - 1]));
+      } else if (mode !== 1) throw new DecodeError(modeAt, '', 'mode 0 (update) or 1 (creation)', String(mode));
+      const prefix = spans === undefined ? '' : mode === 0 ? `updates[${updates}]` : `creations[${creations}]`;
+      if (spans !== undefined) {
+        spans.add(`${prefix}.hash`, start, idAt, 'vu');
+        spans.add(`${prefix}.id`, idAt, modeAt, 'vu');
+        spans.add(prefix, modeAt, cur.pos, 'mode');
+      }
+      let ent = buf.entCount;
+      if (mode === 0) {
+        buf.upMode[i] = 0;
+        updates++;
+        part = Part.Within;
+        ent = readChangeFields(cur, buf, ent, table, maxString, spans, prefix);
+      } else {
+        buf.upMode[i] = 1;
+        creations++;
+        part = Part.Groups;
+        groupsUsed = readGroups(cur, buf, groupsUsed, table.groupCount, spans, prefix);
+        part = Part.CreationField;
+        ent = readCreationFields(cur, buf, ent, table, maxString, spans, prefix, at);
+      }
+      if (spans !== undefined) spans.add(prefix, start, cur.pos, 'struct');
+      if (ranges !== undefined) ranges.push(mode === 0 ? 1 : 2, buf.upId[i]!, hash, start, cur.pos);
+      buf.entCount = ent;
+      buf.entStart[i + 1] = ent;
+      buf.grpStart[i + 1] = groupsUsed;
+      buf.upCount = i + 1;
+    }
+  } catch (e) {
+    let path = '';
+    if (part === Part.Entity) path = 'entity';
+    else if (part === Part.Mode) path = 'mode';
+    else if (part === Part.Groups) path = 'groups';
+    else if (part === Part.CreationField) {
+      const def = table.fields[at.f];
+      path = def === undefined ? 'fields' : at.elem >= 0 ? `${def.key}[${at.elem}]` : def.key;
+    }
+    throw rethrowAt(e, path, 0).under(`upcreates[${i}]`);
+  }
+}
+
+/** A creation's group table; returns the groups used so far. Marks `buf.present`. */
+function readGroups(cur: Cur, buf: UpdateBuffer, groupsUsed: number, groupCount: number, spans: SpanSink | undefined, prefix: string): number {
+  let present = buf.present;
+  if (present.length < groupCount) present = buf.present = new Uint8Array(groupCount);
+  present.fill(0, 0, groupCount);
+  let g = -1;
+  let k = 0;
+  for (;;) {
+    const jumpAt = cur.pos;
+    const raw = readVu(cur);
+    if (raw === 1) {
+      if (spans !== undefined) spans.add(`${prefix}.groups`, jumpAt, cur.pos, 'end');
+      return groupsUsed;
+    }
+    g += (raw ^ 1) >>> 0;
+    if (g >= groupCount) throw new DecodeError(jumpAt, '', `group id below ${groupCount}`, `group ${g}`);
+    present[g] = 1;
+    buf.putGroup(groupsUsed++, g);
+    if (spans !== undefined) spans.add(`${prefix}.groups[${k}]`, jumpAt, cur.pos, 'jump');
+    k++;
+  }
+}
+
+/** Every field of a creation's groups, in global field order; returns the next free entry. */
+function readCreationFields(
+  cur: Cur,
+  buf: UpdateBuffer,
+  ent: number,
+  table: FieldTable,
+  maxString: number,
+  spans: SpanSink | undefined,
+  prefix: string,
+  at: { f: number; elem: number },
+): number {
+  const fieldCount = table.fieldCount;
+  const fieldLen = table.fieldLen;
+  const fieldEnc = table.fieldEnc;
+  const fieldGroup = table.fieldGroup;
+  const present = buf.present;
+  for (let f = 0; f < fieldCount; f++) {
+    if (present[fieldGroup[f]!] === 0) continue;
+    at.f = f;
+    at.elem = -1;
+    const len = fieldLen[f]!;
+    const enc = fieldEnc[f]!;
+    if (ent + (len || 1) > buf.entField.length) buf.reserveEntries(ent + (len || 1));
+    const valueAt = cur.pos;
+    if (len === 0) {
+      buf.entField[ent] = readInto(cur, buf, ent, enc, maxString) ? ~f : f;
+      buf.entElem[ent] = -1;
+      ent++;
+      if (spans !== undefined) valueSpan(spans, `${prefix}.fields.${table.fields[f]!.key}`, valueAt, valueAt, cur.pos, enc, cur.bytes);
+    } else {
+      for (let elem = 0; elem < len; elem++) {
+        at.elem = elem;
+        const elemAt = cur.pos;
+        buf.entField[ent] = readInto(cur, buf, ent, enc, maxString) ? ~f : f;
+        buf.entElem[ent] = elem;
+        ent++;
+        if (spans !== undefined) valueSpan(spans, `${prefix}.fields.${table.fields[f]!.key}[${elem}]`, elemAt, elemAt, cur.pos, enc, cur.bytes);
+      }
+      if (spans !== undefined) spans.add(`${prefix}.fields.${table.fields[f]!.key}`, valueAt, cur.pos, 'struct');
+    }
+  }
+  at.f = -1;
+  return ent;
+}
+
+/**
+ * The field table of an update; returns the next free entry. Errors carry the field
+ * path (`fields` while reading a jump, `position.x` or `arena.scoreboardNames[3]` in a value).
+ */
+function readChangeFields(cur: Cur, buf: UpdateBuffer, ent: number, table: FieldTable, maxString: number, spans: SpanSink | undefined, prefix: string): number {
+  const bytes = cur.bytes;
+  const end = cur.end;
+  const fieldCount = table.fieldCount;
+  const fieldLen = table.fieldLen;
+  const fieldEnc = table.fieldEnc;
+  let entField = buf.entField;
+  let entNum = buf.entNum;
+  let f = -1;
+  let elem = -1;
+  let inJump = true;
+  let pos = cur.pos; // local cursor; cur.pos is synced around the calls that read through cur
+  let jumpAt = pos;
+  try {
+    for (;;) {
+      inJump = true;
+      jumpAt = pos;
+      let raw: number;
+      if (pos < end && bytes[pos]! < 0x80) raw = bytes[pos++]!;
+      else {
+        cur.pos = pos;
+        raw = readVu(cur);
+        pos = cur.pos;
+      }
+      if (raw === 1) break;
+      f += (raw ^ 1) >>> 0;
+      if (f >= fieldCount) throw new DecodeError(jumpAt, '', `field index below ${fieldCount}`, `index ${f}`);
+      inJump = false;
+      if (ent >= entField.length) {
+        buf.reserveEntries(ent + 1);
+        entField = buf.entField;
+        entNum = buf.entNum;
+      }
+      const len = fieldLen[f]!;
+      const valueAt = pos;
+      if (len === 0) {
+        const enc = fieldEnc[f]!;
+        if (enc === ENC_VI || enc === ENC_VI64) {
+          // vu inline for one to three bytes (positions and angles); readVu otherwise
+          let u: number;
+          const x = pos < end ? bytes[pos]! : 0x80;
+          const y = pos + 1 < end ? bytes[pos + 1]! : 0x80;
+          if (x < 0x80) {
+            u = x;
+            pos += 1;
+          } else if (y < 0x80 && y !== 0) {
+            u = (x & 0x7f) | (y << 7);
+            pos += 2;
+          } else {
+            const z = pos + 2 < end ? bytes[pos + 2]! : 0x80;
+            if (y >= 0x80 && z < 0x80 && z !== 0) {
+              u = (x & 0x7f) | ((y & 0x7f) << 7) | (z << 14);
+              pos += 3;
+            } else {
+              cur.pos = pos;
+              u = readVu(cur);
+              pos = cur.pos;
+            }
+          }
+          const v = (u >>> 1) ^ -(u & 1);
+          entNum[ent] = enc === ENC_VI ? v : v / 64;
+          entField[ent] = f;
+        } else {
+          cur.pos = pos;
+          entField[ent] = readInto(cur, buf, ent, enc, maxString) ? ~f : f;
+          pos = cur.pos;
+        }
+        buf.entElem[ent] = -1;
+        ent++;
+        if (spans !== undefined) valueSpan(spans, `${prefix}.changed.${table.fields[f]!.key}`, jumpAt, valueAt, pos, fieldEnc[f]!, bytes);
+      } else {
+        if (spans !== undefined) spans.add(`${prefix}.changed.${table.fields[f]!.key}`, jumpAt, pos, 'jump');
+        cur.pos = pos;
+        ent = readElementTable(cur, buf, ent, f, len, table.fieldUpdateEnc[f]!, maxString, spans, prefix === '' ? '' : `${prefix}.changed.${table.fields[f]!.key}`);
+        pos = cur.pos;
+        entField = buf.entField;
+        entNum = buf.entNum;
+      }
+    }
+  } catch (e) {
+    if (e instanceof ElementError) {
+      elem = e.elem;
+      e = e.inner;
+    }
+    const def = table.fields[f];
+    throw rethrowAt(e, inJump || def === undefined ? 'fields' : elem >= 0 ? `${def.key}[${elem}]` : def.key, pos);
+  }
+  if (spans !== undefined) spans.add(`${prefix}.changed`, jumpAt, pos, 'end');
+  cur.pos = pos;
+  return ent;
+}
+
+/** Carries the element index of an error out of `readElementTable`. */
+class ElementError {
+  readonly inner: unknown;
+  readonly elem: number;
+  constructor(inner: unknown, elem: number) {
+    this.inner = inner;
+    this.elem = elem;
+  }
+}
+
+/** An update's element table of array field `f`: a marker entry, then one entry per element. */
+function readElementTable(
+  cur: Cur,
+  buf: UpdateBuffer,
+  ent: number,
+  f: number,
+  len: number,
+  enc: number,
+  maxString: number,
+  spans: SpanSink | undefined,
+  path: string,
+): number {
+  if (ent >= buf.entField.length) buf.reserveEntries(ent + 1);
+  buf.entField[ent] = f;
+  buf.entElem[ent] = -2;
+  ent++;
+  let e = -1;
+  try {
+    for (;;) {
+      const jumpAt = cur.pos;
+      const rawE = readVu(cur);
+      if (rawE === 1) {
+        if (spans !== undefined) spans.add(path, jumpAt, cur.pos, 'end');
+        break;
+      }
+      e += (rawE ^ 1) >>> 0;
+      if (e >= len) throw new DecodeError(jumpAt, '', `element index below ${len}`, `index ${e}`);
+      if (ent >= buf.entField.length) buf.reserveEntries(ent + 1);
+      const valueAt = cur.pos;
+      buf.entField[ent] = readInto(cur, buf, ent, enc, maxString) ? ~f : f;
+      buf.entElem[ent] = e;
+      ent++;
+      if (spans !== undefined) valueSpan(spans, `${path}.${e}`, jumpAt, valueAt, cur.pos, enc, cur.bytes);
+    }
+  } catch (err) {
+    throw new ElementError(err, e);
+  }
+  return ent;
+}
+
+/**
+ * The span of one value (`start`: its jump in an update, else the value), and for a
+ * non-null entity reference the spans of its `hash` and `id`, as in the JSON form.
+ */
+function valueSpan(spans: SpanSink, path: string, start: number, valueAt: number, end: number, enc: number, bytes: Uint8Array): void {
+  spans.add(path, start, end, ENCODING_NAMES[enc]!);
+  if (enc !== ENC_ENTID || bytes[valueAt] === 0) return;
+  let p = valueAt;
+  while (p < end && bytes[p]! >= 0x80) p++;
+  p++;
+  spans.add(`${path}.hash`, valueAt, p, 'entid.hash');
+  spans.add(`${path}.id`, p, end, 'entid.id');
+}
+
+/** Read one value into entry `j`; true when it went to `entObj` (not a number). */
+function readInto(cur: Cur, buf: UpdateBuffer, j: number, enc: number, maxString: number): boolean {
+  if (enc === ENC_VI || enc === ENC_VI64) {
+    const u = readVu(cur);
+    const v = (u >>> 1) ^ -(u & 1);
+    buf.entNum[j] = enc === ENC_VI ? v : v / 64;
+    return false;
+  }
+  if (enc === ENC_VU) {
+    buf.entNum[j] = readVu(cur);
+    return false;
+  }
+  if (enc === ENC_F32) {
+    const v = readF32(cur);
+    if (typeof v === 'number') {
+      buf.entNum[j] = v;
+      return false;
+    }
+    buf.setObj(j, v);
+    return true;
+  }
+  buf.setObj(j, enc === ENC_STRING ? readString(cur, maxString) : readEntid(cur));
+  return true;
+}
+
+/**
+ * The JSON form lists updates and creations apart when the wire order is "all updates,
+ * then all creations" and as `upcreates` otherwise: rename the spans of this packet
+ * (from span `countSpan` on) in the second case.
+ */
+function nameUpcreateSpans(spans: SpanSink, countSpan: number, buf: UpdateBuffer): void {
+  let seenCreation = false;
+  let split = true;
+  for (let i = 0; i < buf.upCount; i++) {
+    if (buf.upMode[i] === 1) seenCreation = true;
+    else if (seenCreation) split = false;
+  }
+  if (split) return;
+  const list = spans.spans;
+  list[countSpan]!.path = spans.pathOf('upcreates');
+  let updates = 0;
+  let creations = 0;
+  let i = -1;
+  let from = '';
+  let to = '';
+  for (let j = countSpan + 1; j < list.length; j++) {
+    const s = list[j]!;
+    if (i < 0 || !s.path.startsWith(from) || (s.path.length > from.length && s.path.charCodeAt(from.length) !== 46)) {
+      i++;
+      const creation = buf.upMode[i] === 1;
+      from = spans.pathOf(creation ? `creations[${creations++}]` : `updates[${updates++}]`);
+      to = spans.pathOf(`upcreates[${i}]`);
+    }
+    s.path = s.kind === 'mode' ? `${to}.kind` : to + s.path.slice(from.length);
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * Packet objects ⇄ `UpdateBuffer`: `packetOf` is the object view of what the one reader
+ * (`update-read.ts`) decoded; `flattenUpdate` puts a packet object into a buffer so that
+ * the store has one apply for both forms.
+ */
+import type { FieldTable } from './tables/schema.js';
+import type { ElementChanges, EntityRef, Scalar, UpdatePacket, Upcreate } from './types.js';
+import type { UpdateBuffer } from './update-read.js';
+
+/** The packet objects of a decoded buffer (fresh objects; the buffer can be reused after). */
+export function packetOf(buf: UpdateBuffer, table: FieldTable): UpdatePacket {
+  const nd = buf.delCount;
+  const deletions: EntityRef[] = new Array(nd);
+  for (let i = 0; i < nd; i++) deletions[i] = { hash: buf.delHash[i]!, id: buf.delId[i]! };
+  const n = buf.upCount;
+  const upcreates: Upcreate[] = new Array(n);
+  for (let i = 0; i < n; i++) upcreates[i] = buf.upMode[i] === 1 ? creationOf(buf, i, table) : changeOf(buf, i, table);
+  return { type: 'Update', tick: buf.tick, deletions, upcreates };
+}
+
+function creationOf(buf: UpdateBuffer, i: number, table: FieldTable): Upcreate {
+  const from = buf.entStart[i]!;
+  const to = buf.entStart[i + 1]!;
+  const values: (Scalar | Scalar[] | undefined)[] = new Array(table.fieldCount);
+  const entField = buf.entField;
+  const entElem = buf.entElem;
+  for (let j = from; j < to; j++) {
+    const key = entField[j]!;
+    const f = key < 0 ? ~key : key;
+    const v = key < 0 ? buf.entObj[j]! : buf.entNum[j]!;
+    const el = entElem[j]!;
+    if (el < 0) values[f] = v;
+    else {
+      let arr = values[f] as Scalar[] | undefined;
+      if (arr === undefined) values[f] = arr = new Array(table.fieldLen[f]!);
+      arr[el] = v;
+    }
+  }
+  const g0 = buf.grpStart[i]!;
+  const g1 = buf.grpStart[i + 1]!;
+  const groups: number[] = new Array(g1 - g0);
+  for (let g = g0; g < g1; g++) groups[g - g0] = buf.groups[g]!;
+  return { kind: 'creation', id: buf.upId[i]!, hash: buf.upHash[i]!, groups, values };
+}
+
+function changeOf(buf: UpdateBuffer, i: number, table: FieldTable): Upcreate {
+  const from = buf.entStart[i]!;
+  const to = buf.entStart[i + 1]!;
+  const entField = buf.entField;
+  const entElem = buf.entElem;
+  const entNum = buf.entNum;
+  const id = buf.upId[i]!;
+  const hash = buf.upHash[i]!;
+  // The common case: scalar numbers only, one entry per field (a double array in V8).
+  let simple = true;
+  for (let j = from; j < to; j++) {
+    if (entField[j]! < 0 || entElem[j] !== -1) {
+      simple = false;
+      break;
+    }
+  }
+  const count = to - from;
+  if (simple) {
+    switch (count) {
+      case 0:
+        return { kind: 'update', id, hash, fields: [], values: [] };
+      case 1:
+        return { kind: 'update', id, hash, fields: [entField[from]!], values: [entNum[from]!] };
+      case 2:
+        return { kind: 'update', id, hash, fields: [entField[from]!, entField[from + 1]!], values: [entNum[from]!, entNum[from + 1]!] };
+      case 3:
+        return {
+          kind: 'update',
+          id,
+          hash,
+          fields: [entField[from]!, entField[from + 1]!, entField[from + 2]!],
+          values: [entNum[from]!, entNum[from + 1]!, entNum[from + 2]!],
+        };
+      default: {
+        const fields: number[] = [];
+        const values: number[] = [];
+        for (let j = from; j < to; j++) {
+          fields.push(entField[j]!);
+          values.push(entNum[j]!);
+        }
+        return { kind: 'update', id, hash, fields, values };
+      }
+    }
+  }
+  const fields: number[] = [];
+  const values: (Scalar | ElementChanges)[] = [];
+  let elements: ElementChanges | undefined;
+  for (let j = from; j < to; j++) {
+    const key = entField[j]!;
+    const f = key < 0 ? ~key : key;
+    const el = entElem[j]!;
+    if (el === -2) {
+      elements = { indices: [], values: [] };
+      fields.push(f);
+      values.push(elements);
+      continue;
+    }
+    const v = key < 0 ? buf.entObj[j]! : entNum[j]!;
+    if (el === -1) {
+      fields.push(f);
+      values.push(v);
+    } else {
+      elements!.indices.push(el);
+      elements!.values.push(v);
+    }
+  }
+  void table;
+  return { kind: 'update', id, hash, fields, values };
+}
+
+/**
+ * Put a packet object into `buf` (reused), so that one apply serves both forms.
+ * Values are taken as they are (the store copies arrays when it applies a creation).
+ */
+export function flattenUpdate(p: UpdatePacket, buf: UpdateBuffer, table: FieldTable): UpdateBuffer {
+  buf.tick = p.tick;
+  const dels = p.deletions;
+  const nd = dels.length;
+  buf.reserveDeletions(nd);
+  for (let i = 0; i < nd; i++) {
+    buf.delId[i] = dels[i]!.id;
+    buf.delHash[i] = dels[i]!.hash;
+  }
+  buf.delCount = nd;
+  const ups = p.upcreates;
+  const n = ups.length;
+  buf.reserveUpcreates(n);
+  buf.entStart[0] = 0;
+  buf.grpStart[0] = 0;
+  let ent = 0;
+  let groupsUsed = 0;
+  const fieldLen = table.fieldLen;
+  for (let i = 0; i < n; i++) {
+    const u = ups[i]!;
+    buf.upId[i] = u.id;
+    buf.upHash[i] = u.hash;
+    if (u.kind === 'creation') {
+      buf.upMode[i] = 1;
+      for (const g of u.groups) buf.putGroup(groupsUsed++, g);
+      const values = u.values;
+      for (let f = 0; f < values.length; f++) {
+        const v = values[f];
+        if (v === undefined) continue;
+        if (Array.isArray(v)) {
+          for (let e = 0; e < v.length; e++) ent = putEntry(buf, ent, f, e, v[e]!);
+        } else ent = putEntry(buf, ent, f, -1, v);
+      }
+    } else {
+      buf.upMode[i] = 0;
+      const fields = u.fields;
+      for (let k = 0; k < fields.length; k++) {
+        const f = fields[k]!;
+        const v = u.values[k]!;
+        if (fieldLen[f] === 0) ent = putEntry(buf, ent, f, -1, v as Scalar);
+        else {
+          const ec = v as ElementChanges;
+          ent = putEntry(buf, ent, f, -2, 0);
+          for (let e = 0; e < ec.indices.length; e++) ent = putEntry(buf, ent, f, ec.indices[e]!, ec.values[e]!);
+        }
+      }
+    }
+    buf.entStart[i + 1] = ent;
+    buf.grpStart[i + 1] = groupsUsed;
+  }
+  buf.entCount = ent;
+  buf.upCount = n;
+  return buf;
+}
+
+function putEntry(buf: UpdateBuffer, ent: number, f: number, elem: number, v: Scalar): number {
+  if (ent >= buf.entField.length) buf.reserveEntries(ent + 1);
+  if (typeof v === 'number') {
+    buf.entNum[ent] = v;
+    buf.entField[ent] = f;
+  } else {
+    buf.setObj(ent, v);
+    buf.entField[ent] = ~f;
+  }
+  buf.entElem[ent] = elem;
+  return ent + 1;
+}
