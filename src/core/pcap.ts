@@ -236,7 +236,7 @@ function ipv6Text(b: Uint8Array, at: number): string {
 }
 
 /** The network-layer packet of a frame (IPv4 / IPv6 bytes), or undefined for other frames. */
-function networkLayer(f: CapturedFrame): Uint8Array | undefined {
+export function networkLayer(f: CapturedFrame): Uint8Array | undefined {
   const d = f.data;
   switch (f.linkType) {
     case LINKTYPE_NULL:
