@@ -76,3 +76,13 @@ export {
   type ColorContext,
 } from './producer.js';
 export { UpdateBuffer, decodeUpdateInto, type FlatDecodeOptions } from './flat.js';
+export {
+  DiepCaptureReader,
+  type DiepCaptureItem,
+  type DiepCaptureOptions,
+  type DiepConnectionItem,
+  type DiepControlItem,
+  type DiepDirection,
+  type DiepMessageItem,
+  type DiepProblemItem,
+} from './capture.js';
