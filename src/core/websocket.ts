@@ -269,8 +269,16 @@ class SideInflater {
     this.over = false;
     const inf = this.inf;
     try {
-      for (let i = 0; i < data.length && !this.over; i += SLICE) inf.push(data.subarray(i, Math.min(data.length, i + SLICE)), false);
-      if (!this.over) inf.push(TAIL, false);
+      if (data.length <= SLICE) {
+        // One push for a small message (each push of fflate's stream copies its window).
+        const d = new Uint8Array(data.length + 4);
+        d.set(data);
+        d.set(TAIL, data.length);
+        inf.push(d, false);
+      } else {
+        for (let i = 0; i < data.length && !this.over; i += SLICE) inf.push(data.subarray(i, Math.min(data.length, i + SLICE)), false);
+        if (!this.over) inf.push(TAIL, false);
+      }
     } catch (e) {
       if (this.takeover) this.broken = true;
       this.inf = undefined;
