@@ -18,7 +18,7 @@
  * skipped (its length is known) and reported; problems are events, never
  * thrown. A gap ends the side (frame boundaries are lost).
  */
-import { Inflate } from 'fflate';
+import { Inflate, inflateSync } from 'fflate';
 import { DecodeError, LimitError } from './errors.js';
 
 export const WS_OPCODES: Readonly<Record<number, string>> = { 0: 'continuation', 1: 'text', 2: 'binary', 8: 'close', 9: 'ping', 10: 'pong' };
@@ -34,6 +34,8 @@ export interface WsLimits {
   maxInflatedSize: number;
   /** Most bytes held back per side waiting for a frame or head to complete. */
   maxBuffered: number;
+  /** Most problems reported for one side before it is given up as not a WebSocket stream. */
+  maxProblems: number;
 }
 
 export const DEFAULT_WS_LIMITS: Readonly<WsLimits> = Object.freeze({
@@ -42,6 +44,7 @@ export const DEFAULT_WS_LIMITS: Readonly<WsLimits> = Object.freeze({
   maxMessageSize: 1 << 20,
   maxInflatedSize: 4 << 20,
   maxBuffered: 2 << 20,
+  maxProblems: 64,
 });
 
 // ---------------------------------------------------------------------------
@@ -230,15 +233,24 @@ export type WsEvent = WsHandshakeEvent | WsMessageEvent | WsControlEvent | WsErr
 // ---------------------------------------------------------------------------
 // Inflate (one side)
 
+const UTF8 = new TextDecoder('utf-8', { fatal: false });
 const TAIL = new Uint8Array([0, 0, 0xff, 0xff]);
+/** The sync-flush tail plus an empty final fixed-Huffman block: a complete raw DEFLATE stream for the one-shot inflater. */
+const TAIL_FINAL = new Uint8Array([0, 0, 0xff, 0xff, 0x03, 0x00]);
 const SLICE = 1024;
+const WINDOW = 32768;
+/** DEFLATE cannot expand more than this (258 bytes from a 2-bit code, with some slack). */
+const MAX_RATIO = 1040;
 
-/** The inflate state of one side: fflate's streaming raw Inflate, fed in slices so that the output stays capped. */
+/**
+ * The inflate state of one side. With context takeover the last 32 KiB of output
+ * is kept and given to the inflater as its dictionary (the same thing as the
+ * sender's window). A message that cannot expand past the cap is inflated in
+ * one call (fflate's `inflateSync`); a larger one goes through fflate's
+ * streaming `Inflate` in slices so that the output stops at the cap.
+ */
 class SideInflater {
-  private inf: Inflate | undefined;
-  private parts: Uint8Array[] = [];
-  private size = 0;
-  private over = false;
+  private window: Uint8Array | undefined;
   /** Set when a failed message left the shared window unusable. */
   broken = false;
 
@@ -247,56 +259,57 @@ class SideInflater {
     private readonly maxOut: number,
   ) {}
 
-  private fresh(): Inflate {
-    const inf = new Inflate((chunk) => {
-      if (this.over) return;
-      this.size += chunk.length;
-      if (this.size > this.maxOut) {
-        this.over = true;
-        this.parts = [];
-        return;
-      }
-      if (chunk.length > 0) this.parts.push(chunk.slice());
-    });
-    return inf;
-  }
-
   inflate(data: Uint8Array, offset: number, path: string): Uint8Array {
     if (this.broken) throw new DecodeError(offset, path, 'an inflate window shared with earlier messages', 'a window lost to an earlier error');
-    if (!this.takeover || this.inf === undefined) this.inf = this.fresh();
-    this.parts = [];
-    this.size = 0;
-    this.over = false;
-    const inf = this.inf;
+    let out: Uint8Array;
     try {
-      if (data.length <= SLICE) {
-        // One push for a small message (each push of fflate's stream copies its window).
-        const d = new Uint8Array(data.length + 4);
-        d.set(data);
-        d.set(TAIL, data.length);
-        inf.push(d, false);
-      } else {
-        for (let i = 0; i < data.length && !this.over; i += SLICE) inf.push(data.subarray(i, Math.min(data.length, i + SLICE)), false);
-        if (!this.over) inf.push(TAIL, false);
-      }
+      out = data.length * MAX_RATIO + 64 <= this.maxOut ? this.oneShot(data) : this.streamed(data, offset, path);
     } catch (e) {
       if (this.takeover) this.broken = true;
-      this.inf = undefined;
+      if (e instanceof DecodeError) throw e;
       throw new DecodeError(offset, path, 'valid raw DEFLATE data', e instanceof Error ? e.message : String(e));
     }
-    if (this.over) {
-      if (this.takeover) this.broken = true;
-      this.inf = undefined;
-      throw new LimitError(offset, path, 'maxInflatedSize', this.size, this.maxOut);
+    if (this.takeover) {
+      const w = this.window;
+      if (out.length >= WINDOW || w === undefined) this.window = out.slice(Math.max(0, out.length - WINDOW));
+      else {
+        const keep = Math.min(w.length, WINDOW - out.length);
+        const n = new Uint8Array(keep + out.length);
+        n.set(w.subarray(w.length - keep));
+        n.set(out, keep);
+        this.window = n;
+      }
     }
-    if (this.parts.length === 1) return this.parts[0]!;
-    const out = new Uint8Array(this.size);
+    return out;
+  }
+
+  private oneShot(data: Uint8Array): Uint8Array {
+    const d = new Uint8Array(data.length + TAIL_FINAL.length);
+    d.set(data);
+    d.set(TAIL_FINAL, data.length);
+    return this.window !== undefined ? inflateSync(d, { dictionary: this.window }) : inflateSync(d);
+  }
+
+  private streamed(data: Uint8Array, offset: number, path: string): Uint8Array {
+    const parts: Uint8Array[] = [];
+    let size = 0;
+    let over = false;
+    const onData = (chunk: Uint8Array) => {
+      if (over) return;
+      size += chunk.length;
+      if (size > this.maxOut) over = true;
+      else if (chunk.length > 0) parts.push(chunk.slice());
+    };
+    const inf = this.window !== undefined ? new Inflate({ dictionary: this.window }, onData) : new Inflate(onData);
+    for (let i = 0; i < data.length && !over; i += SLICE) inf.push(data.subarray(i, Math.min(data.length, i + SLICE)), false);
+    if (!over) inf.push(TAIL, false);
+    if (over) throw new LimitError(offset, path, 'maxInflatedSize', size, this.maxOut);
+    const out = new Uint8Array(size);
     let o = 0;
-    for (const p of this.parts) {
+    for (const p of parts) {
       out.set(p, o);
       o += p.length;
     }
-    this.parts = [];
     return out;
   }
 }
@@ -362,6 +375,8 @@ class Side {
   /** Dropping the rest of an over-long message until its final frame. */
   msgDropping = false;
   isClient: boolean | undefined;
+  problems = 0;
+  maskWarned = false;
   constructor(readonly id: WsSide) {}
 }
 
@@ -504,8 +519,8 @@ export class WebSocketConnection {
       if (len > L.maxFramePayload) {
         // Skip the frame; its length is known, so the next frame can still be found.
         const have = Math.min(b.length, h + len);
-        const err = new LimitError(offset + 1, 'frame.length', 'maxFramePayload', len, L.maxFramePayload);
-        out.push({ kind: 'error', ...this.base(s), error: err, fatal: false });
+        this.problem(s, out, new LimitError(offset + 1, 'frame.length', 'maxFramePayload', len, L.maxFramePayload));
+        if (s.dead) return;
         if (opcode < 8) {
           if (opcode !== 0 && (b0 & 0x40) !== 0 && this.takeover(s)) this.inflaterOf(s).broken = true;
           this.dropMessage(s, (b0 & 0x80) !== 0);
@@ -552,13 +567,25 @@ export class WebSocketConnection {
   }
 
   private warn(s: Side, out: WsEvent[], offset: number, path: string, expected: string, found?: string): void {
-    out.push({ kind: 'error', ...this.base(s), error: new DecodeError(offset, path, expected, found), fatal: false });
+    this.problem(s, out, new DecodeError(offset, path, expected, found));
+  }
+
+  /** A non-fatal problem; too many of them end the side. */
+  private problem(s: Side, out: WsEvent[], error: DecodeError): void {
+    if (++s.problems >= this.limits.maxProblems) {
+      this.fail(s, out, new LimitError(error.offset, error.path, 'maxProblems', s.problems, this.limits.maxProblems));
+      return;
+    }
+    out.push({ kind: 'error', ...this.base(s), error, fatal: false });
   }
 
   private frame(s: Side, f: WsFrame, out: WsEvent[]): void {
     const L = this.limits;
-    if (s.isClient === true && !f.masked) this.warn(s, out, f.offset + 1, 'frame.mask', 'a masked frame from the client', 'unmasked');
-    if (s.isClient === false && f.masked) this.warn(s, out, f.offset + 1, 'frame.mask', 'an unmasked frame from the server', 'masked');
+    // Masking the wrong way is reported once per side; the payload is read either way.
+    if (!s.maskWarned && s.isClient === !f.masked) {
+      s.maskWarned = true;
+      this.warn(s, out, f.offset + 1, 'frame.mask', s.isClient ? 'masked frames from the client' : 'unmasked frames from the server', f.masked ? 'masked' : 'unmasked');
+    }
     if (f.rsv2 || f.rsv3) {
       this.warn(s, out, f.offset, 'frame.rsv', 'RSV2 and RSV3 clear (no extension uses them)', 'set');
       if (f.opcode < 8) this.dropMessage(s, f.fin);
@@ -575,7 +602,7 @@ export class WebSocketConnection {
         if (f.payload.length === 1) this.warn(s, out, f.offset + f.headerLength, 'close.code', 'no body or a 2-byte status code', '1 byte');
         else if (f.payload.length >= 2) {
           ev.code = (f.payload[0]! << 8) | f.payload[1]!;
-          ev.reason = new TextDecoder('utf-8', { fatal: false }).decode(f.payload.subarray(2));
+          ev.reason = UTF8.decode(f.payload.subarray(2));
         }
       }
       out.push(ev);
@@ -621,7 +648,7 @@ export class WebSocketConnection {
     s.msgWire += f.headerLength + f.payload.length;
     s.msgSize += f.payload.length;
     if (s.msgSize > L.maxMessageSize) {
-      out.push({ kind: 'error', ...this.base(s), error: new LimitError(s.msgOffset, 'message', 'maxMessageSize', s.msgSize, L.maxMessageSize), fatal: false });
+      this.problem(s, out, new LimitError(s.msgOffset, 'message', 'maxMessageSize', s.msgSize, L.maxMessageSize));
       s.msgParts = [];
       s.msgOpcode = -1;
       s.msgDropping = !f.fin;
@@ -647,7 +674,7 @@ export class WebSocketConnection {
       try {
         data = this.inflaterOf(s).inflate(data, s.msgOffset, 'message.deflate');
       } catch (e) {
-        out.push({ kind: 'error', ...this.base(s), error: e as DecodeError, fatal: false });
+        this.problem(s, out, e as DecodeError);
         return;
       }
     }
