@@ -18,6 +18,7 @@ import {
   type DiepChanges,
   type ClientboundPacket,
 } from '../protocols/diep/index.js';
+import { diepCaptureExtras } from './diep-capture.js';
 import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues } from './types.js';
 
 const SERVERBOUND_TYPES = new Set(['Init', 'Input', 'Spawn', 'StatUpgrade', 'TankUpgrade', 'Command', 'ModifiedClient', 'LeaveDeathScreen', 'TakeTank']);
@@ -92,7 +93,9 @@ export const diep: FamilyAdapter = {
       choices: ['clientbound', 'serverbound'],
       default: 'clientbound',
     },
+    ...diepCaptureExtras.options,
   },
+  decodeFile: diepCaptureExtras.decodeFile,
   samples: [
     {
       id: 'sandbox-nospawn',

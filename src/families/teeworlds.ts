@@ -33,6 +33,7 @@ import {
   type VarintMode,
 } from '../protocols/teeworlds/index.js';
 import { teeworldsNetExtras } from './teeworlds-net.js';
+import { teeworldsDemoExtras } from './teeworlds-demo.js';
 import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues, StreamDecoder, StreamEncoder } from './types.js';
 
 /** The version given with `--version`, or undefined (then it is detected from the input). */
@@ -481,10 +482,11 @@ export const teeworlds: FamilyAdapter = {
     varint: { type: 'string', description: 'how the 5th byte of a varint is read', choices: ['ddnet', 'vanilla'], default: 'ddnet' },
     'part-size': { type: 'string', description: 'snapshot part size in bytes', default: '900' },
     ...teeworldsNetExtras.options,
+    ...teeworldsDemoExtras.options,
   },
   createDecoder: (opts) => new TeeworldsDecoder(opts),
-  createEncoder: (opts) => new TeeworldsEncoder(opts),
+  createEncoder: (opts) => teeworldsDemoExtras.encoder(opts, givenVersion(opts) ?? 'ddnet', snapshotFromJson) ?? new TeeworldsEncoder(opts),
   samples: SAMPLES,
-  ...(teeworldsNetExtras.decodeFile ? { decodeFile: teeworldsNetExtras.decodeFile } : {}),
+  decodeFile: (bytes, opts) => teeworldsDemoExtras.decodeFile(bytes, opts) ?? teeworldsNetExtras.decodeFile?.(bytes, opts),
   ...(teeworldsNetExtras.watch ? { watch: teeworldsNetExtras.watch } : {}),
 };

@@ -83,3 +83,13 @@ export {
 } from './producer.js';
 export { UpdateBuffer, decodeUpdateInto, type FlatDecodeOptions } from './update-read.js';
 export { packetOf, flattenUpdate } from './update-view.js';
+export {
+  DiepCaptureReader,
+  type DiepCaptureItem,
+  type DiepCaptureOptions,
+  type DiepConnectionItem,
+  type DiepControlItem,
+  type DiepDirection,
+  type DiepMessageItem,
+  type DiepProblemItem,
+} from './capture.js';

@@ -110,3 +110,23 @@ export {
 } from './producer.js';
 
 export * from './net/index.js';
+export {
+  readDemoInfo,
+  demoChunks,
+  demoEvents,
+  isDemo,
+  crc32,
+  snapshotFromInts,
+  snapshotToInts,
+  DEMO_MAGIC,
+  DEMO_HEADER_SIZE,
+  DEMO_MAX_MARKERS,
+  DEMO_SHA256_EXTENSION,
+  type DemoHeader,
+  type DemoInfo,
+  type DemoOptions,
+  type DemoChunk,
+  type DemoSnapshot,
+  type DemoMessage,
+} from './demo.js';
+export { DemoWriter, NET_VERSION_06, NET_VERSION_07, type DemoWriterOptions } from './demo-write.js';

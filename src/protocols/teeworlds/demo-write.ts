@@ -1,0 +1,163 @@
+/**
+ * Teeworlds / DDNet demo files, write side: a header, timeline markers, an
+ * optional stored map, and the chunks a recorder writes (see `demo.ts` for the
+ * layout): a keyframe tick marker and a whole snapshot every `keyframeTicks`,
+ * otherwise a tick marker (inline when the tick advanced by less than the
+ * version's inline range) and a delta against the previous snapshot, skipped
+ * when nothing changed; messages as message chunks.
+ */
+import { EncodeError } from '../../core/errors.js';
+import { huffmanCompress } from './net/huffman.js';
+import { Snapshot } from './snapshot.js';
+import { createDelta, STATIC_SIZES, type TwVersion } from './delta.js';
+import { encodeInts } from './varint.js';
+import { crc32, DEMO_HEADER_SIZE, DEMO_MAX_MARKERS, DEMO_SHA256_EXTENSION, snapshotToInts, CHUNKTYPE_DELTA, CHUNKTYPE_MESSAGE, CHUNKTYPE_SNAPSHOT } from './demo.js';
+
+export const NET_VERSION_06 = '0.6 626fce9a778df4d4';
+export const NET_VERSION_07 = '0.7 802f1be60a05665f';
+
+export interface DemoWriterOptions {
+  codec: TwVersion;
+  /** Demo version (default: 4 for 0.6, 5 for 0.7, 6 for DDNet). */
+  version?: number;
+  netVersion?: string;
+  mapName?: string;
+  /** The map file to store (default none: size 0). */
+  map?: Uint8Array;
+  /** Map CRC for the header (default: CRC32 of `map`, or 0). */
+  mapCrc?: number;
+  /** DDNet: the map's SHA-256, stored after the markers (version 6). */
+  mapSha256?: Uint8Array;
+  type?: 'server' | 'client';
+  /** `YYYY-MM-DD_HH-MM-SS` (default: 1970-01-01_00-00-00, so that output is reproducible). */
+  timestamp?: string;
+  /** Ticks between keyframes (default 250, the games' 5 seconds). */
+  keyframeTicks?: number;
+  /** Timeline marker ticks (at most 64). */
+  markers?: number[];
+}
+
+function putString(out: Uint8Array, at: number, n: number, s: string, field: string): void {
+  if (s.length >= n) throw new EncodeError(field, `at most ${n - 1} characters`);
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c > 0xff) throw new EncodeError(field, 'Latin-1 characters only');
+    out[at + i] = c;
+  }
+}
+
+const putBe32 = (out: Uint8Array, at: number, v: number): void => {
+  out[at] = (v >>> 24) & 0xff;
+  out[at + 1] = (v >>> 16) & 0xff;
+  out[at + 2] = (v >>> 8) & 0xff;
+  out[at + 3] = v & 0xff;
+};
+
+export class DemoWriter {
+  readonly version: number;
+  private readonly opts: DemoWriterOptions;
+  private readonly sizes: Int32Array;
+  private readonly chunks: Uint8Array[] = [];
+  private last: Snapshot | undefined;
+  private lastTickMarker = -1;
+  private lastKeyframe = -1;
+  private firstTick = -1;
+
+  constructor(opts: DemoWriterOptions) {
+    this.opts = opts;
+    this.version = opts.version ?? (opts.codec === '0.7' ? 5 : opts.codec === 'ddnet' ? 6 : 4);
+    if (this.version < 3 || this.version > 6) throw new EncodeError('version', 'a demo version 3 to 6');
+    this.sizes = STATIC_SIZES[opts.codec];
+  }
+
+  private tickMarker(tick: number, keyframe: boolean): void {
+    if (this.firstTick < 0) this.firstTick = tick;
+    const d = tick - this.lastTickMarker;
+    const inlineMax = this.version >= 5 ? 0x1f : 0x3f;
+    if (this.lastTickMarker < 0 || keyframe || d < 1 || d > inlineMax) {
+      const c = new Uint8Array(5);
+      c[0] = 0x80 | (keyframe ? 0x40 : 0);
+      putBe32(c, 1, tick);
+      this.chunks.push(c);
+    } else {
+      this.chunks.push(new Uint8Array([0x80 | (this.version >= 5 ? 0x20 : 0) | d]));
+    }
+    this.lastTickMarker = tick;
+  }
+
+  private data(type: number, ints: ArrayLike<number>): void {
+    const packed = huffmanCompress(encodeInts(ints));
+    const n = packed.length;
+    if (n > 0xffff) throw new EncodeError('chunk', `compressed chunk of ${n} bytes (at most 65535)`);
+    let head: Uint8Array;
+    if (n < 30) head = new Uint8Array([(type << 5) | n]);
+    else if (n < 256) head = new Uint8Array([(type << 5) | 30, n]);
+    else head = new Uint8Array([(type << 5) | 31, n & 0xff, n >> 8]);
+    this.chunks.push(head, packed);
+  }
+
+  /** Record the snapshot of a tick (ticks must increase). */
+  snapshot(tick: number, snap: Snapshot): void {
+    if (!Number.isInteger(tick) || tick < 0 || tick <= this.lastTickMarker) throw new EncodeError('tick', `increasing ticks (got ${tick} after ${this.lastTickMarker})`);
+    const kf = this.opts.keyframeTicks ?? 250;
+    if (this.last === undefined || this.lastKeyframe < 0 || tick - this.lastKeyframe > kf) {
+      this.tickMarker(tick, true);
+      this.data(CHUNKTYPE_SNAPSHOT, snapshotToInts(snap));
+      this.lastKeyframe = tick;
+    } else {
+      const delta = createDelta(this.last, snap, this.sizes);
+      if (delta !== null && delta.length > 0) {
+        this.tickMarker(tick, false);
+        this.data(CHUNKTYPE_DELTA, delta);
+      }
+    }
+    this.last = snap;
+  }
+
+  /** Record a packed game or system message at a tick. */
+  message(tick: number, data: Uint8Array): void {
+    if (tick !== this.lastTickMarker) this.tickMarker(tick, false);
+    const padded = new Uint8Array((data.length + 3) & ~3);
+    padded.set(data);
+    this.data(CHUNKTYPE_MESSAGE, new Int32Array(padded.buffer));
+  }
+
+  /** The whole file. */
+  finish(): Uint8Array {
+    const o = this.opts;
+    const map = o.map ?? new Uint8Array(0);
+    const markers = o.markers ?? [];
+    if (markers.length > DEMO_MAX_MARKERS) throw new EncodeError('markers', `at most ${DEMO_MAX_MARKERS}`);
+    const head = new Uint8Array(DEMO_HEADER_SIZE);
+    putString(head, 0, 8, 'TWDEMO', 'magic');
+    head[7] = this.version;
+    putString(head, 8, 64, o.netVersion ?? (o.codec === '0.7' ? NET_VERSION_07 : NET_VERSION_06), 'netVersion');
+    putString(head, 72, 64, o.mapName ?? '', 'mapName');
+    putBe32(head, 136, map.length);
+    putBe32(head, 140, o.mapCrc ?? (map.length > 0 ? crc32(map) : 0));
+    putString(head, 144, 8, o.type ?? 'server', 'type');
+    putBe32(head, 152, this.firstTick < 0 ? 0 : Math.floor((this.lastTickMarker - this.firstTick) / 50));
+    putString(head, 156, 20, o.timestamp ?? '1970-01-01_00-00-00', 'timestamp');
+    const parts: Uint8Array[] = [head];
+    if (this.version >= 4) {
+      const m = new Uint8Array(4 + 4 * DEMO_MAX_MARKERS);
+      putBe32(m, 0, markers.length);
+      markers.forEach((t, i) => putBe32(m, 4 + 4 * i, t));
+      parts.push(m);
+    }
+    if (this.version >= 6 && o.mapSha256 !== undefined) {
+      if (o.mapSha256.length !== 32) throw new EncodeError('mapSha256', '32 bytes');
+      parts.push(DEMO_SHA256_EXTENSION, o.mapSha256);
+    }
+    parts.push(map, ...this.chunks);
+    let n = 0;
+    for (const p of parts) n += p.length;
+    const out = new Uint8Array(n);
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  }
+}
