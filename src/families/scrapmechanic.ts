@@ -16,10 +16,14 @@ import {
 } from '../protocols/scrapmechanic/index.js';
 import type { DecodedMessage, EntityByteRange, EntityTable, FamilyAdapter, OptionValues } from './types.js';
 
-/** Sub-updates of a packet in stream order (inner packets of a 0x1D included). */
+/**
+ * Sub-updates of a packet in stream order (inner packets of a 0x1D included). A loop,
+ * not `push(...updates)`: a spread puts every element on the stack (an overflow past
+ * about 123,000 sub-updates).
+ */
 function updatesOf(p: Packet, out: SubUpdate[] = []): SubUpdate[] {
-  if ('updates' in p) out.push(...p.updates);
-  else if ('packets' in p) for (const q of p.packets) updatesOf(q, out);
+  if ('updates' in p) for (let i = 0; i < p.updates.length; i++) out.push(p.updates[i]!);
+  else if ('packets' in p) for (const q of p.packets) updatesOf(q, out); // depth ≤ 2: no 0x1D inside a 0x1D
   return out;
 }
 

@@ -3,8 +3,10 @@
  * the same checks, errors and strict/lenient decisions as `readData` in `layouts.ts`.
  */
 import { DecodeError } from '../../core/errors.js';
-import { characterUpdateBits, CREATE, isOpaqueType, P, PICK_B, PICK_CONFLICT, PICK_CT_UNKNOWN, PICK_VARIANT_UNKNOWN, pickVariant, REMOVE, trunc } from './layouts.js';
-import { CT_CHILDSHAPE_BLOCK, CT_CHILDSHAPE_PART, CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC } from './types.js';
+import type { ControllerTracker } from './controllers.js';
+import { characterUpdateBits, CREATE, isOpaqueType, P, PICK_B, PICK_CONFLICT, PICK_CT_UNKNOWN, PICK_VARIANT_UNKNOWN, pickVariant, REMOVE, trunc, UPDATE } from './layouts.js';
+import { checkHeader } from './subupdate.js';
+import { CT_CHILDSHAPE_BLOCK, CT_CHILDSHAPE_PART, CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, NetObj } from './types.js';
 
 /** checkData result: the lenient decoder would attach warnings. */
 export const CHECK_WARN = 1;
@@ -172,5 +174,66 @@ export function checkData(ut: number, ot: number, ct: number | undefined, b: Uin
     w = CHECK_WARN;
   }
   return w;
+}
+
+
+/** checkUpdate result flags (also the scanner's index flags): warnings; a tracked controller type in bits 8..15. */
+export const FLAG_WARN = 2;
+export const FLAG_CT = 4;
+
+/**
+ * Data lengths that `checkData` accepts without a warning and without looking at a
+ * single data byte, by `(updateType << 5) | netObjType`: a length ≥ 0 is the only
+ * such length, ANY_LEN means any length (undocumented types are kept opaque), SLOW
+ * means it depends on the controller type or the bytes. `check` skips `checkData`
+ * when the table settles it; everything else goes through `checkData`, so the
+ * result is the same either way (the fuzz suite compares scanBody with decodeBody).
+ */
+const SLOW = -1;
+const ANY_LEN = -2;
+const FIXED_LEN = /* @__PURE__ */ (() => {
+  const t = new Int8Array(256).fill(SLOW);
+  for (let ot = 0; ot < 32; ot++) {
+    if (isOpaqueType(ot)) {
+      for (let ut = 0; ut < 8; ut++) t[(ut << 5) | ot] = ANY_LEN;
+      continue;
+    }
+    t[(REMOVE << 5) | ot] = 0;
+    t[(P << 5) | ot] = 0;
+  }
+  const create: [number, number][] = [[NetObj.ChildShape, 0], [NetObj.Joint, 0], [NetObj.Harvestable, 36], [NetObj.Character, 46], [NetObj.Lift, 26], [NetObj.Tool, 16]];
+  for (const [ot, len] of create) t[(CREATE << 5) | ot] = len;
+  t[(UPDATE << 5) | NetObj.Lift] = 4;
+  t[(UPDATE << 5) | NetObj.Tool] = 4;
+  return t;
+})();
+
+/** Header, layout and tracking of one update at `b[p..end)`; returns index flags. */
+export function checkUpdate(b: Uint8Array, p: number, end: number, tracker: ControllerTracker, strict: boolean): number {
+  const h = checkHeader(b, p, end);
+  const ut = h >>> 5;
+  const ot = h & 31;
+  const fixed = FIXED_LEN[h]!;
+  if (ut === CREATE) {
+    const ct = b[p + 1]!;
+    const len = end - p - 6;
+    let flags = 0;
+    if (!(fixed === len || fixed === ANY_LEN) && checkData(ut, ot, ct, b, p + 6, end, strict) & CHECK_WARN) flags = FLAG_WARN;
+    tracker.set(ot, ((b[p + 2]! << 24) | (b[p + 3]! << 16) | (b[p + 4]! << 8) | b[p + 5]!) >>> 0, ct);
+    return flags;
+  }
+  const id = ((b[p + 1]! << 24) | (b[p + 2]! << 16) | (b[p + 3]! << 8) | b[p + 4]!) >>> 0;
+  const ct = tracker.get(ot, id);
+  let flags = ct !== undefined ? FLAG_CT | (ct << 8) : 0;
+  const len = end - p - 5;
+  if (fixed === len || fixed === ANY_LEN) {
+    // settled by the table
+  } else if (ut === UPDATE && ot === NetObj.RigidBody && ((ct === CT_RIGIDBODY_DYNAMIC && len === 2) || (ct === CT_RIGIDBODY_STATIC && len === 5))) {
+    // the tracked variant's length: pickVariant agrees, and the fields are plain bytes
+  } else if (ut === UPDATE && ot === NetObj.ChildShape && ct === CT_CHILDSHAPE_BLOCK && len === 22) {
+    // likewise (the block variant has no bit-level fields)
+  } else if (checkData(ut, ot, ct, b, p + 5, end, strict) & CHECK_WARN) flags |= FLAG_WARN;
+  if (ut === REMOVE) tracker.delete(ot, id);
+  return flags;
 }
 

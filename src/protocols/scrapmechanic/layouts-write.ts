@@ -3,6 +3,7 @@
  * memory or as JSON), the inverse of `readData` in `layouts.ts`.
  */
 import { EncodeError } from '../../core/errors.js';
+import { excerpt } from '../../core/json.js';
 import { CREATE, isOpaqueType, P, REMOVE, UUID_TMP } from './layouts.js';
 import { Out } from './out.js';
 import { bytes as bytesOf, f16ToBits, u64, writeF32, writeUuid } from './primitives.js';
@@ -13,7 +14,7 @@ import { CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, type Variant } from './types
 // update's path (`base`), a constant field name and an optional suffix.
 
 function show(v: unknown): string {
-  return typeof v === 'bigint' ? `${v}n` : (JSON.stringify(v) ?? String(v));
+  return excerpt(v);
 }
 
 function fail(base: string, name: string, sub: string, msg: string): never {
@@ -173,8 +174,14 @@ export function writeData(o: Out, u: Record<string, unknown>, ut: number, ot: nu
     return;
   }
   if (!has) {
-    // no typed data and no opaque bytes: the update carries no type-specific data
-    // (what the decoder gives for an empty opaque payload)
+    // No typed data and no opaque bytes: only where the decoder reads an update with
+    // no type-specific data back as such (a RigidBody Create of an unknown controller
+    // type, a RigidBody / ChildShape Update of no known variant, a Harvestable, whose
+    // community layout is kept opaque when the length does not fit). Anywhere else
+    // the bytes would be a truncated record.
+    const rigidCreate = ut === CREATE && ot === 0 && ct !== CT_RIGIDBODY_STATIC && ct !== CT_RIGIDBODY_DYNAMIC;
+    const noVariant = ut !== CREATE && (ot === 0 || ot === 1) && u.variant === undefined;
+    if (!rigidCreate && !noVariant && ot !== 5) fail(B, 'data', '', `missing: this update has typed data (give data, or its bytes as opaque)`);
     writeTrailing(o, u, B);
     return;
   }

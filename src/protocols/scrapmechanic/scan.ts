@@ -8,10 +8,12 @@
  * throughput: see `bench/scrapmechanic.bench.ts`.
  */
 import { DecodeError, LimitError, rethrowAt } from '../../core/errors.js';
-import { resolveLimits } from '../../core/limits.js';
-import { checkHeader, ControllerTable, newSub, readUpdate, rebuildDelta, type ControllerTracker, type ScrapDecodeOptions } from './codec.js';
-import { CREATE, isOpaqueType, P, REMOVE, UPDATE, type LayoutCtx } from './layouts.js';
-import { CHECK_WARN, checkData } from './layouts-check.js';
+import { resolveScrapLimits } from './limits.js';
+import { newSub, readUpdate } from './body-read.js';
+import { ControllerTable, type ControllerTracker } from './controllers.js';
+import type { LayoutCtx } from './layouts.js';
+import { checkUpdate, FLAG_CT, FLAG_WARN } from './layouts-check.js';
+import { rebuildDelta, type ScrapDecodeOptions } from './subupdate.js';
 import { hexOf } from './primitives.js';
 import { CT_CHILDSHAPE_BLOCK, CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, NetObj, NETOBJ_TYPES, type NetObjTypeName, type SubUpdate, type UpdateTypeName } from './types.js';
 
@@ -19,9 +21,7 @@ const STRIDE = 2;
 // index fields: where the sub-update starts in the body, and a word of flags and size
 const F_WIRE_START = 0;
 const F_WORD = 1; // bit 0 delta, bit 1 warnings, bit 2 tracked ct known, bits 8..15 tracked ct, bits 16..31 data length
-const FLAG_DELTA = 1;
-const FLAG_WARN = 2;
-const FLAG_CT = 4;
+const FLAG_DELTA = 1; // FLAG_WARN = 2, FLAG_CT = 4 come from checkUpdate
 
 const UT: (UpdateTypeName | undefined)[] = [undefined, 'Create', 'P', 'Update', undefined, 'Remove', undefined, undefined];
 
@@ -159,7 +159,7 @@ export class ScannedBody {
  * errors, same controller-type tracking) and index its sub-updates.
  */
 export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts: ScrapDecodeOptions = {}): ScannedBody {
-  const limits = resolveLimits(opts.limits);
+  const limits = resolveScrapLimits(opts.limits);
   const tracker = opts.tracker ?? new ControllerTable();
   const strict = opts.strict === true;
   if (end - start < 4) throw new DecodeError(start, 'tick', 'a be u32 tick (TRUNCATED)', `${end - start} bytes`);
@@ -197,7 +197,7 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
         if (end - pos < 2) throw new DecodeError(pos, 'size', 'a be u16 size (RAW_SIZE_INVALID)', `${end - pos} byte left`);
         const size = (buf[pos]! << 8) | buf[pos + 1]!;
         if (size < 2 || size > end - pos) throw new DecodeError(pos, 'size', `a size in 2..${end - pos} (RAW_SIZE_INVALID)`, String(size));
-        index[o + F_WORD] = check(buf, pos + 2, pos + size, tracker, strict) | ((size - 2) << 16);
+        index[o + F_WORD] = checkUpdate(buf, pos + 2, pos + size, tracker, strict) | ((size - 2) << 16);
         prevAt = pos;
         prevSize = size;
         prevInScratch = false;
@@ -207,7 +207,7 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
         if (!prevInScratch) for (let j = 0; j < prevSize; j++) scratch[j] = buf[prevAt + j]!;
         const q = rebuildDelta(buf, pos, end, prevSize, scratch);
         phase = 2;
-        const flags = check(scratch, 2, prevSize, tracker, strict);
+        const flags = checkUpdate(scratch, 2, prevSize, tracker, strict);
         phase = 1;
         index[o + F_WORD] = flags | FLAG_DELTA | ((prevSize - 2) << 16);
         prevInScratch = true;
@@ -241,62 +241,6 @@ let arenaUsed = 0;
 
 /** Scratch for the reconstruction of a delta (≤ 65 bytes); scanning is synchronous. */
 const SCRATCH = new Uint8Array(72);
-
-/**
- * Data lengths that `checkData` accepts without a warning and without looking at a
- * single data byte, by `(updateType << 5) | netObjType`: a length ≥ 0 is the only
- * such length, ANY_LEN means any length (undocumented types are kept opaque), SLOW
- * means it depends on the controller type or the bytes. `check` skips `checkData`
- * when the table settles it; everything else goes through `checkData`, so the
- * result is the same either way (the fuzz suite compares scanBody with decodeBody).
- */
-const SLOW = -1;
-const ANY_LEN = -2;
-const FIXED_LEN = /* @__PURE__ */ (() => {
-  const t = new Int8Array(256).fill(SLOW);
-  for (let ot = 0; ot < 32; ot++) {
-    if (isOpaqueType(ot)) {
-      for (let ut = 0; ut < 8; ut++) t[(ut << 5) | ot] = ANY_LEN;
-      continue;
-    }
-    t[(REMOVE << 5) | ot] = 0;
-    t[(P << 5) | ot] = 0;
-  }
-  const create: [number, number][] = [[NetObj.ChildShape, 0], [NetObj.Joint, 0], [NetObj.Harvestable, 36], [NetObj.Character, 46], [NetObj.Lift, 26], [NetObj.Tool, 16]];
-  for (const [ot, len] of create) t[(CREATE << 5) | ot] = len;
-  t[(UPDATE << 5) | NetObj.Lift] = 4;
-  t[(UPDATE << 5) | NetObj.Tool] = 4;
-  return t;
-})();
-
-/** Header, layout and tracking of one update at `b[p..end)`; returns index flags. */
-function check(b: Uint8Array, p: number, end: number, tracker: ControllerTracker, strict: boolean): number {
-  const h = checkHeader(b, p, end);
-  const ut = h >>> 5;
-  const ot = h & 31;
-  const fixed = FIXED_LEN[h]!;
-  if (ut === CREATE) {
-    const ct = b[p + 1]!;
-    const len = end - p - 6;
-    let flags = 0;
-    if (!(fixed === len || fixed === ANY_LEN) && checkData(ut, ot, ct, b, p + 6, end, strict) & CHECK_WARN) flags = FLAG_WARN;
-    tracker.set(ot, ((b[p + 2]! << 24) | (b[p + 3]! << 16) | (b[p + 4]! << 8) | b[p + 5]!) >>> 0, ct);
-    return flags;
-  }
-  const id = ((b[p + 1]! << 24) | (b[p + 2]! << 16) | (b[p + 3]! << 8) | b[p + 4]!) >>> 0;
-  const ct = tracker.get(ot, id);
-  let flags = ct !== undefined ? FLAG_CT | (ct << 8) : 0;
-  const len = end - p - 5;
-  if (fixed === len || fixed === ANY_LEN) {
-    // settled by the table
-  } else if (ut === UPDATE && ot === NetObj.RigidBody && ((ct === CT_RIGIDBODY_DYNAMIC && len === 2) || (ct === CT_RIGIDBODY_STATIC && len === 5))) {
-    // the tracked variant's length: pickVariant agrees, and the fields are plain bytes
-  } else if (ut === UPDATE && ot === NetObj.ChildShape && ct === CT_CHILDSHAPE_BLOCK && len === 22) {
-    // likewise (the block variant has no bit-level fields)
-  } else if (checkData(ut, ot, ct, b, p + 5, end, strict) & CHECK_WARN) flags |= FLAG_WARN;
-  if (ut === REMOVE) tracker.delete(ot, id);
-  return flags;
-}
 
 /** Validate and index a decompressed 0x15/0x16 body. */
 export function scanBody(body: Uint8Array, opts: ScrapDecodeOptions = {}): ScannedBody {
