@@ -16,10 +16,6 @@ export interface Limits {
   /** Deepest nesting (compound messages inside compound messages). */
   maxDepth: number;
 
-  // --- Scrap Mechanic ---
-  /** Most sub-updates in one 0x16 body. */
-  smMaxUpdates: number;
-
   // --- Teeworlds / DDNet ---
   /** Most items in one snapshot (the games use 1023; hostile deltas are capped here). */
   twMaxItems: number;
@@ -47,7 +43,6 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxStringLength: 64 * 1024,
   maxArrayLength: 1 << 20,
   maxDepth: 8,
-  smMaxUpdates: 1 << 20,
   twMaxItems: 1024,
   twMaxSnapshotSize: 64 * 1024,
   twMaxParts: 64,
