@@ -1,66 +1,18 @@
 /**
- * Decoding a 0x15/0x16 body into typed sub-updates (§5, §6, §7).
+ * Typed sub-updates of a 0x15/0x16 body (§5, §6, §7), built from what the scanner
+ * validated: `decodeBody` is a view over `scanBody` (one decode path), building every
+ * update and recording spans when a sink is given.
  */
-import { DecodeError, LimitError, rethrowAt } from '../../core/errors.js';
-import { ControllerTable, type ControllerTracker } from './controllers.js';
+import { rethrowAt, DecodeError } from '../../core/errors.js';
+import type { SpanSink } from '../../core/spans.js';
+import { ControllerTable } from './controllers.js';
 import { readData, type LayoutCtx } from './layouts.js';
-import { resolveScrapLimits } from './limits.js';
-import { hexOf } from './primitives.js';
-import { checkHeader, rebuildDelta, UT_NAMES, type ScrapDecodeOptions } from './subupdate.js';
-import { NETOBJ_TYPES, type NetworkUpdate, type NetworkUpdateBody, type SubUpdate } from './types.js';
+import { checkUpdate } from './layouts-check.js';
+import { scanBodyRange, type ScannedBody } from './scan.js';
+import type { ScrapDecodeOptions } from './subupdate.js';
+import { NETOBJ_TYPES, type NetworkUpdate, type NetworkUpdateBody, type SubUpdate, type UpdateTypeName } from './types.js';
 
-/** Scratch for reconstructed deltas (≤ 65 bytes). Decoding is synchronous, so one is enough. */
-const SCRATCH = new Uint8Array(72);
-const SCRATCH_DV = new DataView(SCRATCH.buffer);
-
-/**
- * Read one NetworkUpdate occupying `b[p..end)` (header byte first, no size field).
- * Records the controller type of Creates in `tracker` and forgets it on Remove.
- */
-export function readUpdate(
-  u: SubUpdate,
-  b: Uint8Array,
-  dv: DataView,
-  p: number,
-  end: number,
-  ctx: LayoutCtx,
-  tracker: ControllerTracker,
-): void {
-  const h = checkHeader(b, p, end);
-  const ut = h >>> 5;
-  const ot = h & 31;
-  const utName = UT_NAMES[ut]!;
-  u.updateType = utName;
-  u.netObjType = NETOBJ_TYPES[ot]!;
-  const S = ctx.spans;
-  let q: number;
-  let ct: number | undefined;
-  let id: number;
-  if (ut === 1) {
-    ct = b[p + 1]!;
-    id = dv.getUint32(p + 2);
-    q = p + 6;
-    u.controllerType = ct;
-    if (S !== undefined) {
-      S.add('header', p, p + 1, 'u8');
-      S.add('controllerType', p + 1, p + 2, 'u8');
-      S.add('id', p + 2, p + 6, 'u32be');
-    }
-  } else {
-    id = dv.getUint32(p + 1);
-    q = p + 5;
-    ct = tracker.get(ot, id);
-    if (ct !== undefined) u.controllerType = ct;
-    if (S !== undefined) {
-      S.add('header', p, p + 1, 'u8');
-      S.add('id', p + 1, p + 5, 'u32be');
-    }
-  }
-  u.id = id;
-  readData(u, ut, ot, ct, b, dv, q, end, ctx);
-  if (ut === 1) tracker.set(ot, id, ct!);
-  else if (ut === 5) tracker.delete(ot, id);
-}
+const UT: (UpdateTypeName | undefined)[] = [undefined, 'Create', 'P', 'Update', undefined, 'Remove', undefined, undefined];
 
 /** A new sub-update record with every common field present (one object shape). */
 export function newSub(form: 'raw' | 'delta', size: number): SubUpdate {
@@ -79,103 +31,132 @@ export function newSub(form: 'raw' | 'delta', size: number): SubUpdate {
 }
 
 /**
+ * Build the NetworkUpdate at `b[p..end)` (header byte first, no size field), already
+ * validated. `ct`: the controller type the decoder tracked for an Update (a Create
+ * carries its own). Records header and field spans when `ctx.spans` is set.
+ */
+export function buildUpdate(u: NetworkUpdate, b: Uint8Array, dv: DataView, p: number, end: number, ctx: LayoutCtx, ct: number | undefined): void {
+  const h = b[p]!;
+  const ut = h >>> 5;
+  const ot = h & 31;
+  u.updateType = UT[ut]!;
+  u.netObjType = NETOBJ_TYPES[ot]!;
+  const S = ctx.spans;
+  const sh = ctx.shift;
+  let q: number;
+  if (ut === 1) {
+    ct = b[p + 1]!;
+    u.id = dv.getUint32(p + 2);
+    q = p + 6;
+    u.controllerType = ct;
+  } else {
+    u.id = dv.getUint32(p + 1);
+    q = p + 5;
+    if (ct !== undefined) u.controllerType = ct;
+  }
+  if (S !== undefined) {
+    S.add('updateType', p - sh, p + 1 - sh, 'u3');
+    S.add('netObjType', p - sh, p + 1 - sh, 'u5');
+    if (ut === 1) S.add('controllerType', p + 1 - sh, p + 2 - sh, 'u8');
+    S.add('id', q - 4 - sh, q - sh, 'u32be');
+  }
+  readData(u, ut, ot, ct, b, dv, q, end, ctx);
+  // a Create's variant comes from its controller type byte
+  if (S !== undefined && ut === 1 && u.variant !== undefined) S.add('variant', p + 1 - sh, p + 2 - sh, 'u8');
+}
+
+/** Record the spans of sub-update `i` of `s` and build it (the sink's path is at `updates[i]`). */
+export function buildWithSpans(s: ScannedBody, i: number, spans: SpanSink): SubUpdate {
+  const ws = s.wireStart(i);
+  const we = s.wireEnd(i);
+  spans.add('', ws, we, 'struct');
+  spans.add('form', ws, ws + 1, 'bit');
+  if (s.form(i) === 'raw') {
+    spans.add('size', ws, ws + 2, 'u16be');
+    return s.build(i, { strict: s.strict, spans, shift: 0 });
+  }
+  const k = (s.size(i) + 6) >>> 3;
+  spans.add('bitfield', ws, ws + k, 'bitfield');
+  // the fields live in the reconstruction: their spans go to a layer named after this
+  // sub-update's path, with offsets in the reconstructed RawUpdate
+  const outer = spans.layer;
+  const first = spans.spans.length;
+  spans.layer = spans.path;
+  let u: SubUpdate;
+  try {
+    spans.add('size', 0, 2, 'u16be');
+    u = s.build(i, { strict: s.strict, spans, shift: s.reconStart(i) });
+  } finally {
+    spans.layer = outer;
+  }
+  linkDeltaBytes(s, i, spans, first, ws, k);
+  return u;
+}
+
+/**
+ * Link each bitfield byte and each replacement byte of delta `i` to the record fields
+ * of the data bytes it governs or replaces (the field spans recorded since `first`).
+ */
+function linkDeltaBytes(s: ScannedBody, i: number, spans: SpanSink, first: number, ws: number, k: number): void {
+  const fieldSpans = spans.spans.slice(first).filter((x) => x.path !== spans.path && !x.path.endsWith('.size'));
+  const b = s.bytes;
+  const n = s.size(i) - 2;
+  const last = ws + k - 1;
+  const pathsAt = (j: number): string[] => {
+    const r = 2 + j; // data byte j in the reconstruction
+    const out: string[] = [];
+    for (const x of fieldSpans) if (x.start <= r && r < x.end && !out.includes(x.path)) out.push(x.path);
+    return out;
+  };
+  const rel = (path: string) => path.slice(spans.path.length + 1);
+  let q = ws + k;
+  for (let base = 0; base < n; base += 8) {
+    const count = n - base < 8 ? n - base : 8;
+    const at = last - (base >>> 3);
+    const governed: string[] = [];
+    for (let t = 0; t < count; t++) {
+      const paths = pathsAt(base + t);
+      for (const p of paths) if (!governed.includes(p)) governed.push(p);
+      if (((b[at]! >>> t) & 1) === 0) {
+        for (const p of paths) spans.add(rel(p), q, q + 1, 'replacement');
+        q++;
+      }
+    }
+    for (const p of governed) spans.add(rel(p), at, at + 1, 'keep-bits');
+  }
+}
+
+/**
  * Decode a 0x15/0x16 body held in `buf[start..end)`: be u32 tick, then sub-updates
- * to the end (§5). Offsets in errors and spans are offsets in `buf`.
+ * to the end (§5). Offsets in errors and spans are offsets in `buf`. A view over
+ * `scanBodyRange`: same validation, same errors, every update built.
  */
 export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opts: ScrapDecodeOptions = {}): NetworkUpdateBody {
-  const limits = resolveScrapLimits(opts.limits);
+  const s = scanBodyRange(buf, start, end, opts);
   const spans = opts.spans;
-  const ranges = opts.ranges;
-  const tracker = opts.tracker ?? new ControllerTable();
-  const strict = opts.strict === true;
-  const ctx: LayoutCtx = { strict, spans };
-  const dctx: LayoutCtx = { strict, spans: undefined };
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  if (end - start < 4) throw new DecodeError(start, 'tick', 'a be u32 tick (TRUNCATED)', `${end - start} bytes`);
-  const tick = dv.getUint32(start);
-  if (spans !== undefined) spans.add('tick', start, start + 4, 'u32be');
-  const updates: SubUpdate[] = [];
-  const maxUpdates = limits.smMaxUpdates;
-  let pos = start + 4;
-  // previous reconstructed sub-update: in buf at prevAt (raw) or in SCRATCH (delta)
-  let prevAt = -1;
-  let prevSize = 0; // 0 = none in this body
-  let prevInScratch = false;
-  let i = 0;
-  while (pos < end) {
-    if (i >= maxUpdates) throw new LimitError(pos, `updates[${i}]`, 'smMaxUpdates', i + 1, maxUpdates);
-    const at = pos;
-    let u: SubUpdate;
-    let pushed = false;
-    try {
-      if ((buf[pos]! & 0x80) === 0) {
-        // RawUpdate
-        if (end - pos < 2) throw new DecodeError(pos, 'size', 'a be u16 size (RAW_SIZE_INVALID)', `${end - pos} byte left`);
-        const size = (buf[pos]! << 8) | buf[pos + 1]!;
-        if (size < 2 || size > end - pos) throw new DecodeError(pos, 'size', `a size in 2..${end - pos} (RAW_SIZE_INVALID)`, String(size));
-        u = newSub('raw', size);
-        if (spans !== undefined) {
-          spans.push(`updates[${i}]`);
-          pushed = true;
-          spans.add('', pos, pos + size, 'struct');
-          spans.add('size', pos, pos + 2, 'u16be');
-        }
-        readUpdate(u, buf, dv, pos + 2, pos + size, ctx, tracker);
-        if (pushed) {
-          spans!.pop();
-          pushed = false;
-        }
-        prevAt = pos;
-        prevSize = size;
-        prevInScratch = false;
-        pos += size;
-      } else {
-        // DeltaUpdate (§5.2)
-        if (!prevInScratch) for (let j = 0; j < prevSize; j++) SCRATCH[j] = buf[prevAt + j]!;
-        const k = (prevSize + 6) >>> 3;
-        const q = rebuildDelta(buf, pos, end, prevSize, SCRATCH);
-        u = newSub('delta', prevSize);
-        u.bitfield = hexOf(buf, pos, k);
-        const outerLayer = spans?.layer;
-        if (spans !== undefined) {
-          spans.push(`updates[${i}]`);
-          pushed = true;
-          spans.add('', pos, q, 'struct');
-          spans.add('bitfield', pos, pos + k, 'bitfield');
-          if (q > pos + k) spans.add('replacements', pos + k, q, 'bytes');
-          // the fields live in the reconstruction: their spans go to a layer named
-          // after this sub-update's path, with offsets in the reconstructed RawUpdate
-          spans.layer = spans.path;
-          spans.add('size', 0, 2, 'u16be');
-        }
-        try {
-          readUpdate(u, SCRATCH, SCRATCH_DV, 2, prevSize, spans === undefined ? dctx : ctx, tracker);
-        } catch (e) {
-          // offsets inside the reconstruction mean nothing in the body: point at the delta
-          if (e instanceof DecodeError) {
-            e.offset = pos;
-            e.under('reconstructed');
-          }
-          throw e;
-        } finally {
-          if (spans !== undefined) spans.layer = outerLayer;
-        }
-        if (pushed) {
-          spans!.pop();
-          pushed = false;
-        }
-        prevInScratch = true;
-        pos = q;
+  const n = s.count;
+  const updates: SubUpdate[] = new Array(n);
+  if (spans === undefined) {
+    for (let i = 0; i < n; i++) updates[i] = s.update(i);
+  } else {
+    spans.add('tick', start, start + 4, 'u32be');
+    for (let i = 0; i < n; i++) {
+      spans.push(`updates[${i}]`);
+      try {
+        updates[i] = buildWithSpans(s, i, spans);
+      } finally {
+        spans.pop();
       }
-    } catch (e) {
-      if (pushed) spans!.pop();
-      throw rethrowAt(e, `updates[${i}]`, at);
     }
-    if (ranges !== undefined) ranges.push(at, pos);
-    updates.push(u);
-    i++;
   }
-  return { tick, updates };
+  const ranges = opts.ranges;
+  if (ranges !== undefined) for (let i = 0; i < n; i++) ranges.push(s.wireStart(i), s.wireEnd(i));
+  return { tick: s.tick, updates };
+}
+
+/** Decode a decompressed 0x15/0x16 body (tick + sub-updates). */
+export function decodeBody(body: Uint8Array, opts: ScrapDecodeOptions = {}): NetworkUpdateBody {
+  return decodeBodyRange(body, 0, body.length, opts);
 }
 
 /**
@@ -188,16 +169,16 @@ export function decodeNetworkUpdate(bytes: Uint8Array, opts: ScrapDecodeOptions 
   if (size !== bytes.length) throw new DecodeError(0, 'size', `the size field to be the length, ${bytes.length}`, String(size));
   const u = newSub('raw', size);
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const tracker = opts.tracker ?? new ControllerTable();
+  const strict = opts.strict === true;
   try {
-    readUpdate(u, bytes, dv, 2, size, { strict: opts.strict === true, spans: opts.spans }, opts.tracker ?? new ControllerTable());
+    // the tracked type is read before the check records (Create) or forgets (Remove) it
+    const ct = size >= 7 ? tracker.get(bytes[2]! & 31, dv.getUint32(3)) : undefined;
+    checkUpdate(bytes, 2, size, tracker, strict);
+    buildUpdate(u, bytes, dv, 2, size, { strict, spans: opts.spans, shift: 0 }, ct);
   } catch (e) {
     throw rethrowAt(e, '', 2);
   }
   const { form: _f, bitfield: _b, size: _s, ...rest } = u;
   return rest;
-}
-
-/** Decode a decompressed 0x15/0x16 body (tick + sub-updates). */
-export function decodeBody(body: Uint8Array, opts: ScrapDecodeOptions = {}): NetworkUpdateBody {
-  return decodeBodyRange(body, 0, body.length, opts);
 }

@@ -9,7 +9,7 @@
  */
 export { ControllerTable, type ControllerTracker } from './controllers.js';
 export { checkHeader, rebuildDelta, type ScrapDecodeOptions } from './subupdate.js';
-export { decodeBody, decodeBodyRange, decodeNetworkUpdate, newSub, readUpdate } from './body-read.js';
+export { buildUpdate, decodeBody, decodeBodyRange, decodeNetworkUpdate, newSub } from './body-read.js';
 export { encodeBody, encodeNetworkUpdate, SubUpdateWriter, writeNetworkUpdate, type DeltaPolicy } from './body-write.js';
 export {
   decodeMessage,

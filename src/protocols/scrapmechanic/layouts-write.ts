@@ -4,7 +4,7 @@
  */
 import { EncodeError } from '../../core/errors.js';
 import { excerpt } from '../../core/json.js';
-import { CREATE, isOpaqueType, P, REMOVE, UUID_TMP } from './layouts.js';
+import { CREATE, isOpaqueType, P, REMOVE } from './rules.js';
 import { Out } from './out.js';
 import { bytes as bytesOf, f16ToBits, u64, writeF32, writeUuid } from './primitives.js';
 import { CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, type Variant } from './types.js';
@@ -366,8 +366,9 @@ function writeCharacterUpdate(o: Out, d: Record<string, unknown>, base: string, 
   }
   if (s) {
     const si = objv(d.selectedItem, base, 'data.selectedItem');
-    writeUuid(UUID_TMP, 0, si.uuid, true, base, 'data.selectedItem.uuid');
-    for (let i = 0; i < 16; i++) w.byte(UUID_TMP[i]!);
+    const uuid = new Uint8Array(16);
+    writeUuid(uuid, 0, si.uuid, true, base, 'data.selectedItem.uuid');
+    for (let i = 0; i < 16; i++) w.byte(uuid[i]!);
     const iid = intv(si.instanceId, 0, 0xffffffff, base, 'data.selectedItem.instanceId');
     w.byte(iid >>> 24);
     w.byte((iid >>> 16) & 0xff);

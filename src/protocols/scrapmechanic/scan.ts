@@ -9,13 +9,13 @@
  */
 import { DecodeError, LimitError, rethrowAt } from '../../core/errors.js';
 import { resolveScrapLimits } from './limits.js';
-import { newSub, readUpdate } from './body-read.js';
-import { ControllerTable, type ControllerTracker } from './controllers.js';
+import { buildUpdate, newSub } from './body-read.js';
+import { ControllerTable } from './controllers.js';
 import type { LayoutCtx } from './layouts.js';
 import { checkUpdate, FLAG_CT, FLAG_WARN } from './layouts-check.js';
 import { rebuildDelta, type ScrapDecodeOptions } from './subupdate.js';
 import { hexOf } from './primitives.js';
-import { CT_CHILDSHAPE_BLOCK, CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, NetObj, NETOBJ_TYPES, type NetObjTypeName, type SubUpdate, type UpdateTypeName } from './types.js';
+import { NETOBJ_TYPES, type NetObjTypeName, type SubUpdate, type UpdateTypeName } from './types.js';
 
 const STRIDE = 2;
 // index fields: where the sub-update starts in the body, and a word of flags and size
@@ -36,8 +36,15 @@ export class ScannedBody {
     readonly bytes: Uint8Array,
     /** @internal end of the body in `bytes`. */
     readonly end: number,
-    private readonly strict: boolean,
-  ) {}
+    /** Strict decoding (what the lenient decoder keeps with a warning was an error). */
+    readonly strict: boolean,
+  ) {
+    this.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.noSpans = { strict, spans: undefined, shift: 0 };
+  }
+
+  private readonly dv: DataView;
+  private reconDv: DataView | undefined;
 
   private reconBuf: Uint8Array | undefined;
   /** Start of each DeltaUpdate's data in `recon` (0 for RawUpdates). */
@@ -129,20 +136,36 @@ export class ScannedBody {
     return (this.index[i * STRIDE + F_WORD]! & FLAG_WARN) !== 0;
   }
 
+  /** Where the reconstruction of delta `i` (its size field) starts in `recon`. */
+  reconStart(i: number): number {
+    return this.dataStart(i) - 2;
+  }
+
+  private readonly noSpans: LayoutCtx;
+
   /** The typed sub-update, exactly as `decodeBody` gives it. */
   update(i: number): SubUpdate {
     if (i < 0 || i >= this.count) throw new RangeError(`update ${i} of ${this.count}`);
+    return this.build(i, this.noSpans);
+  }
+
+  /** @internal Build update `i` with a context (spans). */
+  build(i: number, ctx: LayoutCtx): SubUpdate {
     const word = this.index[i * STRIDE + F_WORD]!;
     const delta = (word & FLAG_DELTA) !== 0;
-    const b = delta ? this.recon : this.bytes;
-    const p = this.dataStart(i);
     const len = word >>> 16;
     const u = newSub(delta ? 'delta' : 'raw', len + 2);
     const ct = word & FLAG_CT ? (word >>> 8) & 255 : undefined;
-    const tracker: ControllerTracker = { get: () => ct, set() {}, delete() {} };
-    const ctx: LayoutCtx = { strict: this.strict, spans: undefined };
-    readUpdate(u, b, new DataView(b.buffer, b.byteOffset, b.byteLength), p, p + len, ctx, tracker);
-    if (delta) u.bitfield = hexOf(this.bytes, this.index[i * STRIDE + F_WIRE_START]!, (len + 8) >>> 3);
+    if (delta) {
+      const p = this.dataStart(i);
+      const recon = this.recon;
+      this.reconDv ??= new DataView(recon.buffer, recon.byteOffset, recon.byteLength);
+      buildUpdate(u, recon, this.reconDv, p, p + len, ctx, ct);
+      u.bitfield = hexOf(this.bytes, this.index[i * STRIDE + F_WIRE_START]!, (len + 8) >>> 3);
+    } else {
+      const p = this.index[i * STRIDE + F_WIRE_START]! + 2;
+      buildUpdate(u, this.bytes, this.dv, p, p + len, ctx, ct);
+    }
     return u;
   }
 
@@ -159,6 +182,28 @@ export class ScannedBody {
  * errors, same controller-type tracking) and index its sub-updates.
  */
 export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts: ScrapDecodeOptions = {}): ScannedBody {
+  return (opts.scanner ?? new BodyScanner(256)).scan(buf, start, end, opts);
+}
+
+/**
+ * The scanner's storage: index slices of one Int32Array arena (a view each, no
+ * allocation per body; a new arena when one is full; a ScannedBody keeps its arena
+ * alive) and the scratch for reconstructing deltas. Keep one per session or stream
+ * for speed; scanning is synchronous.
+ */
+export class BodyScanner {
+  private arena: Int32Array;
+  private used = 0;
+  /** Scratch for the reconstruction of a delta (≤ 65 bytes). */
+  private readonly scratch = new Uint8Array(72);
+
+  /** @param arenaInts initial arena size in ints (two per sub-update). */
+  constructor(private readonly arenaInts = 1 << 14) {
+    this.arena = new Int32Array(arenaInts);
+  }
+
+  /** Validate and index `buf[start..end)` (see `scanBodyRange`). */
+  scan(buf: Uint8Array, start: number, end: number, opts: ScrapDecodeOptions): ScannedBody {
   const limits = resolveScrapLimits(opts.limits);
   const tracker = opts.tracker ?? new ControllerTable();
   const strict = opts.strict === true;
@@ -166,9 +211,9 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
   const tick = ((buf[start]! << 24) | (buf[start + 1]! << 16) | (buf[start + 2]! << 8) | buf[start + 3]!) >>> 0;
   const maxUpdates = limits.smMaxUpdates;
   // the index is written straight into the shared arena after what earlier scans took
-  let index = ARENA;
-  let ibase = arenaUsed;
-  const scratch = SCRATCH;
+  let index = this.arena;
+  let ibase = this.used;
+  const scratch = this.scratch;
   let pos = start + 4;
   let prevAt = -1; // start of the previous raw update (size field) in buf
   let prevSize = 0;
@@ -185,9 +230,9 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
       let o = ibase + i * STRIDE;
       if (o + STRIDE > index.length) {
         // a fresh arena, with room for twice what this body has needed so far
-        const next = new Int32Array(Math.max(ARENA_INTS, (i + 1) * STRIDE * 2));
+        const next = new Int32Array(Math.max(this.arenaInts, (i + 1) * STRIDE * 2));
         for (let j = 0; j < i * STRIDE; j++) next[j] = index[ibase + j]!;
-        index = ARENA = next;
+        index = this.arena = next;
         ibase = 0;
         o = i * STRIDE;
       }
@@ -226,21 +271,11 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
     throw rethrowAt(e, `updates[${i}]`, at);
   }
   const used = i * STRIDE;
-  arenaUsed = ibase + used;
+  this.used = ibase + used;
   return new ScannedBody(tick, i, index.subarray(ibase, ibase + used), buf, end, strict);
+  }
 }
 
-/**
- * Index storage: scans take consecutive slices of one shared Int32Array (a view each,
- * no allocation per body) and a new arena is made when one is full. A ScannedBody keeps
- * its arena alive (at most ARENA_INTS * 4 bytes, or twice its own index when larger).
- */
-const ARENA_INTS = 1 << 14;
-let ARENA = new Int32Array(ARENA_INTS);
-let arenaUsed = 0;
-
-/** Scratch for the reconstruction of a delta (≤ 65 bytes); scanning is synchronous. */
-const SCRATCH = new Uint8Array(72);
 
 /** Validate and index a decompressed 0x15/0x16 body. */
 export function scanBody(body: Uint8Array, opts: ScrapDecodeOptions = {}): ScannedBody {

@@ -18,6 +18,8 @@ export interface ScrapDecodeOptions {
   tracker?: ControllerTracker;
   /** Receives `start, end` (in the body's buffer) of every sub-update, in order. */
   ranges?: number[];
+  /** Index storage and scratch to reuse across bodies (one per session or stream); a small fresh one per call when absent. */
+  scanner?: import('./scan.js').BodyScanner;
 }
 
 export const UT_NAMES: (UpdateTypeName | undefined)[] = [undefined, 'Create', 'P', 'Update', undefined, 'Remove', undefined, undefined];
