@@ -7,7 +7,6 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DecodeError, EncodeError, LimitError } from '../../src/core/errors.js';
-import { encodeLz4Block } from '../../src/core/lz4.js';
 import { fromHex, toHex } from '../../src/core/hex.js';
 import { scrapmechanic } from '../../src/families/scrapmechanic.js';
 import {
