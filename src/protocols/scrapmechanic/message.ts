@@ -43,7 +43,9 @@ export function readMessage(bytes: Uint8Array, options: ScrapDecodeOptions = {})
   let payload: Uint8Array;
   if (compressed) {
     const limits = resolveScrapLimits(opts.limits);
-    if (spans !== undefined) spans.add('payload', 1, bytes.length, 'lz4');
+    // the LZ4 block: its bytes are the whole decoded packet (the decompressed payload
+    // is the 'lz4' layer); an opaque packet shows it as its payload
+    if (spans !== undefined) spans.add(id === PACKET_NETWORK_UPDATE || id === PACKET_INIT_NETWORK_UPDATE || id === PACKET_COMPOUND ? '' : 'payload', 1, bytes.length, 'lz4');
     try {
       payload = decodeLz4Block(bytes.subarray(1), limits.maxLz4Output);
     } catch (e) {
@@ -56,6 +58,11 @@ export function readMessage(bytes: Uint8Array, options: ScrapDecodeOptions = {})
   if (spans !== undefined && compressed) spans.layer = 'lz4';
   try {
     const packet = readPayload(id, payload, 0, payload.length, compressed, opts, 0);
+    // `compressed` follows from the id byte
+    if (spans !== undefined && 'compressed' in packet) {
+      spans.layer = prevLayer;
+      spans.add('compressed', 0, 1, 'u8 class');
+    }
     return { packet, payload, compressed };
   } finally {
     if (spans !== undefined) spans.layer = prevLayer;
@@ -93,11 +100,13 @@ function readCompound(buf: Uint8Array, start: number, end: number, opts: ScrapDe
     if (spans !== undefined) {
       spans.push(`packets[${i}]`);
       spans.add('', pos, pos + 4 + size, 'struct');
-      spans.add('size', pos, pos + 4, 'u32be');
+      spans.add('', pos, pos + 4, 'u32be size'); // the size is the packet's extent: no field of its own
       spans.add('packetId', pos + 4, pos + 5, 'u8');
     }
     try {
-      packets.push(readPayload(id, buf, pos + 5, pos + 4 + size, false, opts, depth + 1));
+      const p = readPayload(id, buf, pos + 5, pos + 4 + size, false, opts, depth + 1);
+      if (spans !== undefined && 'compressed' in p) spans.add('compressed', pos + 4, pos + 5, 'u8 class');
+      packets.push(p);
     } catch (e) {
       if (spans !== undefined) spans.pop();
       throw rethrowAt(e, `packets[${i}]`, pos);

@@ -88,8 +88,10 @@ export function f16ToBits(v: unknown, path: string): number {
   }
   if (typeof v !== 'number') throw new EncodeError(path, `expected a float16, got ${excerpt(v)}`);
   if (v !== v) return 0x7e00;
-  const sign = v < 0 || Object.is(v, -0) ? 0x8000 : 0;
-  const a = Math.abs(v);
+  // the JSON form prints a float16 as the shortest decimal of its float32: round to that first
+  v = Math.fround(v as number);
+  const sign = (v as number) < 0 || Object.is(v, -0) ? 0x8000 : 0;
+  const a = Math.abs(v as number);
   if (a === Infinity) return sign | 0x7c00;
   if (a === 0) return sign;
   // subnormal
