@@ -50,15 +50,19 @@ function entityRanges(updates: SubUpdate[], ranges: number[], shift: number, lay
   return out;
 }
 
+/** The state table from the session's `ClientMirror` view and the last message's changes. */
 function tableOf(s: ScrapMechanicSession): EntityTable {
   const rows = [];
-  for (const o of s.objects.values()) {
-    const changed = s.last.changed.get(o.key);
-    const row: EntityTable['rows'][number] = { id: o.key, type: o.netObjType, fields: { ...o.fields }, changed: changed === undefined ? [] : [...changed] };
-    if (s.last.created.has(o.key)) row.created = true;
+  const c = s.changes;
+  const created = new Set(c.created);
+  for (const id of s.entityIds()) {
+    const e = s.entity(id)!;
+    const isNew = created.has(id);
+    const row: EntityTable['rows'][number] = { id, type: e.type, fields: { ...e.fields }, changed: isNew ? Object.keys(e.fields) : (c.updated.get(id) ?? []) };
+    if (isNew) row.created = true;
     rows.push(row);
   }
-  return { rows, removed: [...s.last.removed] };
+  return { rows, removed: [...c.removed] };
 }
 
 export const scrapmechanic: FamilyAdapter = {

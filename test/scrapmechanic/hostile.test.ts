@@ -260,3 +260,14 @@ test('hostile peer: 2,000 small messages each creating 50 new objects stay under
     assert.ok(grown < 64 * 1024 * 1024, `heap grew by ${grown} bytes`);
   }
 });
+
+test('producer: a tick of more sub-updates than smMaxUpdates is split into bodies the decoder reads; a refused tick leaves it as it was', () => {
+  const p = new NetworkUpdateProducer();
+  const n = SM_DEFAULT_LIMITS.smMaxUpdates + 1;
+  const bodies = p.bodies(1, new Array(n).fill({ updateType: 'Remove', netObjType: 'Lift', id: 7, data: null }));
+  assert.equal(bodies.length, 2);
+  assert.deepEqual(bodies.map((b) => decodeBody(b).updates.length), [n - 1, 1]);
+  // a Create then an update the decoder would refuse: the tick is refused and the Create forgotten
+  assert.throws(() => p.produce(2, [{ updateType: 'Create', netObjType: 'RigidBody', controllerType: 2, id: 9, data: { worldId: 1, rotation: { x: 0, y: 0, z: 0, w: 1 }, position: { x: 0, y: 0, z: 0 }, velocity: { x: 0, y: 0, z: 0 }, angularVelocity: { x: 0, y: 0, z: 0 } } }, { updateType: 'Update', netObjType: 'Lift', id: 1, opaque: '01' } as never]), EncodeError);
+  assert.equal(p.controllers.size, 0);
+});
