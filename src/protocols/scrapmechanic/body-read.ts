@@ -8,7 +8,7 @@ import type { SpanSink } from '../../core/spans.js';
 import { ControllerTable } from './controllers.js';
 import { readData, type LayoutCtx } from './layouts.js';
 import { checkUpdate } from './layouts-check.js';
-import { scanBodyRange, type ScannedBody } from './scan.js';
+import { BodyScanner, scanBodyRange, type ScannedBody } from './scan.js';
 import type { ScrapDecodeOptions } from './subupdate.js';
 import { NETOBJ_TYPES, type NetworkUpdate, type NetworkUpdateBody, type SubUpdate, type UpdateTypeName } from './types.js';
 
@@ -132,13 +132,13 @@ function linkDeltaBytes(s: ScannedBody, i: number, spans: SpanSink, first: numbe
  * `scanBodyRange`: same validation, same errors, every update built.
  */
 export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opts: ScrapDecodeOptions = {}): NetworkUpdateBody {
-  const s = scanBodyRange(buf, start, end, opts);
   const spans = opts.spans;
+  let updates: SubUpdate[] = [];
+  // without spans, one fused pass: each update is built as soon as the scan validated it
+  const s = spans === undefined ? (opts.scanner ?? new BodyScanner(256)).scan(buf, start, end, opts, updates) : scanBodyRange(buf, start, end, opts);
   const n = s.count;
-  const updates: SubUpdate[] = new Array(n);
-  if (spans === undefined) {
-    for (let i = 0; i < n; i++) updates[i] = s.update(i);
-  } else {
+  if (spans !== undefined) {
+    updates = new Array(n);
     spans.add('tick', start, start + 4, 'u32be');
     for (let i = 0; i < n; i++) {
       spans.push(`updates[${i}]`);

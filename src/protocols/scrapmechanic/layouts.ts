@@ -10,7 +10,7 @@ import { DecodeError } from '../../core/errors.js';
 import type { SpanSink } from '../../core/spans.js';
 import { f16FromBits, readF32, readUuid } from './primitives.js';
 import { characterUpdateBits, CREATE, isOpaqueType, P, PICK_B, PICK_CONFLICT, PICK_CT_UNKNOWN, PICK_INFERRED, PICK_VARIANT_UNKNOWN, pickVariant, REMOVE, trunc, UPDATE } from './rules.js';
-import { CONTAINER_ITEM_LAYOUT, CONTAINER_SLOT_CHANGE_LAYOUT, layoutOf, VARIANT_PAIRS, type CompiledLayout } from './tables/layouts.js';
+import { CONTAINER_ITEM_LAYOUT, CONTAINER_SLOT_CHANGE_LAYOUT, LAYOUTS, layoutOf, VARIANT_PAIRS, type CompiledField, type CompiledLayout } from './tables/layouts.js';
 import { CT_CHILDSHAPE_BLOCK, CT_CHILDSHAPE_PART, NetObj, type CharacterUpdate, type ContainerItem, type NetworkUpdate, type SlotChange } from './types.js';
 
 export { characterUpdateBits, CREATE, isOpaqueType, P, PICK_B, PICK_CONFLICT, PICK_CT_UNKNOWN, PICK_VARIANT_UNKNOWN, pickVariant, REMOVE, trunc, UPDATE };
@@ -73,12 +73,89 @@ function axis(u: NetworkUpdate, nibble: number, name: string, at: number, ctx: L
   return code;
 }
 
+type Builder = (b: Uint8Array, dv: DataView, p: number, u: NetworkUpdate, ctx: LayoutCtx) => Record<string, unknown>;
+
+/** The JS expression reading field `f` of a layout at `b[p..)`. */
+function fieldExpr(f: CompiledField): string {
+  const q = `p + ${f.offset}`;
+  switch (f.kind) {
+    case 'u8':
+      return `b[${q}]`;
+    case 'u16':
+      return `((b[${q}] << 8) | b[${q} + 1])`;
+    case 'u32':
+      return `dv.getUint32(${q})`;
+    case 'i16':
+      return `dv.getInt16(${q})`;
+    case 'i32':
+      return `dv.getInt32(${q})`;
+    case 'u64':
+      return `dv.getBigUint64(${q})`;
+    case 'f32':
+      return `readF32(dv, ${q})`;
+    case 'f16':
+      return `f16FromBits(dv.getUint16(${q}))`;
+    case 'uuidLE':
+      return `readUuid(b, ${q}, true)`;
+    case 'uuidBE':
+      return `readUuid(b, ${q}, false)`;
+    case 'axisLo':
+      return `axis(u, b[${q}] & 15, ${JSON.stringify(f.name)}, ${q}, ctx)`;
+    case 'axisHi':
+      return `axis(u, b[${q}] >>> 4, ${JSON.stringify(f.name)}, ${q}, ctx)`;
+  }
+}
+
+/**
+ * A builder compiled from the table: one object literal per layout (a stable object
+ * shape, as a hand-written reader would give), about 3× faster than interpreting the
+ * field list. Undefined where the platform forbids compiling code (a Content Security
+ * Policy without 'unsafe-eval') or the layout has optional fields: `readFields` then
+ * interprets the same table.
+ */
+function compileBuilder(l: CompiledLayout): Builder | undefined {
+  if (l.lengths !== undefined || l.cfields.length === 0) return undefined;
+  let code = 'return {';
+  let open = '';
+  for (const f of l.cfields) {
+    if (f.top !== open && open !== '') code += '},';
+    if (f.sub === '') {
+      open = '';
+      code += `${JSON.stringify(f.top)}: ${fieldExpr(f)},`;
+    } else {
+      if (f.top !== open) code += `${JSON.stringify(f.top)}: {`;
+      open = f.top;
+      code += `${JSON.stringify(f.sub)}: ${fieldExpr(f)},`;
+    }
+  }
+  if (open !== '') code += '}';
+  code += '};';
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-implied-eval
+    const make = new Function('readF32', 'f16FromBits', 'readUuid', 'axis', `return function build${l.name.replace(/\W/g, '')}(b, dv, p, u, ctx) { ${code} };`);
+    return make(readF32, f16FromBits, readUuid, axis) as Builder;
+  } catch {
+    return undefined;
+  }
+}
+
+for (const l of [...LAYOUTS.values(), ...VARIANT_PAIRS.flatMap((v) => (v === undefined ? [] : [v.a, v.b])), CONTAINER_ITEM_LAYOUT, CONTAINER_SLOT_CHANGE_LAYOUT]) l.build = compileBuilder(l);
+
 /**
  * The fields of a table layout at `b[p..p+len)` as a new object (nested objects for
  * `position.x`, in table order). Fields past `len` are absent (Harvestable Update).
  * `prefix` is the span path of the object (`data`, `data.items[2]`).
  */
 export function readFields(l: CompiledLayout, u: NetworkUpdate, b: Uint8Array, dv: DataView, p: number, len: number, ctx: LayoutCtx, prefix: string): Record<string, unknown> {
+  if (ctx.spans === undefined) {
+    const build = l.build as Builder | undefined;
+    if (build !== undefined) return build(b, dv, p, u, ctx);
+  }
+  return interpretFields(l, u, b, dv, p, len, ctx, prefix);
+}
+
+/** `readFields` by walking the field list (spans, optional fields, or no compiled builder). */
+export function interpretFields(l: CompiledLayout, u: NetworkUpdate, b: Uint8Array, dv: DataView, p: number, len: number, ctx: LayoutCtx, prefix: string): Record<string, unknown> {
   const root: Record<string, unknown> = {};
   let sub: Record<string, unknown> = root;
   let subKey = '';

@@ -196,6 +196,7 @@ export class BodyScanner {
   private used = 0;
   /** Scratch for the reconstruction of a delta (≤ 65 bytes). */
   private readonly scratch = new Uint8Array(72);
+  private readonly scratchDv = new DataView(this.scratch.buffer);
 
   /** @param arenaInts initial arena size in ints (two per sub-update). */
   constructor(private readonly arenaInts = 1 << 14) {
@@ -203,7 +204,11 @@ export class BodyScanner {
   }
 
   /** Validate and index `buf[start..end)` (see `scanBodyRange`). */
-  scan(buf: Uint8Array, start: number, end: number, opts: ScrapDecodeOptions): ScannedBody {
+  scan(buf: Uint8Array, start: number, end: number, opts: ScrapDecodeOptions, out?: SubUpdate[]): ScannedBody {
+    // `out`: also build each typed update as soon as it is validated (decodeBody's
+    // fused pass: the delta is built from the scratch before the next one overwrites it)
+    const dv = out === undefined ? undefined : new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const ctx: LayoutCtx = { strict: opts.strict === true, spans: undefined, shift: 0 };
   const limits = resolveScrapLimits(opts.limits);
   const tracker = opts.tracker ?? new ControllerTable();
   const strict = opts.strict === true;
@@ -242,7 +247,9 @@ export class BodyScanner {
         if (end - pos < 2) throw new DecodeError(pos, 'size', 'a be u16 size (RAW_SIZE_INVALID)', `${end - pos} byte left`);
         const size = (buf[pos]! << 8) | buf[pos + 1]!;
         if (size < 2 || size > end - pos) throw new DecodeError(pos, 'size', `a size in 2..${end - pos} (RAW_SIZE_INVALID)`, String(size));
-        index[o + F_WORD] = checkUpdate(buf, pos + 2, pos + size, tracker, strict) | ((size - 2) << 16);
+        const word = checkUpdate(buf, pos + 2, pos + size, tracker, strict) | ((size - 2) << 16);
+        index[o + F_WORD] = word;
+        if (out !== undefined) out.push(buildFrom(buf, dv!, pos + 2, word, ctx, 'raw'));
         prevAt = pos;
         prevSize = size;
         prevInScratch = false;
@@ -255,6 +262,11 @@ export class BodyScanner {
         const flags = checkUpdate(scratch, 2, prevSize, tracker, strict);
         phase = 1;
         index[o + F_WORD] = flags | FLAG_DELTA | ((prevSize - 2) << 16);
+        if (out !== undefined) {
+          const u = buildFrom(scratch, this.scratchDv, 2, index[o + F_WORD]!, ctx, 'delta');
+          u.bitfield = hexOf(buf, pos, (prevSize + 6) >>> 3);
+          out.push(u);
+        }
         prevInScratch = true;
         pos = q;
       }
@@ -276,6 +288,14 @@ export class BodyScanner {
   }
 }
 
+
+/** Build the update whose data starts at `b[p]` from its index word (validated). */
+function buildFrom(b: Uint8Array, dv: DataView, p: number, word: number, ctx: LayoutCtx, form: 'raw' | 'delta'): SubUpdate {
+  const len = word >>> 16;
+  const u = newSub(form, len + 2);
+  buildUpdate(u, b, dv, p, p + len, ctx, word & FLAG_CT ? (word >>> 8) & 255 : undefined);
+  return u;
+}
 
 /** Validate and index a decompressed 0x15/0x16 body. */
 export function scanBody(body: Uint8Array, opts: ScrapDecodeOptions = {}): ScannedBody {

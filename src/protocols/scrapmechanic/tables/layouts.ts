@@ -196,6 +196,8 @@ export interface CompiledLayout extends Layout {
   hasAxes: boolean;
   /** Fewest data bytes (Harvestable Update: 4), else `size`. */
   minSize: number;
+  /** A reader compiled from the fields by `layouts.ts` (set once at load), if any. */
+  build?: unknown;
 }
 
 
@@ -232,8 +234,15 @@ export const VARIANT_PAIRS: ReadonlyArray<VariantPair | undefined> = (() => {
 
 /** The layout for any controller type, else for `ct`; undefined if none (variant Updates: see VARIANT_PAIRS). */
 export function layoutOf(ut: number, ot: number, ct: number | undefined): CompiledLayout | undefined {
-  return LAYOUTS.get(layoutKey(ut, ot, ANY_CT)) ?? (ct === undefined ? undefined : LAYOUTS.get(layoutKey(ut, ot, ct)));
+  return ANY_BY_HEADER[(ut << 5) | ot] ?? (ct === undefined ? undefined : LAYOUTS.get(layoutKey(ut, ot, ct)));
 }
+
+/** Layouts of any controller type by header byte (one array load on the hot path). */
+const ANY_BY_HEADER: ReadonlyArray<CompiledLayout | undefined> = (() => {
+  const t = new Array<CompiledLayout | undefined>(256).fill(undefined);
+  for (const [k, l] of LAYOUTS) if ((k & 511) === ANY_CT) t[k >>> 9] = l;
+  return t;
+})();
 
 export const CONTAINER_ITEM_LAYOUT: CompiledLayout = compile(CONTAINER_ITEM);
 export const CONTAINER_SLOT_CHANGE_LAYOUT: CompiledLayout = compile(CONTAINER_SLOT_CHANGE);
