@@ -5,7 +5,7 @@
 import { EncodeError } from '../../core/errors.js';
 import { excerpt } from '../../core/json.js';
 import { CREATE, isOpaqueType, P, REMOVE, UPDATE } from './rules.js';
-import { CONTAINER_ITEM_LAYOUT, CONTAINER_SLOT_CHANGE_LAYOUT, layoutOf, VARIANT_PAIRS, type CompiledLayout } from './tables/layouts.js';
+import { CONTAINER_ITEM_LAYOUT, CONTAINER_SLOT_CHANGE_LAYOUT, layoutOf, VARIANT_PAIRS, type CompiledField, type CompiledLayout } from './tables/layouts.js';
 import { Out } from './out.js';
 import { bytes as bytesOf, f16ToBits, u64, writeF32, writeUuid } from './primitives.js';
 import { CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, NetObj, NETOBJ_TYPES, type Variant } from './types.js';
@@ -145,8 +145,78 @@ export function writeData(o: Out, u: Record<string, unknown>, ut: number, ot: nu
   writeTrailing(o, u, B);
 }
 
+type Writer = (o: Out, d: Record<string, unknown>, base: string) => void;
+
+/** The JS statement writing field `f` (value in `v`) at `at`. */
+function fieldStmt(f: CompiledField): string {
+  const q = `at + ${f.offset}`;
+  const name = JSON.stringify(f.path);
+  switch (f.kind) {
+    case 'u8':
+      return `buf[${q}] = intv(v, 0, 255, base, ${name});`;
+    case 'u16':
+      return `dv.setUint16(${q}, intv(v, 0, 65535, base, ${name}));`;
+    case 'u32':
+      return `dv.setUint32(${q}, intv(v, 0, 4294967295, base, ${name}));`;
+    case 'i16':
+      return `dv.setInt16(${q}, intv(v, -32768, 32767, base, ${name}));`;
+    case 'i32':
+      return `dv.setInt32(${q}, intv(v, -2147483648, 2147483647, base, ${name}));`;
+    case 'u64':
+      return `dv.setBigUint64(${q}, typeof v === 'bigint' && v >= 0n && v <= 0xffffffffffffffffn ? v : u64(v, pathOf(base, ${name}, '')));`;
+    case 'f32':
+      return `if (typeof v === 'number') dv.setFloat32(${q}, v); else writeF32(dv, ${q}, v, pathOf(base, ${name}, ''));`;
+    case 'f16':
+      return `dv.setUint16(${q}, f16ToBits(v, pathOf(base, ${name}, '')));`;
+    case 'uuidLE':
+    case 'uuidBE':
+      return `writeUuid(buf, ${q}, v, ${f.kind === 'uuidLE'}, base, ${name});`;
+    case 'axisLo':
+      return `buf[${q}] |= axisNibble(v, base, ${name});`;
+    case 'axisHi':
+      return `buf[${q}] |= axisNibble(v, base, ${name}) << 4;`;
+  }
+}
+
+/** `writeFields` for `data` compiled from the table (see `compileBuilder` in layouts.ts); undefined where code cannot be compiled. */
+function compileWriter(l: CompiledLayout): Writer | undefined {
+  if (l.lengths !== undefined || l.cfields.length === 0) return undefined;
+  let code = `const at = o.ensure(${l.size}); const buf = o.buf; const dv = o.dv; buf.fill(0, at, at + ${l.size}); let s = d; let v;`;
+  let open = '';
+  for (const f of l.cfields) {
+    if (f.sub === '') code += `v = d[${JSON.stringify(f.top)}];`;
+    else {
+      if (f.top !== open) code += `s = objv(d[${JSON.stringify(f.top)}], base, ${JSON.stringify(`data.${f.top}`)});`;
+      open = f.top;
+      code += `v = s[${JSON.stringify(f.sub)}];`;
+    }
+    code += fieldStmt(f);
+  }
+  code += `o.pos = at + ${l.size};`;
+  try {
+    const make = new Function('intv', 'objv', 'u64', 'pathOf', 'writeF32', 'f16ToBits', 'writeUuid', 'axisNibble', `return function write(o, d, base) { ${code} };`);
+    return make(intv, objv, u64, pathOf, writeF32, f16ToBits, writeUuid, axisNibble) as Writer;
+  } catch {
+    return undefined;
+  }
+}
+
+const WRITERS = new Map<CompiledLayout, Writer | undefined>();
+function writerOf(l: CompiledLayout): Writer | undefined {
+  if (!WRITERS.has(l)) WRITERS.set(l, compileWriter(l));
+  return WRITERS.get(l);
+}
+
 /** Write the fields of a table layout from `d` (`base` the update's path, `prefix` the object's: `data`, `data.items[2]`). */
 function writeFields(o: Out, l: CompiledLayout, d: Record<string, unknown>, base: string, prefix = 'data'): void {
+  if (prefix === 'data') {
+    const w = writerOf(l);
+    if (w !== undefined) return w(o, d, base);
+  }
+  interpretWrite(o, l, d, base, prefix);
+}
+
+function interpretWrite(o: Out, l: CompiledLayout, d: Record<string, unknown>, base: string, prefix: string): void {
   const at = o.ensure(l.size);
   const buf = o.buf;
   const dv = o.dv;
