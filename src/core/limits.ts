@@ -1,5 +1,6 @@
 /**
- * Named limits, all in one place. Every decoder that allocates or loops based on
+ * The family-neutral named limits (each family adds its own in
+ * `src/protocols/<family>/limits.ts`). Every decoder that allocates or loops based on
  * input data checks against one of these before it allocates. Defaults are
  * generous for real traffic and small enough that hostile input cannot exhaust
  * memory. Override per call: `decodeX(bytes, { limits: { maxLz4Output: 1 << 20 } })`.
@@ -15,11 +16,6 @@ export interface Limits {
   maxArrayLength: number;
   /** Deepest nesting (compound messages inside compound messages). */
   maxDepth: number;
-
-  // --- Scrap Mechanic ---
-  /** Most sub-updates in one 0x16 body. */
-  smMaxUpdates: number;
-
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -28,7 +24,6 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxStringLength: 64 * 1024,
   maxArrayLength: 1 << 20,
   maxDepth: 8,
-  smMaxUpdates: 1 << 20,
 });
 
 /** Defaults merged with per-call overrides. Returns the frozen defaults when there is nothing to merge. */

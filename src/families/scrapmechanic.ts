@@ -16,10 +16,14 @@ import {
 } from '../protocols/scrapmechanic/index.js';
 import type { DecodedMessage, EntityByteRange, EntityTable, FamilyAdapter, OptionValues } from './types.js';
 
-/** Sub-updates of a packet in stream order (inner packets of a 0x1D included). */
+/**
+ * Sub-updates of a packet in stream order (inner packets of a 0x1D included). A loop,
+ * not `push(...updates)`: a spread puts every element on the stack (an overflow past
+ * about 123,000 sub-updates).
+ */
 function updatesOf(p: Packet, out: SubUpdate[] = []): SubUpdate[] {
-  if ('updates' in p) out.push(...p.updates);
-  else if ('packets' in p) for (const q of p.packets) updatesOf(q, out);
+  if ('updates' in p) for (let i = 0; i < p.updates.length; i++) out.push(p.updates[i]!);
+  else if ('packets' in p) for (const q of p.packets) updatesOf(q, out); // depth ≤ 2: no 0x1D inside a 0x1D
   return out;
 }
 
@@ -46,15 +50,19 @@ function entityRanges(updates: SubUpdate[], ranges: number[], shift: number, lay
   return out;
 }
 
+/** The state table from the session's `ClientMirror` view and the last message's changes. */
 function tableOf(s: ScrapMechanicSession): EntityTable {
   const rows = [];
-  for (const o of s.objects.values()) {
-    const changed = s.last.changed.get(o.key);
-    const row: EntityTable['rows'][number] = { id: o.key, type: o.netObjType, fields: { ...o.fields }, changed: changed === undefined ? [] : [...changed] };
-    if (s.last.created.has(o.key)) row.created = true;
+  const c = s.changes;
+  const created = new Set(c.created);
+  for (const id of s.entityIds()) {
+    const e = s.entity(id)!;
+    const isNew = created.has(id);
+    const row: EntityTable['rows'][number] = { id, type: e.type, fields: { ...e.fields }, changed: isNew ? Object.keys(e.fields) : (c.updated.get(id) ?? []) };
+    if (isNew) row.created = true;
     rows.push(row);
   }
-  return { rows, removed: [...s.last.removed] };
+  return { rows, removed: [...c.removed] };
 }
 
 export const scrapmechanic: FamilyAdapter = {

@@ -22,6 +22,7 @@ import {
   toJson,
 } from '../../src/protocols/scrapmechanic/index.js';
 import { updateSequence } from './arbitraries.js';
+import { decodeBody as oracleDecodeBody } from './oracle/decode.js';
 
 const vectors: Array<{ body_hex: string; wire_packet_lz4_hex: string; wire_packet_lz4_literal_only_hex: string }> = JSON.parse(
   readFileSync(new URL('../fixtures/scrapmechanic/network_update_vectors.json', import.meta.url), 'utf8'),
@@ -34,6 +35,14 @@ let cases = 0;
 /** Decode a body; on success the value must re-encode to the same bytes (also via JSON). */
 function checkBody(b: Uint8Array, strict = false, spans?: SpanSink): void {
   cases++;
+  // the one decode path must agree with the oracle (the hand-written eager decoder of before)
+  let oracleErr: unknown;
+  let oracle;
+  try {
+    oracle = oracleDecodeBody(b, { strict });
+  } catch (e) {
+    oracleErr = e;
+  }
   // the scanner must agree with the decoder: same error, or the same updates
   let scanErr: unknown;
   let scanned;
@@ -52,11 +61,16 @@ function checkBody(b: Uint8Array, strict = false, spans?: SpanSink): void {
       assert.equal(typeof e.path, 'string');
       assert.ok(scanErr instanceof DecodeError, `scanner accepted what the decoder refused: ${e.message}`);
       assert.equal(scanErr.message, e.message);
+      assert.ok(oracleErr instanceof DecodeError, `oracle accepted what the decoder refused: ${e.message}`);
+      assert.equal(e.message, oracleErr.message);
+      assert.equal(e.offset, oracleErr.offset);
       return;
     }
     throw e;
   }
   assert.equal(scanErr, undefined, `scanner refused what the decoder accepted: ${String(scanErr)}`);
+  assert.equal(oracleErr, undefined, `oracle refused what the decoder accepted: ${String(oracleErr)}`);
+  assert.deepEqual(toJson(d.updates), toJson(oracle!.updates));
   assert.deepEqual(toJson(scanned!.updates()), toJson(d.updates));
   assert.equal(scanned!.tick, d.tick);
   // and its index: where each sub-update sits, its size, form and warnings

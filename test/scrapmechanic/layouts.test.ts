@@ -63,7 +63,7 @@ test('floats keep their exact bits: NaN payload, -0, -Infinity', () => {
   const [c] = dec(['0026 | 20 | 01 | 00000005 | 0001 | 7fc00001 80000000 ff800000 7fc00000 | ffc00000 00000001 7f800000']);
   const d = toJson(c!.data) as Record<string, Record<string, unknown>>;
   assert.deepEqual(d.rotation, { w: '0x7fc00001', z: '-0', y: '-Infinity', x: 'NaN' });
-  assert.deepEqual(d.position, { x: '0xffc00000', y: 1.401298464324817e-45, z: 'Infinity' });
+  assert.deepEqual(d.position, { x: '0xffc00000', y: 1e-45 /* the shortest decimal that reads back as f32 0x00000001 */, z: 'Infinity' });
 });
 
 test('ChildShape: block (ct 31) and part (ct 32), ColorABGR, axes nibbles', () => {

@@ -135,12 +135,13 @@ test('adapter: records, entity byte ranges, lz4 layer, spans and state after eac
   assert.deepEqual(rec.updates.map((u) => u.form), ['raw', 'raw', 'delta', 'delta']);
   // spans: the id byte in the message, the body's fields in the lz4 layer
   assert.ok(spans.spans.some((sp) => sp.path === 'packetId' && sp.layer === undefined && sp.start === 0));
-  const color = spans.spans.find((sp) => sp.path === 'updates[1].data.color');
-  assert.deepEqual(color && [color.start, color.end, color.layer], [58 + 2 + 5 + 1, 58 + 2 + 5 + 6, 'lz4']);
+  // color.r is bits 10..17 of the Character Update data (§7.5): bytes 1 and 2
+  const color = spans.spans.find((sp) => sp.path === 'updates[1].data.color.r');
+  assert.deepEqual(color && [color.start, color.end, color.layer], [58 + 2 + 5 + 1, 58 + 2 + 5 + 3, 'lz4']);
   assert.ok(spans.spans.some((sp) => sp.path === 'updates[2].bitfield' && sp.start === 95 && sp.end === 100));
   // a delta's fields are spanned in its reconstruction, given as a layer of its own
-  const dcolor = spans.spans.find((sp) => sp.path === 'updates[2].data.color');
-  assert.deepEqual(dcolor && [dcolor.start, dcolor.end, dcolor.layer], [2 + 5 + 1, 2 + 5 + 6, 'updates[2]']);
+  const dcolor = spans.spans.find((sp) => sp.path === 'updates[2].data.color.a');
+  assert.deepEqual(dcolor && [dcolor.start, dcolor.end, dcolor.layer], [2 + 5 + 4, 2 + 5 + 6, 'updates[2]']);
   assert.equal(toHex(m.layers!['updates[2]']!), '00256600000002f0048d159e000000000000000000000000000000003fffffffe000000020');
   assert.equal(toHex(m.layers!['updates[3]']!), '00256600000003f0048d159e000000000000000000000000000000003fffffffe000000040');
   const st = dec.state!();

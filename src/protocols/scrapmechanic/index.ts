@@ -25,7 +25,9 @@ export type { ControllerTracker, ScrapDecodeOptions, ScrapEncodeOptions, DeltaPo
 export { characterUpdateBits } from './layouts.js';
 export { toJson } from './json.js';
 export { ScrapMechanicSession } from './session.js';
-export type { MirrorObject, SessionChanges } from './session.js';
+export type { MirrorObject, SessionChanges, SessionOptions } from './session.js';
+export { SM_DEFAULT_LIMITS, resolveScrapLimits } from './limits.js';
+export type { ScrapLimits } from './limits.js';
 export { NetworkUpdateProducer } from './producer.js';
 export type { ProducerOptions } from './producer.js';
 export { ScannedBody, scanBody, scanBodyRange } from './scan.js';

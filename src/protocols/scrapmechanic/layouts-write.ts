@@ -3,17 +3,19 @@
  * memory or as JSON), the inverse of `readData` in `layouts.ts`.
  */
 import { EncodeError } from '../../core/errors.js';
-import { CREATE, isOpaqueType, P, REMOVE, UUID_TMP } from './layouts.js';
+import { excerpt } from '../../core/json.js';
+import { CREATE, isOpaqueType, P, REMOVE, UPDATE } from './rules.js';
+import { CONTAINER_ITEM_LAYOUT, CONTAINER_SLOT_CHANGE_LAYOUT, layoutOf, VARIANT_PAIRS, type CompiledField, type CompiledLayout } from './tables/layouts.js';
 import { Out } from './out.js';
 import { bytes as bytesOf, f16ToBits, u64, writeF32, writeUuid } from './primitives.js';
-import { CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, type Variant } from './types.js';
+import { CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, NetObj, NETOBJ_TYPES, type Variant } from './types.js';
 
 //
 // Field paths for errors are built only when something is wrong: helpers take the
 // update's path (`base`), a constant field name and an optional suffix.
 
 function show(v: unknown): string {
-  return typeof v === 'bigint' ? `${v}n` : (JSON.stringify(v) ?? String(v));
+  return excerpt(v);
 }
 
 function fail(base: string, name: string, sub: string, msg: string): never {
@@ -46,78 +48,16 @@ function pathOf(base: string, name: string, sub: string): string {
   return base === '' ? field : `${base}.${field}`;
 }
 
-function f32(o: Out, v: unknown, base: string, name: string, sub = ''): void {
-  const at = o.ensure(4);
-  if (typeof v === 'number') o.dv.setFloat32(at, v);
-  else writeF32(o.dv, at, v, pathOf(base, name, sub));
-  o.pos += 4;
-}
-
-function wVec3(o: Out, v: unknown, base: string, name: string, zyx = false): void {
-  const x = objv(v, base, name);
-  if (zyx) {
-    f32(o, x.z, base, name, '.z');
-    f32(o, x.y, base, name, '.y');
-    f32(o, x.x, base, name, '.x');
-  } else {
-    f32(o, x.x, base, name, '.x');
-    f32(o, x.y, base, name, '.y');
-    f32(o, x.z, base, name, '.z');
-  }
-}
-
-function wQuat(o: Out, v: unknown, base: string, name: string, wzyx: boolean): void {
-  const x = objv(v, base, name);
-  if (wzyx) {
-    f32(o, x.w, base, name, '.w');
-    f32(o, x.z, base, name, '.z');
-    f32(o, x.y, base, name, '.y');
-    f32(o, x.x, base, name, '.x');
-  } else {
-    f32(o, x.x, base, name, '.x');
-    f32(o, x.y, base, name, '.y');
-    f32(o, x.z, base, name, '.z');
-    f32(o, x.w, base, name, '.w');
-  }
-}
-
-function wVec3i(o: Out, v: unknown, base: string, name: string, wide: boolean): void {
-  const x = objv(v, base, name);
-  if (wide) {
-    o.u32(intv(x.x, -0x80000000, 0x7fffffff, base, name, '.x'));
-    o.u32(intv(x.y, -0x80000000, 0x7fffffff, base, name, '.y'));
-    o.u32(intv(x.z, -0x80000000, 0x7fffffff, base, name, '.z'));
-  } else {
-    o.u16(intv(x.x, -0x8000, 0x7fff, base, name, '.x') & 0xffff);
-    o.u16(intv(x.y, -0x8000, 0x7fff, base, name, '.y') & 0xffff);
-    o.u16(intv(x.z, -0x8000, 0x7fff, base, name, '.z') & 0xffff);
-  }
-}
-
 /** Colour as `[r, g, b, a]`. */
 function colorBytes(v: unknown, base: string, name: string): [number, number, number, number] {
   const c = objv(v, base, name);
   return [intv(c.r, 0, 255, base, name, '.r'), intv(c.g, 0, 255, base, name, '.g'), intv(c.b, 0, 255, base, name, '.b'), intv(c.a, 0, 255, base, name, '.a')];
 }
 
-function wColorABGR(o: Out, v: unknown, base: string, name: string): void {
-  const [r, g, b, a] = colorBytes(v, base, name);
-  o.u8(a);
-  o.u8(b);
-  o.u8(g);
-  o.u8(r);
-}
-
 function wUuid(o: Out, v: unknown, reversed: boolean, base: string, name: string, sub = ''): void {
   const at = o.ensure(16);
   writeUuid(o.buf, at, v, reversed, base, name, undefined, sub);
   o.pos += 16;
-}
-
-function wU64(o: Out, v: unknown, base: string, name: string): void {
-  const at = o.ensure(8);
-  o.dv.setBigUint64(at, typeof v === 'bigint' && v >= 0n && v <= 0xffffffffffffffffn ? v : u64(v, pathOf(base, name, '')));
-  o.pos += 8;
 }
 
 const axisNibble = (v: unknown, base: string, name: string) => intv(v, -4, 11, base, name) + 4;
@@ -150,7 +90,7 @@ class Bits {
     this.bit += 8;
   }
 }
-const BITS = new Bits();
+
 
 /**
  * Write the type-specific data of `u` (in-memory or JSON form). `ut`/`ot` are the
@@ -173,165 +113,215 @@ export function writeData(o: Out, u: Record<string, unknown>, ut: number, ot: nu
     return;
   }
   if (!has) {
-    // no typed data and no opaque bytes: the update carries no type-specific data
-    // (what the decoder gives for an empty opaque payload)
+    // No typed data and no opaque bytes: only where the decoder reads an update with
+    // no type-specific data back as such (a RigidBody Create of an unknown controller
+    // type, a RigidBody / ChildShape Update of no known variant, a Harvestable, whose
+    // community layout is kept opaque when the length does not fit). Anywhere else
+    // the bytes would be a truncated record.
+    const rigidCreate = ut === CREATE && ot === 0 && ct !== CT_RIGIDBODY_STATIC && ct !== CT_RIGIDBODY_DYNAMIC;
+    const noVariant = ut !== CREATE && (ot === 0 || ot === 1) && u.variant === undefined;
+    if (!rigidCreate && !noVariant && ot !== 5) fail(B, 'data', '', `missing: this update has typed data (give data, or its bytes as opaque)`);
     writeTrailing(o, u, B);
     return;
   }
   const d = objv(u.data, B, 'data');
-  switch (ot) {
-    case 0: {
-      const variant = ut === CREATE ? (ct === CT_RIGIDBODY_STATIC ? 'static' : ct === CT_RIGIDBODY_DYNAMIC ? 'dynamic' : undefined) : uv;
-      if (variant === 'static') {
-        if (ut === CREATE) {
-          o.u16(intv(d.worldId, 0, 0xffff, B, 'data.worldId'));
-          wQuat(o, d.rotation, B, 'data.rotation', true);
-          wVec3(o, d.position, B, 'data.position');
-        } else {
-          o.u8(intv(d.unknown0, 0, 255, B, 'data.unknown0'));
-          o.u32(intv(d.unknown1, -0x80000000, 0x7fffffff, B, 'data.unknown1'));
-        }
-      } else if (variant === 'dynamic') {
-        if (ut === CREATE) {
-          o.u16(intv(d.worldId, 0, 0xffff, B, 'data.worldId'));
-          wQuat(o, d.rotation, B, 'data.rotation', false);
-          wVec3(o, d.position, B, 'data.position');
-          wVec3(o, d.velocity, B, 'data.velocity');
-          wVec3(o, d.angularVelocity, B, 'data.angularVelocity');
-        } else {
-          o.u8(intv(d.unknown0, 0, 255, B, 'data.unknown0'));
-          o.u8(intv(d.revision, 0, 255, B, 'data.revision'));
-        }
-      } else {
-        fail(B, '', '', ut === CREATE ? `RigidBody Create with controller type ${String(ct)} has no known layout (use opaque)` : 'RigidBody Update needs variant "static" or "dynamic" (or opaque)');
-      }
-      break;
+  if (ot === NetObj.Container) {
+    if (ut === CREATE) writeContainerCreate(o, d, B);
+    else writeContainerUpdate(o, d, B, padVal);
+  } else if (ot === NetObj.Character && ut === UPDATE) {
+    writeCharacterUpdate(o, d, B, padVal);
+  } else {
+    let l: CompiledLayout | undefined;
+    const pair = ut === UPDATE ? VARIANT_PAIRS[ot] : undefined;
+    if (pair !== undefined) {
+      l = uv === pair.a.variant ? pair.a : uv === pair.b.variant ? pair.b : undefined;
+      if (l === undefined) fail(B, ot === NetObj.ChildShape ? 'variant' : '', '', `${NETOBJ_TYPES[ot]} Update needs variant "${pair.a.variant}" or "${pair.b.variant}" (or opaque)`);
+    } else {
+      l = layoutOf(ut, ot, ct);
+      if (l === undefined) fail(B, '', '', `RigidBody Create with controller type ${String(ct)} has no known layout (use opaque)`);
     }
-    case 1: {
-      if (uv !== 'block' && uv !== 'part') fail(B, 'variant', '', 'ChildShape Update needs variant "block" or "part" (or opaque)');
-      o.u16(intv(d.uuidIndex, 0, 0xffff, B, 'data.uuidIndex'));
-      o.u32(intv(d.bodyId, 0, 0xffffffff, B, 'data.bodyId'));
-      wVec3i(o, d.localPosition, B, 'data.localPosition', false);
-      wColorABGR(o, d.color, B, 'data.color');
-      if (uv === 'block') wVec3i(o, d.bounds, B, 'data.bounds', false);
-      else o.u8((axisNibble(d.zAxis, B, 'data.zAxis') << 4) | axisNibble(d.xAxis, B, 'data.xAxis'));
-      break;
-    }
-    case 2: {
-      o.u16(intv(d.uuidIndex, 0, 0xffff, B, 'data.uuidIndex'));
-      o.u32(intv(d.shapeIdA, 0, 0xffffffff, B, 'data.shapeIdA'));
-      o.u32(intv(d.shapeIdB, 0, 0xffffffff, B, 'data.shapeIdB'));
-      wVec3i(o, d.positionA, B, 'data.positionA', true);
-      wVec3i(o, d.positionB, B, 'data.positionB', true);
-      o.u8((axisNibble(d.zAxisB, B, 'data.zAxisB') << 4) | axisNibble(d.zAxisA, B, 'data.zAxisA'));
-      o.u8((axisNibble(d.xAxisB, B, 'data.xAxisB') << 4) | axisNibble(d.xAxisA, B, 'data.xAxisA'));
-      wColorABGR(o, d.color, B, 'data.color');
-      break;
-    }
-    case 4: {
-      if (ut === CREATE) {
-        const items = arrv(d.items, B, 'data.items');
-        const filters = arrv(d.filters, B, 'data.filters');
-        if (items.length > 0xffff) fail(B, 'data.items', '', 'more than 65535 items');
-        if (filters.length > 0xffff) fail(B, 'data.filters', '', 'more than 65535 filters');
-        o.u16(items.length);
-        o.u16(intv(d.maxStack, 0, 0xffff, B, 'data.maxStack'));
-        for (let i = 0; i < items.length; i++) writeItem(o, items[i], B, 'data.items', i, false);
-        o.u16(filters.length);
-        for (let i = 0; i < filters.length; i++) wUuid(o, filters[i], false, B, 'data.filters', `[${i}]`);
-      } else {
-        const changes = arrv(d.slotChanges, B, 'data.slotChanges');
-        if (changes.length > 0xffff) fail(B, 'data.slotChanges', '', 'more than 65535 slot changes');
-        o.u16(changes.length);
-        for (let i = 0; i < changes.length; i++) writeItem(o, changes[i], B, 'data.slotChanges', i, true);
-        const hf = boolv(d.hasFilters, B, 'data.hasFilters');
-        if (!hf) {
-          if (d.filters !== undefined) fail(B, 'data.filters', '', 'filters given but hasFilters is false');
-          o.u8(padVal);
-        } else {
-          const filters = arrv(d.filters, B, 'data.filters');
-          const f = filters.length;
-          if (f > 0xffff) fail(B, 'data.filters', '', 'more than 65535 filters');
-          o.u8(0x80 | (f >>> 9));
-          o.u8((f >>> 1) & 0xff);
-          o.u8(((f & 1) << 7) | padVal);
-          for (let i = 0; i < f; i++) wUuid(o, filters[i], false, B, 'data.filters', `[${i}]`);
-        }
-      }
-      break;
-    }
-    case 5: {
-      if (ut === CREATE) {
-        o.u16(intv(d.worldId, 0, 0xffff, B, 'data.worldId'));
-        o.u16(intv(d.uuidIndex, 0, 0xffff, B, 'data.uuidIndex'));
-        wVec3(o, d.position, B, 'data.position');
-        wQuat(o, d.rotation, B, 'data.rotation', true);
-        o.u16(f16ToBits(d.unknownA, pathOf(B, 'data.unknownA', '')));
-        o.u16(f16ToBits(d.unknownB, pathOf(B, 'data.unknownB', '')));
-      } else {
-        const [r, g, b, a] = colorBytes(d.color, B, 'data.color');
-        o.u8(r);
-        o.u8(g);
-        o.u8(b);
-        o.u8(a);
-        if (d.seatedCharacterId !== undefined) o.u32(intv(d.seatedCharacterId, 0, 0xffffffff, B, 'data.seatedCharacterId'));
-      }
-      break;
-    }
-    case 6: {
-      if (ut === CREATE) {
-        wU64(o, d.steamId64, B, 'data.steamId64');
-        wVec3(o, d.position, B, 'data.position', true);
-        o.u16(intv(d.worldId, 0, 0xffff, B, 'data.worldId'));
-        f32(o, d.yaw, B, 'data.yaw');
-        f32(o, d.pitch, B, 'data.pitch');
-        wUuid(o, d.characterUuid, true, B, 'data.characterUuid');
-      } else {
-        writeCharacterUpdate(o, d, B, padVal);
-      }
-      break;
-    }
-    case 7: {
-      if (ut === CREATE) {
-        wU64(o, d.steamId64, B, 'data.steamId64');
-        o.u16(intv(d.worldId, 0, 0xffff, B, 'data.worldId'));
-        wVec3i(o, d.position, B, 'data.position', true);
-        o.u32(intv(d.level, -0x80000000, 0x7fffffff, B, 'data.level'));
-      } else {
-        o.u32(intv(d.level, -0x80000000, 0x7fffffff, B, 'data.level'));
-      }
-      break;
-    }
-    case 8: {
-      if (ut === CREATE) wUuid(o, d.uuid, true, B, 'data.uuid');
-      else o.u32(intv(d.ownerPlayerId, 0, 0xffffffff, B, 'data.ownerPlayerId'));
-      break;
-    }
+    writeFields(o, l, d, B);
   }
   writeTrailing(o, u, B);
 }
 
-function writeTrailing(o: Out, u: Record<string, unknown>, base: string): void {
-  if (u.trailing !== undefined && u.trailing !== null) o.bytes(bytesOf(u.trailing, pathOf(base, 'trailing', '')));
+type Writer = (o: Out, d: Record<string, unknown>, base: string) => void;
+
+/** The JS statement writing field `f` (value in `v`) at `at`. */
+function fieldStmt(f: CompiledField): string {
+  const q = `at + ${f.offset}`;
+  const name = JSON.stringify(f.path);
+  switch (f.kind) {
+    case 'u8':
+      return `buf[${q}] = intv(v, 0, 255, base, ${name});`;
+    case 'u16':
+      return `dv.setUint16(${q}, intv(v, 0, 65535, base, ${name}));`;
+    case 'u32':
+      return `dv.setUint32(${q}, intv(v, 0, 4294967295, base, ${name}));`;
+    case 'i16':
+      return `dv.setInt16(${q}, intv(v, -32768, 32767, base, ${name}));`;
+    case 'i32':
+      return `dv.setInt32(${q}, intv(v, -2147483648, 2147483647, base, ${name}));`;
+    case 'u64':
+      return `dv.setBigUint64(${q}, typeof v === 'bigint' && v >= 0n && v <= 0xffffffffffffffffn ? v : u64(v, pathOf(base, ${name}, '')));`;
+    case 'f32':
+      return `if (typeof v === 'number') dv.setFloat32(${q}, v); else writeF32(dv, ${q}, v, pathOf(base, ${name}, ''));`;
+    case 'f16':
+      return `dv.setUint16(${q}, f16ToBits(v, pathOf(base, ${name}, '')));`;
+    case 'uuidLE':
+    case 'uuidBE':
+      return `writeUuid(buf, ${q}, v, ${f.kind === 'uuidLE'}, base, ${name});`;
+    case 'axisLo':
+      return `buf[${q}] |= axisNibble(v, base, ${name});`;
+    case 'axisHi':
+      return `buf[${q}] |= axisNibble(v, base, ${name}) << 4;`;
+  }
 }
 
-function writeItem(o: Out, v: unknown, base: string, name: string, i: number, withSlot: boolean): void {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) fail(base, name, `[${i}]`, `expected an object, got ${show(v)}`);
-  const it = v as Record<string, unknown>;
-  const at = o.ensure(16);
-  writeUuid(o.buf, at, it.uuid, true, base, name, i, '.uuid');
-  o.pos += 16;
-  const iv = it.instanceId;
-  const q = it.quantity;
-  if (typeof iv !== 'number' || !Number.isInteger(iv) || iv < 0 || iv > 0xffffffff) intv(iv, 0, 0xffffffff, base, name, `[${i}].instanceId`);
-  if (typeof q !== 'number' || !Number.isInteger(q) || q < 0 || q > 0xffff) intv(q, 0, 0xffff, base, name, `[${i}].quantity`);
-  o.u32(iv as number);
-  o.u16(q as number);
-  if (withSlot) {
-    const sl = it.slot;
-    if (typeof sl !== 'number' || !Number.isInteger(sl) || sl < 0 || sl > 0xffff) intv(sl, 0, 0xffff, base, name, `[${i}].slot`);
-    o.u16(sl as number);
+/** `writeFields` for `data` compiled from the table (see `compileBuilder` in layouts.ts); undefined where code cannot be compiled. */
+function compileWriter(l: CompiledLayout): Writer | undefined {
+  if (l.lengths !== undefined || l.cfields.length === 0) return undefined;
+  let code = `const at = o.ensure(${l.size}); const buf = o.buf; const dv = o.dv; buf.fill(0, at, at + ${l.size}); let s = d; let v;`;
+  let open = '';
+  for (const f of l.cfields) {
+    if (f.sub === '') code += `v = d[${JSON.stringify(f.top)}];`;
+    else {
+      if (f.top !== open) code += `s = objv(d[${JSON.stringify(f.top)}], base, ${JSON.stringify(`data.${f.top}`)});`;
+      open = f.top;
+      code += `v = s[${JSON.stringify(f.sub)}];`;
+    }
+    code += fieldStmt(f);
   }
+  code += `o.pos = at + ${l.size};`;
+  try {
+    const make = new Function('intv', 'objv', 'u64', 'pathOf', 'writeF32', 'f16ToBits', 'writeUuid', 'axisNibble', `return function write(o, d, base) { ${code} };`);
+    return make(intv, objv, u64, pathOf, writeF32, f16ToBits, writeUuid, axisNibble) as Writer;
+  } catch {
+    return undefined;
+  }
+}
+
+const WRITERS = new Map<CompiledLayout, Writer | undefined>();
+function writerOf(l: CompiledLayout): Writer | undefined {
+  if (!WRITERS.has(l)) WRITERS.set(l, compileWriter(l));
+  return WRITERS.get(l);
+}
+
+/** Write the fields of a table layout from `d` (`base` the update's path, `prefix` the object's: `data`, `data.items[2]`). */
+function writeFields(o: Out, l: CompiledLayout, d: Record<string, unknown>, base: string, prefix = 'data'): void {
+  if (prefix === 'data') {
+    const w = writerOf(l);
+    if (w !== undefined) return w(o, d, base);
+  }
+  interpretWrite(o, l, d, base, prefix);
+}
+
+function interpretWrite(o: Out, l: CompiledLayout, d: Record<string, unknown>, base: string, prefix: string): void {
+  const at = o.ensure(l.size);
+  const buf = o.buf;
+  const dv = o.dv;
+  buf.fill(0, at, at + l.size); // axis nibbles are or-ed in
+  let size = l.size;
+  let sub: Record<string, unknown> = d;
+  let subKey = '';
+  const fields = l.cfields;
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    let v: unknown;
+    if (f.sub === '') v = d[f.top];
+    else {
+      if (f.top !== subKey) {
+        sub = objv(d[f.top], base, prefix === 'data' ? `data.${f.top}` : `${prefix}.${f.top}`);
+        subKey = f.top;
+      }
+      v = sub[f.sub];
+    }
+    // optional tail of a community layout (Harvestable Update's seatedCharacterId)
+    if (v === undefined && l.lengths !== undefined && f.offset >= l.minSize) {
+      size = f.offset;
+      break;
+    }
+    const name = prefix === 'data' ? f.path : `${prefix}.${f.name}`;
+    const q = at + f.offset;
+    switch (f.kind) {
+      case 'u8':
+        buf[q] = intv(v, 0, 0xff, base, name);
+        break;
+      case 'u16':
+        dv.setUint16(q, intv(v, 0, 0xffff, base, name));
+        break;
+      case 'u32':
+        dv.setUint32(q, intv(v, 0, 0xffffffff, base, name));
+        break;
+      case 'i16':
+        dv.setInt16(q, intv(v, -0x8000, 0x7fff, base, name));
+        break;
+      case 'i32':
+        dv.setInt32(q, intv(v, -0x80000000, 0x7fffffff, base, name));
+        break;
+      case 'u64':
+        dv.setBigUint64(q, typeof v === 'bigint' && v >= 0n && v <= 0xffffffffffffffffn ? v : u64(v, pathOf(base, name, '')));
+        break;
+      case 'f32':
+        if (typeof v === 'number') dv.setFloat32(q, v);
+        else writeF32(dv, q, v, pathOf(base, name, ''));
+        break;
+      case 'f16':
+        dv.setUint16(q, f16ToBits(v, pathOf(base, name, '')));
+        break;
+      case 'uuidLE':
+      case 'uuidBE':
+        writeUuid(buf, q, v, f.kind === 'uuidLE', base, name);
+        break;
+      case 'axisLo':
+        buf[q]! |= axisNibble(v, base, name);
+        break;
+      case 'axisHi':
+        buf[q]! |= axisNibble(v, base, name) << 4;
+        break;
+    }
+  }
+  o.pos = at + size;
+}
+
+function writeItems(o: Out, items: unknown[], l: CompiledLayout, base: string, name: string): void {
+  for (let i = 0; i < items.length; i++) writeFields(o, l, objv(items[i], base, name, `[${i}]`), base, `${name}[${i}]`);
+}
+
+function writeContainerCreate(o: Out, d: Record<string, unknown>, B: string): void {
+  const items = arrv(d.items, B, 'data.items');
+  const filters = arrv(d.filters, B, 'data.filters');
+  if (items.length > 0xffff) fail(B, 'data.items', '', 'more than 65535 items');
+  if (filters.length > 0xffff) fail(B, 'data.filters', '', 'more than 65535 filters');
+  o.u16(items.length);
+  o.u16(intv(d.maxStack, 0, 0xffff, B, 'data.maxStack'));
+  writeItems(o, items, CONTAINER_ITEM_LAYOUT, B, 'data.items');
+  o.u16(filters.length);
+  for (let i = 0; i < filters.length; i++) wUuid(o, filters[i], false, B, 'data.filters', `[${i}]`);
+}
+
+function writeContainerUpdate(o: Out, d: Record<string, unknown>, B: string, padVal: number): void {
+  const changes = arrv(d.slotChanges, B, 'data.slotChanges');
+  if (changes.length > 0xffff) fail(B, 'data.slotChanges', '', 'more than 65535 slot changes');
+  o.u16(changes.length);
+  writeItems(o, changes, CONTAINER_SLOT_CHANGE_LAYOUT, B, 'data.slotChanges');
+  const hf = boolv(d.hasFilters, B, 'data.hasFilters');
+  if (!hf) {
+    if (d.filters !== undefined) fail(B, 'data.filters', '', 'filters given but hasFilters is false');
+    o.u8(padVal);
+    return;
+  }
+  const filters = arrv(d.filters, B, 'data.filters');
+  const f = filters.length;
+  if (f > 0xffff) fail(B, 'data.filters', '', 'more than 65535 filters');
+  o.u8(0x80 | (f >>> 9));
+  o.u8((f >>> 1) & 0xff);
+  o.u8(((f & 1) << 7) | padVal);
+  for (let i = 0; i < f; i++) wUuid(o, filters[i], false, B, 'data.filters', `[${i}]`);
+}
+
+function writeTrailing(o: Out, u: Record<string, unknown>, base: string): void {
+  if (u.trailing !== undefined && u.trailing !== null) o.bytes(bytesOf(u.trailing, pathOf(base, 'trailing', '')));
 }
 
 function writeCharacterUpdate(o: Out, d: Record<string, unknown>, base: string, padVal: number): void {
@@ -339,7 +329,7 @@ function writeCharacterUpdate(o: Out, d: Record<string, unknown>, base: string, 
   const c = d.color !== undefined;
   const s = d.selectedItem !== undefined;
   const pl = d.playerInfo !== undefined;
-  const w = BITS.reset();
+  const w = new Bits(); // per call: no module-level scratch
   w.put((m ? 8 : 0) | (c ? 4 : 0) | (s ? 2 : 0) | (pl ? 1 : 0), 4);
   if (m) {
     const ms = objv(d.movementStates, base, 'data.movementStates');
@@ -359,8 +349,9 @@ function writeCharacterUpdate(o: Out, d: Record<string, unknown>, base: string, 
   }
   if (s) {
     const si = objv(d.selectedItem, base, 'data.selectedItem');
-    writeUuid(UUID_TMP, 0, si.uuid, true, base, 'data.selectedItem.uuid');
-    for (let i = 0; i < 16; i++) w.byte(UUID_TMP[i]!);
+    const uuid = new Uint8Array(16);
+    writeUuid(uuid, 0, si.uuid, true, base, 'data.selectedItem.uuid');
+    for (let i = 0; i < 16; i++) w.byte(uuid[i]!);
     const iid = intv(si.instanceId, 0, 0xffffffff, base, 'data.selectedItem.instanceId');
     w.byte(iid >>> 24);
     w.byte((iid >>> 16) & 0xff);

@@ -3,6 +3,7 @@
  * wire orders (§3.2), and the value readers the encoders use on JSON input.
  */
 import { EncodeError } from '../../core/errors.js';
+import { excerpt } from '../../core/json.js';
 
 const HEX: string[] = [];
 for (let i = 0; i < 256; i++) HEX.push((i < 16 ? '0' : '') + i.toString(16));
@@ -46,7 +47,7 @@ export function writeF32(dv: DataView, p: number, v: unknown, path: string): voi
       return;
     }
   }
-  throw new EncodeError(path, `expected a float (number, "-0", "NaN", "Infinity", "-Infinity" or "0x" + 8 hex digits of bits), got ${JSON.stringify(v)}`);
+  throw new EncodeError(path, `expected a float (number, "-0", "NaN", "Infinity", "-Infinity" or "0x" + 8 hex digits of bits), got ${excerpt(v)}`);
 }
 
 function specialFloat(s: string): number | undefined {
@@ -82,13 +83,15 @@ export function f16ToBits(v: unknown, path: string): number {
   if (typeof v === 'string') {
     if (/^0x[0-9a-fA-F]{4}$/.test(v)) return parseInt(v.slice(2), 16);
     const n = specialFloat(v);
-    if (n === undefined) throw new EncodeError(path, `expected a float16, got ${JSON.stringify(v)}`);
+    if (n === undefined) throw new EncodeError(path, `expected a float16, got ${excerpt(v)}`);
     v = n;
   }
-  if (typeof v !== 'number') throw new EncodeError(path, `expected a float16, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number') throw new EncodeError(path, `expected a float16, got ${excerpt(v)}`);
   if (v !== v) return 0x7e00;
-  const sign = v < 0 || Object.is(v, -0) ? 0x8000 : 0;
-  const a = Math.abs(v);
+  // the JSON form prints a float16 as the shortest decimal of its float32: round to that first
+  v = Math.fround(v as number);
+  const sign = (v as number) < 0 || Object.is(v, -0) ? 0x8000 : 0;
+  const a = Math.abs(v as number);
   if (a === Infinity) return sign | 0x7c00;
   if (a === 0) return sign;
   // subnormal
@@ -144,7 +147,7 @@ function nibble(c: number): number {
 
 function badUuid(v: unknown, base: string, name: string, index: number | undefined, sub: string): EncodeError {
   const field = index === undefined ? name + sub : `${name}[${index}]${sub}`;
-  return new EncodeError(base === '' ? field : `${base}.${field}`, `expected a UUID string, got ${JSON.stringify(v) ?? String(v)}`);
+  return new EncodeError(base === '' ? field : `${base}.${field}`, `expected a UUID string, got ${excerpt(v)}`);
 }
 
 /**
@@ -170,25 +173,25 @@ export function writeUuid(b: Uint8Array, p: number, v: unknown, reversed: boolea
 // --- value checks for the encoders (JSON or in-memory input) ---------------
 
 export function obj(v: unknown, path: string): Record<string, unknown> {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new EncodeError(path, `expected an object, got ${JSON.stringify(v) ?? String(v)}`);
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new EncodeError(path, `expected an object, got ${excerpt(v)}`);
   return v as Record<string, unknown>;
 }
 
 export function arr(v: unknown, path: string): unknown[] {
-  if (!Array.isArray(v)) throw new EncodeError(path, `expected an array, got ${JSON.stringify(v) ?? String(v)}`);
+  if (!Array.isArray(v)) throw new EncodeError(path, `expected an array, got ${excerpt(v)}`);
   return v;
 }
 
 /** An integer in [min, max]. */
 export function int(v: unknown, min: number, max: number, path: string): number {
   if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) {
-    throw new EncodeError(path, `expected an integer in ${min}..${max}, got ${JSON.stringify(v) ?? String(v)}`);
+    throw new EncodeError(path, `expected an integer in ${min}..${max}, got ${excerpt(v)}`);
   }
   return v;
 }
 
 export function bool(v: unknown, path: string): boolean {
-  if (typeof v !== 'boolean') throw new EncodeError(path, `expected true or false, got ${JSON.stringify(v) ?? String(v)}`);
+  if (typeof v !== 'boolean') throw new EncodeError(path, `expected true or false, got ${excerpt(v)}`);
   return v;
 }
 
@@ -196,9 +199,11 @@ export function bool(v: unknown, path: string): boolean {
 export function u64(v: unknown, path: string): bigint {
   let b: bigint | undefined;
   if (typeof v === 'bigint') b = v;
-  else if (typeof v === 'string' && /^[0-9]+$/.test(v)) b = BigInt(v);
+  // at most 20 digits: BigInt() of a long digit string is superlinear (a 10-million-digit
+  // steamId64 took the encoder 23 s)
+  else if (typeof v === 'string' && v.length <= 20 && /^[0-9]+$/.test(v)) b = BigInt(v);
   else if (typeof v === 'number' && Number.isSafeInteger(v)) b = BigInt(v);
-  if (b === undefined || b < 0n || b > 0xffffffffffffffffn) throw new EncodeError(path, `expected a u64 (decimal string), got ${JSON.stringify(typeof v === 'bigint' ? String(v) : v)}`);
+  if (b === undefined || b < 0n || b > 0xffffffffffffffffn) throw new EncodeError(path, `expected a u64 (decimal string), got ${excerpt(v)}`);
   return b;
 }
 
@@ -210,5 +215,5 @@ export function bytes(v: unknown, path: string): Uint8Array {
     for (let i = 0; i < out.length; i++) out[i] = parseInt(v.slice(2 * i, 2 * i + 2), 16);
     return out;
   }
-  throw new EncodeError(path, `expected bytes as a hex string, got ${JSON.stringify(v) ?? String(v)}`);
+  throw new EncodeError(path, `expected bytes as a hex string, got ${excerpt(v)}`);
 }

@@ -4,10 +4,14 @@
  * most 63 data bytes) and the delta is strictly shorter than the raw form, then LZ4.
  */
 import { EncodeError } from '../../core/errors.js';
-import { ControllerTable, frameMessage, SubUpdateWriter } from './codec.js';
+import type { Producer } from '../../core/mirror.js';
+import { SubUpdateWriter } from './body-write.js';
+import { ControllerTable } from './controllers.js';
+import { SM_DEFAULT_LIMITS } from './limits.js';
+import { frameMessage } from './message.js';
 import { Out } from './out.js';
 import { int, obj } from './primitives.js';
-import { CT_CHILDSHAPE_BLOCK, CT_CHILDSHAPE_PART, CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, NETOBJ_TYPES, SM_LZ4_CAP, type NetworkUpdate, type Variant } from './types.js';
+import { CT_CHILDSHAPE_BLOCK, CT_CHILDSHAPE_PART, CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, SM_LZ4_CAP, type NetworkUpdate, type Variant } from './types.js';
 
 export interface ProducerOptions {
   /** 0x16 (default) or 0x15 while a client joins. */
@@ -20,48 +24,82 @@ export interface ProducerOptions {
   deltas?: boolean;
 }
 
-export class NetworkUpdateProducer {
+/**
+ * The family's `Producer`: `produce(tick, updates)` gives the messages of one tick.
+ * Every update is checked with the decoder's own rules against the controller types a
+ * client will have tracked (this producer's `controllers`), so nothing is sent that a
+ * client would refuse; a tick that fails leaves the producer as it was.
+ */
+export class NetworkUpdateProducer implements Producer<[number, readonly NetworkUpdate[]]> {
   /**
-   * Controller type of every object this producer created, so that RigidBody and
-   * ChildShape Updates given without a `variant` get the right layout.
+   * Controller type of every object this producer created (as its clients track them),
+   * so that RigidBody and ChildShape Updates given without a `variant` get the right
+   * layout.
    */
   readonly controllers = new ControllerTable();
   private readonly out = new Out(4096);
 
   constructor(readonly options: ProducerOptions = {}) {}
 
-  /** The decompressed bodies (tick + sub-updates) for one tick: one, or several past `maxBody`. */
+  /**
+   * The decompressed bodies (tick + sub-updates) for one tick: one, or several past
+   * `maxBody` bytes or past the decoder's smMaxUpdates sub-updates.
+   */
   bodies(tick: number, updates: readonly NetworkUpdate[]): Uint8Array[] {
     int(tick, 0, 0xffffffff, 'tick');
     const max = this.options.maxBody ?? SM_LZ4_CAP;
+    const maxUpdates = SM_DEFAULT_LIMITS.smMaxUpdates;
     const form = this.options.deltas === false ? 'raw' : 'auto';
     const o = this.out;
     o.pos = 0;
-    const w = new SubUpdateWriter(o);
-    const bodies: Uint8Array[] = [];
     o.u32(tick);
+    const w = new SubUpdateWriter(o, this.controllers);
+    const bodies: Uint8Array[] = [];
     let inBody = 0;
-    for (let i = 0; i < updates.length; i++) {
-      const u = obj(updates[i], `updates[${i}]`);
-      const hint = this.variantOf(u);
-      const start = o.pos;
-      w.write(u, form, undefined, `updates[${i}]`, hint);
-      if (o.pos > max && inBody > 0) {
-        // does not fit: close the body before it, start a new one (the delta base restarts)
-        o.pos = start;
-        bodies.push(o.finish());
-        o.pos = 0;
-        o.u32(tick);
-        w.reset();
-        inBody = 0;
-        w.write(u, form, undefined, `updates[${i}]`, hint);
+    this.controllers.begin();
+    try {
+      for (let i = 0; i < updates.length; i++) {
+        if (inBody === maxUpdates) {
+          this.newBody(w, bodies, tick);
+          inBody = 0;
+        }
+        if (this.writeOne(w, updates, i, form, max, bodies, tick)) inBody = 0;
+        inBody++;
       }
-      if (o.pos > max) throw new EncodeError(`updates[${i}]`, `one update does not fit in a body of ${max} bytes`);
-      inBody++;
-      this.track(u);
+    } catch (e) {
+      this.controllers.rollback();
+      throw e;
     }
+    this.controllers.commit();
     bodies.push(o.finish());
     return bodies;
+  }
+
+  /** Write update i; when it does not fit, start a new body with it (returns true). */
+  private writeOne(w: SubUpdateWriter, updates: readonly NetworkUpdate[], i: number, form: 'raw' | 'auto', max: number, bodies: Uint8Array[], tick: number): boolean {
+    const o = this.out;
+    const u = obj(updates[i], `updates[${i}]`);
+    const hint = this.variantOf(u);
+    const start = o.pos;
+    w.write(u, form, undefined, `updates[${i}]`, hint);
+    let split = false;
+    if (o.pos > max && start > 4) {
+      // does not fit: close the body before it, start a new one (the delta base restarts)
+      o.pos = start;
+      this.newBody(w, bodies, tick);
+      w.write(u, form, undefined, `updates[${i}]`, hint);
+      split = true;
+    }
+    if (o.pos > max) throw new EncodeError(`updates[${i}]`, `one update does not fit in a body of ${max} bytes`);
+    return split;
+  }
+
+  private newBody(w: SubUpdateWriter, bodies: Uint8Array[], tick: number): void {
+    const o = this.out;
+    bodies.push(o.finish());
+    o.pos = 0;
+    o.u32(tick);
+    w.reset();
   }
 
   /** The messages (id byte + LZ4 block) for one tick. */
@@ -80,13 +118,5 @@ export class NetworkUpdateProducer {
     return ct === CT_CHILDSHAPE_BLOCK ? 'block' : ct === CT_CHILDSHAPE_PART ? 'part' : undefined;
   }
 
-  private track(u: Record<string, unknown>): void {
-    if (u.updateType !== 'Create' && u.updateType !== 'Remove') return;
-    const ot = NETOBJ_INDEX[u.netObjType as string];
-    if (ot === undefined || typeof u.id !== 'number') return;
-    if (u.updateType === 'Create' && typeof u.controllerType === 'number') this.controllers.set(ot, u.id, u.controllerType);
-    else if (u.updateType === 'Remove') this.controllers.delete(ot, u.id);
-  }
 }
 
-const NETOBJ_INDEX: Record<string, number> = Object.fromEntries(NETOBJ_TYPES.map((n, i) => [n, i]));

@@ -8,20 +8,20 @@
  * throughput: see `bench/scrapmechanic.bench.ts`.
  */
 import { DecodeError, LimitError, rethrowAt } from '../../core/errors.js';
-import { resolveLimits } from '../../core/limits.js';
-import { checkHeader, ControllerTable, newSub, readUpdate, rebuildDelta, type ControllerTracker, type ScrapDecodeOptions } from './codec.js';
-import { CREATE, isOpaqueType, P, REMOVE, UPDATE, type LayoutCtx } from './layouts.js';
-import { CHECK_WARN, checkData } from './layouts-check.js';
+import { resolveScrapLimits } from './limits.js';
+import { buildUpdate, newSub } from './body-read.js';
+import { ControllerTable } from './controllers.js';
+import type { LayoutCtx } from './layouts.js';
+import { checkUpdate, FLAG_CT, FLAG_WARN } from './layouts-check.js';
+import { rebuildDelta, type ScrapDecodeOptions } from './subupdate.js';
 import { hexOf } from './primitives.js';
-import { CT_CHILDSHAPE_BLOCK, CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, NetObj, NETOBJ_TYPES, type NetObjTypeName, type SubUpdate, type UpdateTypeName } from './types.js';
+import { NETOBJ_TYPES, type NetObjTypeName, type SubUpdate, type UpdateTypeName } from './types.js';
 
 const STRIDE = 2;
 // index fields: where the sub-update starts in the body, and a word of flags and size
 const F_WIRE_START = 0;
 const F_WORD = 1; // bit 0 delta, bit 1 warnings, bit 2 tracked ct known, bits 8..15 tracked ct, bits 16..31 data length
-const FLAG_DELTA = 1;
-const FLAG_WARN = 2;
-const FLAG_CT = 4;
+const FLAG_DELTA = 1; // FLAG_WARN = 2, FLAG_CT = 4 come from checkUpdate
 
 const UT: (UpdateTypeName | undefined)[] = [undefined, 'Create', 'P', 'Update', undefined, 'Remove', undefined, undefined];
 
@@ -36,8 +36,15 @@ export class ScannedBody {
     readonly bytes: Uint8Array,
     /** @internal end of the body in `bytes`. */
     readonly end: number,
-    private readonly strict: boolean,
-  ) {}
+    /** Strict decoding (what the lenient decoder keeps with a warning was an error). */
+    readonly strict: boolean,
+  ) {
+    this.dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.noSpans = { strict, spans: undefined, shift: 0 };
+  }
+
+  private readonly dv: DataView;
+  private reconDv: DataView | undefined;
 
   private reconBuf: Uint8Array | undefined;
   /** Start of each DeltaUpdate's data in `recon` (0 for RawUpdates). */
@@ -129,20 +136,36 @@ export class ScannedBody {
     return (this.index[i * STRIDE + F_WORD]! & FLAG_WARN) !== 0;
   }
 
+  /** Where the reconstruction of delta `i` (its size field) starts in `recon`. */
+  reconStart(i: number): number {
+    return this.dataStart(i) - 2;
+  }
+
+  private readonly noSpans: LayoutCtx;
+
   /** The typed sub-update, exactly as `decodeBody` gives it. */
   update(i: number): SubUpdate {
     if (i < 0 || i >= this.count) throw new RangeError(`update ${i} of ${this.count}`);
+    return this.build(i, this.noSpans);
+  }
+
+  /** @internal Build update `i` with a context (spans). */
+  build(i: number, ctx: LayoutCtx): SubUpdate {
     const word = this.index[i * STRIDE + F_WORD]!;
     const delta = (word & FLAG_DELTA) !== 0;
-    const b = delta ? this.recon : this.bytes;
-    const p = this.dataStart(i);
     const len = word >>> 16;
     const u = newSub(delta ? 'delta' : 'raw', len + 2);
     const ct = word & FLAG_CT ? (word >>> 8) & 255 : undefined;
-    const tracker: ControllerTracker = { get: () => ct, set() {}, delete() {} };
-    const ctx: LayoutCtx = { strict: this.strict, spans: undefined };
-    readUpdate(u, b, new DataView(b.buffer, b.byteOffset, b.byteLength), p, p + len, ctx, tracker);
-    if (delta) u.bitfield = hexOf(this.bytes, this.index[i * STRIDE + F_WIRE_START]!, (len + 8) >>> 3);
+    if (delta) {
+      const p = this.dataStart(i);
+      const recon = this.recon;
+      this.reconDv ??= new DataView(recon.buffer, recon.byteOffset, recon.byteLength);
+      buildUpdate(u, recon, this.reconDv, p, p + len, ctx, ct);
+      u.bitfield = hexOf(this.bytes, this.index[i * STRIDE + F_WIRE_START]!, (len + 8) >>> 3);
+    } else {
+      const p = this.index[i * STRIDE + F_WIRE_START]! + 2;
+      buildUpdate(u, this.bytes, this.dv, p, p + len, ctx, ct);
+    }
     return u;
   }
 
@@ -159,16 +182,43 @@ export class ScannedBody {
  * errors, same controller-type tracking) and index its sub-updates.
  */
 export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts: ScrapDecodeOptions = {}): ScannedBody {
-  const limits = resolveLimits(opts.limits);
+  return (opts.scanner ?? new BodyScanner(256)).scan(buf, start, end, opts);
+}
+
+/**
+ * The scanner's storage: index slices of one Int32Array arena (a view each, no
+ * allocation per body; a new arena when one is full; a ScannedBody keeps its arena
+ * alive) and the scratch for reconstructing deltas. Keep one per session or stream
+ * for speed; scanning is synchronous.
+ */
+export class BodyScanner {
+  private arena: Int32Array;
+  private used = 0;
+  /** Scratch for the reconstruction of a delta (≤ 65 bytes). */
+  private readonly scratch = new Uint8Array(72);
+  private readonly scratchDv = new DataView(this.scratch.buffer);
+
+  /** @param arenaInts initial arena size in ints (two per sub-update). */
+  constructor(private readonly arenaInts = 1 << 14) {
+    this.arena = new Int32Array(arenaInts);
+  }
+
+  /** Validate and index `buf[start..end)` (see `scanBodyRange`). */
+  scan(buf: Uint8Array, start: number, end: number, opts: ScrapDecodeOptions, out?: SubUpdate[]): ScannedBody {
+    // `out`: also build each typed update as soon as it is validated (decodeBody's
+    // fused pass: the delta is built from the scratch before the next one overwrites it)
+    const dv = out === undefined ? undefined : new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+    const ctx: LayoutCtx = { strict: opts.strict === true, spans: undefined, shift: 0 };
+  const limits = resolveScrapLimits(opts.limits);
   const tracker = opts.tracker ?? new ControllerTable();
   const strict = opts.strict === true;
   if (end - start < 4) throw new DecodeError(start, 'tick', 'a be u32 tick (TRUNCATED)', `${end - start} bytes`);
   const tick = ((buf[start]! << 24) | (buf[start + 1]! << 16) | (buf[start + 2]! << 8) | buf[start + 3]!) >>> 0;
   const maxUpdates = limits.smMaxUpdates;
   // the index is written straight into the shared arena after what earlier scans took
-  let index = ARENA;
-  let ibase = arenaUsed;
-  const scratch = SCRATCH;
+  let index = this.arena;
+  let ibase = this.used;
+  const scratch = this.scratch;
   let pos = start + 4;
   let prevAt = -1; // start of the previous raw update (size field) in buf
   let prevSize = 0;
@@ -185,9 +235,9 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
       let o = ibase + i * STRIDE;
       if (o + STRIDE > index.length) {
         // a fresh arena, with room for twice what this body has needed so far
-        const next = new Int32Array(Math.max(ARENA_INTS, (i + 1) * STRIDE * 2));
+        const next = new Int32Array(Math.max(this.arenaInts, (i + 1) * STRIDE * 2));
         for (let j = 0; j < i * STRIDE; j++) next[j] = index[ibase + j]!;
-        index = ARENA = next;
+        index = this.arena = next;
         ibase = 0;
         o = i * STRIDE;
       }
@@ -197,7 +247,9 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
         if (end - pos < 2) throw new DecodeError(pos, 'size', 'a be u16 size (RAW_SIZE_INVALID)', `${end - pos} byte left`);
         const size = (buf[pos]! << 8) | buf[pos + 1]!;
         if (size < 2 || size > end - pos) throw new DecodeError(pos, 'size', `a size in 2..${end - pos} (RAW_SIZE_INVALID)`, String(size));
-        index[o + F_WORD] = check(buf, pos + 2, pos + size, tracker, strict) | ((size - 2) << 16);
+        const word = checkUpdate(buf, pos + 2, pos + size, tracker, strict) | ((size - 2) << 16);
+        index[o + F_WORD] = word;
+        if (out !== undefined) out.push(buildFrom(buf, dv!, pos + 2, word, ctx, 'raw'));
         prevAt = pos;
         prevSize = size;
         prevInScratch = false;
@@ -207,9 +259,14 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
         if (!prevInScratch) for (let j = 0; j < prevSize; j++) scratch[j] = buf[prevAt + j]!;
         const q = rebuildDelta(buf, pos, end, prevSize, scratch);
         phase = 2;
-        const flags = check(scratch, 2, prevSize, tracker, strict);
+        const flags = checkUpdate(scratch, 2, prevSize, tracker, strict);
         phase = 1;
         index[o + F_WORD] = flags | FLAG_DELTA | ((prevSize - 2) << 16);
+        if (out !== undefined) {
+          const u = buildFrom(scratch, this.scratchDv, 2, index[o + F_WORD]!, ctx, 'delta');
+          u.bitfield = hexOf(buf, pos, (prevSize + 6) >>> 3);
+          out.push(u);
+        }
         prevInScratch = true;
         pos = q;
       }
@@ -226,76 +283,18 @@ export function scanBodyRange(buf: Uint8Array, start: number, end: number, opts:
     throw rethrowAt(e, `updates[${i}]`, at);
   }
   const used = i * STRIDE;
-  arenaUsed = ibase + used;
+  this.used = ibase + used;
   return new ScannedBody(tick, i, index.subarray(ibase, ibase + used), buf, end, strict);
+  }
 }
 
-/**
- * Index storage: scans take consecutive slices of one shared Int32Array (a view each,
- * no allocation per body) and a new arena is made when one is full. A ScannedBody keeps
- * its arena alive (at most ARENA_INTS * 4 bytes, or twice its own index when larger).
- */
-const ARENA_INTS = 1 << 14;
-let ARENA = new Int32Array(ARENA_INTS);
-let arenaUsed = 0;
 
-/** Scratch for the reconstruction of a delta (≤ 65 bytes); scanning is synchronous. */
-const SCRATCH = new Uint8Array(72);
-
-/**
- * Data lengths that `checkData` accepts without a warning and without looking at a
- * single data byte, by `(updateType << 5) | netObjType`: a length ≥ 0 is the only
- * such length, ANY_LEN means any length (undocumented types are kept opaque), SLOW
- * means it depends on the controller type or the bytes. `check` skips `checkData`
- * when the table settles it; everything else goes through `checkData`, so the
- * result is the same either way (the fuzz suite compares scanBody with decodeBody).
- */
-const SLOW = -1;
-const ANY_LEN = -2;
-const FIXED_LEN = /* @__PURE__ */ (() => {
-  const t = new Int8Array(256).fill(SLOW);
-  for (let ot = 0; ot < 32; ot++) {
-    if (isOpaqueType(ot)) {
-      for (let ut = 0; ut < 8; ut++) t[(ut << 5) | ot] = ANY_LEN;
-      continue;
-    }
-    t[(REMOVE << 5) | ot] = 0;
-    t[(P << 5) | ot] = 0;
-  }
-  const create: [number, number][] = [[NetObj.ChildShape, 0], [NetObj.Joint, 0], [NetObj.Harvestable, 36], [NetObj.Character, 46], [NetObj.Lift, 26], [NetObj.Tool, 16]];
-  for (const [ot, len] of create) t[(CREATE << 5) | ot] = len;
-  t[(UPDATE << 5) | NetObj.Lift] = 4;
-  t[(UPDATE << 5) | NetObj.Tool] = 4;
-  return t;
-})();
-
-/** Header, layout and tracking of one update at `b[p..end)`; returns index flags. */
-function check(b: Uint8Array, p: number, end: number, tracker: ControllerTracker, strict: boolean): number {
-  const h = checkHeader(b, p, end);
-  const ut = h >>> 5;
-  const ot = h & 31;
-  const fixed = FIXED_LEN[h]!;
-  if (ut === CREATE) {
-    const ct = b[p + 1]!;
-    const len = end - p - 6;
-    let flags = 0;
-    if (!(fixed === len || fixed === ANY_LEN) && checkData(ut, ot, ct, b, p + 6, end, strict) & CHECK_WARN) flags = FLAG_WARN;
-    tracker.set(ot, ((b[p + 2]! << 24) | (b[p + 3]! << 16) | (b[p + 4]! << 8) | b[p + 5]!) >>> 0, ct);
-    return flags;
-  }
-  const id = ((b[p + 1]! << 24) | (b[p + 2]! << 16) | (b[p + 3]! << 8) | b[p + 4]!) >>> 0;
-  const ct = tracker.get(ot, id);
-  let flags = ct !== undefined ? FLAG_CT | (ct << 8) : 0;
-  const len = end - p - 5;
-  if (fixed === len || fixed === ANY_LEN) {
-    // settled by the table
-  } else if (ut === UPDATE && ot === NetObj.RigidBody && ((ct === CT_RIGIDBODY_DYNAMIC && len === 2) || (ct === CT_RIGIDBODY_STATIC && len === 5))) {
-    // the tracked variant's length: pickVariant agrees, and the fields are plain bytes
-  } else if (ut === UPDATE && ot === NetObj.ChildShape && ct === CT_CHILDSHAPE_BLOCK && len === 22) {
-    // likewise (the block variant has no bit-level fields)
-  } else if (checkData(ut, ot, ct, b, p + 5, end, strict) & CHECK_WARN) flags |= FLAG_WARN;
-  if (ut === REMOVE) tracker.delete(ot, id);
-  return flags;
+/** Build the update whose data starts at `b[p]` from its index word (validated). */
+function buildFrom(b: Uint8Array, dv: DataView, p: number, word: number, ctx: LayoutCtx, form: 'raw' | 'delta'): SubUpdate {
+  const len = word >>> 16;
+  const u = newSub(form, len + 2);
+  buildUpdate(u, b, dv, p, p + len, ctx, word & FLAG_CT ? (word >>> 8) & 255 : undefined);
+  return u;
 }
 
 /** Validate and index a decompressed 0x15/0x16 body. */
