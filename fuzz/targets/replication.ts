@@ -1,0 +1,27 @@
+/** The replication engine's client and server receivers, fed packets and acks from a fuzzed stream. */
+import { ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
+import { DEFS, World } from '../../test/replication/world.js';
+import { bound, expectTotal, joinMessages, splitMessages } from '../common.js';
+
+export function seeds(): Uint8Array[] {
+  const server = new ReplicationServer({ entities: DEFS, delivery: 'reliable' });
+  const world = new World(server, 7, ['p1']);
+  server.addClient('a', { owner: 'p1' });
+  const out: Uint8Array[] = [];
+  for (let i = 0; i < 8; i++) {
+    world.step();
+    out.push(server.packetFor('a'));
+  }
+  return [joinMessages(out)];
+}
+
+export function fuzz(data: Uint8Array): void {
+  const client = new ReplicationClient({ entities: DEFS });
+  const server = new ReplicationServer({ entities: DEFS, delivery: 'acked' });
+  server.addClient('x');
+  for (const m of splitMessages(data)) {
+    expectTotal(() => void client.receive(m));
+    expectTotal(() => void server.receive('x', m));
+  }
+  bound('client entities', client.entities.size, 100_000);
+}
