@@ -158,7 +158,7 @@ function sameLeaf(x: unknown, y: unknown): boolean {
   if (JSON.stringify(x) === JSON.stringify(y)) return true;
   const nx = num(x);
   const ny = num(y);
-  if (nx !== undefined && ny !== undefined && (Object.is(Math.fround(nx), ny) || Object.is(nx, ny))) return true;
+  if (nx !== undefined && ny !== undefined && (Object.is(Math.fround(nx), Math.fround(ny)) || Object.is(nx, ny))) return true;
   if (typeof x === 'string' && typeof y === 'string' && x.replace(/-/g, '').toLowerCase() === y.replace(/-/g, '').toLowerCase()) return true;
   if (typeof y === 'string' && /^[0-9]+$/.test(y) && (typeof x === 'number' || typeof x === 'string') && /^[0-9]+$/.test(String(x))) return BigInt(String(x)) === BigInt(y);
   return false;
