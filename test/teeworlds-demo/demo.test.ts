@@ -123,11 +123,11 @@ test('teeworlds demo: write and read back (versions 3 to 6, inline and full tick
     const w = new DemoWriter({ codec, version, mapName: 'test', map, keyframeTicks: 200, markers: [5, 90] });
     const written: { tick: number; snap: Snapshot }[] = [];
     let tick = 10;
-    let items = [{ type: 9, id: 0, data: Array.from({ length: 22 }, (_, i) => i) }];
+    let items = [{ type: 100, id: 0, data: Array.from({ length: 22 }, (_, i) => i) }];
     for (let k = 0; k < 60; k++) {
       tick += 1 + Math.floor(r() * (k % 7 === 0 ? 100 : 20));
       items = items.map((it) => ({ ...it, data: it.data.map((v) => (r() < 0.2 ? v + Math.floor(r() * 5) : v)) }));
-      if (r() < 0.3) items.push({ type: 9, id: items.length, data: Array.from({ length: 22 }, () => Math.floor(r() * 1e6)) });
+      if (r() < 0.3) items.push({ type: 100, id: items.length, data: Array.from({ length: 22 }, () => Math.floor(r() * 1e6)) });
       const snap = Snapshot.fromItems(items);
       w.snapshot(tick, snap);
       written.push({ tick, snap });
