@@ -117,8 +117,8 @@ class DemoEncoder implements StreamEncoder {
       if (!isObj(r) || r.record === 'demo') return;
       const path = `[${i}]`;
       if (r.record === 'message') {
-        if (typeof r.hex !== 'string' || typeof r.tick !== 'number') throw new EncodeError(path, 'a message record needs "tick" and "hex"');
-        w.message(r.tick, fromHex(r.hex));
+        if (typeof r.hex !== 'string') throw new EncodeError(path, 'a message record needs "hex"');
+        w.message(fromHex(r.hex));
         return;
       }
       if (r.items === undefined) return;

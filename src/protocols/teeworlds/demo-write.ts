@@ -35,6 +35,13 @@ export interface DemoWriterOptions {
   keyframeTicks?: number;
   /** Timeline marker ticks (at most 64). */
   markers?: number[];
+  /**
+   * Write the tick marker of a snapshot even when its delta is empty (and so not
+   * written). Teeworlds 0.7.5's recorder does; DDNet's does not. Default: true for 0.7.
+   */
+  markEmptyTicks?: boolean;
+  /** The whole 260-byte marker block as read (unused slots included), instead of `markers`. */
+  markersRaw?: Uint8Array;
 }
 
 function putString(out: Uint8Array, at: number, n: number, s: string, field: string): void {
@@ -106,17 +113,18 @@ export class DemoWriter {
       this.lastKeyframe = tick;
     } else {
       const delta = createDelta(this.last, snap, this.sizes);
-      if (delta !== null && delta.length > 0) {
-        this.tickMarker(tick, false);
-        this.data(CHUNKTYPE_DELTA, delta);
-      }
+      const nonEmpty = delta !== null && delta.length > 0;
+      if (nonEmpty || (this.opts.markEmptyTicks ?? this.opts.codec === '0.7')) this.tickMarker(tick, false);
+      if (nonEmpty) this.data(CHUNKTYPE_DELTA, delta);
     }
     this.last = snap;
   }
 
-  /** Record a packed game or system message at a tick. */
-  message(tick: number, data: Uint8Array): void {
-    if (tick !== this.lastTickMarker) this.tickMarker(tick, false);
+  /**
+   * Record a packed game or system message. Like the games' recorder it writes
+   * no tick marker: the message belongs to the tick of the last snapshot.
+   */
+  message(data: Uint8Array): void {
     const padded = new Uint8Array((data.length + 3) & ~3);
     padded.set(data);
     this.data(CHUNKTYPE_MESSAGE, new Int32Array(padded.buffer));
@@ -139,7 +147,10 @@ export class DemoWriter {
     putBe32(head, 152, this.firstTick < 0 ? 0 : Math.floor((this.lastTickMarker - this.firstTick) / 50));
     putString(head, 156, 20, o.timestamp ?? '1970-01-01_00-00-00', 'timestamp');
     const parts: Uint8Array[] = [head];
-    if (this.version >= 4) {
+    if (this.version >= 4 && o.markersRaw !== undefined) {
+      if (o.markersRaw.length !== 4 + 4 * DEMO_MAX_MARKERS) throw new EncodeError('markersRaw', `${4 + 4 * DEMO_MAX_MARKERS} bytes`);
+      parts.push(o.markersRaw);
+    } else if (this.version >= 4) {
       const m = new Uint8Array(4 + 4 * DEMO_MAX_MARKERS);
       putBe32(m, 0, markers.length);
       markers.forEach((t, i) => putBe32(m, 4 + 4 * i, t));

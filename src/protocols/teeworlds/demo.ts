@@ -62,6 +62,8 @@ export interface DemoInfo {
   header: DemoHeader;
   /** Timeline marker ticks (version >= 4). */
   markers: number[];
+  /** The 260-byte marker block as stored (version >= 4; unused slots may hold anything). */
+  markersRaw?: Uint8Array;
   /** DDNet: the extension UUID and the map's SHA-256, when stored. */
   sha256Extension?: Uint8Array;
   mapSha256?: Uint8Array;
@@ -150,6 +152,7 @@ export function readDemoInfo(b: Uint8Array, opts: DemoOptions = {}): DemoInfo {
     p += 4 + 4 * DEMO_MAX_MARKERS;
   }
   const info: DemoInfo = { header, markers, map: new Uint8Array(0), mapCrcOk: undefined, chunksOffset: 0, codec: '0.6', varint: 'vanilla' };
+  if (header.version >= 4) info.markersRaw = b.slice(DEMO_HEADER_SIZE, p);
   if (header.version >= 6 && p + 48 <= b.length) {
     let ext = true;
     for (let i = 0; i < 16; i++) if (b[p + i] !== DEMO_SHA256_EXTENSION[i]) ext = false;
