@@ -4,7 +4,7 @@
  * The adapter's sample carries this schema as JSON text in its options, so the
  * inspector page (which has no file system) can decode it.
  */
-import { t, defineEntity, schemaToJson } from '../replication/schema.js';
+import { t, defineEntity, schemaToJson } from '../replication/index.js';
 
 export const DemoShip = defineEntity('Ship', {
   x: t.f32(),

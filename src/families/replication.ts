@@ -8,18 +8,13 @@
  * with the engine's own field codec, to record where every value lives. Bit
  * positions become byte spans (a span covers every byte its bits touch).
  */
-import { readFileSync } from 'node:fs';
 import { ByteReader } from '../core/reader.js';
 import { DecodeError, EncodeError } from '../core/errors.js';
 import { toJsonValue } from '../core/json.js';
 import { SpanSink } from '../core/spans.js';
-import { BitIn, BitOut, bitLength, readGamma, writeGamma } from '../replication/bits.js';
-import { readField, writeBody } from '../replication/codec.js';
-import { schemaFromJson, defaultRaw, type AnyEntityDef, type Field } from '../replication/schema.js';
-import { FloatBits, fromRaw, toRaw } from '../replication/values.js';
-import { ReplicationClient, type ReceiveResult, type ReplicatedEntity } from '../replication/client.js';
-import { STATE_MAGIC, hex32 } from '../replication/wire.js';
 import { ByteWriter } from '../core/writer.js';
+import { schemaFromJson, ReplicationClient, STATE_MAGIC, type AnyEntityDef, type Field, type ReceiveResult, type ReplicatedEntity } from '../replication/index.js';
+import { BitIn, BitOut, bitLength, defaultRaw, FloatBits, fromRaw, hex32, readField, readGamma, toRaw, writeBody, writeGamma } from '../replication/tools/index.js';
 import { DEMO_SCHEMA_JSON } from './replication-demo.js';
 import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues } from './types.js';
 
@@ -30,7 +25,11 @@ export function schemaOption(opts: OptionValues): AnyEntityDef[] {
   let text = v;
   if (!v.trimStart().startsWith('{')) {
     try {
-      text = readFileSync(v, 'utf8');
+      // Node only (the page passes the JSON text): no static node:fs import below cli/ and web/
+      const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+      const fs = proc?.getBuiltinModule?.('node:fs') as { readFileSync(p: string, enc: 'utf8'): string } | undefined;
+      if (fs === undefined) throw new Error('no file system here: pass the schema JSON text itself');
+      text = fs.readFileSync(v, 'utf8');
     } catch (e) {
       throw new EncodeError('schema', `cannot read the schema file ${v}: ${(e as Error).message}`);
     }
