@@ -143,3 +143,36 @@ test('replication: CLI decode --schema --stream prints one record per packet; en
   assert.equal(await run(['encode', 'replication', '--schema', SCHEMA_FILE, '--stream', '--hex'], b.io), 0, b.err.join(''));
   assert.deepEqual(b.text().trim().split('\n'), packets.map((p) => toHex(p)));
 });
+
+test('replication: mutated packets give records or a DecodeError, and an error leaves the state as it was (3,000 cases)', async () => {
+  const fc = (await import('fast-check')).default;
+  let errors = 0;
+  let decoded = 0;
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 29 }),
+      fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }),
+      fc.nat(),
+      (k, flips, cut) => {
+        const dec = replication.createDecoder({ schema: schemaText });
+        for (const p of packets.slice(0, k)) dec.decode(p);
+        const before = JSON.stringify(dec.state!().rows.map((r) => [r.id, r.type, r.fields]));
+        const bad = packets[k]!.slice(0, 5 + (cut % (packets[k]!.length - 4)));
+        for (const [at, v] of flips) if (at % bad.length >= 5) bad[at % bad.length] = v; // keep magic and schema hash
+        try {
+          const sink = new SpanSink();
+          const m = dec.decode(bad, sink);
+          decoded++;
+          for (const s of sink.spans) assert.ok(s.start >= 0 && s.end <= bad.length);
+          assert.ok(m.records.length === 1);
+        } catch (e) {
+          assert.ok(e instanceof DecodeError, String(e));
+          errors++;
+          assert.equal(JSON.stringify(dec.state!().rows.map((r) => [r.id, r.type, r.fields])), before);
+        }
+      },
+    ),
+    { numRuns: 3000, seed: 1313 },
+  );
+  assert.ok(errors > 500 && decoded > 50, `${errors} errors, ${decoded} decoded`);
+});
