@@ -9,14 +9,13 @@
  * The server uses `ws`; the client (`mirrorOver`) is written against the
  * WebSocket interface every browser has, so the same function runs in a page
  * with `mirrorOver(WebSocket, 'ws://127.0.0.1:18420/')`; here it runs with the
- * `ws` package's WebSocket. Everything binds to 127.0.0.1. `demo` ends by
+ * `ws` package's WebSocket. `mirrorOver` lives in
+ * examples/websocket-client.ts, which imports nothing from Node (a page can bundle it). Everything binds to 127.0.0.1. `demo` ends by
  * printing `RESULT {json}` (the tests start it in a loopback-only network namespace).
  */
 import { WebSocket as NodeWebSocket, WebSocketServer } from 'ws';
-import { t, defineEntity, ReplicationClient, ReplicationServer } from '../src/replication/index.js';
-
-export const Ship = defineEntity('Ship', { x: t.f32(), y: t.f32(), hp: t.u8(), name: t.string(16), heading: t.quantized(0, 360, 0.5) });
-export const entities = [Ship] as const;
+import { ReplicationServer } from '../src/replication/index.js';
+import { Ship, entities, mirrorOver, type WebSocketCtor } from './websocket-client.js';
 
 /** Skip a client's packet this tick when this much is still queued (a slow client; reliable delivery catches up next tick). */
 const MAX_BUFFERED = 256 * 1024;
@@ -73,35 +72,6 @@ export function wsServer(port: number, opts: { ships?: number; tickMs?: number }
         wss.close(() => resolve());
       }),
   };
-}
-
-/** What `mirrorOver` needs of a WebSocket: the browser's own, or `ws`'s. */
-interface WebSocketLike {
-  binaryType: string;
-  onmessage: ((ev: { data: unknown }) => void) | null;
-  onopen: (() => void) | null;
-  close(): void;
-}
-type WebSocketCtor = new (url: string) => WebSocketLike;
-
-/** A client mirroring the server's world over a WebSocket (browser or Node). */
-export function mirrorOver(WS: WebSocketCtor, url: string, onPacket?: (c: ReplicationClient<typeof entities>) => void) {
-  const client = new ReplicationClient({ entities });
-  const ws = new WS(url);
-  ws.binaryType = 'arraybuffer';
-  const open = new Promise<void>((resolve) => (ws.onopen = () => resolve()));
-  let errors = 0;
-  ws.onmessage = (ev) => {
-    try {
-      client.receive(new Uint8Array(ev.data as ArrayBuffer));
-    } catch (e) {
-      errors++;
-      console.error(`bad packet: ${(e as Error).message}`);
-      return;
-    }
-    onPacket?.(client);
-  };
-  return { client, open, errors: () => errors, stop: () => ws.close() };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -44,3 +44,12 @@ test('WebSocket example: both clients mirror the server world exactly, the late 
     assert.equal(c.equal, res.serverEntities);
   }
 });
+
+test('WebSocket example: the client half bundles for a browser (no Node built-in, no ws)', async () => {
+  const esbuild = await import('esbuild');
+  const r = await esbuild.build({ entryPoints: [`${ROOT}examples/websocket-client.ts`], bundle: true, platform: 'browser', format: 'esm', write: false, logLevel: 'silent', metafile: true });
+  const inputs = Object.keys(r.metafile.inputs);
+  assert.ok(inputs.some((i) => i.endsWith('src/replication/client.ts')));
+  assert.deepEqual(inputs.filter((i) => /node_modules\/ws|^node:/.test(i)), []);
+  assert.match(r.outputFiles[0]!.text, /binaryType/);
+});
