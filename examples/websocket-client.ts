@@ -36,4 +36,3 @@ export function mirrorOver(WS: WebSocketCtor, url: string, onPacket?: (c: Replic
   };
   return { client, open, errors: () => errors, stop: () => ws.close() };
 }
-

@@ -21,7 +21,8 @@ export function demoPackets(): Uint8Array[] {
   let player = 0;
   for (let t = 1; t <= 30; t++) {
     if (t === 1) {
-      for (let i = 0; i < 3; i++) ships.push(server.spawn(DemoShip, { x: i * 10.5, y: -i, heading: i * 45, mass: 1000.125 + i, hp: 100, name: `ship${i}`, cargo: [i, i + 1] }));
+      for (let i = 0; i < 3; i++)
+        ships.push(server.spawn(DemoShip, { x: i * 10.5, y: -i, heading: i * 45, mass: 1000.125 + i, hp: 100, name: `ship${i}`, cargo: [i, i + 1] }));
       for (let i = 0; i < 2; i++) rocks.push(server.spawn(DemoRock, { x: 50 + i, y: 50, size: 3 + i, score: 2 ** 40 + i, tag: Uint8Array.of(0xab, i) }));
     }
     if (t === 2) player = server.spawn(DemoPlayer, { name: 'Ada', ship: ships[0]!, kills: 0, ping: 35, ready: true });
@@ -48,7 +49,12 @@ export function demoPackets(): Uint8Array[] {
 }
 
 if (process.argv[1]?.endsWith('replication-make-sample.ts')) {
-  writeFileSync('samples/replication/demo.hex', demoPackets().map((p) => toHex(p)).join('\n') + '\n');
+  writeFileSync(
+    'samples/replication/demo.hex',
+    demoPackets()
+      .map((p) => toHex(p))
+      .join('\n') + '\n',
+  );
   writeFileSync('samples/replication/demo.schema.json', JSON.stringify(DEMO_SCHEMA_JSON, null, 2) + '\n');
   console.log('wrote samples/replication/demo.hex and demo.schema.json');
 }

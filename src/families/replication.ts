@@ -13,15 +13,37 @@ import { DecodeError, EncodeError } from '../core/errors.js';
 import { toJsonValue } from '../core/json.js';
 import { SpanSink } from '../core/spans.js';
 import { ByteWriter } from '../core/writer.js';
-import { schemaFromJson, ReplicationClient, STATE_MAGIC, type AnyEntityDef, type Field, type ReceiveResult, type ReplicatedEntity } from '../replication/index.js';
-import { BitIn, BitOut, bitLength, defaultRaw, FloatBits, fromRaw, hex32, readField, readGamma, toRaw, writeBody, writeGamma } from '../replication/tools/index.js';
+import {
+  schemaFromJson,
+  ReplicationClient,
+  STATE_MAGIC,
+  type AnyEntityDef,
+  type Field,
+  type ReceiveResult,
+  type ReplicatedEntity,
+} from '../replication/index.js';
+import {
+  BitIn,
+  BitOut,
+  bitLength,
+  defaultRaw,
+  FloatBits,
+  fromRaw,
+  hex32,
+  readField,
+  readGamma,
+  toRaw,
+  writeBody,
+  writeGamma,
+} from '../replication/tools/index.js';
 import { DEMO_SCHEMA_JSON } from './replication-demo.js';
 import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues } from './types.js';
 
 /** The schema from the `schema` option: JSON text itself, or the path of a JSON file (Node only). */
 export function schemaOption(opts: OptionValues): AnyEntityDef[] {
   const v = opts.schema;
-  if (typeof v !== 'string' || v === '') throw new EncodeError('schema', 'the replication family needs --schema FILE (a JSON file written by schemaToJson(defs))');
+  if (typeof v !== 'string' || v === '')
+    throw new EncodeError('schema', 'the replication family needs --schema FILE (a JSON file written by schemaToJson(defs))');
   let text = v;
   if (!v.trimStart().startsWith('{')) {
     try {
@@ -67,7 +89,15 @@ interface ParsedRecord {
 }
 
 /** Walk the records of a packet, recording spans (bits → bytes); same reading as ReplicationClient.parse. */
-function parseRecords(inp: BitIn, count: number, base: number | null, defs: readonly AnyEntityDef[], held: Held, fb: FloatBits, sink: SpanSink): ParsedRecord[] {
+function parseRecords(
+  inp: BitIn,
+  count: number,
+  base: number | null,
+  defs: readonly AnyEntityDef[],
+  held: Held,
+  fb: FloatBits,
+  sink: SpanSink,
+): ParsedRecord[] {
   const typeBits = bitLength(defs.length - 1);
   const byteStart = (bit: number): number => inp.base + (bit >>> 3);
   const byteEnd = (bit: number): number => inp.base + ((bit + 7) >>> 3);
@@ -86,13 +116,15 @@ function parseRecords(inp: BitIn, count: number, base: number | null, defs: read
     const o0 = inp.pos;
     let def: AnyEntityDef;
     let baseRaw: readonly unknown[];
-    if (inp.bit(`records[${i}].op`) === 0) {
+    // op: 0 update, 10 creation, 11 despawn (bits in reading order)
+    const op = inp.bit(`records[${i}].op`) === 0 ? 0 : 1 + inp.bit(`records[${i}].op`);
+    if (op === 0) {
       if (h === null) inp.fail(`records[${i}].op`, `an entity held at the baseline for an update (id ${id})`, 'none');
       json.op = 'update';
       span('op', o0, 'bits');
       def = h.def;
       baseRaw = h.raw;
-    } else if (inp.bit(`records[${i}].op`) === 0) {
+    } else if (op === 1) {
       if (h !== null) inp.fail(`records[${i}].op`, `no entity held at the baseline for a creation (id ${id})`, 'one');
       json.op = 'create';
       span('op', o0, 'bits');
@@ -226,7 +258,8 @@ function createDecoder(opts: OptionValues) {
         inner.add('count', c, r.pos, 'varint');
         rec.deferred = deferred;
         rec.count = count;
-        if (count > (r.end - r.pos) * 4) throw new DecodeError(r.pos, 'count', `at most ${(r.end - r.pos) * 4} records in ${r.end - r.pos} bytes`, String(count));
+        if (count > (r.end - r.pos) * 4)
+          throw new DecodeError(r.pos, 'count', `at most ${(r.end - r.pos) * 4} records in ${r.end - r.pos} bytes`, String(count));
         parsed = parseRecords(new BitIn(bytes, r.pos, r.end), count, base, defs, held, fb, inner);
       } catch (e) {
         if (!(e instanceof DecodeError)) throw e;
@@ -267,7 +300,8 @@ function createEncoder(opts: OptionValues) {
       if (typeof j !== 'object' || j === null) throw new EncodeError('', 'expected a JSON object (a record printed by `decode replication`)');
       const num = (k: string): number => {
         const v = j[k];
-        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new EncodeError(k, `expected an unsigned 32-bit integer, got ${JSON.stringify(v)}`);
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffffffff)
+          throw new EncodeError(k, `expected an unsigned 32-bit integer, got ${JSON.stringify(v)}`);
         return v;
       };
       const tick = num('tick');
@@ -284,7 +318,8 @@ function createEncoder(opts: OptionValues) {
       recs.forEach((r0, i) => {
         const r = r0 as { id?: unknown; op?: unknown; type?: unknown; fields?: Record<string, unknown> };
         const at = `records[${i}]`;
-        if (typeof r.id !== 'number' || !Number.isInteger(r.id) || r.id <= prev || r.id > 0xffffffff) throw new EncodeError(`${at}.id`, 'expected ids in increasing order, below 2^32');
+        if (typeof r.id !== 'number' || !Number.isInteger(r.id) || r.id <= prev || r.id > 0xffffffff)
+          throw new EncodeError(`${at}.id`, 'expected ids in increasing order, below 2^32');
         writeGamma(bits, r.id - prev);
         prev = r.id;
         const h = held(r.id, base);

@@ -21,7 +21,10 @@ const schemaText = JSON.stringify(DEMO_SCHEMA_JSON);
 test('replication: registered, and the bundled sample is what the script makes', () => {
   assert.equal(findFamily('replication'), replication);
   assert.deepEqual(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')), DEMO_SCHEMA_JSON);
-  assert.deepEqual(demoPackets().map((p) => toHex(p)), packets.map((p) => toHex(p)));
+  assert.deepEqual(
+    demoPackets().map((p) => toHex(p)),
+    packets.map((p) => toHex(p)),
+  );
   assert.equal(packets.length, 30);
   assert.equal(replication.samples[0]!.options!.schema, schemaText);
 });
@@ -37,8 +40,14 @@ test('replication: decode gives records and a state table; every field type appe
     assert.equal(rec.tick, i + 1);
     const st = dec.state!();
     const created = st.rows.filter((r) => r.created).map((r) => Number(r.id));
-    assert.deepEqual(created, rec.records.filter((r) => r.op === 'create').map((r) => r.id));
-    assert.deepEqual(st.removed.map(Number), rec.records.filter((r) => r.op === 'despawn').map((r) => r.id));
+    assert.deepEqual(
+      created,
+      rec.records.filter((r) => r.op === 'create').map((r) => r.id),
+    );
+    assert.deepEqual(
+      st.removed.map(Number),
+      rec.records.filter((r) => r.op === 'despawn').map((r) => r.id),
+    );
     creates += created.length;
     despawns += st.removed.length;
     assert.equal(m.entities!.length, rec.records.length);
@@ -61,7 +70,15 @@ test('replication: decode gives records and a state table; every field type appe
   assert.equal(creates, 7);
   assert.equal(despawns, 3);
   const st = dec.state!();
-  assert.deepEqual(st.rows.map((r) => [r.id, r.type]), [['1', 'Ship'], ['3', 'Ship'], ['6', 'Player'], ['7', 'Ship']]);
+  assert.deepEqual(
+    st.rows.map((r) => [r.id, r.type]),
+    [
+      ['1', 'Ship'],
+      ['3', 'Ship'],
+      ['6', 'Player'],
+      ['7', 'Ship'],
+    ],
+  );
   assert.equal(st.rows[2]!.fields.name, 'Ada Lovelace');
   assert.equal(st.rows[2]!.fields.ship, 7);
   assert.equal(st.rows[3]!.fields.name, 'late');
@@ -108,8 +125,12 @@ test('replication: acked delivery with a lagging baseline decodes like a plain c
     const cov = spanCoverage(m.records, sink.spans, ALLOWED_GAPS.replication);
     assert.deepEqual([cov.unlinked, cov.orphans], [[], []]);
     const rows = dec.state!().rows;
-    assert.deepEqual(rows.map((x) => Number(x.id)), [...plain.entities.keys()].sort((a, b) => a - b));
-    for (const row of rows) assert.deepEqual(row.fields, { ...plain.entities.get(Number(row.id))!.values, x: Math.fround(plain.entities.get(Number(row.id))!.values.x as number) });
+    assert.deepEqual(
+      rows.map((x) => Number(x.id)),
+      [...plain.entities.keys()].sort((a, b) => a - b),
+    );
+    for (const row of rows)
+      assert.deepEqual(row.fields, { ...plain.entities.get(Number(row.id))!.values, x: Math.fround(plain.entities.get(Number(row.id))!.values.x as number) });
     if (tick % 4 === 0) server.receive('c', plain.ack()); // acks only now and then: baselines lag
   }
   assert.ok(lagging > 10, `${lagging} packets against an older baseline`);
@@ -124,9 +145,15 @@ test('replication: corrupt bytes and another schema are DecodeErrors that leave 
   bad[bad.length - 1] = bad[bad.length - 1]! ^ 0xff;
   assert.throws(() => dec.decode(bad), DecodeError);
   assert.throws(() => dec.decode(packets[5]!.slice(0, 9)), DecodeError);
-  assert.equal(JSON.stringify(dec.state!().rows.map((r) => ({ ...r, changed: [], created: undefined }))), JSON.stringify(JSON.parse(before).map((r: object) => ({ ...r, changed: [], created: undefined }))));
+  assert.equal(
+    JSON.stringify(dec.state!().rows.map((r) => ({ ...r, changed: [], created: undefined }))),
+    JSON.stringify(JSON.parse(before).map((r: object) => ({ ...r, changed: [], created: undefined }))),
+  );
   const other = replication.createDecoder({ schema: JSON.stringify(schemaToJson([DemoShip])) });
-  assert.throws(() => other.decode(packets[0]!), (e: unknown) => e instanceof DecodeError && /schemaHash/.test(e.message));
+  assert.throws(
+    () => other.decode(packets[0]!),
+    (e: unknown) => e instanceof DecodeError && /schemaHash/.test(e.message),
+  );
   assert.throws(() => replication.createDecoder({}), /--schema FILE/);
   // a replayed old packet is shown as ignored, not an error
   const m = dec.decode(packets[2]!);
@@ -138,10 +165,16 @@ test('replication: CLI decode --schema --stream prints one record per packet; en
   assert.equal(await run(['decode', 'replication', '--schema', SCHEMA_FILE, '--stream', HEX_FILE, '--format', 'jsonl'], a.io), 0, a.err.join(''));
   const lines = a.text().trim().split('\n');
   assert.equal(lines.length, 30);
-  assert.deepEqual(lines.map((l) => JSON.parse(l).tick), Array.from({ length: 30 }, (_, i) => i + 1));
+  assert.deepEqual(
+    lines.map((l) => JSON.parse(l).tick),
+    Array.from({ length: 30 }, (_, i) => i + 1),
+  );
   const b = fakeIo(a.text());
   assert.equal(await run(['encode', 'replication', '--schema', SCHEMA_FILE, '--stream', '--hex'], b.io), 0, b.err.join(''));
-  assert.deepEqual(b.text().trim().split('\n'), packets.map((p) => toHex(p)));
+  assert.deepEqual(
+    b.text().trim().split('\n'),
+    packets.map((p) => toHex(p)),
+  );
 });
 
 test('replication: mutated packets give records or a DecodeError, and an error leaves the state as it was (3,000 cases)', async () => {

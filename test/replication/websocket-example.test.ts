@@ -32,7 +32,11 @@ test('WebSocket example: both clients mirror the server world exactly, the late 
   });
   const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '));
   assert.ok(line, `no result (status ${r.status}): ${r.stderr}`);
-  const res = JSON.parse(line.slice(7)) as { serverTick: number; serverEntities: number; clients: Array<{ tick: number; entities: number; equal: number; differ: number; errors: number }> };
+  const res = JSON.parse(line.slice(7)) as {
+    serverTick: number;
+    serverEntities: number;
+    clients: Array<{ tick: number; entities: number; equal: number; differ: number; errors: number }>;
+  };
   assert.ok(res.serverTick > 30, `only ${res.serverTick} ticks`);
   assert.ok(res.serverEntities > 50, 'ships spawned during the run'); // 50 at start, one more every 25 ticks, one less every 60
   assert.equal(res.clients.length, 2);
@@ -47,9 +51,20 @@ test('WebSocket example: both clients mirror the server world exactly, the late 
 
 test('WebSocket example: the client half bundles for a browser (no Node built-in, no ws)', async () => {
   const esbuild = await import('esbuild');
-  const r = await esbuild.build({ entryPoints: [`${ROOT}examples/websocket-client.ts`], bundle: true, platform: 'browser', format: 'esm', write: false, logLevel: 'silent', metafile: true });
+  const r = await esbuild.build({
+    entryPoints: [`${ROOT}examples/websocket-client.ts`],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    write: false,
+    logLevel: 'silent',
+    metafile: true,
+  });
   const inputs = Object.keys(r.metafile.inputs);
   assert.ok(inputs.some((i) => i.endsWith('src/replication/client.ts')));
-  assert.deepEqual(inputs.filter((i) => /node_modules\/ws|^node:/.test(i)), []);
+  assert.deepEqual(
+    inputs.filter((i) => /node_modules\/ws|^node:/.test(i)),
+    [],
+  );
   assert.match(r.outputFiles[0]!.text, /binaryType/);
 });
