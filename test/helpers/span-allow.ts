@@ -9,4 +9,5 @@ export const ALLOWED_GAPS: Record<string, AllowedGap[]> = {
   teeworlds: [],
   wow: [],
   diep: [],
+  replication: [{ pattern: /^baseTick$/, reason: 'tick - baseAgo (null for a full state): derived from two header fields' }, { pattern: /^ignored$/, reason: 'the client\'s verdict on an old or unbaselined packet, not a wire field' }],
 };

@@ -1,0 +1,397 @@
+/**
+ * The `replication` family: packets of tickwire's own replication engine
+ * (src/replication, docs/replication-wire.md), server → client, decoded with a
+ * schema written by `schemaToJson(defs)`.
+ *
+ * The decoder keeps a `ReplicationClient` as its state (so deltas are applied
+ * exactly as a real client would) and walks each packet's bits a second time,
+ * with the engine's own field codec, to record where every value lives. Bit
+ * positions become byte spans (a span covers every byte its bits touch).
+ */
+import { ByteReader } from '../core/reader.js';
+import { DecodeError, EncodeError } from '../core/errors.js';
+import { toJsonValue } from '../core/json.js';
+import { SpanSink } from '../core/spans.js';
+import { ByteWriter } from '../core/writer.js';
+import {
+  schemaFromJson,
+  ReplicationClient,
+  STATE_MAGIC,
+  type AnyEntityDef,
+  type Field,
+  type ReceiveResult,
+  type ReplicatedEntity,
+} from '../replication/index.js';
+import {
+  BitIn,
+  BitOut,
+  bitLength,
+  defaultRaw,
+  FloatBits,
+  fromRaw,
+  hex32,
+  readField,
+  readGamma,
+  toRaw,
+  writeBody,
+  writeGamma,
+} from '../replication/tools/index.js';
+import { DEMO_SCHEMA_JSON } from './replication-demo.js';
+import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues } from './types.js';
+
+/** The schema from the `schema` option: JSON text itself, or the path of a JSON file (Node only). */
+export function schemaOption(opts: OptionValues): AnyEntityDef[] {
+  const v = opts.schema;
+  if (typeof v !== 'string' || v === '')
+    throw new EncodeError('schema', 'the replication family needs --schema FILE (a JSON file written by schemaToJson(defs))');
+  let text = v;
+  if (!v.trimStart().startsWith('{')) {
+    try {
+      // Node only (the page passes the JSON text): no static node:fs import below cli/ and web/
+      const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+      const fs = proc?.getBuiltinModule?.('node:fs') as { readFileSync(p: string, enc: 'utf8'): string } | undefined;
+      if (fs === undefined) throw new Error('no file system here: pass the schema JSON text itself');
+      text = fs.readFileSync(v, 'utf8');
+    } catch (e) {
+      throw new EncodeError('schema', `cannot read the schema file ${v}: ${(e as Error).message}`);
+    }
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new EncodeError('schema', `the schema is not JSON: ${(e as Error).message}`);
+  }
+  return schemaFromJson(json);
+}
+
+type Held = (id: number, base: number | null) => ReplicatedEntity | null;
+
+/** The client's baseline lookup (what it holds for `id` at tick `base`), used before the packet is applied. */
+function heldOf(client: ReplicationClient): Held {
+  const c = client as unknown as { heldAt: Held };
+  return (id, base) => c.heldAt(id, base);
+}
+
+/** A value as printed: numbers, strings, hex for bytes; `"NaN"`, `"Infinity"` and `"-0"` as strings (JSON has none of them). */
+function valueJson(f: Field<unknown>, raw: unknown, fb: FloatBits): unknown {
+  const v = fromRaw(f, raw, fb);
+  if (Object.is(v, -0)) return '-0';
+  if (Array.isArray(v)) return v.map((x) => (Object.is(x, -0) ? '-0' : toJsonValue(x)));
+  return toJsonValue(v);
+}
+
+interface ParsedRecord {
+  json: Record<string, unknown>;
+  id: number;
+  start: number;
+  end: number;
+}
+
+/** Walk the records of a packet, recording spans (bits → bytes); same reading as ReplicationClient.parse. */
+function parseRecords(
+  inp: BitIn,
+  count: number,
+  base: number | null,
+  defs: readonly AnyEntityDef[],
+  held: Held,
+  fb: FloatBits,
+  sink: SpanSink,
+): ParsedRecord[] {
+  const typeBits = bitLength(defs.length - 1);
+  const byteStart = (bit: number): number => inp.base + (bit >>> 3);
+  const byteEnd = (bit: number): number => inp.base + ((bit + 7) >>> 3);
+  const span = (name: string, bit0: number, kind: string): void => sink.add(name, byteStart(bit0), byteEnd(Math.max(inp.pos, bit0 + 1)), kind);
+  const out: ParsedRecord[] = [];
+  let id = 0;
+  for (let i = 0; i < count; i++) {
+    sink.push(`records[${i}]`);
+    const r0 = inp.pos;
+    const json: Record<string, unknown> = {};
+    id += readGamma(inp, `records[${i}].id`);
+    if (id > 0xffffffff) inp.fail(`records[${i}].id`, 'an id below 2^32', String(id));
+    json.id = id;
+    span('id', r0, 'gamma');
+    const h = held(id, base);
+    const o0 = inp.pos;
+    let def: AnyEntityDef;
+    let baseRaw: readonly unknown[];
+    // op: 0 update, 10 creation, 11 despawn (bits in reading order)
+    const op = inp.bit(`records[${i}].op`) === 0 ? 0 : 1 + inp.bit(`records[${i}].op`);
+    if (op === 0) {
+      if (h === null) inp.fail(`records[${i}].op`, `an entity held at the baseline for an update (id ${id})`, 'none');
+      json.op = 'update';
+      span('op', o0, 'bits');
+      def = h.def;
+      baseRaw = h.raw;
+    } else if (op === 1) {
+      if (h !== null) inp.fail(`records[${i}].op`, `no entity held at the baseline for a creation (id ${id})`, 'one');
+      json.op = 'create';
+      span('op', o0, 'bits');
+      const t0 = inp.pos;
+      const type = inp.read(typeBits, `records[${i}].type`);
+      const d = defs[type];
+      if (d === undefined) inp.fail(`records[${i}].type`, `a type index below ${defs.length}`, String(type));
+      json.type = d.name;
+      sink.add('type', byteStart(t0), byteEnd(Math.max(inp.pos, t0 + 1)), 'bits');
+      def = d;
+      baseRaw = d.defaults;
+    } else {
+      if (h === null) inp.fail(`records[${i}].op`, `an entity held at the baseline for a despawn (id ${id})`, 'none');
+      json.op = 'despawn';
+      span('op', o0, 'bits');
+      sink.pop();
+      out.push({ json, id, start: byteStart(r0), end: byteEnd(inp.pos) });
+      continue;
+    }
+    json.fields = parseBody(inp, def, baseRaw, fb, sink, span, `records[${i}]`);
+    sink.pop();
+    out.push({ json, id, start: byteStart(r0), end: byteEnd(inp.pos) });
+  }
+  inp.expectPadding('end');
+  return out;
+}
+
+type SpanAt = (name: string, bit0: number, kind: string) => void;
+
+function parseBody(inp: BitIn, def: AnyEntityDef, base: readonly unknown[], fb: FloatBits, sink: SpanSink, span: SpanAt, at: string): Record<string, unknown> {
+  const list = def.list;
+  const n = list.length;
+  const fields: Record<string, unknown> = {};
+  const m0 = inp.pos;
+  const changed: number[] = [];
+  for (let i = 0; i < n; i += 32) {
+    const m = inp.read(Math.min(32, n - i), `${at}.mask`);
+    for (let j = 0; j < 32 && i + j < n; j++) if ((m >>> j) & 1) changed.push(i + j);
+  }
+  span('fields', m0, 'mask');
+  sink.push('fields');
+  for (const k of changed) {
+    const fi = list[k]!;
+    const path = `${at}.fields.${fi.name}`;
+    const f0 = inp.pos;
+    if (fi.f.kind === 'bool') {
+      fields[fi.name] = base[k] !== 1;
+      span(fi.name, m0 + k, 'bool (mask bit)');
+      continue;
+    }
+    if (fi.f.kind === 'array') {
+      fields[fi.name] = parseArray(inp, fi.f, base[k] as unknown[], fb, sink, span, fi.name, path);
+      continue;
+    }
+    const raw = readField(inp, fi.f, base[k], path);
+    fields[fi.name] = valueJson(fi.f, raw, fb);
+    span(fi.name, f0, fi.f.kind);
+  }
+  sink.pop();
+  return fields;
+}
+
+function parseArray(inp: BitIn, f: Field<unknown>, bs: unknown[], fb: FloatBits, sink: SpanSink, span: SpanAt, name: string, path: string): unknown[] {
+  const el = f.element!;
+  const l0 = inp.pos;
+  const n = inp.read(bitLength(f.maxLength!), path);
+  if (n > f.maxLength!) inp.fail(path, `at most ${f.maxLength} elements`, String(n));
+  span(name, l0, 'array');
+  sink.push(name);
+  const out: unknown[] = [];
+  for (let i = 0; i < n; i++) {
+    const e0 = inp.pos;
+    const bi = i < bs.length ? bs[i] : defaultRaw(el);
+    const raw = inp.bit(`${path}[${i}]`) === 1 ? readField(inp, el, bi, `${path}[${i}]`) : bi;
+    out.push(valueJson(el, raw, fb));
+    span(`[${i}]`, e0, el.kind);
+  }
+  sink.pop();
+  return out;
+}
+
+function tableOf(client: ReplicationClient, fb: FloatBits, last: ReceiveResult | undefined): EntityTable {
+  const rows: EntityRow[] = [];
+  const spawned = new Set(last?.spawned ?? []);
+  for (const [id, e] of client.entities) {
+    const fields: Record<string, unknown> = {};
+    e.def.list.forEach((x, i) => (fields[x.name] = valueJson(x.f, e.raw[i], fb)));
+    const isNew = spawned.has(id);
+    const row: EntityRow = { id: String(id), type: e.type, fields, changed: isNew ? Object.keys(fields) : (last?.changed.get(id) ?? []) };
+    if (isNew) row.created = true;
+    rows.push(row);
+  }
+  rows.sort((a, b) => Number(a.id) - Number(b.id));
+  return { rows, removed: (last?.despawned ?? []).filter((id) => !client.entities.has(id)).map(String) };
+}
+
+function createDecoder(opts: OptionValues) {
+  const defs = schemaOption(opts);
+  const client = new ReplicationClient({ entities: defs });
+  const held = heldOf(client);
+  const fb = new FloatBits();
+  let last: ReceiveResult | undefined;
+  return {
+    decode(bytes: Uint8Array, spans?: SpanSink): DecodedMessage {
+      const r = new ByteReader(bytes);
+      const rec: Record<string, unknown> = {};
+      const field = (name: string, kind: string, read: () => number, show?: (n: number) => unknown): number => {
+        const s = r.pos;
+        const v = read();
+        rec[name] = show ? show(v) : v;
+        spans?.add(name, s, r.pos, kind);
+        return v;
+      };
+      const magic = field('magic', 'u8', () => r.u8('magic'));
+      if (magic !== STATE_MAGIC) throw new DecodeError(0, 'magic', `0x${STATE_MAGIC.toString(16)} (state packet)`, `0x${magic.toString(16)}`);
+      field('schemaHash', 'u32le', () => r.u32le('schemaHash'), hex32);
+      const tick = field('tick', 'varint', () => r.vu32('tick'));
+      const ago = field('baseAgo', 'varint', () => r.vu32('baseAgo'));
+      rec.baseTick = ago === 0 || ago > tick ? null : tick - ago;
+      // records are read against the client's baselines before it applies the packet
+      let parsed: ParsedRecord[] | undefined;
+      let err: unknown;
+      const inner = new SpanSink();
+      try {
+        const base = ago === 0 ? null : tick - ago;
+        const d = r.pos;
+        const deferred = r.vu32('deferred');
+        inner.add('deferred', d, r.pos, 'varint');
+        const c = r.pos;
+        const count = r.vu32('count');
+        inner.add('count', c, r.pos, 'varint');
+        rec.deferred = deferred;
+        rec.count = count;
+        if (count > (r.end - r.pos) * 4)
+          throw new DecodeError(r.pos, 'count', `at most ${(r.end - r.pos) * 4} records in ${r.end - r.pos} bytes`, String(count));
+        parsed = parseRecords(new BitIn(bytes, r.pos, r.end), count, base, defs, held, fb, inner);
+      } catch (e) {
+        if (!(e instanceof DecodeError)) throw e;
+        err = e;
+      }
+      const res = client.receive(bytes); // throws the client's DecodeError on bad bytes, changing nothing
+      last = res;
+      const out: DecodedMessage = { records: [rec] };
+      if (res.ignored !== undefined) {
+        rec.ignored = res.ignored;
+        delete rec.deferred;
+        delete rec.count;
+        return out;
+      }
+      if (err !== undefined || parsed === undefined) throw err ?? new DecodeError(0, '', 'a state packet');
+      rec.records = parsed.map((p) => p.json);
+      if (spans) for (const s of inner.spans) spans.add(s.path, s.start, s.end, s.kind);
+      out.entities = parsed.map<EntityByteRange>((p) => ({ id: String(p.id), start: p.start, end: p.end }));
+      return out;
+    },
+    state(): EntityTable {
+      return tableOf(client, fb, last);
+    },
+  };
+}
+
+/** Re-encodes what the decoder prints: each record becomes the same packet (values → raw, coded against the same baselines). */
+function createEncoder(opts: OptionValues) {
+  const defs = schemaOption(opts);
+  const client = new ReplicationClient({ entities: defs });
+  const held = heldOf(client);
+  const fb = new FloatBits();
+  const typeIndex = new Map(defs.map((d, i) => [d.name, i]));
+  const typeBits = bitLength(defs.length - 1);
+  return {
+    encode(json: unknown): Uint8Array[] {
+      const j = json as Record<string, unknown>;
+      if (typeof j !== 'object' || j === null) throw new EncodeError('', 'expected a JSON object (a record printed by `decode replication`)');
+      const num = (k: string): number => {
+        const v = j[k];
+        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffffffff)
+          throw new EncodeError(k, `expected an unsigned 32-bit integer, got ${JSON.stringify(v)}`);
+        return v;
+      };
+      const tick = num('tick');
+      const ago = num('baseAgo');
+      const hash = typeof j.schemaHash === 'string' ? Number.parseInt(j.schemaHash, 16) : client.hash;
+      const w = new ByteWriter(64).u8(STATE_MAGIC).u32le(hash).vu32(tick).vu32(ago);
+      if (j.ignored !== undefined) throw new EncodeError('ignored', 'a packet the decoder ignored cannot be re-encoded (its records were not decoded)');
+      const recs = j.records;
+      if (!Array.isArray(recs)) throw new EncodeError('records', 'expected an array');
+      w.vu32(num('deferred')).vu32(recs.length);
+      const base = ago === 0 ? null : tick - ago;
+      const bits = new BitOut();
+      let prev = 0;
+      recs.forEach((r0, i) => {
+        const r = r0 as { id?: unknown; op?: unknown; type?: unknown; fields?: Record<string, unknown> };
+        const at = `records[${i}]`;
+        if (typeof r.id !== 'number' || !Number.isInteger(r.id) || r.id <= prev || r.id > 0xffffffff)
+          throw new EncodeError(`${at}.id`, 'expected ids in increasing order, below 2^32');
+        writeGamma(bits, r.id - prev);
+        prev = r.id;
+        const h = held(r.id, base);
+        let def: AnyEntityDef;
+        let baseRaw: readonly unknown[];
+        if (r.op === 'update') {
+          if (h === null) throw new EncodeError(`${at}.op`, `no entity ${r.id} at the baseline to update`);
+          bits.write(0, 1);
+          def = h.def;
+          baseRaw = h.raw;
+        } else if (r.op === 'create') {
+          const ti = typeIndex.get(String(r.type));
+          if (ti === undefined) throw new EncodeError(`${at}.type`, `unknown entity type ${JSON.stringify(r.type)}`);
+          bits.write(1, 2);
+          bits.write(ti, typeBits);
+          def = defs[ti]!;
+          baseRaw = def.defaults;
+        } else if (r.op === 'despawn') {
+          bits.write(3, 2);
+          return;
+        } else throw new EncodeError(`${at}.op`, 'expected update, create or despawn');
+        const raw = baseRaw.slice();
+        for (const [name, v] of Object.entries(r.fields ?? {})) {
+          const fi = def.byName.get(name);
+          if (fi === undefined) throw new EncodeError(`${at}.fields.${name}`, `no field ${name} in ${def.name}`);
+          raw[fi.index] = toRaw(fi.f, fromJson(fi.f, v), `${at}.fields.${name}`, fb);
+        }
+        if (!writeBody(bits, def, baseRaw, raw)) for (let k = 0; k < def.list.length; k += 32) bits.write(0, Math.min(32, def.list.length - k)); // an empty mask
+      });
+      const body = bits.bytes();
+      const head = w.finish();
+      const packet = new Uint8Array(head.length + body.length);
+      packet.set(head);
+      packet.set(body, head.length);
+      client.receive(packet); // keeps the baselines the next packets are coded against
+      return [packet];
+    },
+  };
+}
+
+/** JSON (as printed) → the value `toRaw` takes: hex strings for bytes, "NaN"/"Infinity" for floats. */
+function fromJson(f: Field<unknown>, v: unknown): unknown {
+  if (f.kind === 'array' && Array.isArray(v)) return v.map((x) => fromJson(f.element!, x));
+  if (f.kind === 'bytes' && typeof v === 'string') {
+    if (!/^(?:[0-9a-f]{2})*$/i.test(v)) throw new EncodeError('', `expected hex bytes, got ${JSON.stringify(v)}`);
+    return Uint8Array.from(v.match(/../g) ?? [], (x) => Number.parseInt(x, 16));
+  }
+  if ((f.kind === 'f32' || f.kind === 'f64' || f.kind === 'quantized') && typeof v === 'string' && /^(?:NaN|-?Infinity|-0)$/.test(v)) return Number(v);
+  return v;
+}
+
+export const replication: FamilyAdapter = {
+  name: 'replication',
+  aliases: ['tickwire'],
+  summary: "tickwire/replication: the engine's own state packets (server → client), decoded with a schema from schemaToJson",
+  options: {
+    schema: { type: 'string', description: 'the schema: a JSON file written by schemaToJson(defs), or that JSON text itself' },
+  },
+  samples: [
+    {
+      id: 'demo',
+      title: 'Demo world: ships, rocks and players; spawns, changes of every field type, despawns (30 packets)',
+      path: 'samples/replication/demo.hex',
+      format: 'hex-lines',
+      options: { schema: JSON.stringify(DEMO_SCHEMA_JSON) },
+    },
+  ],
+  createDecoder,
+  createEncoder,
+  summarize(m) {
+    const r = m.records[0] as { tick?: number; baseTick?: number | null; ignored?: string } | undefined;
+    const type = r?.ignored ? `state (ignored: ${r.ignored})` : r?.baseTick === null ? 'state/full' : 'state/delta';
+    return r?.tick !== undefined ? { type, tick: r.tick, direction: 'server→client' } : { type };
+  },
+};

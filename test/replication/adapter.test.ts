@@ -1,0 +1,211 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { DecodeError, SpanSink, parseHexLines, toHex } from '../../src/core/index.js';
+import { run } from '../../src/cli/main.js';
+import { replication } from '../../src/families/replication.js';
+import { findFamily } from '../../src/families/registry.js';
+import { DEMO_ENTITIES, DEMO_SCHEMA_JSON, DemoShip } from '../../src/families/replication-demo.js';
+import { t, defineEntity, schemaToJson, ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
+import { demoPackets } from '../../scripts/replication-make-sample.js';
+import { fakeIo } from '../helpers/cli-io.js';
+import { spanCoverage } from '../helpers/span-coverage.js';
+import { ALLOWED_GAPS } from '../helpers/span-allow.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const SCHEMA_FILE = `${ROOT}samples/replication/demo.schema.json`;
+const HEX_FILE = `${ROOT}samples/replication/demo.hex`;
+const packets = parseHexLines(readFileSync(HEX_FILE, 'utf8'));
+const schemaText = JSON.stringify(DEMO_SCHEMA_JSON);
+
+test('replication: registered, and the bundled sample is what the script makes', () => {
+  assert.equal(findFamily('replication'), replication);
+  assert.deepEqual(JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')), DEMO_SCHEMA_JSON);
+  assert.deepEqual(
+    demoPackets().map((p) => toHex(p)),
+    packets.map((p) => toHex(p)),
+  );
+  assert.equal(packets.length, 30);
+  assert.equal(replication.samples[0]!.options!.schema, schemaText);
+});
+
+test('replication: decode gives records and a state table; every field type appears; the final state is the world', () => {
+  const dec = replication.createDecoder({ schema: SCHEMA_FILE });
+  const kinds = new Set<string>();
+  let creates = 0;
+  let despawns = 0;
+  for (const [i, p] of packets.entries()) {
+    const m = dec.decode(p);
+    const rec = m.records[0] as { tick: number; records: Array<{ id: number; op: string; type?: string; fields?: Record<string, unknown> }> };
+    assert.equal(rec.tick, i + 1);
+    const st = dec.state!();
+    const created = st.rows.filter((r) => r.created).map((r) => Number(r.id));
+    assert.deepEqual(
+      created,
+      rec.records.filter((r) => r.op === 'create').map((r) => r.id),
+    );
+    assert.deepEqual(
+      st.removed.map(Number),
+      rec.records.filter((r) => r.op === 'despawn').map((r) => r.id),
+    );
+    creates += created.length;
+    despawns += st.removed.length;
+    assert.equal(m.entities!.length, rec.records.length);
+    for (const r of rec.records) {
+      const row = st.rows.find((x) => Number(x.id) === r.id);
+      if (r.op === 'despawn') {
+        assert.equal(row, undefined);
+        continue;
+      }
+      // every printed field value is the entity's value after the packet, and is marked changed
+      for (const [k, v] of Object.entries(r.fields!)) {
+        assert.deepEqual(row!.fields[k], v, `tick ${rec.tick} id ${r.id} ${k}`);
+        assert.ok(row!.changed.includes(k) || row!.created, `${k} marked changed`);
+        const def = DEMO_ENTITIES.find((d) => d.name === row!.type)!;
+        kinds.add(def.byName.get(k)!.f.kind);
+      }
+    }
+  }
+  assert.deepEqual([...kinds].sort(), ['array', 'bool', 'bytes', 'f32', 'f64', 'i16', 'i32', 'quantized', 'ref', 'string', 'u32', 'u8', 'varint']);
+  assert.equal(creates, 7);
+  assert.equal(despawns, 3);
+  const st = dec.state!();
+  assert.deepEqual(
+    st.rows.map((r) => [r.id, r.type]),
+    [
+      ['1', 'Ship'],
+      ['3', 'Ship'],
+      ['6', 'Player'],
+      ['7', 'Ship'],
+    ],
+  );
+  assert.equal(st.rows[2]!.fields.name, 'Ada Lovelace');
+  assert.equal(st.rows[2]!.fields.ship, 7);
+  assert.equal(st.rows[3]!.fields.name, 'late');
+  assert.deepEqual(st.rows[3]!.fields.cargo, [9]);
+});
+
+test('replication: spans link every leaf of every message, no orphan span (counted)', () => {
+  const dec = replication.createDecoder(replication.samples[0]!.options!);
+  let leaves = 0;
+  for (const p of packets) {
+    const sink = new SpanSink();
+    const m = dec.decode(p, sink);
+    const cov = spanCoverage(m.records, sink.spans, ALLOWED_GAPS.replication);
+    assert.deepEqual(cov.unlinked, []);
+    assert.deepEqual(cov.orphans, []);
+    assert.equal(cov.linked, cov.leaves);
+    leaves += cov.leaves;
+    for (const s of sink.spans) assert.ok(s.start >= 0 && s.end <= p.length && s.start < s.end, `${s.path} ${s.start}..${s.end}`);
+    for (const e of m.entities ?? []) assert.ok(e.start >= 7 && e.end <= p.length && e.start < e.end);
+  }
+  assert.ok(leaves > 400, `${leaves} leaves`);
+});
+
+test('replication: acked delivery with a lagging baseline decodes like a plain client, spans complete', () => {
+  const Dot = defineEntity('Dot', { x: t.f32(), n: t.u16(), s: t.string(8), a: t.array(t.i8(), 4), on: t.bool() });
+  const server = new ReplicationServer({ entities: [Dot] });
+  server.addClient('c');
+  const plain = new ReplicationClient({ entities: [Dot] });
+  const dec = replication.createDecoder({ schema: JSON.stringify(schemaToJson([Dot])) });
+  const ids: number[] = [];
+  let full = 0;
+  let lagging = 0;
+  for (let tick = 1; tick <= 40; tick++) {
+    if (tick % 7 === 1) ids.push(server.spawn(Dot, { x: tick, n: tick, s: `d${tick}`, a: [tick % 5] }));
+    for (const id of ids) if ((id + tick) % 3 === 0) server.set(id, { x: tick / 3, n: tick * 2, on: tick % 2 === 0, a: [1, -tick % 100] });
+    if (tick % 9 === 0 && ids.length > 1) server.despawn(ids.shift()!);
+    server.tick();
+    const p = server.packetFor('c');
+    const r = plain.receive(p);
+    if (r.baseTick === null) full++;
+    else if (r.baseTick < tick - 1) lagging++;
+    const sink = new SpanSink();
+    const m = dec.decode(p, sink);
+    const cov = spanCoverage(m.records, sink.spans, ALLOWED_GAPS.replication);
+    assert.deepEqual([cov.unlinked, cov.orphans], [[], []]);
+    const rows = dec.state!().rows;
+    assert.deepEqual(
+      rows.map((x) => Number(x.id)),
+      [...plain.entities.keys()].sort((a, b) => a - b),
+    );
+    for (const row of rows)
+      assert.deepEqual(row.fields, { ...plain.entities.get(Number(row.id))!.values, x: Math.fround(plain.entities.get(Number(row.id))!.values.x as number) });
+    if (tick % 4 === 0) server.receive('c', plain.ack()); // acks only now and then: baselines lag
+  }
+  assert.ok(lagging > 10, `${lagging} packets against an older baseline`);
+  assert.equal(full, 4); // until the first ack
+});
+
+test('replication: corrupt bytes and another schema are DecodeErrors that leave the state unchanged; no schema is a clear error', () => {
+  const dec = replication.createDecoder({ schema: schemaText });
+  for (const p of packets.slice(0, 5)) dec.decode(p);
+  const before = JSON.stringify(dec.state!().rows);
+  const bad = packets[5]!.slice();
+  bad[bad.length - 1] = bad[bad.length - 1]! ^ 0xff;
+  assert.throws(() => dec.decode(bad), DecodeError);
+  assert.throws(() => dec.decode(packets[5]!.slice(0, 9)), DecodeError);
+  assert.equal(
+    JSON.stringify(dec.state!().rows.map((r) => ({ ...r, changed: [], created: undefined }))),
+    JSON.stringify(JSON.parse(before).map((r: object) => ({ ...r, changed: [], created: undefined }))),
+  );
+  const other = replication.createDecoder({ schema: JSON.stringify(schemaToJson([DemoShip])) });
+  assert.throws(
+    () => other.decode(packets[0]!),
+    (e: unknown) => e instanceof DecodeError && /schemaHash/.test(e.message),
+  );
+  assert.throws(() => replication.createDecoder({}), /--schema FILE/);
+  // a replayed old packet is shown as ignored, not an error
+  const m = dec.decode(packets[2]!);
+  assert.equal((m.records[0] as { ignored?: string }).ignored, 'old');
+});
+
+test('replication: CLI decode --schema --stream prints one record per packet; encode re-makes the same bytes', async () => {
+  const a = fakeIo();
+  assert.equal(await run(['decode', 'replication', '--schema', SCHEMA_FILE, '--stream', HEX_FILE, '--format', 'jsonl'], a.io), 0, a.err.join(''));
+  const lines = a.text().trim().split('\n');
+  assert.equal(lines.length, 30);
+  assert.deepEqual(
+    lines.map((l) => JSON.parse(l).tick),
+    Array.from({ length: 30 }, (_, i) => i + 1),
+  );
+  const b = fakeIo(a.text());
+  assert.equal(await run(['encode', 'replication', '--schema', SCHEMA_FILE, '--stream', '--hex'], b.io), 0, b.err.join(''));
+  assert.deepEqual(
+    b.text().trim().split('\n'),
+    packets.map((p) => toHex(p)),
+  );
+});
+
+test('replication: mutated packets give records or a DecodeError, and an error leaves the state as it was (3,000 cases)', async () => {
+  const fc = (await import('fast-check')).default;
+  let errors = 0;
+  let decoded = 0;
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 29 }),
+      fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 1, maxLength: 4 }),
+      fc.nat(),
+      (k, flips, cut) => {
+        const dec = replication.createDecoder({ schema: schemaText });
+        for (const p of packets.slice(0, k)) dec.decode(p);
+        const before = JSON.stringify(dec.state!().rows.map((r) => [r.id, r.type, r.fields]));
+        const bad = packets[k]!.slice(0, 5 + (cut % (packets[k]!.length - 4)));
+        for (const [at, v] of flips) if (at % bad.length >= 5) bad[at % bad.length] = v; // keep magic and schema hash
+        try {
+          const sink = new SpanSink();
+          const m = dec.decode(bad, sink);
+          decoded++;
+          for (const s of sink.spans) assert.ok(s.start >= 0 && s.end <= bad.length);
+          assert.ok(m.records.length === 1);
+        } catch (e) {
+          assert.ok(e instanceof DecodeError, String(e));
+          errors++;
+          assert.equal(JSON.stringify(dec.state!().rows.map((r) => [r.id, r.type, r.fields])), before);
+        }
+      },
+    ),
+    { numRuns: 3000, seed: 1313 },
+  );
+  assert.ok(errors > 500 && decoded > 50, `${errors} errors, ${decoded} decoded`);
+});

@@ -1,0 +1,70 @@
+/**
+ * Runs examples/websocket.ts `demo` (a ws server and two clients, one joining
+ * late, reliable delivery) inside a network namespace with only loopback.
+ * Skips when no namespace can be made (fails under CI=true).
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function namespaceArgs(): string[] | undefined {
+  for (const ns of process.getuid?.() === 0 ? [['-n'], ['-r', '-n']] : [['-r', '-n']]) {
+    const r = spawnSync('unshare', [...ns, 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore', timeout: 10000 });
+    if (r.status === 0) return ns;
+  }
+  return undefined;
+}
+
+test('WebSocket example: both clients mirror the server world exactly, the late one too', (t) => {
+  const ns = namespaceArgs();
+  if (ns === undefined) {
+    if (process.env.CI === 'true') assert.fail('cannot create a loopback-only network namespace (unshare -n / -r -n)');
+    t.skip('no network namespace available');
+    return;
+  }
+  const r = spawnSync('unshare', [...ns, 'sh', '-c', 'ip link set lo up && exec "$0" --import tsx examples/websocket.ts demo', process.execPath], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  assert.ok(line, `no result (status ${r.status}): ${r.stderr}`);
+  const res = JSON.parse(line.slice(7)) as {
+    serverTick: number;
+    serverEntities: number;
+    clients: Array<{ tick: number; entities: number; equal: number; differ: number; errors: number }>;
+  };
+  assert.ok(res.serverTick > 30, `only ${res.serverTick} ticks`);
+  assert.ok(res.serverEntities > 50, 'ships spawned during the run'); // 50 at start, one more every 25 ticks, one less every 60
+  assert.equal(res.clients.length, 2);
+  for (const c of res.clients) {
+    assert.equal(c.tick, res.serverTick);
+    assert.equal(c.errors, 0);
+    assert.equal(c.differ, 0);
+    assert.equal(c.entities, res.serverEntities);
+    assert.equal(c.equal, res.serverEntities);
+  }
+});
+
+test('WebSocket example: the client half bundles for a browser (no Node built-in, no ws)', async () => {
+  const esbuild = await import('esbuild');
+  const r = await esbuild.build({
+    entryPoints: [`${ROOT}examples/websocket-client.ts`],
+    bundle: true,
+    platform: 'browser',
+    format: 'esm',
+    write: false,
+    logLevel: 'silent',
+    metafile: true,
+  });
+  const inputs = Object.keys(r.metafile.inputs);
+  assert.ok(inputs.some((i) => i.endsWith('src/replication/client.ts')));
+  assert.deepEqual(
+    inputs.filter((i) => /node_modules\/ws|^node:/.test(i)),
+    [],
+  );
+  assert.match(r.outputFiles[0]!.text, /binaryType/);
+});
