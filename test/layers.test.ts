@@ -18,7 +18,7 @@ import { join, posix } from 'node:path';
 const src = new URL('../src/', import.meta.url).pathname;
 
 /** Node-only files by design (transports), which may import node: statically. */
-const NODE_ONLY = [/^protocols\/[a-z]+\/net\/udp\.ts$/, /^protocols\/teeworlds\/net\/server\/.*node.*\.ts$/, /^replication\/(transports|nats)\//, /^replication\/.*-node\.ts$/, /\.mjs$/];
+const NODE_ONLY = [/^protocols\/[a-z]+\/net\/udp\.ts$/, /^protocols\/teeworlds\/net\/server\//, /^replication\/(transports|nats)\//, /^replication\/.*-node\.ts$/, /\.mjs$/];
 
 function walk(dir: string, base = ''): string[] {
   const out: string[] = [];
@@ -45,7 +45,7 @@ function layerOf(rel: string): string {
   return top === 'protocols' ? `protocols/${fam}` : top!;
 }
 
-const isPublicEntry = (rel: string) => /^(protocols\/[a-z]+(\/net)?|replication(\/[a-z]+)?|core)\/index\.ts$/.test(rel);
+const isPublicEntry = (rel: string) => /^(protocols\/[a-z]+(\/net(\/server)?)?|replication(\/[a-z]+)?|core)\/index\.ts$/.test(rel);
 
 function allowed(from: string, to: string, target: string): boolean {
   if (to === 'core') return true;

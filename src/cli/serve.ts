@@ -72,8 +72,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
   if (version === '0.6' && maxClients + bots > 16) return fail(io, `0.6 has 16 client ids: --max-clients ${maxClients} + --bots ${bots} is too many`, 2);
 
   // The server code needs node:dgram / node:crypto: load it only here.
-  const { loadMapFile, resolveMap } = await import('../protocols/teeworlds/net/server/map.js');
-  const { serveTeeworlds } = await import('../protocols/teeworlds/net/server/udp.js');
+  const { loadMapFile, resolveMap, serveTeeworlds } = await import('../protocols/teeworlds/net/server/index.js');
   let map;
   try {
     map = loadMapFile(resolveMap((values.map as string | undefined) ?? 'dm1', version));

@@ -11,8 +11,8 @@
  * separately.
  */
 import { DecodeError, EncodeError, isCapture, toHex } from '../core/index.js';
-import { decodeWowCapture, type WowCaptureEvent, type WowCaptureOptions } from '../protocols/wow/capture.js';
-import { sessionKeyFromHex } from '../protocols/wow/cipher.js';
+import { decodeWowCapture, type WowCaptureEvent, type WowCaptureOptions } from '../protocols/wow/index.js';
+import { sessionKeyFromHex } from '../protocols/wow/index.js';
 import type { DecodedMessage, EntityByteRange, FamilyOption, OptionValues, StreamDecoder } from './types.js';
 
 /** A family option; `inputFile` marks a string option that names the input file (the CLI reads it). */
