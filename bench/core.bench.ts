@@ -5,7 +5,6 @@ import { decodeLz4Block, encodeLz4Block } from '../src/core/lz4.js';
 import type { BenchCase } from './harness.js';
 import { rng } from '../test/helpers/rng.js';
 
-
 export function cases(): BenchCase[] {
   const rand = rng(1);
   const N = 100_000;

@@ -125,7 +125,12 @@ function producerCase(): BenchCase {
   world.create(['arena', 'team']);
   const cam = world.create(['relations', 'camera'], { 'camera.FOV': 0.35 });
   const shapes = Array.from({ length: 300 }, (_, i) =>
-    world.create(['relations', 'physics', 'health', 'name', 'position', 'style'], { 'name.name': 'Square', 'physics.size': 40, 'position.x': (i % 20) * 100 - 1000, 'position.y': Math.floor(i / 20) * 100 - 700 }),
+    world.create(['relations', 'physics', 'health', 'name', 'position', 'style'], {
+      'name.name': 'Square',
+      'physics.size': 40,
+      'position.x': (i % 20) * 100 - 1000,
+      'position.y': Math.floor(i / 20) * 100 - 700,
+    }),
   );
   const viewer = new ViewerProducer(world, cam);
   viewer.produce();

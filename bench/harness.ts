@@ -92,8 +92,7 @@ export function measure(c: BenchCase, ms = 400, roundMs = 50): BenchResult {
   if (c.target) {
     r.target = c.target;
     r.meetsTarget =
-      (c.target.mbps === undefined || (r.mbps ?? 0) >= c.target.mbps) &&
-      (c.target.itemsPerSec === undefined || (r.itemsPerSec ?? 0) >= c.target.itemsPerSec);
+      (c.target.mbps === undefined || (r.mbps ?? 0) >= c.target.mbps) && (c.target.itemsPerSec === undefined || (r.itemsPerSec ?? 0) >= c.target.itemsPerSec);
   }
   return r;
 }
@@ -108,7 +107,9 @@ function fmt(n: number | undefined, digits = 1): string {
 export function table(results: BenchResult[]): string {
   const rows = [['group', 'case', 'cpu ms/run', 'MB/s', 'wall MB/s', 'items/s', 'target', 'ok']];
   for (const r of results) {
-    const t = r.target ? [r.target.mbps ? `${r.target.mbps} MB/s` : '', r.target.itemsPerSec ? `${fmt(r.target.itemsPerSec)}/s` : ''].filter(Boolean).join(', ') : '';
+    const t = r.target
+      ? [r.target.mbps ? `${r.target.mbps} MB/s` : '', r.target.itemsPerSec ? `${fmt(r.target.itemsPerSec)}/s` : ''].filter(Boolean).join(', ')
+      : '';
     rows.push([
       r.group,
       r.name,

@@ -44,7 +44,7 @@ function cpuUs(): number {
 function runPair(s: Scenario, a: Side, b: Side, rounds: number, perRound: number): [SideStats, SideStats] {
   const acc = [a, b].map(() => ({ bytes: 0, ticks: 0, server: [] as number[], client: [] as number[] }));
   const ks = [0, 0];
-  for (const [i, side] of [a, b].entries()) for (let j = 0; j < 10; j++) (side.server(ks[i]!++), side.transport(), side.client(), side.others());
+  for (const [i, side] of [a, b].entries()) for (let j = 0; j < 10; j++) side.server(ks[i]!++), side.transport(), side.client(), side.others();
   for (let r = 0; r < rounds; r++) {
     for (const [i, side] of [a, b].entries()) {
       let sv = 0;
@@ -120,7 +120,22 @@ function fmt(n: number, d = 1): string {
 }
 
 function table(rows: Row[]): string {
-  const head = ['case', 'mode', 'B/tick/client', 'Colyseus', '×', 'server µs/tick [min–max]', 'Colyseus', '×', 'client µs/decode [min–max]', 'Colyseus', 'speedup', 'client alone µs', 'Colyseus', 'speedup'];
+  const head = [
+    'case',
+    'mode',
+    'B/tick/client',
+    'Colyseus',
+    '×',
+    'server µs/tick [min–max]',
+    'Colyseus',
+    '×',
+    'client µs/decode [min–max]',
+    'Colyseus',
+    'speedup',
+    'client alone µs',
+    'Colyseus',
+    'speedup',
+  ];
   const lines = rows.map((r) => [
     r.scenario,
     r.mode,
@@ -155,10 +170,16 @@ export function runReplicationBench(only?: string): Row[] {
       mode: p.mode,
       ours: o,
       colyseus: c,
-      ratios: { bytes: o.bytesPerClientTick / c.bytesPerClientTick, server: o.serverUs.best / c.serverUs.best, clientSpeedup: c.clientUs.best / o.clientUs.best },
+      ratios: {
+        bytes: o.bytesPerClientTick / c.bytesPerClientTick,
+        server: o.serverUs.best / c.serverUs.best,
+        clientSpeedup: c.clientUs.best / o.clientUs.best,
+      },
     };
     rows.push(row);
-    process.stderr.write(`  replication ${p.s.name} ${p.mode}: ${fmt(o.bytesPerClientTick)} B vs ${fmt(c.bytesPerClientTick)} B; server ${fmt(o.serverUs.best)} µs vs ${fmt(c.serverUs.best)} µs; client ${fmt(o.clientUs.best)} µs vs ${fmt(c.clientUs.best)} µs; client alone ${fmt(o.isolatedClientUs.best)} µs vs ${fmt(c.isolatedClientUs.best)} µs\n`);
+    process.stderr.write(
+      `  replication ${p.s.name} ${p.mode}: ${fmt(o.bytesPerClientTick)} B vs ${fmt(c.bytesPerClientTick)} B; server ${fmt(o.serverUs.best)} µs vs ${fmt(c.serverUs.best)} µs; client ${fmt(o.clientUs.best)} µs vs ${fmt(c.clientUs.best)} µs; client alone ${fmt(o.isolatedClientUs.best)} µs vs ${fmt(c.isolatedClientUs.best)} µs\n`,
+    );
   }
   return rows;
 }

@@ -10,7 +10,9 @@ import { measure, table, type BenchCase, type BenchResult } from './harness.js';
 
 const here = new URL('.', import.meta.url).pathname;
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-const files = readdirSync(here).filter((f) => f.endsWith('.bench.ts')).sort();
+const files = readdirSync(here)
+  .filter((f) => f.endsWith('.bench.ts'))
+  .sort();
 const results: BenchResult[] = [];
 for (const f of files) {
   const mod = (await import(join(here, f))) as { cases: () => BenchCase[] | Promise<BenchCase[]> };
@@ -18,7 +20,9 @@ for (const f of files) {
     if (filters.length && !filters.some((x) => `${c.group} ${c.name}`.includes(x))) continue;
     const r = measure(c, Number(process.env.BENCH_MS ?? 1000));
     results.push(r);
-    process.stderr.write(`  ${c.group} / ${c.name}: ${r.mbps !== undefined ? `${r.mbps.toFixed(1)} MB/s` : ''} ${r.itemsPerSec !== undefined ? `${Math.round(r.itemsPerSec)} ${r.itemUnit}/s` : ''}\n`);
+    process.stderr.write(
+      `  ${c.group} / ${c.name}: ${r.mbps !== undefined ? `${r.mbps.toFixed(1)} MB/s` : ''} ${r.itemsPerSec !== undefined ? `${Math.round(r.itemsPerSec)} ${r.itemUnit}/s` : ''}\n`,
+    );
   }
 }
 console.log(table(results));

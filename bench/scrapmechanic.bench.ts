@@ -19,7 +19,6 @@ import { decodeLz4Block } from '../src/core/lz4.js';
 import type { BenchCase } from './harness.js';
 import { rng } from '../test/helpers/rng.js';
 
-
 /** 120k updates: a world of bodies, shapes, joints, characters, containers, lifts and tools, then ticks of changes. */
 export function generateUpdates(count = 120_000, seed = 1): NetworkUpdate[] {
   const r = rng(seed);
@@ -43,7 +42,13 @@ export function generateUpdates(count = 120_000, seed = 1): NetworkUpdate[] {
       // a creation: a dynamic body, its shapes, a joint
       const b = nextId++;
       bodies.push(b);
-      out.push({ updateType: 'Create', netObjType: 'RigidBody', controllerType: 2, id: b, data: { worldId: 1, rotation: { x: 0, y: 0, z: 0, w: 1 }, position: v3(), velocity: v3(), angularVelocity: v3() } });
+      out.push({
+        updateType: 'Create',
+        netObjType: 'RigidBody',
+        controllerType: 2,
+        id: b,
+        data: { worldId: 1, rotation: { x: 0, y: 0, z: 0, w: 1 }, position: v3(), velocity: v3(), angularVelocity: v3() },
+      });
       const n = 1 + int(6);
       for (let i = 0; i < n; i++) {
         const s = nextId++;
@@ -65,28 +70,58 @@ export function generateUpdates(count = 120_000, seed = 1): NetworkUpdate[] {
           updateType: 'Update',
           netObjType: 'Joint',
           id: j,
-          data: { uuidIndex: int(100), shapeIdA: j - 2, shapeIdB: j - 1, positionA: { x: 1, y: 2, z: 3 }, positionB: { x: 1, y: 2, z: 3 }, zAxisA: 3, zAxisB: 3, xAxisA: 1, xAxisB: 1, color: color() },
+          data: {
+            uuidIndex: int(100),
+            shapeIdA: j - 2,
+            shapeIdB: j - 1,
+            positionA: { x: 1, y: 2, z: 3 },
+            positionB: { x: 1, y: 2, z: 3 },
+            zAxisA: 3,
+            zAxisB: 3,
+            xAxisA: 1,
+            xAxisB: 1,
+            color: color(),
+          },
         });
         out.push({ updateType: 'P', netObjType: 'Joint', id: j, data: null });
       }
     } else if (kind < 40) {
       // a run of body revisions (same length: deltas)
       const n = 2 + int(10);
-      for (let i = 0; i < n; i++) out.push({ updateType: 'Update', netObjType: 'RigidBody', id: bodies[int(bodies.length)]!, data: { unknown0: 0, revision: int(256) } });
+      for (let i = 0; i < n; i++)
+        out.push({ updateType: 'Update', netObjType: 'RigidBody', id: bodies[int(bodies.length)]!, data: { unknown0: 0, revision: int(256) } });
     } else if (kind < 55 && shapes.length > 0) {
       // repaint a few shapes
       const n = 1 + int(6);
       for (let i = 0; i < n; i++) {
         const [s, v] = shapes[int(shapes.length)]!;
         const base = { uuidIndex: 12, bodyId: bodies[0]!, localPosition: { x: 0, y: 1, z: 2 }, color: color() };
-        out.push({ updateType: 'Update', netObjType: 'ChildShape', id: s, data: v === 'part' ? { ...base, xAxis: 1, zAxis: 3 } : { ...base, bounds: { x: 1, y: 1, z: 1 } } });
+        out.push({
+          updateType: 'Update',
+          netObjType: 'ChildShape',
+          id: s,
+          data: v === 'part' ? { ...base, xAxis: 1, zAxis: 3 } : { ...base, bounds: { x: 1, y: 1, z: 1 } },
+        });
       }
     } else if (kind < 68) {
       // characters: join (Create + full Update) or change
       if (chars.length < 20 || r() < 0.1) {
         const c = nextId++;
         chars.push(c);
-        out.push({ updateType: 'Create', netObjType: 'Character', controllerType: 0, id: c, data: { steamId64: 76561198000000000n + BigInt(c), position: v3(), worldId: 1, yaw: f(), pitch: f(), characterUuid: '00000000-0000-0000-0000-000000000000' } });
+        out.push({
+          updateType: 'Create',
+          netObjType: 'Character',
+          controllerType: 0,
+          id: c,
+          data: {
+            steamId64: 76561198000000000n + BigInt(c),
+            position: v3(),
+            worldId: 1,
+            yaw: f(),
+            pitch: f(),
+            characterUuid: '00000000-0000-0000-0000-000000000000',
+          },
+        });
       }
       const n = 1 + int(4);
       for (let i = 0; i < n; i++) {
@@ -113,7 +148,13 @@ export function generateUpdates(count = 120_000, seed = 1): NetworkUpdate[] {
       if (lifts.length < 10) {
         const l = nextId++;
         lifts.push(l);
-        out.push({ updateType: 'Create', netObjType: 'Lift', controllerType: 0, id: l, data: { steamId64: 76561198000000001n, worldId: 1, position: { x: int(100), y: int(100), z: 0 }, level: 0 } });
+        out.push({
+          updateType: 'Create',
+          netObjType: 'Lift',
+          controllerType: 0,
+          id: l,
+          data: { steamId64: 76561198000000001n, worldId: 1, position: { x: int(100), y: int(100), z: 0 }, level: 0 },
+        });
       }
       const n = 1 + int(5);
       for (let i = 0; i < n; i++) out.push({ updateType: 'Update', netObjType: 'Lift', id: lifts[int(lifts.length)]!, data: { level: int(20) } });
@@ -197,7 +238,11 @@ export function cases(): BenchCase[] {
     },
   });
   // an encode case: every tick's batch through a fresh producer
-  const producerCase = (name: string, one: (p: NetworkUpdateProducer, tick: number, batch: NetworkUpdate[]) => number, target?: BenchCase['target']): BenchCase => ({
+  const producerCase = (
+    name: string,
+    one: (p: NetworkUpdateProducer, tick: number, batch: NetworkUpdate[]) => number,
+    target?: BenchCase['target'],
+  ): BenchCase => ({
     group: 'scrapmechanic',
     name,
     target,
@@ -259,7 +304,7 @@ if (process.argv[1] !== undefined && import.meta.url === new URL(`file://${proce
       if (i >= 3) best = Math.min(best, (d.user + d.system) / 1000);
     }
     const mbps = c.bytes === undefined ? '' : `${(c.bytes / 1e6 / (best / 1000)).toFixed(1)} MB/s`;
-    const ips = c.items === undefined ? '' : `${((c.items / best) * 1000 / 1e6).toFixed(2)}M ${c.itemUnit}/s`;
+    const ips = c.items === undefined ? '' : `${(((c.items / best) * 1000) / 1e6).toFixed(2)}M ${c.itemUnit}/s`;
     const t = c.target?.mbps === undefined ? '' : ` (target ${c.target.mbps} MB/s: ${c.bytes! / 1e6 / (best / 1000) >= c.target.mbps ? 'met' : 'NOT met'})`;
     console.log(`${c.name.padEnd(58)} ${best.toFixed(2).padStart(8)} cpu-ms  ${mbps.padStart(12)}  ${ips}${t}`);
   }

@@ -90,7 +90,21 @@ export function cases(): BenchCase[] {
         return n;
       },
     },
-    { group: 'teeworlds-net', name: 'datagram → snapshot (CRC checked), 24 datagrams', bytes: chainedBytes, items: itemsPerRun, itemUnit: 'items', fn: receive },
-    { group: 'teeworlds-net', name: 'pcap read + UDP extraction (2000 frames)', bytes: pcap.length, items: 2000, itemUnit: 'frames', fn: () => udpDatagrams(readCapture(pcap)).length },
+    {
+      group: 'teeworlds-net',
+      name: 'datagram → snapshot (CRC checked), 24 datagrams',
+      bytes: chainedBytes,
+      items: itemsPerRun,
+      itemUnit: 'items',
+      fn: receive,
+    },
+    {
+      group: 'teeworlds-net',
+      name: 'pcap read + UDP extraction (2000 frames)',
+      bytes: pcap.length,
+      items: 2000,
+      itemUnit: 'frames',
+      fn: () => udpDatagrams(readCapture(pcap)).length,
+    },
   ];
 }

@@ -192,6 +192,14 @@ export function cases(): BenchCase[] {
     { group: 'teeworlds', name: `receiver: messages -> verified snapshots (${msgBytes} B)`, bytes: msgBytes, items, itemUnit: 'items', fn: receiverPath2 },
     { group: 'teeworlds', name: 'producer: createDelta + pack (two passes, reference)', bytes, items, itemUnit: 'items', fn: create },
     { group: 'teeworlds', name: 'delta creation + pack, fused (createDeltaBytes)', bytes, items, itemUnit: 'items', target: { mbps: 250 }, fn: createFused },
-    { group: 'teeworlds', name: `SnapshotProducer.encode: messages out (${producedBytes} B)`, bytes: producedBytes, items, itemUnit: 'items', target: { mbps: 100 }, fn: produce },
+    {
+      group: 'teeworlds',
+      name: `SnapshotProducer.encode: messages out (${producedBytes} B)`,
+      bytes: producedBytes,
+      items,
+      itemUnit: 'items',
+      target: { mbps: 100 },
+      fn: produce,
+    },
   ];
 }

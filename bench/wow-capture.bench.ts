@@ -26,8 +26,29 @@ export function cases(): BenchCase[] {
   const keyHex = sessionKeyToDbHex(s.key);
   return [
     { group: 'wow-capture', name: `TCP reassembly only (${bytes} B pcap)`, bytes, fn: () => tcpEvents(readCapture(s.pcap)).length },
-    { group: 'wow-capture', name: `pcap → frames, session key given (${frames} frames)`, bytes, items: frames, itemUnit: 'frames', fn: () => decodeWowCapture(s.pcap, { sessionKey: s.key }).length },
-    { group: 'wow-capture', name: `pcap → frames, key recovered (${frames} frames)`, bytes, items: frames, itemUnit: 'frames', fn: () => decodeWowCapture(s.pcap).length },
-    { group: 'wow-capture', name: 'pcap → records (decode wow --pcap --session-key), updates decoded', bytes, items: frames, itemUnit: 'frames', fn: () => records({ 'session-key': keyHex }) },
+    {
+      group: 'wow-capture',
+      name: `pcap → frames, session key given (${frames} frames)`,
+      bytes,
+      items: frames,
+      itemUnit: 'frames',
+      fn: () => decodeWowCapture(s.pcap, { sessionKey: s.key }).length,
+    },
+    {
+      group: 'wow-capture',
+      name: `pcap → frames, key recovered (${frames} frames)`,
+      bytes,
+      items: frames,
+      itemUnit: 'frames',
+      fn: () => decodeWowCapture(s.pcap).length,
+    },
+    {
+      group: 'wow-capture',
+      name: 'pcap → records (decode wow --pcap --session-key), updates decoded',
+      bytes,
+      items: frames,
+      itemUnit: 'frames',
+      fn: () => records({ 'session-key': keyHex }),
+    },
   ];
 }

@@ -24,7 +24,6 @@ import { fromHex } from '../src/core/hex.js';
 import { UpdateProducer, encodeUpdatePacket, frame } from '../src/protocols/wow/index.js';
 import { rng } from '../test/helpers/rng.js';
 
-
 /** A world of `n` objects with realistic non-zero fields. */
 export function generateWorld(n: number, seed = 1): WorldObject[] {
   const r = rng(seed);
@@ -35,26 +34,31 @@ export function generateWorld(n: number, seed = 1): WorldObject[] {
     if (k < 0.6) {
       const entry = 1000 + Math.floor(r() * 5000);
       const guid = (0xf130n << 48n) | (BigInt(entry) << 24n) | BigInt(i + 1);
-      const o = makeWorldObject(guid, 3, {
-        OBJECT_FIELD_ENTRY: entry,
-        UNIT_FIELD_HEALTH: 1000 + Math.floor(r() * 5000),
-        UNIT_FIELD_MAXHEALTH: 6000,
-        UNIT_FIELD_POWER1: Math.floor(r() * 3000),
-        UNIT_FIELD_MAXPOWER1: 3000,
-        UNIT_FIELD_LEVEL: 1 + Math.floor(r() * 60),
-        UNIT_FIELD_FACTIONTEMPLATE: 14,
-        UNIT_FIELD_BYTES_0: [0, 1, 0, 0],
-        UNIT_FIELD_FLAGS: 0x00000008,
-        UNIT_FIELD_BASEATTACKTIME: 2000,
-        UNIT_FIELD_BOUNDINGRADIUS: 0.5,
-        UNIT_FIELD_COMBATREACH: 1.5,
-        UNIT_FIELD_DISPLAYID: 100 + Math.floor(r() * 10000),
-        UNIT_FIELD_NATIVEDISPLAYID: 100 + Math.floor(r() * 10000),
-        UNIT_FIELD_MINDAMAGE: 10,
-        UNIT_FIELD_MAXDAMAGE: 20,
-        UNIT_MOD_CAST_SPEED: 1,
-        UNIT_NPC_FLAGS: r() < 0.2 ? 3 : 0,
-      }, defaultMovement(3, pos(), 123456));
+      const o = makeWorldObject(
+        guid,
+        3,
+        {
+          OBJECT_FIELD_ENTRY: entry,
+          UNIT_FIELD_HEALTH: 1000 + Math.floor(r() * 5000),
+          UNIT_FIELD_MAXHEALTH: 6000,
+          UNIT_FIELD_POWER1: Math.floor(r() * 3000),
+          UNIT_FIELD_MAXPOWER1: 3000,
+          UNIT_FIELD_LEVEL: 1 + Math.floor(r() * 60),
+          UNIT_FIELD_FACTIONTEMPLATE: 14,
+          UNIT_FIELD_BYTES_0: [0, 1, 0, 0],
+          UNIT_FIELD_FLAGS: 0x00000008,
+          UNIT_FIELD_BASEATTACKTIME: 2000,
+          UNIT_FIELD_BOUNDINGRADIUS: 0.5,
+          UNIT_FIELD_COMBATREACH: 1.5,
+          UNIT_FIELD_DISPLAYID: 100 + Math.floor(r() * 10000),
+          UNIT_FIELD_NATIVEDISPLAYID: 100 + Math.floor(r() * 10000),
+          UNIT_FIELD_MINDAMAGE: 10,
+          UNIT_FIELD_MAXDAMAGE: 20,
+          UNIT_MOD_CAST_SPEED: 1,
+          UNIT_NPC_FLAGS: r() < 0.2 ? 3 : 0,
+        },
+        defaultMovement(3, pos(), 123456),
+      );
       if (r() < 0.2) {
         const m = o.movement;
         m.movementInfo!.flags = 0x00400001;
@@ -62,29 +66,76 @@ export function generateWorld(n: number, seed = 1): WorldObject[] {
       }
       out.push(o);
     } else if (k < 0.65) {
-      const o = makeWorldObject(BigInt(i + 1), 4, {
-        UNIT_FIELD_HEALTH: 3000, UNIT_FIELD_MAXHEALTH: 3000, UNIT_FIELD_LEVEL: 60, UNIT_FIELD_FACTIONTEMPLATE: 1,
-        UNIT_FIELD_BYTES_0: [1, 1, 0, 0], UNIT_FIELD_DISPLAYID: 49, UNIT_FIELD_NATIVEDISPLAYID: 49,
-        PLAYER_BYTES: [1, 2, 3, 4], PLAYER_FLAGS: 0x8, PLAYER_GUILDID: 7,
-      }, defaultMovement(4, pos(), 123456));
+      const o = makeWorldObject(
+        BigInt(i + 1),
+        4,
+        {
+          UNIT_FIELD_HEALTH: 3000,
+          UNIT_FIELD_MAXHEALTH: 3000,
+          UNIT_FIELD_LEVEL: 60,
+          UNIT_FIELD_FACTIONTEMPLATE: 1,
+          UNIT_FIELD_BYTES_0: [1, 1, 0, 0],
+          UNIT_FIELD_DISPLAYID: 49,
+          UNIT_FIELD_NATIVEDISPLAYID: 49,
+          PLAYER_BYTES: [1, 2, 3, 4],
+          PLAYER_FLAGS: 0x8,
+          PLAYER_GUILDID: 7,
+        },
+        defaultMovement(4, pos(), 123456),
+      );
       for (let s = 0; s < 19; s++) o.values[0x106 + 12 * s] = 1000 + s; // PLAYER_VISIBLE_ITEM_n_0 entries
       out.push(o);
     } else if (k < 0.85) {
       const entry = 100 + Math.floor(r() * 100000);
-      out.push(makeWorldObject((0xf110n << 48n) | (BigInt(entry) << 24n) | BigInt(i + 1), 5, {
-        OBJECT_FIELD_ENTRY: entry, GAMEOBJECT_DISPLAYID: Math.floor(r() * 5000), GAMEOBJECT_FLAGS: 0x20, GAMEOBJECT_ROTATION: 0.5,
-        GAMEOBJECT_STATE: 1, GAMEOBJECT_POS_X: 1, GAMEOBJECT_POS_Y: 2, GAMEOBJECT_POS_Z: 3, GAMEOBJECT_FACTION: 35,
-        GAMEOBJECT_TYPE_ID: 3, GAMEOBJECT_ANIMPROGRESS: 100,
-      }, defaultMovement(5, pos())));
+      out.push(
+        makeWorldObject(
+          (0xf110n << 48n) | (BigInt(entry) << 24n) | BigInt(i + 1),
+          5,
+          {
+            OBJECT_FIELD_ENTRY: entry,
+            GAMEOBJECT_DISPLAYID: Math.floor(r() * 5000),
+            GAMEOBJECT_FLAGS: 0x20,
+            GAMEOBJECT_ROTATION: 0.5,
+            GAMEOBJECT_STATE: 1,
+            GAMEOBJECT_POS_X: 1,
+            GAMEOBJECT_POS_Y: 2,
+            GAMEOBJECT_POS_Z: 3,
+            GAMEOBJECT_FACTION: 35,
+            GAMEOBJECT_TYPE_ID: 3,
+            GAMEOBJECT_ANIMPROGRESS: 100,
+          },
+          defaultMovement(5, pos()),
+        ),
+      );
     } else if (k < 0.95) {
-      out.push(makeWorldObject((0x4000n << 48n) | BigInt(i + 1), 1, {
-        OBJECT_FIELD_ENTRY: 2000 + i, ITEM_FIELD_OWNER: BigInt(i), ITEM_FIELD_CONTAINED: BigInt(i), ITEM_FIELD_STACK_COUNT: 1,
-        ITEM_FIELD_DURABILITY: 50, ITEM_FIELD_MAXDURABILITY: 50,
-      }));
+      out.push(
+        makeWorldObject((0x4000n << 48n) | BigInt(i + 1), 1, {
+          OBJECT_FIELD_ENTRY: 2000 + i,
+          ITEM_FIELD_OWNER: BigInt(i),
+          ITEM_FIELD_CONTAINED: BigInt(i),
+          ITEM_FIELD_STACK_COUNT: 1,
+          ITEM_FIELD_DURABILITY: 50,
+          ITEM_FIELD_MAXDURABILITY: 50,
+        }),
+      );
     } else if (k < 0.98) {
-      out.push(makeWorldObject((0xf100n << 48n) | BigInt(i + 1), 6, { DYNAMICOBJECT_CASTER: 5n, DYNAMICOBJECT_SPELLID: 1234, DYNAMICOBJECT_RADIUS: 8 }, defaultMovement(6, pos())));
+      out.push(
+        makeWorldObject(
+          (0xf100n << 48n) | BigInt(i + 1),
+          6,
+          { DYNAMICOBJECT_CASTER: 5n, DYNAMICOBJECT_SPELLID: 1234, DYNAMICOBJECT_RADIUS: 8 },
+          defaultMovement(6, pos()),
+        ),
+      );
     } else {
-      out.push(makeWorldObject((0xf101n << 48n) | BigInt(i + 1), 7, { CORPSE_FIELD_OWNER: 5n, CORPSE_FIELD_DISPLAY_ID: 49, CORPSE_FIELD_FLAGS: 4 }, defaultMovement(7, pos())));
+      out.push(
+        makeWorldObject(
+          (0xf101n << 48n) | BigInt(i + 1),
+          7,
+          { CORPSE_FIELD_OWNER: 5n, CORPSE_FIELD_DISPLAY_ID: 49, CORPSE_FIELD_FLAGS: 4 },
+          defaultMovement(7, pos()),
+        ),
+      );
     }
   }
   return out;
@@ -230,7 +281,9 @@ export function cases(): BenchCase[] {
 function zlibCases(compressed: () => Uint8Array[], bodyBytes: number, blocks: number): BenchCase[] {
   const streams = lazy(() => compressed().map((p) => ({ z: p.subarray(8), size: new DataView(p.buffer, p.byteOffset).getUint32(4, true) })));
   const corrupt = (() => {
-    const payloads = ['0a000000780107000000', '0a00000078010105000000', '0a0000007801 4b4c4a4e00000000', '0a0000007802 0300000000'].map((h) => fromHex(h.replace(/ /g, '')));
+    const payloads = ['0a000000780107000000', '0a00000078010105000000', '0a0000007801 4b4c4a4e00000000', '0a0000007802 0300000000'].map((h) =>
+      fromHex(h.replace(/ /g, '')),
+    );
     const out: Uint8Array[] = [];
     let n = 0;
     while (n < 65536) {
@@ -242,7 +295,13 @@ function zlibCases(compressed: () => Uint8Array[], bodyBytes: number, blocks: nu
   })();
   // small valid frames: a VALUES block of a few fields, compressed as a server would above its threshold
   const valid = (() => {
-    const f = encodeUpdatePacket({ hasTransport: 0, blocks: [{ updateType: 0, guid: 0xf130001de3000105n, values: { mask: new Uint32Array([0, 0x1c00000]), values: new Uint32Array([100, 200, 300]) } }] }, { compressThreshold: 0 });
+    const f = encodeUpdatePacket(
+      {
+        hasTransport: 0,
+        blocks: [{ updateType: 0, guid: 0xf130001de3000105n, values: { mask: new Uint32Array([0, 0x1c00000]), values: new Uint32Array([100, 200, 300]) } }],
+      },
+      { compressThreshold: 0 },
+    );
     const out: Uint8Array[] = [];
     let n = 0;
     while (n < 65536) {

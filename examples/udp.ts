@@ -17,7 +17,10 @@ export const Ship = defineEntity('Ship', { x: t.f32(), y: t.f32(), hp: t.u8(), n
 export const entities = [Ship] as const;
 
 /** A UDP server: one ReplicationServer, clients keyed by address:port. */
-export function udpServer(port: number, opts: { ships?: number; tickMs?: number; drop?: number } = {}): { socket: Socket; server: ReplicationServer; pause(): void; flush(): void; stop(): void } {
+export function udpServer(
+  port: number,
+  opts: { ships?: number; tickMs?: number; drop?: number } = {},
+): { socket: Socket; server: ReplicationServer; pause(): void; flush(): void; stop(): void } {
   const server = new ReplicationServer({ entities });
   const socket = createSocket('udp4');
   const peers = new Map<string, RemoteInfo>();
@@ -60,7 +63,10 @@ export function udpServer(port: number, opts: { ships?: number; tickMs?: number;
 }
 
 /** A UDP client: applies packets, acks each applied one. */
-export function udpClient(port: number, onPacket?: (c: ReplicationClient<typeof entities>) => void): { socket: Socket; client: ReplicationClient<typeof entities>; stop(): void } {
+export function udpClient(
+  port: number,
+  onPacket?: (c: ReplicationClient<typeof entities>) => void,
+): { socket: Socket; client: ReplicationClient<typeof entities>; stop(): void } {
   const client = new ReplicationClient({ entities });
   const socket = createSocket('udp4');
   socket.on('message', (msg) => {

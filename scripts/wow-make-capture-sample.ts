@@ -16,4 +16,6 @@ import { synthSession } from '../test/wow-capture/synth.js';
 const root = new URL('..', import.meta.url).pathname;
 const s = synthSession({ seed: 1126, ticks: 12, retransmit: 0.05, reorder: 0.05, coalesce: 0.2 });
 writeFileSync(join(root, 'samples', 'wow', 'session.pcap'), s.pcap);
-process.stdout.write(`samples/wow/session.pcap: ${s.pcap.length} bytes, ${s.server.length} server and ${s.client.length} client frames, session key (account.sessionkey form) ${sessionKeyToDbHex(s.key)}\n`);
+process.stdout.write(
+  `samples/wow/session.pcap: ${s.pcap.length} bytes, ${s.server.length} server and ${s.client.length} client frames, session key (account.sessionkey form) ${sessionKeyToDbHex(s.key)}\n`,
+);

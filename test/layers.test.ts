@@ -18,7 +18,13 @@ import { join, posix } from 'node:path';
 const src = new URL('../src/', import.meta.url).pathname;
 
 /** Node-only files by design (transports), which may import node: statically. */
-const NODE_ONLY = [/^protocols\/[a-z]+\/net\/udp\.ts$/, /^protocols\/teeworlds\/net\/server\//, /^replication\/(transports|nats)\//, /^replication\/.*-node\.ts$/, /\.mjs$/];
+const NODE_ONLY = [
+  /^protocols\/[a-z]+\/net\/udp\.ts$/,
+  /^protocols\/teeworlds\/net\/server\//,
+  /^replication\/(transports|nats)\//,
+  /^replication\/.*-node\.ts$/,
+  /\.mjs$/,
+];
 
 function walk(dir: string, base = ''): string[] {
   const out: string[] = [];

@@ -60,7 +60,13 @@ const shnum = dv.getUint16(0x3c, true);
 const sections = [];
 for (let i = 0; i < shnum; i++) {
   const o = shoff + i * shentsize;
-  sections.push({ type: dv.getUint32(o + 4, true), offset: Number(dv.getBigUint64(o + 0x18, true)), size: Number(dv.getBigUint64(o + 0x20, true)), link: dv.getUint32(o + 0x28, true), info: dv.getUint32(o + 0x2c, true) });
+  sections.push({
+    type: dv.getUint32(o + 4, true),
+    offset: Number(dv.getBigUint64(o + 0x18, true)),
+    size: Number(dv.getBigUint64(o + 0x20, true)),
+    link: dv.getUint32(o + 0x28, true),
+    info: dv.getUint32(o + 0x2c, true),
+  });
 }
 const SHT_GNU_verneed = 0x6ffffffe;
 const vr = sections.find((s) => s.type === SHT_GNU_verneed);

@@ -71,7 +71,22 @@ export async function fuzzTarget(target: string, seconds: number): Promise<FuzzR
   const t0 = Date.now();
   const r = spawnSync(
     process.execPath,
-    [jazzer, bundle.slice(0, -3), corpus, '--sync', '--includes', 'fuzz/build', '--timeout', '10000', '--', `-max_total_time=${seconds}`, `-artifact_prefix=${artifacts}/`, '-rss_limit_mb=3072', '-max_len=65536', '-print_final_stats=1'],
+    [
+      jazzer,
+      bundle.slice(0, -3),
+      corpus,
+      '--sync',
+      '--includes',
+      'fuzz/build',
+      '--timeout',
+      '10000',
+      '--',
+      `-max_total_time=${seconds}`,
+      `-artifact_prefix=${artifacts}/`,
+      '-rss_limit_mb=3072',
+      '-max_len=65536',
+      '-print_final_stats=1',
+    ],
     { cwd: root, encoding: 'utf8', env: { ...process.env, TICKWIRE_ROOT: root }, maxBuffer: 64 << 20 },
   );
   const output = `${r.stdout}\n${r.stderr}`;

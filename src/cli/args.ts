@@ -33,7 +33,12 @@ export function parseCommand(args: string[], common: OptionSpec) {
     parsed = parseArgs({ args: args.slice(1), options, allowPositionals: true, strict: true });
   } catch (e) {
     const m = /option '(--?[\w-]+)/.exec((e as Error).message);
-    const hint = m ? didYouMean(m[1]!.replace(/^-+/, ''), Object.keys(options).map((k) => k)).replace('mean ', 'mean --') : '';
+    const hint = m
+      ? didYouMean(
+          m[1]!.replace(/^-+/, ''),
+          Object.keys(options).map((k) => k),
+        ).replace('mean ', 'mean --')
+      : '';
     throw new UsageError(`${(e as Error).message.split('\n')[0]}${hint}`);
   }
   const values = parsed.values as OptionValues;

@@ -73,7 +73,9 @@ export function decodeCommand(args: string[], io: Io): number {
       failed++;
       if (keepGoing) {
         const e = item.error;
-        io.stderr.write(`${JSON.stringify({ message: item.index + 1, ...(item.source ? { source: item.source } : {}), error: e.message, offset: e.offset, path: e.path })}\n`);
+        io.stderr.write(
+          `${JSON.stringify({ message: item.index + 1, ...(item.source ? { source: item.source } : {}), error: e.message, offset: e.offset, path: e.path })}\n`,
+        );
         continue;
       }
       writer.close();
@@ -81,7 +83,12 @@ export function decodeCommand(args: string[], io: Io): number {
       return 1;
     }
     if (format === 'spans') {
-      const rec = { message: item.index + 1, ...(item.source ? { source: item.source } : {}), records: item.message.records, spans: (item.spans?.spans ?? []).map(spanRecord) };
+      const rec = {
+        message: item.index + 1,
+        ...(item.source ? { source: item.source } : {}),
+        records: item.message.records,
+        spans: (item.spans?.spans ?? []).map(spanRecord),
+      };
       io.stdout.write(`${JSON.stringify(rec)}\n`);
     } else writer.write(item.message.records);
   }

@@ -17,7 +17,10 @@ export function encodeCommand(args: string[], io: Io): number {
   try {
     const trimmed = text.trim();
     if (stream && !trimmed.startsWith('[')) {
-      inputs = trimmed.split(/\r?\n/).filter((l) => l.trim() !== '').map((l) => JSON.parse(l));
+      inputs = trimmed
+        .split(/\r?\n/)
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l));
     } else {
       const v = JSON.parse(trimmed);
       inputs = stream && Array.isArray(v) ? v : [v];
@@ -31,8 +34,10 @@ export function encodeCommand(args: string[], io: Io): number {
     try {
       out = encoder.encode(inputs[i]);
     } catch (e) {
-      if (e instanceof EncodeError) throw new InputError(`${inputs.length > 1 ? `record ${i + 1}: ` : ''}${e.message.length > 300 ? `${e.message.slice(0, 300)}…` : e.message}`);
-      if (e instanceof RangeError) throw new InputError(`${inputs.length > 1 ? `record ${i + 1}: ` : ''}input too deeply nested or too large to encode (${e.message})`);
+      if (e instanceof EncodeError)
+        throw new InputError(`${inputs.length > 1 ? `record ${i + 1}: ` : ''}${e.message.length > 300 ? `${e.message.slice(0, 300)}…` : e.message}`);
+      if (e instanceof RangeError)
+        throw new InputError(`${inputs.length > 1 ? `record ${i + 1}: ` : ''}input too deeply nested or too large to encode (${e.message})`);
       throw e;
     }
     for (const m of out) io.stdout.write(values.hex === true ? `${toHex(m)}\n` : m);

@@ -57,7 +57,9 @@ export function isMessageFileName(name: string): boolean {
 export function* directoryMessages(dir: string): Generator<SourcedMessage> {
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => isMessageFileName(n) && statSync(join(dir, n)).isFile()).sort();
+    names = readdirSync(dir)
+      .filter((n) => isMessageFileName(n) && statSync(join(dir, n)).isFile())
+      .sort();
   } catch (e) {
     throw new InputError(`cannot read ${dir}: ${(e as Error).message}`);
   }
@@ -70,7 +72,8 @@ function hexError(e: DecodeError, lineNo: number | undefined, lineText: string, 
   const col = colBase + e.offset + 1;
   const ch = lineText[colBase + e.offset];
   const where = lineNo === undefined ? `column ${col}` : `line ${lineNo}, column ${col}`;
-  const what = e.found === 'a lone digit' ? 'an odd number of hex digits (a lone digit here)' : `bad hex character ${JSON.stringify(ch ?? '')}, expected ${e.expected}`;
+  const what =
+    e.found === 'a lone digit' ? 'an odd number of hex digits (a lone digit here)' : `bad hex character ${JSON.stringify(ch ?? '')}, expected ${e.expected}`;
   return new InputError(`${where}: ${what}`);
 }
 
@@ -126,7 +129,7 @@ export function looksLikeHexText(bytes: Uint8Array): boolean {
       continue;
     }
     if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70)) digits++;
-    else if (!(c === 32 || c === 9 || c === 13 || c === 58 || c === 45 || c === 120 /* x of 0x */)) return false;
+    else if (!((c === 32 || c === 9 || c === 13 || c === 58 || c === 45 || c === 120) /* x of 0x */)) return false;
   }
   return digits >= 2;
 }

@@ -39,7 +39,8 @@ async function watchCommand(args: string[], io: Io): Promise<number> {
   // A live client ends with a record saying whether it ever joined (`joined: false`: nothing listening, refused, wrong version).
   const joined = last !== null && typeof last === 'object' ? (last as { joined?: unknown }).joined : undefined;
   if (n === 0 || joined === false) {
-    const reason = last !== null && typeof last === 'object' && typeof (last as { reason?: unknown }).reason === 'string' ? `: ${(last as { reason: string }).reason}` : '';
+    const reason =
+      last !== null && typeof last === 'object' && typeof (last as { reason?: unknown }).reason === 'string' ? `: ${(last as { reason: string }).reason}` : '';
     throw new InputError(`never joined ${target}${reason} (nothing listening, refused, or another --version?)`);
   }
   return 0;

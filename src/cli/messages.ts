@@ -6,7 +6,18 @@
 import { DecodeError } from '../core/errors.js';
 import { SpanSink } from '../core/spans.js';
 import type { DecodedMessage, FamilyAdapter, OptionValues, StreamDecoder } from '../families/types.js';
-import { InputError, countHexLines, directoryMessages, hexLineMessages, isDirectory, looksLikeHexText, parseHexMessage, readInputBytes, type Io, type SourcedMessage } from './input.js';
+import {
+  InputError,
+  countHexLines,
+  directoryMessages,
+  hexLineMessages,
+  isDirectory,
+  looksLikeHexText,
+  parseHexMessage,
+  readInputBytes,
+  type Io,
+  type SourcedMessage,
+} from './input.js';
 import { UsageError } from './usage.js';
 
 export type DecodedItem =

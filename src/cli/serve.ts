@@ -33,7 +33,8 @@ function intOpt(v: unknown, name: string, lo: number, hi: number, def: number): 
 
 export async function serveCommand(args: string[], io: Io): Promise<number> {
   const family = args[0];
-  if (family !== 'teeworlds') return fail(io, family === undefined ? 'missing <family> (only teeworlds can serve)' : `${family} cannot serve (only teeworlds)`, 2);
+  if (family !== 'teeworlds')
+    return fail(io, family === undefined ? 'missing <family> (only teeworlds can serve)' : `${family} cannot serve (only teeworlds)`, 2);
   let values: Record<string, string | boolean | undefined>;
   try {
     values = parseArgs({
@@ -95,7 +96,18 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     return fail(io, `cannot listen: ${(e as Error).message}`, 1);
   }
   const s = server!;
-  line({ event: 'listening', version, host: s.host, port: s.localPort, map: map.name, mapCrc: map.crc >>> 0, mapSize: map.data.length, maxClients: s.game.maxClients, bots, pickups: s.game.world.pickups.length });
+  line({
+    event: 'listening',
+    version,
+    host: s.host,
+    port: s.localPort,
+    map: map.name,
+    mapCrc: map.crc >>> 0,
+    mapSize: map.data.length,
+    maxClients: s.game.maxClients,
+    bots,
+    pickups: s.game.world.pickups.length,
+  });
   const stats = () => line({ event: 'stats', t: Math.round(s.now()), tick: s.game.tick, clients: s.game.summary(), net: s.game.net.stats });
   const statTimer = logEvery > 0 ? setInterval(stats, logEvery * 1000) : undefined;
   await new Promise<void>((resolve) => {

@@ -39,7 +39,9 @@ function table(title: string, head: string[], rows: Array<Array<string | number>
 }
 
 export function renderStats(st: StreamStats): string {
-  return `${statsHeadline(st)}\n\n${statsTables(st).map((t) => table(t.title, t.head, t.rows)).join('\n')}`;
+  return `${statsHeadline(st)}\n\n${statsTables(st)
+    .map((t) => table(t.title, t.head, t.rows))
+    .join('\n')}`;
 }
 
 function csvCell(v: unknown): string {

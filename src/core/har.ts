@@ -113,7 +113,8 @@ export function readHarWebSockets(bytes: Uint8Array, limits: Partial<HarLimits> 
       if (m.type !== 'send' && m.type !== 'receive') throw new DecodeError(0, `${mp}.type`, '"send" or "receive"', JSON.stringify(m.type));
       const time = typeof m.time === 'number' && Number.isFinite(m.time) ? m.time : 0;
       const opcode = m.opcode === undefined ? 1 : m.opcode;
-      if (typeof opcode !== 'number' || !Number.isInteger(opcode) || opcode < 0 || opcode > 15) throw new DecodeError(0, `${mp}.opcode`, 'an opcode 0-15', JSON.stringify(opcode));
+      if (typeof opcode !== 'number' || !Number.isInteger(opcode) || opcode < 0 || opcode > 15)
+        throw new DecodeError(0, `${mp}.opcode`, 'an opcode 0-15', JSON.stringify(opcode));
       if (typeof m.data !== 'string') throw new DecodeError(0, `${mp}.data`, 'a string');
       let data: Uint8Array;
       if (opcode === 2) data = decodeBase64(m.data, `${mp}.data`, L.maxMessageSize);
@@ -129,7 +130,13 @@ export function readHarWebSockets(bytes: Uint8Array, limits: Partial<HarLimits> 
 }
 
 /** Write a HAR file holding WebSocket connections (Chrome's `_webSocketMessages` form). */
-export function writeHarWebSockets(conns: readonly { url: string; startedDateTime?: string; messages: readonly { type: 'send' | 'receive'; time: number; opcode: number; data: Uint8Array }[] }[]): string {
+export function writeHarWebSockets(
+  conns: readonly {
+    url: string;
+    startedDateTime?: string;
+    messages: readonly { type: 'send' | 'receive'; time: number; opcode: number; data: Uint8Array }[];
+  }[],
+): string {
   const b64 = (d: Uint8Array): string => {
     const A = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
     let s = '';
@@ -143,11 +150,26 @@ export function writeHarWebSockets(conns: readonly { url: string; startedDateTim
     startedDateTime: c.startedDateTime ?? new Date((c.messages[0]?.time ?? 0) * 1000).toISOString(),
     time: 0,
     request: { method: 'GET', url: c.url, httpVersion: 'HTTP/1.1', headers: [], queryString: [], cookies: [], headersSize: -1, bodySize: 0 },
-    response: { status: 101, statusText: 'Switching Protocols', httpVersion: 'HTTP/1.1', headers: [], cookies: [], content: { size: 0, mimeType: 'x-unknown' }, redirectURL: '', headersSize: -1, bodySize: 0 },
+    response: {
+      status: 101,
+      statusText: 'Switching Protocols',
+      httpVersion: 'HTTP/1.1',
+      headers: [],
+      cookies: [],
+      content: { size: 0, mimeType: 'x-unknown' },
+      redirectURL: '',
+      headersSize: -1,
+      bodySize: 0,
+    },
     cache: {},
     timings: { send: 0, wait: 0, receive: 0 },
     _resourceType: 'websocket',
-    _webSocketMessages: c.messages.map((m) => ({ type: m.type, time: m.time, opcode: m.opcode, data: m.opcode === 1 ? new TextDecoder().decode(m.data) : b64(m.data) })),
+    _webSocketMessages: c.messages.map((m) => ({
+      type: m.type,
+      time: m.time,
+      opcode: m.opcode,
+      data: m.opcode === 1 ? new TextDecoder().decode(m.data) : b64(m.data),
+    })),
   }));
   return JSON.stringify({ log: { version: '1.2', creator: { name: 'tickwire', version: '0.1.0' }, pages: [], entries } }, null, 1);
 }

@@ -13,7 +13,21 @@ export { toHex, fromHex, hexdump, parseHexLines } from './hex.js';
 export type { HexdumpOptions } from './hex.js';
 export { f32ToBits, bitsToF32, f32NeedsBits } from './floats.js';
 export { toJsonValue, excerpt } from './json.js';
-export { readCapture, writePcap, isCapture, udpDatagrams, frameToUdp, buildUdpIpv4, LINKTYPE_RAW, LINKTYPE_ETHERNET, LINKTYPE_NULL, LINKTYPE_LINUX_SLL, LINKTYPE_LINUX_SLL2, LINKTYPE_IPV4, LINKTYPE_IPV6 } from './pcap.js';
+export {
+  readCapture,
+  writePcap,
+  isCapture,
+  udpDatagrams,
+  frameToUdp,
+  buildUdpIpv4,
+  LINKTYPE_RAW,
+  LINKTYPE_ETHERNET,
+  LINKTYPE_NULL,
+  LINKTYPE_LINUX_SLL,
+  LINKTYPE_LINUX_SLL2,
+  LINKTYPE_IPV4,
+  LINKTYPE_IPV6,
+} from './pcap.js';
 export type { Capture, CapturedFrame, CaptureOptions, UdpDatagram } from './pcap.js';
 export { noChanges } from './mirror.js';
 export type { ClientMirror, MirrorChanges, MirrorIssue, MirroredEntity, Producer } from './mirror.js';

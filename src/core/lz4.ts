@@ -147,11 +147,7 @@ export function encodeLz4Block(src: Uint8Array): Uint8Array {
       const h = Math.imul(seq, 2654435761) >>> (32 - HASH_LOG);
       const ref = table[h]!;
       table[h] = ip;
-      if (
-        ref < 0 ||
-        ip - ref > MAX_OFFSET ||
-        (src[ref]! | (src[ref + 1]! << 8) | (src[ref + 2]! << 16) | (src[ref + 3]! << 24)) !== seq
-      ) {
+      if (ref < 0 || ip - ref > MAX_OFFSET || (src[ref]! | (src[ref + 1]! << 8) | (src[ref + 2]! << 16) | (src[ref + 3]! << 24)) !== seq) {
         ip += 1 + (misses++ >> 6);
         continue;
       }

@@ -118,7 +118,8 @@ function readPcapng(bytes: Uint8Array, dv: DataView, opts: CaptureOptions): Capt
     const len = dv.getUint32(p + 4, le);
     if (len < 12 || len % 4 !== 0) throw new DecodeError(p + 4, `${path}.length`, 'a block length >= 12 and a multiple of 4', String(len));
     if (p + len > bytes.length) throw new DecodeError(p + 4, `${path}.length`, `${len} bytes of block`, `${bytes.length - p}`);
-    if (dv.getUint32(p + len - 4, le) !== len) throw new DecodeError(p + len - 4, `${path}.trailingLength`, `the block length ${len} repeated`, String(dv.getUint32(p + len - 4, le)));
+    if (dv.getUint32(p + len - 4, le) !== len)
+      throw new DecodeError(p + len - 4, `${path}.trailingLength`, `the block length ${len} repeated`, String(dv.getUint32(p + len - 4, le)));
     const body = p + 8;
     const bodyEnd = p + len - 4;
     if (type === 1) {

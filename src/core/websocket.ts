@@ -507,7 +507,11 @@ export class WebSocketConnection {
         const hi = ((b[2]! << 24) | (b[3]! << 16) | (b[4]! << 8) | b[5]!) >>> 0;
         const lo = ((b[6]! << 24) | (b[7]! << 16) | (b[8]! << 8) | b[9]!) >>> 0;
         if (hi >= 0x200000) {
-          this.fail(s, out, new DecodeError(s.pos + 2, 'frame.length', 'a 64-bit length below 2^53', `0x${hi.toString(16)}${lo.toString(16).padStart(8, '0')}`));
+          this.fail(
+            s,
+            out,
+            new DecodeError(s.pos + 2, 'frame.length', 'a 64-bit length below 2^53', `0x${hi.toString(16)}${lo.toString(16).padStart(8, '0')}`),
+          );
           return;
         }
         len = hi * 4294967296 + lo;
@@ -584,7 +588,14 @@ export class WebSocketConnection {
     // Masking the wrong way is reported once per side; the payload is read either way.
     if (!s.maskWarned && s.isClient === !f.masked) {
       s.maskWarned = true;
-      this.warn(s, out, f.offset + 1, 'frame.mask', s.isClient ? 'masked frames from the client' : 'unmasked frames from the server', f.masked ? 'masked' : 'unmasked');
+      this.warn(
+        s,
+        out,
+        f.offset + 1,
+        'frame.mask',
+        s.isClient ? 'masked frames from the client' : 'unmasked frames from the server',
+        f.masked ? 'masked' : 'unmasked',
+      );
     }
     if (f.rsv2 || f.rsv3) {
       this.warn(s, out, f.offset, 'frame.rsv', 'RSV2 and RSV3 clear (no extension uses them)', 'set');
@@ -593,7 +604,14 @@ export class WebSocketConnection {
     }
     if (f.opcode >= 8) {
       if (f.opcode > 10 || !f.fin || f.payload.length > 125 || f.rsv1) {
-        this.warn(s, out, f.offset, 'frame', 'a control frame: opcode 8-10, FIN set, RSV1 clear, at most 125 bytes', `opcode ${f.opcode}, fin ${f.fin}, ${f.payload.length} bytes`);
+        this.warn(
+          s,
+          out,
+          f.offset,
+          'frame',
+          'a control frame: opcode 8-10, FIN set, RSV1 clear, at most 125 bytes',
+          `opcode ${f.opcode}, fin ${f.fin}, ${f.payload.length} bytes`,
+        );
         return;
       }
       const kind = f.opcode === 8 ? 'close' : f.opcode === 9 ? 'ping' : 'pong';

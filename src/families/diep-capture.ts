@@ -24,7 +24,11 @@ import type { DecodedMessage, FamilyAdapter, FamilyOption, OptionValues } from '
 type FileOption = FamilyOption & { inputFile?: boolean };
 
 const options: Record<string, FileOption> = {
-  pcap: { type: 'string', description: 'decode: read a pcap / pcapng capture of WebSocket connections (HTTP upgrade, frames, permessage-deflate)', inputFile: true },
+  pcap: {
+    type: 'string',
+    description: 'decode: read a pcap / pcapng capture of WebSocket connections (HTTP upgrade, frames, permessage-deflate)',
+    inputFile: true,
+  },
   har: { type: 'string', description: 'decode: read a HAR export (the _webSocketMessages of its entries)', inputFile: true },
 };
 
@@ -42,10 +46,20 @@ export function diepCaptureRecord(it: DiepCaptureItem): Record<string, unknown> 
       return r;
     }
     case 'message': {
-      const r: Record<string, unknown> = { record: 'message', ...where, direction: it.direction, index: it.index, length: it.data.length, compressed: it.compressed };
+      const r: Record<string, unknown> = {
+        record: 'message',
+        ...where,
+        direction: it.direction,
+        index: it.index,
+        length: it.data.length,
+        compressed: it.compressed,
+      };
       if (it.frames !== undefined) r.frames = it.frames;
       if (it.packet !== undefined) {
-        r.packet = it.direction === 'clientbound' ? clientboundToJson(it.packet as ClientboundPacket, FIELDS_6F59094D) : serverboundToJson(it.packet as ServerboundPacket);
+        r.packet =
+          it.direction === 'clientbound'
+            ? clientboundToJson(it.packet as ClientboundPacket, FIELDS_6F59094D)
+            : serverboundToJson(it.packet as ServerboundPacket);
       }
       if (it.applied !== undefined && it.applied.issues.length > 0) r.issues = it.applied.issues.map((i) => i.message);
       if (it.error !== undefined) {

@@ -76,7 +76,8 @@ export const scrapmechanic: FamilyAdapter = {
     },
     strict: {
       type: 'boolean',
-      description: 'decode: reject trailing bytes, non-zero padding, invalid axis nibbles and unknown/conflicting variants instead of keeping them with a warning',
+      description:
+        'decode: reject trailing bytes, non-zero padding, invalid axis nibbles and unknown/conflicting variants instead of keeping them with a warning',
     },
     lz4: { type: 'string', description: 'encode: LZ4 block flavour', choices: ['fast', 'literal'], default: 'fast' },
     delta: {

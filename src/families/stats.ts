@@ -101,9 +101,23 @@ export class StatsCollector {
 export function statsTables(st: StreamStats): Array<{ title: string; head: string[]; rows: Array<Array<string | number>> }> {
   const byBytes = <T extends { bytes: number }>(o: Record<string, T>) => Object.entries(o).sort((a, b) => b[1].bytes - a[1].bytes);
   return [
-    { title: 'per message type', head: ['type', 'messages', 'bytes', 'bytes/msg'], rows: byBytes(st.byMessageType).map(([k, v]) => [k, v.count, v.bytes, (v.bytes / v.count).toFixed(1)]) },
-    { title: 'per entity type', head: ['type', 'created', 'updated', 'removed', 'bytes'], rows: byBytes(st.byEntityType).map(([k, v]) => [k, v.created, v.updated, v.removed, v.bytes]) },
-    { title: 'per field (changes)', head: ['field', 'changes'], rows: Object.entries(st.fieldChanges).sort((a, b) => b[1] - a[1]).map(([k, v]) => [k, v]) },
+    {
+      title: 'per message type',
+      head: ['type', 'messages', 'bytes', 'bytes/msg'],
+      rows: byBytes(st.byMessageType).map(([k, v]) => [k, v.count, v.bytes, (v.bytes / v.count).toFixed(1)]),
+    },
+    {
+      title: 'per entity type',
+      head: ['type', 'created', 'updated', 'removed', 'bytes'],
+      rows: byBytes(st.byEntityType).map(([k, v]) => [k, v.created, v.updated, v.removed, v.bytes]),
+    },
+    {
+      title: 'per field (changes)',
+      head: ['field', 'changes'],
+      rows: Object.entries(st.fieldChanges)
+        .sort((a, b) => b[1] - a[1])
+        .map(([k, v]) => [k, v]),
+    },
     { title: 'per field (bytes on the wire)', head: ['field', 'spans', 'bytes'], rows: byBytes(st.fieldBytes).map(([k, v]) => [k, v.count, v.bytes]) },
   ];
 }

@@ -25,7 +25,10 @@ import { snapshotRecord } from './teeworlds-net.js';
 import type { DecodedMessage, FamilyOption, OptionValues, StreamEncoder } from './types.js';
 
 const options: Record<string, FamilyOption> = {
-  demo: { type: 'boolean', description: 'decode: read FILE as a demo (.demo of Teeworlds 0.6 / 0.7 or DDNet); encode: write a demo from a JSON array of records' },
+  demo: {
+    type: 'boolean',
+    description: 'decode: read FILE as a demo (.demo of Teeworlds 0.6 / 0.7 or DDNet); encode: write a demo from a JSON array of records',
+  },
 };
 
 export function demoHeaderRecord(info: DemoInfo): Record<string, unknown> {
@@ -73,7 +76,16 @@ function* decodeDemo(bytes: Uint8Array): Generator<DecodedMessage> {
     }
     const s = e.snapshot;
     const rec = snapshotRecord(
-      { kind: e.kind === 'snapshot' ? 'demo-snapshot' : 'demo-delta', tick: e.tick, deltaTick: e.kind === 'snapshot' ? -1 : prevTick, crc: s.crc(), crcOk: true, numParts: 1, snapshot: s, codecVersion: info.codec },
+      {
+        kind: e.kind === 'snapshot' ? 'demo-snapshot' : 'demo-delta',
+        tick: e.tick,
+        deltaTick: e.kind === 'snapshot' ? -1 : prevTick,
+        crc: s.crc(),
+        crcOk: true,
+        numParts: 1,
+        snapshot: s,
+        codecVersion: info.codec,
+      },
       undefined,
       { keyframe: e.keyframe, offset: e.offset, crcStored: false },
     );
@@ -137,7 +149,11 @@ export const teeworldsDemoExtras = {
     return decodeDemo(bytes);
   },
   /** The demo encoder when `--demo` is given; otherwise undefined. */
-  encoder(opts: OptionValues, version: TwVersion, snapshotFromJson: (version: TwVersion, items: unknown, path?: string) => import('../protocols/teeworlds/index.js').Snapshot): StreamEncoder | undefined {
+  encoder(
+    opts: OptionValues,
+    version: TwVersion,
+    snapshotFromJson: (version: TwVersion, items: unknown, path?: string) => import('../protocols/teeworlds/index.js').Snapshot,
+  ): StreamEncoder | undefined {
     return opts.demo === true ? new DemoEncoder(version, snapshotFromJson) : undefined;
   },
 };

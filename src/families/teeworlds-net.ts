@@ -26,7 +26,7 @@ const options: Record<string, NetOption> = {
   name: { type: 'string', description: 'watch: player name', default: 'tickwire' },
   clan: { type: 'string', description: 'watch: clan' },
   skin: { type: 'string', description: 'watch: skin name (0.6), or 0.7 skin parts body,marking,decoration,hands,feet,eyes' },
-  'no-token': { type: 'boolean', description: 'watch --version 0.6: plain 0.6 handshake without DDNet\'s security token' },
+  'no-token': { type: 'boolean', description: "watch --version 0.6: plain 0.6 handshake without DDNet's security token" },
 };
 
 /**

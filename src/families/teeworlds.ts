@@ -119,7 +119,7 @@ function fieldPaths(info: ItemTypeInfo, size: number): string[] {
     const total = m[4] === undefined ? n : n * Number(m[4]);
     if (out.length + total > size) break;
     for (let k = 0; k < total; k++) {
-      if (m[2] === undefined || m[2] === 's' && m[4] === undefined) out.push(name);
+      if (m[2] === undefined || (m[2] === 's' && m[4] === undefined)) out.push(name);
       else if (m[2] === 'a') out.push(`${name}[${k}]`);
       else out.push(`${name}[${Math.floor(k / n)}]`);
     }
@@ -197,7 +197,12 @@ class TeeworldsDecoder implements StreamDecoder {
     const other = snapMessageVersions(bytes, this.mode).filter((v) => v !== (this.rx.version === '0.6' ? 'ddnet' : this.rx.version));
     if (other.length === 0) return e;
     const v = other[0] === 'ddnet' ? (this.rx.version === '0.7' ? '0.6 or ddnet' : 'ddnet') : other[0]!;
-    return new DecodeError(e.offset, e.path, e.expected, `${e.found ?? ''} — this reads as a ${v} snapshot message: try --version ${other[0] === 'ddnet' ? 'ddnet' : other[0]} (or leave --version out to detect it)`);
+    return new DecodeError(
+      e.offset,
+      e.path,
+      e.expected,
+      `${e.found ?? ''} — this reads as a ${v} snapshot message: try --version ${other[0] === 'ddnet' ? 'ddnet' : other[0]} (or leave --version out to detect it)`,
+    );
   }
 
   private record(r: ReceiveResult): DecodedMessage {
@@ -386,7 +391,7 @@ function checkFields(info: ItemTypeInfo, data: number[], given: unknown, path: s
   if (!info.known) throw new EncodeError(path, `no field table for this type; give "data" only`);
   const canon = itemFields(info, data) as Record<string, unknown>;
   for (const k of Object.keys(given)) {
-    if (!Object.prototype.hasOwnProperty.call(canon, k)) throw new EncodeError(`${path}.${k}`, `not a field of ${info.name} (or beyond the data)`);
+    if (!Object.hasOwn(canon, k)) throw new EncodeError(`${path}.${k}`, `not a field of ${info.name} (or beyond the data)`);
     const a = canon[k];
     const b = given[k];
     let same = a === b;
@@ -418,7 +423,8 @@ class TeeworldsEncoder implements StreamEncoder {
   /** The version: `--version`, else the records' own `version`, else ddnet; all records must agree. */
   private versionFor(json: Record<string, unknown>): TwVersion {
     const rv = json.version;
-    if (rv !== undefined && rv !== '0.6' && rv !== '0.7' && rv !== 'ddnet') throw new EncodeError('version', `expected "0.6", "0.7" or "ddnet", got ${excerpt(rv)}`);
+    if (rv !== undefined && rv !== '0.6' && rv !== '0.7' && rv !== 'ddnet')
+      throw new EncodeError('version', `expected "0.6", "0.7" or "ddnet", got ${excerpt(rv)}`);
     if (this.given !== undefined && rv !== undefined && (rv === '0.7') !== (this.given === '0.7')) {
       throw new EncodeError('version', `the record was decoded as ${rv}, but --version is ${this.given}: try --version ${rv} (or leave --version out)`);
     }
@@ -467,10 +473,34 @@ class TeeworldsEncoder implements StreamEncoder {
 }
 
 const SAMPLES = [
-  { id: 'tw075', title: 'Teeworlds 0.7.5: full snapshot, delta with deletions, SNAPEMPTY chain', path: 'samples/teeworlds/tw075_live.hex', format: 'hex-lines' as const, options: { version: '0.7' } },
-  { id: 'ddnet164', title: 'DDNet 16.4: UUID items before their declarations, one-item deltas', path: 'samples/teeworlds/ddnet164_live.hex', format: 'hex-lines' as const, options: { version: 'ddnet' } },
-  { id: 'ddnet164-multipart', title: 'DDNet 16.4, 31 clients: a 3-part SNAP, then deltas', path: 'samples/teeworlds/ddnet164_multipart_live.hex', format: 'hex-lines' as const, options: { version: 'ddnet' } },
-  { id: 'ddnet164-multipart-shuffled', title: 'The same with the SNAP parts reordered and duplicated', path: 'samples/teeworlds/ddnet164_multipart_shuffled.hex', format: 'hex-lines' as const, options: { version: 'ddnet' } },
+  {
+    id: 'tw075',
+    title: 'Teeworlds 0.7.5: full snapshot, delta with deletions, SNAPEMPTY chain',
+    path: 'samples/teeworlds/tw075_live.hex',
+    format: 'hex-lines' as const,
+    options: { version: '0.7' },
+  },
+  {
+    id: 'ddnet164',
+    title: 'DDNet 16.4: UUID items before their declarations, one-item deltas',
+    path: 'samples/teeworlds/ddnet164_live.hex',
+    format: 'hex-lines' as const,
+    options: { version: 'ddnet' },
+  },
+  {
+    id: 'ddnet164-multipart',
+    title: 'DDNet 16.4, 31 clients: a 3-part SNAP, then deltas',
+    path: 'samples/teeworlds/ddnet164_multipart_live.hex',
+    format: 'hex-lines' as const,
+    options: { version: 'ddnet' },
+  },
+  {
+    id: 'ddnet164-multipart-shuffled',
+    title: 'The same with the SNAP parts reordered and duplicated',
+    path: 'samples/teeworlds/ddnet164_multipart_shuffled.hex',
+    format: 'hex-lines' as const,
+    options: { version: 'ddnet' },
+  },
 ];
 
 export const teeworlds: FamilyAdapter = {
@@ -478,7 +508,11 @@ export const teeworlds: FamilyAdapter = {
   aliases: ['tw', 'ddnet'],
   summary: 'Teeworlds 0.6 / 0.7 and DDNet snapshots: SNAP / SNAPSINGLE / SNAPEMPTY, deltas, CRC, typed items',
   options: {
-    version: { type: 'string', description: 'protocol version (default: detected from the message ids; encode: from the records, else ddnet)', choices: ['0.6', '0.7', 'ddnet'] },
+    version: {
+      type: 'string',
+      description: 'protocol version (default: detected from the message ids; encode: from the records, else ddnet)',
+      choices: ['0.6', '0.7', 'ddnet'],
+    },
     varint: { type: 'string', description: 'how the 5th byte of a varint is read', choices: ['ddnet', 'vanilla'], default: 'ddnet' },
     'part-size': { type: 'string', description: 'snapshot part size in bytes', default: '900' },
     ...teeworldsNetExtras.options,

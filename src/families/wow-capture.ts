@@ -46,7 +46,8 @@ function captureOptions(opts: OptionValues): WowCaptureOptions {
   }
   if (typeof opts['server-port'] === 'string') {
     const p = Number(opts['server-port']);
-    if (!(Number.isInteger(p) && p > 0 && p < 65536)) throw new EncodeError('server-port', `expected a port in 1..65535, got ${JSON.stringify(opts['server-port'])}`);
+    if (!(Number.isInteger(p) && p > 0 && p < 65536))
+      throw new EncodeError('server-port', `expected a port in 1..65535, got ${JSON.stringify(opts['server-port'])}`);
     o.serverPort = p;
   }
   return o;
@@ -63,7 +64,15 @@ export function* wowCaptureMessages(bytes: Uint8Array, opts: OptionValues, creat
   const frameOpts: OptionValues = { ...opts, body: false };
   for (const e of events) {
     if (e.kind === 'connection') {
-      const r: Record<string, unknown> = { record: 'connection', conn: e.conn, time: e.time, client: e.client, server: e.server, handshake: e.handshake, world: e.world };
+      const r: Record<string, unknown> = {
+        record: 'connection',
+        conn: e.conn,
+        time: e.time,
+        client: e.client,
+        server: e.server,
+        handshake: e.handshake,
+        world: e.world,
+      };
       if (e.note !== undefined) r.note = e.note;
       yield { records: [r] };
     } else if (e.kind === 'key') {
@@ -84,7 +93,16 @@ export function* wowCaptureMessages(bytes: Uint8Array, opts: OptionValues, creat
         ],
       };
     } else if (e.kind === 'gap' || e.kind === 'skip') {
-      const r: Record<string, unknown> = { record: e.kind, conn: e.conn, direction: e.direction, time: e.time, pcapFrame: e.pcapFrame, offset: e.offset, length: e.length, reason: e.reason };
+      const r: Record<string, unknown> = {
+        record: e.kind,
+        conn: e.conn,
+        direction: e.direction,
+        time: e.time,
+        pcapFrame: e.pcapFrame,
+        offset: e.offset,
+        length: e.length,
+        reason: e.reason,
+      };
       yield { records: [r] };
     } else {
       const hl = e.direction === 'server' ? 4 : 6;
@@ -131,7 +149,11 @@ export function* wowCaptureMessages(bytes: Uint8Array, opts: OptionValues, creat
  * is read as WoW world connections; anything else falls back to the normal
  * message handling (undefined).
  */
-export function decodeWowCaptureFile(bytes: Uint8Array, opts: OptionValues, createDecoder: (o: OptionValues) => StreamDecoder): Iterable<DecodedMessage> | undefined {
+export function decodeWowCaptureFile(
+  bytes: Uint8Array,
+  opts: OptionValues,
+  createDecoder: (o: OptionValues) => StreamDecoder,
+): Iterable<DecodedMessage> | undefined {
   if (typeof opts.pcap !== 'string' && !isCapture(bytes)) return undefined;
   return wowCaptureMessages(bytes, opts, createDecoder);
 }

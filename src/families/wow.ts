@@ -60,7 +60,8 @@ class WowStreamDecoder {
       const layer = d.bodyOffset < 0 && d.body !== undefined ? 'zlib' : undefined;
       if (layer !== undefined) layers = { zlib: d.body! };
       // offsets are in the frame when the body was read in place, in the inflated body otherwise
-      for (const r of ranges) entities.push(layer === undefined ? { id: guidHex(r.guid), start: r.start, end: r.end } : { id: guidHex(r.guid), start: r.start, end: r.end, layer });
+      for (const r of ranges)
+        entities.push(layer === undefined ? { id: guidHex(r.guid), start: r.start, end: r.end } : { id: guidHex(r.guid), start: r.start, end: r.end, layer });
     }
     if (this.last.issues.length > 0) record.problems = this.last.issues.map((i) => i.message);
     const out: DecodedMessage = { records: [record], entities };
@@ -89,8 +90,17 @@ export const wow: FamilyAdapter = {
   aliases: ['wow112', 'vanilla'],
   summary: 'World of Warcraft 1.12.1: SMSG_UPDATE_OBJECT, SMSG_COMPRESSED_UPDATE_OBJECT (zlib), SMSG_DESTROY_OBJECT (server frames, header decrypted)',
   options: {
-    body: { type: 'boolean', description: 'the input is a bare uncompressed update body (blockCount, hasTransport, blocks), not a whole server frame', default: false },
-    'movement-guid': { type: 'string', description: 'guid width of MOVEMENT (type 1) blocks, disputed in the sources', choices: ['u64', 'packed'], default: 'u64' },
+    body: {
+      type: 'boolean',
+      description: 'the input is a bare uncompressed update body (blockCount, hasTransport, blocks), not a whole server frame',
+      default: false,
+    },
+    'movement-guid': {
+      type: 'string',
+      description: 'guid width of MOVEMENT (type 1) blocks, disputed in the sources',
+      choices: ['u64', 'packed'],
+      default: 'u64',
+    },
     ...wowCaptureOptions,
   },
   samples: [

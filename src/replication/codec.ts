@@ -5,7 +5,7 @@
  */
 import { DecodeError, rethrowAt } from '../core/errors.js';
 import { decodeUtf8 } from '../core/reader.js';
-import { BitIn, BitOut, bitLength } from './bits.js';
+import { type BitIn, type BitOut, bitLength } from './bits.js';
 import { defaultRaw, quantSteps, type AnyEntityDef, type Field, type FieldKind } from './schema.js';
 import { rawEq } from './values.js';
 

@@ -20,22 +20,7 @@
  */
 import { EncodeError } from '../core/errors.js';
 
-export type FieldKind =
-  | 'bool'
-  | 'u8'
-  | 'u16'
-  | 'u32'
-  | 'i8'
-  | 'i16'
-  | 'i32'
-  | 'varint'
-  | 'f32'
-  | 'f64'
-  | 'quantized'
-  | 'string'
-  | 'bytes'
-  | 'ref'
-  | 'array';
+export type FieldKind = 'bool' | 'u8' | 'u16' | 'u32' | 'i8' | 'i16' | 'i32' | 'varint' | 'f32' | 'f64' | 'quantized' | 'string' | 'bytes' | 'ref' | 'array';
 
 /** A field builder. `T` is the user-facing value type. */
 export interface Field<T> {

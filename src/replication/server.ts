@@ -19,7 +19,21 @@ import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, 
 import { FloatBits, assignRaw, rawEq, toRaw, valuesOf } from './values.js';
 import { ACK_MAGIC, HEADER_MAX, STATE_MAGIC, hex32 } from './wire.js';
 
-import { NO_CHANGE, Profile, Ent, Version, addMarked, rawOf, type Built, type ClientState, type Enc, type Node, type Rec, type ClientKey, type OwnerTag } from './model.js';
+import {
+  NO_CHANGE,
+  Profile,
+  Ent,
+  Version,
+  addMarked,
+  rawOf,
+  type Built,
+  type ClientState,
+  type Enc,
+  type Node,
+  type Rec,
+  type ClientKey,
+  type OwnerTag,
+} from './model.js';
 
 export type { ClientKey, OwnerTag } from './model.js';
 export type Delivery = 'acked' | 'reliable';
@@ -101,7 +115,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (type === undefined) throw new EncodeError(def.name, 'entity definition not in this server’s schema');
     let id = this.nextId;
     if (opts.id !== undefined) {
-      if (!Number.isInteger(opts.id) || opts.id < 1 || opts.id > 0xffffffff || this.ents.has(opts.id)) throw new EncodeError('id', `id ${opts.id} is in use or not 1..2^32-1`);
+      if (!Number.isInteger(opts.id) || opts.id < 1 || opts.id > 0xffffffff || this.ents.has(opts.id))
+        throw new EncodeError('id', `id ${opts.id} is in use or not 1..2^32-1`);
       id = opts.id;
     }
     if (id > 0xffffffff) throw new EncodeError('id', 'entity ids exhausted');
@@ -182,7 +197,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    * the result of `client.receive(worldPacket)`, then `tick()` and serve this
    * server's own clients.
    */
-  applyFrom(client: { hash: number; entities: ReadonlyMap<number, { type: string; raw: readonly unknown[] }> }, result: { spawned: number[]; changed: Map<number, string[]>; despawned: number[] }): void {
+  applyFrom(
+    client: { hash: number; entities: ReadonlyMap<number, { type: string; raw: readonly unknown[] }> },
+    result: { spawned: number[]; changed: Map<number, string[]>; despawned: number[] },
+  ): void {
     if (client.hash !== this.hash) throw new EncodeError('schema', `client schema ${hex32(client.hash)} differs from ${hex32(this.hash)}`);
     for (const id of result.despawned) if (this.ents.has(id)) this.despawn(id);
     for (const id of result.spawned) {
@@ -322,12 +340,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const c = this.client(key);
     // the usual ack (magic, hash, 1..3-byte tick) without a reader object
     const n = bytes.length;
-    if (n >= 6 && n <= 8 && bytes[0] === ACK_MAGIC && ((bytes[1]! | (bytes[2]! << 8) | (bytes[3]! << 16) | (bytes[4]! << 24)) >>> 0) === this.hash) {
+    if (n >= 6 && n <= 8 && bytes[0] === ACK_MAGIC && (bytes[1]! | (bytes[2]! << 8) | (bytes[3]! << 16) | (bytes[4]! << 24)) >>> 0 === this.hash) {
       let tick = -1;
       const b5 = bytes[5]!;
       if (n === 6 && b5 < 0x80) tick = b5;
       else if (n === 7 && b5 >= 0x80 && bytes[6]! < 0x80 && bytes[6] !== 0) tick = (b5 & 0x7f) | (bytes[6]! << 7);
-      else if (n === 8 && b5 >= 0x80 && bytes[6]! >= 0x80 && bytes[7]! < 0x80 && bytes[7] !== 0) tick = (b5 & 0x7f) | ((bytes[6]! & 0x7f) << 7) | (bytes[7]! << 14);
+      else if (n === 8 && b5 >= 0x80 && bytes[6]! >= 0x80 && bytes[7]! < 0x80 && bytes[7] !== 0)
+        tick = (b5 & 0x7f) | ((bytes[6]! & 0x7f) << 7) | (bytes[7]! << 14);
       if (tick >= 0) {
         this.ack(c, tick);
         return;
@@ -379,7 +398,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (t === 0) throw new EncodeError('tick', 'call tick() before worldPacket()');
     let base: Node | null = null;
     if (fromTick !== undefined) {
-      if (!Number.isInteger(fromTick) || fromTick < t - this.window + 1 || fromTick > t) throw new EncodeError('fromTick', `must be within the window (${t - this.window + 1}..${t})`);
+      if (!Number.isInteger(fromTick) || fromTick < t - this.window + 1 || fromTick > t)
+        throw new EncodeError('fromTick', `must be within the window (${t - this.window + 1}..${t})`);
       base = { tick: fromTick, over: null };
     }
     return this.build(this.publicProfile, base, t, Infinity).packet;
@@ -436,7 +456,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       s.reset();
       const n = def.list.length;
       // all fields at their defaults: just a mask of zeros
-      const enc: Enc = writeBody(s, def, def.defaults, rawOf(def, target, ownV)) ? { words: s.take(), bits: s.pos } : { words: new Uint32Array(((n + 31) >>> 5) + 1), bits: n };
+      const enc: Enc = writeBody(s, def, def.defaults, rawOf(def, target, ownV))
+        ? { words: s.take(), bits: s.pos }
+        : { words: new Uint32Array(((n + 31) >>> 5) + 1), bits: n };
       target.create[k] = enc;
       return enc;
     }
@@ -539,14 +561,20 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
 
   private assemble(t: number, base: Node | null, deferred: number, recs: Rec[]): Uint8Array {
     const h = new ByteWriter(HEADER_MAX);
-    h.u8(STATE_MAGIC).u32le(this.hash).vu32(t).vu32(base === null ? 0 : t - base.tick).vu32(deferred).vu32(recs.length);
+    h.u8(STATE_MAGIC)
+      .u32le(this.hash)
+      .vu32(t)
+      .vu32(base === null ? 0 : t - base.tick)
+      .vu32(deferred)
+      .vu32(recs.length);
     const out = this.pkt;
     out.reset();
     let prev = 0;
     for (const r of recs) {
       writeGamma(out, r.e.id - prev);
       prev = r.e.id;
-      if (r.target === null) out.write(3, 2); // despawn: 1, 1
+      if (r.target === null)
+        out.write(3, 2); // despawn: 1, 1
       else if (r.held === null) {
         out.write(1, 2); // create: 1, 0
         out.write(r.e.type, this.typeBits);
@@ -564,4 +592,3 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return packet;
   }
 }
-

@@ -99,7 +99,8 @@ export function toRaw(f: Field<unknown>, v: unknown, path: string, fb: FloatBits
       return v.slice();
     case 'ref':
       if (v === null) return 0;
-      if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 0xffffffff) throw new EncodeError(path, `expected an entity id or null, got ${String(v)}`);
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 0xffffffff)
+        throw new EncodeError(path, `expected an entity id or null, got ${String(v)}`);
       return v;
     case 'array': {
       if (!Array.isArray(v)) throw new EncodeError(path, 'expected an array');

@@ -33,7 +33,10 @@ export interface BuildOptions {
 const nodeStub: esbuild.Plugin = {
   name: 'node-builtins-stub',
   setup(b) {
-    b.onResolve({ filter: /^node:|^(fs|path|dgram|net|os|child_process|zlib|crypto|url|util|events|stream)$/ }, (args) => ({ path: args.path, namespace: 'node-stub' }));
+    b.onResolve({ filter: /^node:|^(fs|path|dgram|net|os|child_process|zlib|crypto|url|util|events|stream)$/ }, (args) => ({
+      path: args.path,
+      namespace: 'node-stub',
+    }));
     b.onLoad({ filter: /.*/, namespace: 'node-stub' }, (args) => ({
       contents: `const fail = () => { throw new Error(${JSON.stringify(`${args.path} is not available in the browser`)}); };
 module.exports = new Proxy({}, { get: (_t, k) => (k === '__esModule' ? false : k === 'default' ? module.exports : fail) });`,

@@ -9,7 +9,10 @@ import { fakeIo } from '../helpers/cli-io.js';
 
 const root = new URL('../../', import.meta.url).pathname;
 const wowSample = join(root, 'samples/wow/session.hex');
-const wowLines = readFileSync(wowSample, 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+const wowLines = readFileSync(wowSample, 'utf8')
+  .split('\n')
+  .map((l) => l.trim())
+  .filter((l) => l !== '' && !l.startsWith('#'));
 const tmp = mkdtempSync(join(tmpdir(), 'tickwire-cli-'));
 
 test('a text file of hex lines without --stream is refused with a hint, never decoded as binary', async () => {
@@ -101,13 +104,24 @@ test('json output of a stream is one JSON array written record by record (not he
   assert.ok(f.out.length >= 300, `stdout written ${f.out.length} times`);
   const g = fakeIo();
   await run(['decode', 'wow', file, '--stream', '--format', 'jsonl'], g.io);
-  assert.deepEqual(arr, g.text().trim().split('\n').map((l) => JSON.parse(l)));
+  assert.deepEqual(
+    arr,
+    g
+      .text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l)),
+  );
 });
 
 test('--format spans: per message its records and spans naming a record index and a path', async () => {
   const f = fakeIo();
   assert.equal(await run(['decode', 'wow', wowSample, '--stream', '--format', 'spans'], f.io), 0, f.err.join(''));
-  const lines = f.text().trim().split('\n').map((l) => JSON.parse(l));
+  const lines = f
+    .text()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(lines.length, wowLines.length);
   lines.forEach((l, i) => {
     assert.equal(l.message, i + 1);
@@ -134,7 +148,10 @@ test('stats: per message type, entity type and field; JSON form; CSV entity tabl
   const total = wowLines.reduce((a, l) => a + l.length / 2, 0);
   assert.equal(st.bytes, total);
   const byType = Object.values(st.byMessageType) as Array<{ count: number; bytes: number }>;
-  assert.equal(byType.reduce((a, t) => a + t.count, 0), wowLines.length);
+  assert.equal(
+    byType.reduce((a, t) => a + t.count, 0),
+    wowLines.length,
+  );
   assert.ok(Object.keys(st.byEntityType).length > 0);
   const h = fakeIo();
   assert.equal(await run(['stats', 'wow', wowSample, '--csv'], h.io), 0, h.err.join(''));

@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { run } from '../../src/cli/main.js';
 import { fakeIo } from '../helpers/cli-io.js';
 
-
 test('usage errors exit 2: no command, unknown command, unknown family, unknown option', async () => {
   for (const argv of [[], ['frobnicate'], ['decode'], ['decode', 'quake'], ['decode', 'wow', '--nope']]) {
     const f = fakeIo();

@@ -13,12 +13,18 @@ test('help teeworlds lists --seconds', async () => {
   assert.match(f.text(), /--seconds N/);
 });
 
-test('watch exits 1 with a clear line when it never joins (nothing listening, loopback-only namespace)', { skip: hasUnshare ? false : 'needs unshare -n' }, () => {
-  const r = spawnSync('unshare', ['-n', 'sh', '-c', `ip link set lo up; exec "${process.execPath}" --import tsx src/cli/bin.ts watch teeworlds 127.0.0.1:18303 --version 0.7 --seconds 2`], {
-    cwd: root,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
+test('watch exits 1 with a clear line when it never joins (nothing listening, loopback-only namespace)', {
+  skip: hasUnshare ? false : 'needs unshare -n',
+}, () => {
+  const r = spawnSync(
+    'unshare',
+    ['-n', 'sh', '-c', `ip link set lo up; exec "${process.execPath}" --import tsx src/cli/bin.ts watch teeworlds 127.0.0.1:18303 --version 0.7 --seconds 2`],
+    {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+    },
+  );
   assert.equal(r.status, 1, r.stderr);
   assert.match(r.stderr, /^tickwire: never joined 127\.0\.0\.1:18303/m);
   assert.doesNotMatch(r.stderr, /internal error|at .*\.ts:\d+/);

@@ -18,7 +18,10 @@ test('bits are most significant first', () => {
 test('values of any width at any bit offset round-trip', () => {
   fc.assert(
     fc.property(
-      fc.array(fc.integer({ min: 0, max: 64 }).chain((n) => fc.tuple(fc.constant(n), fc.bigInt({ min: 0n, max: n === 0 ? 0n : (1n << BigInt(n)) - 1n }))), { maxLength: 50 }),
+      fc.array(
+        fc.integer({ min: 0, max: 64 }).chain((n) => fc.tuple(fc.constant(n), fc.bigInt({ min: 0n, max: n === 0 ? 0n : (1n << BigInt(n)) - 1n }))),
+        { maxLength: 50 },
+      ),
       (fields) => {
         const w = new BitWriter(1);
         for (const [n, v] of fields) {
@@ -50,7 +53,7 @@ test('totality: reading past the end is a DecodeError at the right byte', () => 
     fc.property(fc.uint8Array({ maxLength: 16 }), fc.array(fc.integer({ min: 0, max: 64 }), { maxLength: 40 }), (bytes, widths) => {
       const r = new BitReader(bytes);
       try {
-        for (const n of widths) (n <= 32 ? r.bits(n) : r.bitsBig(n));
+        for (const n of widths) n <= 32 ? r.bits(n) : r.bitsBig(n);
       } catch (e) {
         if (!(e instanceof DecodeError)) throw e;
         assert.ok(e.offset <= bytes.length);

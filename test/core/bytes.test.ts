@@ -96,23 +96,38 @@ test('LEB128 known vectors', () => {
 });
 
 test('a varint longer than 5 bytes or past 32 bits is a DecodeError', () => {
-  assert.throws(() => new ByteReader(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x1f])).vu32('n'), (e: unknown) => e instanceof DecodeError && e.offset === 4 && e.path === 'n');
+  assert.throws(
+    () => new ByteReader(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x1f])).vu32('n'),
+    (e: unknown) => e instanceof DecodeError && e.offset === 4 && e.path === 'n',
+  );
   assert.throws(() => new ByteReader(new Uint8Array([0x80, 0x80])).vu32('n'), DecodeError);
 });
 
 test('NUL-terminated strings: UTF-8 round-trip, limits, missing terminator', () => {
   fc.assert(
-    fc.property(fc.string({ unit: 'grapheme' }).filter((s) => !s.includes('\0')), (s) => {
-      const w = new ByteWriter();
-      w.cstring(s).u8(7);
-      const r = new ByteReader(w.finish());
-      assert.equal(r.cstring(1 << 16), s);
-      assert.equal(r.u8(), 7);
-    }),
+    fc.property(
+      fc.string({ unit: 'grapheme' }).filter((s) => !s.includes('\0')),
+      (s) => {
+        const w = new ByteWriter();
+        w.cstring(s).u8(7);
+        const r = new ByteReader(w.finish());
+        assert.equal(r.cstring(1 << 16), s);
+        assert.equal(r.u8(), 7);
+      },
+    ),
   );
-  assert.throws(() => new ByteReader(new Uint8Array([65, 66])).cstring(10, 'name'), (e: unknown) => e instanceof DecodeError && e.path === 'name');
-  assert.throws(() => new ByteReader(new Uint8Array([65, 66, 67, 0])).cstring(2, 'name'), (e: unknown) => e instanceof LimitError && e.limit === 'maxStringLength');
-  assert.throws(() => new ByteReader(new Uint8Array([0xff, 0xfe, 0])).cstring(10, 'name'), (e: unknown) => e instanceof DecodeError && /UTF-8/.test(e.message));
+  assert.throws(
+    () => new ByteReader(new Uint8Array([65, 66])).cstring(10, 'name'),
+    (e: unknown) => e instanceof DecodeError && e.path === 'name',
+  );
+  assert.throws(
+    () => new ByteReader(new Uint8Array([65, 66, 67, 0])).cstring(2, 'name'),
+    (e: unknown) => e instanceof LimitError && e.limit === 'maxStringLength',
+  );
+  assert.throws(
+    () => new ByteReader(new Uint8Array([0xff, 0xfe, 0])).cstring(10, 'name'),
+    (e: unknown) => e instanceof DecodeError && /UTF-8/.test(e.message),
+  );
 });
 
 test('short reads name the offset, the field and what is left', () => {
@@ -172,7 +187,10 @@ test('spans: named reads are recorded with full paths; no sink, no spans', () =>
     { start: 0, end: 4, path: 'tick', kind: 'u32be' },
     { start: 4, end: 6, path: 'updates[0].id', kind: 'varint' },
   ]);
-  assert.deepEqual(sink.at(5).map((s) => s.path), ['updates[0].id']);
+  assert.deepEqual(
+    sink.at(5).map((s) => s.path),
+    ['updates[0].id'],
+  );
 });
 
 test('ByteWriter grows without losing data and patches in place', () => {

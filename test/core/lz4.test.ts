@@ -20,7 +20,13 @@ function refEncode(src: Uint8Array): Uint8Array {
 }
 
 const compressible = fc
-  .array(fc.oneof(fc.uint8Array({ minLength: 1, maxLength: 40 }), fc.constantFrom(new Uint8Array(64), new Uint8Array(300).fill(7), new TextEncoder().encode('position velocity health '))), { maxLength: 60 })
+  .array(
+    fc.oneof(
+      fc.uint8Array({ minLength: 1, maxLength: 40 }),
+      fc.constantFrom(new Uint8Array(64), new Uint8Array(300).fill(7), new TextEncoder().encode('position velocity health ')),
+    ),
+    { maxLength: 60 },
+  )
   .chain((parts) => fc.shuffledSubarray(parts, { minLength: parts.length, maxLength: parts.length }).map((p) => [...p, ...parts]))
   .map((parts) => {
     const total = parts.reduce((a, p) => a + p.length, 0);
@@ -75,7 +81,10 @@ test('known block: literals then an overlapping match', () => {
 test('a block that would inflate past the cap is refused', () => {
   const src = new Uint8Array(600 * 1024);
   const block = encodeLz4Block(src);
-  assert.throws(() => decodeLz4Block(block), (e: unknown) => e instanceof LimitError && e.limit === 'maxLz4Output');
+  assert.throws(
+    () => decodeLz4Block(block),
+    (e: unknown) => e instanceof LimitError && e.limit === 'maxLz4Output',
+  );
   assert.equal(decodeLz4Block(block, 1 << 20).length, src.length);
   // a hand-made bomb: one literal, then a match length of 255*4000
   const bomb = new Uint8Array(4 + 4000 + 1);
@@ -90,7 +99,10 @@ test('a block that would inflate past the cap is refused', () => {
 
 test('malformed blocks: offset zero, offset before start, truncation', () => {
   assert.throws(() => decodeLz4Block(new Uint8Array([])), DecodeError);
-  assert.throws(() => decodeLz4Block(new Uint8Array([0x10, 0x61, 0x00, 0x00])), (e: unknown) => e instanceof DecodeError && e.offset === 2);
+  assert.throws(
+    () => decodeLz4Block(new Uint8Array([0x10, 0x61, 0x00, 0x00])),
+    (e: unknown) => e instanceof DecodeError && e.offset === 2,
+  );
   assert.throws(() => decodeLz4Block(new Uint8Array([0x10, 0x61, 0x05, 0x00])), DecodeError);
   assert.throws(() => decodeLz4Block(new Uint8Array([0x50, 0x61, 0x62])), DecodeError);
   assert.throws(() => decodeLz4Block(new Uint8Array([0xf0, 0xff])), DecodeError);

@@ -116,7 +116,11 @@ for (const le of [true, false]) {
     // Interface 1: Linux cooked v1, default microseconds.
     const idb1 = block(1, [...u16(LINKTYPE_LINUX_SLL, le), 0, 0, ...u32(65535, le)], le);
     const ts = 3_000_000_000; // 3 s in ns on iface 0
-    const epb0 = block(6, [...u32(0, le), ...u32(Math.floor(ts / 2 ** 32), le), ...u32(ts >>> 0, le), ...u32(ip.length, le), ...u32(ip.length, le), ...pad4(Array.from(ip))], le);
+    const epb0 = block(
+      6,
+      [...u32(0, le), ...u32(Math.floor(ts / 2 ** 32), le), ...u32(ts >>> 0, le), ...u32(ip.length, le), ...u32(ip.length, le), ...pad4(Array.from(ip))],
+      le,
+    );
     const sll = [...new Uint8Array(14), 0x08, 0x00, ...ip];
     const epb1 = block(6, [...u32(1, le), ...u32(0, le), ...u32(2_500_000, le), ...u32(sll.length, le), ...u32(sll.length, le), ...pad4(sll)], le);
     const nrb = block(4, [0, 0, 0, 0], le); // name resolution: skipped
@@ -168,9 +172,15 @@ test('udp extraction: BSD loopback, SLL2, IPv6, fragments and non-UDP skipped', 
 test('pcap: malformed files give DecodeErrors naming the place', () => {
   const good = writePcap([{ time: 1, data: buildUdpIpv4('1.1.1.1', 1, '2.2.2.2', 2, fromHex('00')) }]);
   assert.throws(() => readCapture(new Uint8Array(0)), DecodeError);
-  assert.throws(() => readCapture(fromHex('00112233')), (e: unknown) => e instanceof DecodeError && e.path === 'magic');
+  assert.throws(
+    () => readCapture(fromHex('00112233')),
+    (e: unknown) => e instanceof DecodeError && e.path === 'magic',
+  );
   assert.throws(() => readCapture(good.subarray(0, 20)), DecodeError);
-  assert.throws(() => readCapture(good.subarray(0, good.length - 1)), (e: unknown) => e instanceof DecodeError && e.path === 'frames[0].data');
+  assert.throws(
+    () => readCapture(good.subarray(0, good.length - 1)),
+    (e: unknown) => e instanceof DecodeError && e.path === 'frames[0].data',
+  );
   // A record claiming a huge frame.
   const huge = good.slice();
   new DataView(huge.buffer).setUint32(24 + 8, 0x7fffffff, true);
@@ -178,13 +188,26 @@ test('pcap: malformed files give DecodeErrors naming the place', () => {
   // pcapng: an EPB before any interface.
   const shb = block(0x0a0d0d0a, [...u32(0x1a2b3c4d), 1, 0, 0, 0, ...u32(0xffffffff), ...u32(0xffffffff)]);
   const epb = block(6, [...u32(0), ...u32(0), ...u32(0), ...u32(0), ...u32(0)]);
-  assert.throws(() => readCapture(new Uint8Array([...shb, ...epb])), (e: unknown) => e instanceof DecodeError && /interfaceId/.test(e.path));
+  assert.throws(
+    () => readCapture(new Uint8Array([...shb, ...epb])),
+    (e: unknown) => e instanceof DecodeError && /interfaceId/.test(e.path),
+  );
   // pcapng: trailing length mismatch.
   const bad = new Uint8Array([...shb]);
   bad[bad.length - 4] = 0;
   assert.throws(() => readCapture(bad), DecodeError);
   // Frame limit.
-  assert.throws(() => readCapture(writePcap([{ time: 0, data: new Uint8Array(1) }, { time: 0, data: new Uint8Array(1) }]), { maxFrames: 1 }), DecodeError);
+  assert.throws(
+    () =>
+      readCapture(
+        writePcap([
+          { time: 0, data: new Uint8Array(1) },
+          { time: 0, data: new Uint8Array(1) },
+        ]),
+        { maxFrames: 1 },
+      ),
+    DecodeError,
+  );
 });
 
 test('fuzz: readCapture and udpDatagrams are total (random, truncated, mutated)', () => {

@@ -29,7 +29,16 @@ function onesSum(b: number[]): number {
 const raw = (data: Uint8Array, time = 0): CapturedFrame => ({ time, linkType: LINKTYPE_RAW, data, originalLength: data.length, offset: 0 });
 
 test('tcp: an IPv4 segment has the textbook layout, valid checksums, and parses back', () => {
-  const p = buildTcpPacket({ src: '10.0.0.1', srcPort: 40000, dst: '10.0.0.2', dstPort: 8085, seq: 0x01020304, ack: 0xa0b0c0d0, flags: TCP_PSH | TCP_ACK, payload: Uint8Array.of(1, 2, 3) });
+  const p = buildTcpPacket({
+    src: '10.0.0.1',
+    srcPort: 40000,
+    dst: '10.0.0.2',
+    dstPort: 8085,
+    seq: 0x01020304,
+    ack: 0xa0b0c0d0,
+    flags: TCP_PSH | TCP_ACK,
+    payload: Uint8Array.of(1, 2, 3),
+  });
   assert.equal(p.length, 20 + 20 + 3);
   assert.equal(p[9], 6);
   assert.equal(onesSum(Array.from(p.subarray(0, 20))), 0xffff);
@@ -130,7 +139,10 @@ test('tcp: handshake, in-order data both ways, FIN closes each direction', () =>
   assert.equal(open.conn.client.port, 50000);
   assert.equal(open.conn.handshake, true);
   const s = rebuild(ev, 1);
-  assert.deepEqual(s.bytes, Array.from({ length: 21 }, (_, i) => i + 1));
+  assert.deepEqual(
+    s.bytes,
+    Array.from({ length: 21 }, (_, i) => i + 1),
+  );
   assert.deepEqual(s.closes, ['fin']);
   const c = rebuild(ev, 0);
   assert.deepEqual(c.bytes, [7, 7]);
@@ -191,7 +203,18 @@ test('tcp: maxStreams drops the segments of further connections and counts them'
   const out: TcpEvent[] = [];
   const r = new TcpReassembler((e) => out.push(e), { maxStreams: 2 });
   for (let port = 1; port <= 5; port++) {
-    r.push({ frame: port, time: 0, src: '1.1.1.1', srcPort: 1000 + port, dst: '2.2.2.2', dstPort: 80, seq: 0, ack: 0, flags: TCP_SYN, payload: new Uint8Array(0) });
+    r.push({
+      frame: port,
+      time: 0,
+      src: '1.1.1.1',
+      srcPort: 1000 + port,
+      dst: '2.2.2.2',
+      dstPort: 80,
+      seq: 0,
+      ack: 0,
+      flags: TCP_SYN,
+      payload: new Uint8Array(0),
+    });
   }
   assert.equal(r.open, 2);
   assert.equal(r.dropped, 3);
@@ -299,7 +322,10 @@ test('tcp fuzz: 100k random frames and segment sequences never throw and stay bo
 test('tcp: tcpEvents over a written pcap; a broken pcap is a DecodeError', () => {
   const frames = [
     { time: 1, data: buildTcpPacket({ src: '127.0.0.1', srcPort: 5555, dst: '127.0.0.1', dstPort: 8085, seq: 9, flags: TCP_SYN }) },
-    { time: 2, data: buildTcpPacket({ src: '127.0.0.1', srcPort: 5555, dst: '127.0.0.1', dstPort: 8085, seq: 10, flags: TCP_ACK, payload: Uint8Array.of(0xaa, 0xbb) }) },
+    {
+      time: 2,
+      data: buildTcpPacket({ src: '127.0.0.1', srcPort: 5555, dst: '127.0.0.1', dstPort: 8085, seq: 10, flags: TCP_ACK, payload: Uint8Array.of(0xaa, 0xbb) }),
+    },
   ];
   const file = writePcap(frames);
   const ev = tcpEvents(readCapture(file));

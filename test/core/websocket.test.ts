@@ -87,8 +87,8 @@ test('websocket: the permessage-deflate examples of RFC 7692 §7.2.3 (with and w
   assert.deepEqual(hello(c.push(1, fromHex('c107f248cdc9c90700'))), ['Hello']);
   assert.deepEqual(hello(c.push(1, fromHex('c105f200110000'))), ['Hello']);
   // No compression inside DEFLATE (BTYPE 00), two DEFLATE blocks in one message.
-  assert.deepEqual(hello(c.push(1, fromHex('c10b0005'+'00faff48656c6c6f00'))), ['Hello']);
-  assert.deepEqual(hello(c.push(1, fromHex('c10df248050000'+'00ffffcac9c90700'))), ['Hello']);
+  assert.deepEqual(hello(c.push(1, fromHex('c10b0005' + '00faff48656c6c6f00'))), ['Hello']);
+  assert.deepEqual(hello(c.push(1, fromHex('c10df248050000' + '00ffffcac9c90700'))), ['Hello']);
   // Fragmented compressed message: RSV1 on the first frame only.
   assert.deepEqual(hello(c.push(1, fromHex('4103f248cd'))), []);
   assert.deepEqual(hello(c.push(1, fromHex('8004c9c90700'))), ['Hello']);
@@ -113,14 +113,21 @@ test('websocket: bounds (frame and message caps skip and resume, an inflate bomb
   assert.ok(errors(ev).some((e) => e instanceof LimitError && e.limit === 'maxFramePayload'));
   assert.equal(msgs(ev).length, 1);
   // Two 900-byte fragments make an 1800-byte message: over maxMessageSize.
-  ev = [...c.push(1, encodeFrame({ opcode: 2, payload: new Uint8Array(900), fin: false })), ...c.push(1, encodeFrame({ opcode: 0, payload: new Uint8Array(900) })), ...c.push(1, fromHex('8100'))];
+  ev = [
+    ...c.push(1, encodeFrame({ opcode: 2, payload: new Uint8Array(900), fin: false })),
+    ...c.push(1, encodeFrame({ opcode: 0, payload: new Uint8Array(900) })),
+    ...c.push(1, fromHex('8100')),
+  ];
   assert.ok(errors(ev).some((e) => e instanceof LimitError && e.limit === 'maxMessageSize'));
   assert.equal(msgs(ev).length, 1);
   // 10 MB of zeros deflate to ~10 KB... in frames of at most 1000 bytes that is over the frame cap; use 512 KiB (about 500 bytes compressed).
   const bomb = new Uint8Array(deflateRawSync(new Uint8Array(1 << 19), { finishFlush: 2 })).subarray(0, -4);
   assert.ok(bomb.length < 1000);
   ev = c.push(1, encodeFrame({ opcode: 2, payload: bomb, rsv1: true }));
-  assert.ok(errors(ev).some((e) => e instanceof LimitError && e.limit === 'maxInflatedSize'), JSON.stringify(errors(ev).map(String)));
+  assert.ok(
+    errors(ev).some((e) => e instanceof LimitError && e.limit === 'maxInflatedSize'),
+    JSON.stringify(errors(ev).map(String)),
+  );
   // No context takeover on this side: the next compressed message is fine.
   assert.equal(msgs(c.push(1, fromHex('c107f248cdc9c90700'))).length, 1);
   // A gap: fatal for that side, the other side goes on.
@@ -141,7 +148,13 @@ test('websocket: our frames (random fragmentation, masking, compression with and
     fc.property(
       fc.integer(),
       fc.array(fc.uint8Array({ maxLength: 3000 }), { minLength: 1, maxLength: 12 }),
-      fc.constantFrom('', 'permessage-deflate', 'permessage-deflate; client_no_context_takeover', 'permessage-deflate; server_no_context_takeover', 'permessage-deflate; client_no_context_takeover; server_no_context_takeover'),
+      fc.constantFrom(
+        '',
+        'permessage-deflate',
+        'permessage-deflate; client_no_context_takeover',
+        'permessage-deflate; server_no_context_takeover',
+        'permessage-deflate; client_no_context_takeover; server_no_context_takeover',
+      ),
       (seed, payloads, ext) => {
         const r = rng(seed);
         const p = parseDeflateExtension(ext || undefined);
@@ -185,13 +198,15 @@ test('websocket: our frames (random fragmentation, masking, compression with and
 
 test('websocket: total and bounded on 100k random and mutated inputs', (t) => {
   const r = rng(7);
-  const hello = fromHex('c107f248cdc9c90700' + 'c105f200110000' + '010348656c80026c6f' + '890548656c6c6f' + '827e0100') ;
+  const hello = fromHex('c107f248cdc9c90700' + 'c105f200110000' + '010348656c80026c6f' + '890548656c6c6f' + '827e0100');
   const base = concat([hello, new Uint8Array(256), fromHex('818537fa213d7f9f4d5158')]);
   let events = 0;
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0; // errors are checked, not printed: skip building their stacks
   t.after(() => (Error.stackTraceLimit = limit));
-  const heads = [undefined, 'permessage-deflate', 'permessage-deflate; server_no_context_takeover'].map((e) => [upgradeRequest('/', e), upgradeResponse(e)] as const);
+  const heads = [undefined, 'permessage-deflate', 'permessage-deflate; server_no_context_takeover'].map(
+    (e) => [upgradeRequest('/', e), upgradeResponse(e)] as const,
+  );
   for (let i = 0; i < 100000; i++) {
     const c = new WebSocketConnection({ maxFramePayload: 512, maxMessageSize: 1024, maxInflatedSize: 4096, maxBuffered: 2048 });
     const [req, res] = heads[i % 10 === 1 ? 1 : i % 10 === 2 ? 2 : 0]!;
@@ -202,7 +217,8 @@ test('websocket: total and bounded on 100k random and mutated inputs', (t) => {
       for (let k = 1 + Math.floor(r() * 4); k > 0 && b.length > 0; k--) b[Math.floor(r() * b.length)] = Math.floor(r() * 256);
     }
     let ev: WsEvent[];
-    if (i % 50 === 0) ev = c.push(1, b); // no heads at all: the bytes are read as a head
+    if (i % 50 === 0)
+      ev = c.push(1, b); // no heads at all: the bytes are read as a head
     else {
       c.push(0, req);
       c.push(1, res);

@@ -22,7 +22,10 @@ for (const impl of ['node', 'portable'] as const) {
   test(`zlib (${impl}): a bomb is refused, a size mismatch is an error`, () => {
     const bomb = deflateZlib(new Uint8Array(50 * 1024 * 1024), 9, 'node');
     assert.ok(bomb.length < 100 * 1024);
-    assert.throws(() => inflateZlib(bomb, { impl, maxOutput: 1 << 20 }), (e: unknown) => e instanceof LimitError && e.limit === 'maxZlibOutput');
+    assert.throws(
+      () => inflateZlib(bomb, { impl, maxOutput: 1 << 20 }),
+      (e: unknown) => e instanceof LimitError && e.limit === 'maxZlibOutput',
+    );
     const z = deflateZlib(new Uint8Array(100), 1, impl);
     assert.throws(() => inflateZlib(z, { impl, expectedSize: 99 }), DecodeError);
     assert.throws(() => inflateZlib(z, { impl, expectedSize: 101 }), DecodeError);
@@ -31,13 +34,19 @@ for (const impl of ['node', 'portable'] as const) {
   test(`zlib (${impl}): totality on random and truncated streams`, () => {
     const good = deflateZlib(new TextEncoder().encode('hello hello hello hello world'), 6, 'node');
     fc.assert(
-      fc.property(fc.oneof(fc.uint8Array({ maxLength: 200 }), fc.nat(good.length).map((n) => good.slice(0, n))), (bytes) => {
-        try {
-          inflateZlib(bytes, { impl, maxOutput: 1 << 16 });
-        } catch (e) {
-          if (!(e instanceof DecodeError)) throw e;
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.uint8Array({ maxLength: 200 }),
+          fc.nat(good.length).map((n) => good.slice(0, n)),
+        ),
+        (bytes) => {
+          try {
+            inflateZlib(bytes, { impl, maxOutput: 1 << 16 });
+          } catch (e) {
+            if (!(e instanceof DecodeError)) throw e;
+          }
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -52,15 +61,18 @@ test('hex round-trip and lenient separators', () => {
   );
   assert.deepEqual([...fromHex('0x01 02:0A-ff\n')], [1, 2, 10, 255]);
   assert.throws(() => fromHex('01 2'), DecodeError);
-  assert.throws(() => fromHex('0g'), (e: unknown) => e instanceof DecodeError && e.offset === 1);
+  assert.throws(
+    () => fromHex('0g'),
+    (e: unknown) => e instanceof DecodeError && e.offset === 1,
+  );
 });
 
 test('hexdump shows offsets, bytes and ASCII', () => {
   const d = hexdump(new TextEncoder().encode('ABCDEFGHIJKLMNOPQ'));
   assert.equal(d.split('\n').length, 2);
-  assert.match(d, /^0000  41 42 43/);
+  assert.match(d, /^0000 {2}41 42 43/);
   assert.match(d, /\|ABCDEFGHIJKLMNOP\|/);
-  assert.match(d.split('\n')[1]!, /^0010  51/);
+  assert.match(d.split('\n')[1]!, /^0010 {2}51/);
 });
 
 test('fromHex is total: any string gives bytes or a DecodeError inside the string', () => {
@@ -81,5 +93,8 @@ test('fromHex is total: any string gives bytes or a DecodeError inside the strin
 test('parseHexLines: one message a line, comments and blanks skipped, errors name the line', async () => {
   const { parseHexLines } = await import('../../src/core/hex.js');
   assert.deepEqual(parseHexLines('# head\n\n0a0b\r\n  0c \n'), [new Uint8Array([10, 11]), new Uint8Array([12])]);
-  assert.throws(() => parseHexLines('00\n00\n0g\n'), (e: unknown) => e instanceof DecodeError && e.path === 'line 3' && e.offset === 1);
+  assert.throws(
+    () => parseHexLines('00\n00\n0g\n'),
+    (e: unknown) => e instanceof DecodeError && e.path === 'line 3' && e.offset === 1,
+  );
 });

@@ -42,7 +42,10 @@ for (const [file, path, ctx] of [
     assert.equal(conn.kind === 'connection' && conn.server?.port, 8080);
     assert.equal(conn.kind === 'connection' && conn.deflate?.serverNoContextTakeover, !ctx);
     assert.equal(conn.kind === 'connection' && conn.deflate?.clientNoContextTakeover, !ctx);
-    assert.deepEqual(xs.filter((x) => x.kind === 'problem'), []);
+    assert.deepEqual(
+      xs.filter((x) => x.kind === 'problem'),
+      [],
+    );
     const ms = messagesOf(xs);
     assert.ok(ms.length > 400, `${ms.length} messages`);
     for (const m of ms) {
@@ -55,14 +58,26 @@ for (const [file, path, ctx] of [
     assert.equal(typeCount(ms, 'serverbound', 'Init'), 1);
     assert.equal(typeCount(ms, 'serverbound', 'Spawn'), 1);
     assert.equal(typeCount(ms, 'serverbound', 'StatUpgrade'), 1);
-    assert.deepEqual(['ServerInfo', 'PlayerCount', 'Accept'], ms.filter((m) => m.direction === 'clientbound').slice(0, 3).map((m) => m.packet?.type));
+    assert.deepEqual(
+      ['ServerInfo', 'PlayerCount', 'Accept'],
+      ms
+        .filter((m) => m.direction === 'clientbound')
+        .slice(0, 3)
+        .map((m) => m.packet?.type),
+    );
     assert.equal(typeCount(ms, 'clientbound', 'Heartbeat'), typeCount(ms, 'serverbound', 'Heartbeat'));
     const ctl = xs.filter((x) => x.kind === 'control');
     const count = (k: string, d: string) => ctl.filter((c) => c.kind === 'control' && c.control === k && c.direction === d).length;
     assert.ok(count('ping', 'serverbound') >= 1);
     assert.equal(count('pong', 'clientbound'), count('ping', 'serverbound'));
     const closes = ctl.filter((c) => c.kind === 'control' && c.control === 'close');
-    assert.deepEqual(closes.map((c) => c.kind === 'control' && [c.direction, c.code]), [['serverbound', 1000], ['clientbound', 1000]]);
+    assert.deepEqual(
+      closes.map((c) => c.kind === 'control' && [c.direction, c.code]),
+      [
+        ['serverbound', 1000],
+        ['clientbound', 1000],
+      ],
+    );
     // Fragmented and uncompressed inputs, as the client sent them (every 37th in two frames, every 41st uncompressed).
     const inputs = ms.filter((m) => m.direction === 'serverbound' && m.packet?.type === 'Input');
     assert.ok(inputs.filter((m) => m.frames === 2).length >= 5);
@@ -72,7 +87,10 @@ for (const [file, path, ctx] of [
     const updates = ms.filter((m) => m.applied !== undefined);
     assert.ok(updates.length > 200);
     for (let i = 1; i < updates.length; i++) assert.equal(updates[i]!.applied!.tick, updates[i - 1]!.applied!.tick + 1);
-    assert.deepEqual(updates.flatMap((m) => m.applied!.issues.map((x) => x.message)), []);
+    assert.deepEqual(
+      updates.flatMap((m) => m.applied!.issues.map((x) => x.message)),
+      [],
+    );
     const store = reader.store(0)!;
     const names = [...store.entities.values()].map((e) => store.field(e, 'name.name')).filter((n) => n !== undefined);
     assert.ok(names.includes('tickwire'), JSON.stringify(names));
@@ -107,7 +125,11 @@ test('diep capture: CLI decode diep --pcap / --har / a capture as FILE', async (
   const file = new URL('sandbox-shared-compressor.pcap', FIX).pathname;
   let f = fakeIo();
   assert.equal(await run(['decode', 'diep', '--pcap', file, '--format', 'jsonl'], f.io), 0);
-  const recs = f.text().trim().split('\n').map((l) => JSON.parse(l));
+  const recs = f
+    .text()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(recs[0].record, 'connection');
   assert.equal(recs.filter((r) => r.record === 'message').length, 673);
   assert.deepEqual(recs[1].packet.type, 'Init');
@@ -116,7 +138,11 @@ test('diep capture: CLI decode diep --pcap / --har / a capture as FILE', async (
   assert.equal(f.text().trim().split('\n').length, recs.length);
   f = fakeIo();
   assert.equal(await run(['decode', 'diep', '--har', new URL('sandbox-shared-compressor.har', FIX).pathname, '--format', 'jsonl'], f.io), 0);
-  const h = f.text().trim().split('\n').map((l) => JSON.parse(l));
+  const h = f
+    .text()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.deepEqual(
     h.filter((r) => r.record === 'message').map((r) => r.packet),
     recs.filter((r) => r.record === 'message').map((r) => r.packet),
@@ -134,7 +160,9 @@ function ourMessages(): { cb: Uint8Array[]; sb: Uint8Array[] } {
     .filter((n) => /^\d+_[0-9a-f]{2}\.bin$/.test(n))
     .sort()
     .map((n) => encodeClientbound(decodeClientbound(new Uint8Array(readFileSync(new URL(n, dir))))));
-  const sb: Uint8Array[] = [encodeServerbound({ type: 'Init', build: '6f59094d60f98fafc14371671d3ff31ef4d75d9e', password: '', partyCode: '', playerToken: '', debug: 0 })];
+  const sb: Uint8Array[] = [
+    encodeServerbound({ type: 'Init', build: '6f59094d60f98fafc14371671d3ff31ef4d75d9e', password: '', partyCode: '', playerToken: '', debug: 0 }),
+  ];
   for (let i = 0; i < 60; i++) sb.push(encodeServerbound({ type: 'Input', flags: i & 31, mouseX: i * 10.5, mouseY: -i }));
   sb.push(encodeServerbound({ type: 'Spawn', name: 'synthetic' }), encodeServerbound({ type: 'Heartbeat' }));
   return { cb, sb };
@@ -142,7 +170,12 @@ function ourMessages(): { cb: Uint8Array[]; sb: Uint8Array[] } {
 
 test('diep capture: our messages in WebSocket frames (random fragmentation, masking, compression with/without context takeover) in reordered, duplicated TCP segments', () => {
   const { cb, sb } = ourMessages();
-  const exts = ['', 'permessage-deflate', 'permessage-deflate; client_no_context_takeover; server_no_context_takeover', 'permessage-deflate; server_no_context_takeover'];
+  const exts = [
+    '',
+    'permessage-deflate',
+    'permessage-deflate; client_no_context_takeover; server_no_context_takeover',
+    'permessage-deflate; server_no_context_takeover',
+  ];
   for (let seed = 1; seed <= 24; seed++) {
     const r = rng(seed);
     const ext = exts[seed % exts.length]!;
@@ -155,10 +188,22 @@ test('diep capture: our messages in WebSocket frames (random fragmentation, mask
     const pcap = tcpSessionPcap(r, [[concat(cw)], [concat(sw)]], { maxSeg: 1 + Math.floor(r() * 1400), reorder: 0.2, duplicate: 0.1 });
     const reader = new DiepCaptureReader();
     const xs = items(reader.pcap(pcap));
-    assert.deepEqual(xs.filter((x) => x.kind === 'problem').map((x) => x.kind === 'problem' && x.error.message), [], `seed ${seed}`);
+    assert.deepEqual(
+      xs.filter((x) => x.kind === 'problem').map((x) => x.kind === 'problem' && x.error.message),
+      [],
+      `seed ${seed}`,
+    );
     const ms = messagesOf(xs);
-    assert.deepEqual(ms.filter((m) => m.direction === 'serverbound').map((m) => m.data), sb, `seed ${seed}`);
-    assert.deepEqual(ms.filter((m) => m.direction === 'clientbound').map((m) => m.data), cb, `seed ${seed}`);
+    assert.deepEqual(
+      ms.filter((m) => m.direction === 'serverbound').map((m) => m.data),
+      sb,
+      `seed ${seed}`,
+    );
+    assert.deepEqual(
+      ms.filter((m) => m.direction === 'clientbound').map((m) => m.data),
+      cb,
+      `seed ${seed}`,
+    );
     assert.ok(ms.every((m) => m.error === undefined));
     assert.equal(reader.store(0)!.lastTick, 75);
   }
@@ -174,13 +219,19 @@ test('diep capture: a lost TCP segment is reported as a gap and ends that direct
   const serverData = cap.frames.map((f, i) => ({ s: frameToTcp(f, i)!, i })).filter((x) => x.s.srcPort === 8080 && x.s.payload.length > 0);
   const dropped = serverData[Math.floor(serverData.length / 2)]!;
   const drop = dropped.i;
-  const pcap = writePcap(cap.frames.filter((_, i) => i !== drop), LINKTYPE_RAW);
+  const pcap = writePcap(
+    cap.frames.filter((_, i) => i !== drop),
+    LINKTYPE_RAW,
+  );
   const xs = items(new DiepCaptureReader().pcap(pcap));
   const probs = xs.filter((x) => x.kind === 'problem');
   assert.equal(probs.length, 1);
   assert.ok(probs[0]!.kind === 'problem' && probs[0]!.fatal && probs[0]!.error.found === `a gap of ${dropped.s.payload.length} bytes`, JSON.stringify(probs));
   const ms = messagesOf(xs);
-  assert.deepEqual(ms.filter((m) => m.direction === 'serverbound').map((m) => m.data), sb);
+  assert.deepEqual(
+    ms.filter((m) => m.direction === 'serverbound').map((m) => m.data),
+    sb,
+  );
   const got = ms.filter((m) => m.direction === 'clientbound').map((m) => m.data);
   assert.ok(got.length > 10 && got.length < cb.length);
   assert.deepEqual(got, cb.slice(0, got.length));
@@ -191,7 +242,12 @@ test('tcp-lite: bytes come out in order whatever the segment order, retransmissi
     const r = rng(seed);
     const a = Uint8Array.from({ length: 1 + Math.floor(r() * 5000) }, () => Math.floor(r() * 256));
     const b = Uint8Array.from({ length: Math.floor(r() * 5000) }, () => Math.floor(r() * 256));
-    const pcap = tcpSessionPcap(r, [[a], [b]], { maxSeg: 1 + Math.floor(r() * 300), reorder: 0.5, duplicate: 0.3, isn: [0xfffff000 + Math.floor(r() * 4096), Math.floor(r() * 2 ** 32)] });
+    const pcap = tcpSessionPcap(r, [[a], [b]], {
+      maxSeg: 1 + Math.floor(r() * 300),
+      reorder: 0.5,
+      duplicate: 0.3,
+      isn: [0xfffff000 + Math.floor(r() * 4096), Math.floor(r() * 2 ** 32)],
+    });
     const got: Uint8Array[][] = [[], []];
     for (const c of tcpChunks(readCapture(pcap))) {
       assert.notEqual(c.kind, 'gap');
@@ -202,11 +258,18 @@ test('tcp-lite: bytes come out in order whatever the segment order, retransmissi
   }
   // A segment far ahead never filled: with a cap of 1000 held-back bytes it is given up as a gap.
   const t = new TcpLite({ maxPendingBytes: 1000 });
-  const seg = (seq: number, n: number, flags = 0x18) => frameToTcp({ time: 0, linkType: LINKTYPE_RAW, data: tcpIpv4('1.1.1.1', 1, '2.2.2.2', 2, seq, flags, new Uint8Array(n)), originalLength: 0, offset: 0 })!;
+  const seg = (seq: number, n: number, flags = 0x18) =>
+    frameToTcp({ time: 0, linkType: LINKTYPE_RAW, data: tcpIpv4('1.1.1.1', 1, '2.2.2.2', 2, seq, flags, new Uint8Array(n)), originalLength: 0, offset: 0 })!;
   const out = [...t.push(seg(99, 0, 0x02)), ...t.push(seg(100, 10)), ...t.push(seg(500, 600)), ...t.push(seg(1100, 600))];
   assert.deepEqual(
     out.map((c) => [c.kind, c.bytes?.length ?? c.missing]),
-    [['open', undefined], ['data', 10], ['gap', 390], ['data', 600], ['data', 600]],
+    [
+      ['open', undefined],
+      ['data', 10],
+      ['gap', 390],
+      ['data', 600],
+      ['data', 600],
+    ],
   );
 });
 
@@ -214,11 +277,28 @@ test('har: Chrome-style _webSocketMessages, base64, and errors with the JSON pat
   assert.deepEqual(decodeBase64('AAEC/w=='), new Uint8Array([0, 1, 2, 255]));
   assert.deepEqual(decodeBase64('AAEC_w'), new Uint8Array([0, 1, 2, 255]));
   assert.throws(() => decodeBase64('AA*A'), DecodeError);
-  const har = writeHarWebSockets([{ url: 'wss://x/ffa', messages: [{ type: 'send', time: 1.5, opcode: 2, data: new Uint8Array([5]) }, { type: 'receive', time: 2, opcode: 1, data: new TextEncoder().encode('hi') }] }]);
+  const har = writeHarWebSockets([
+    {
+      url: 'wss://x/ffa',
+      messages: [
+        { type: 'send', time: 1.5, opcode: 2, data: new Uint8Array([5]) },
+        { type: 'receive', time: 2, opcode: 1, data: new TextEncoder().encode('hi') },
+      ],
+    },
+  ]);
   const ws = readHarWebSockets(new TextEncoder().encode(har));
-  assert.deepEqual(ws[0]!.messages.map((m) => [m.type, m.time, m.opcode, [...m.data]]), [['send', 1.5, 2, [5]], ['receive', 2, 1, [104, 105]]]);
+  assert.deepEqual(
+    ws[0]!.messages.map((m) => [m.type, m.time, m.opcode, [...m.data]]),
+    [
+      ['send', 1.5, 2, [5]],
+      ['receive', 2, 1, [104, 105]],
+    ],
+  );
   const bad = JSON.stringify({ log: { entries: [{}, { _webSocketMessages: [{ type: 'send', opcode: 2, data: '!!' }] }] } });
-  assert.throws(() => readHarWebSockets(new TextEncoder().encode(bad)), (e: unknown) => e instanceof DecodeError && e.path === 'log.entries[1]._webSocketMessages[0].data');
+  assert.throws(
+    () => readHarWebSockets(new TextEncoder().encode(bad)),
+    (e: unknown) => e instanceof DecodeError && e.path === 'log.entries[1]._webSocketMessages[0].data',
+  );
   // Through the Diep reader: a text message is not decoded, the heartbeat is.
   const xs = items(new DiepCaptureReader().har(new TextEncoder().encode(har)));
   const ms = messagesOf(xs);
@@ -243,20 +323,20 @@ function fuzzReader(src: Uint8Array, seed: number, read: (b: Uint8Array) => Iter
   const limit = Error.stackTraceLimit;
   Error.stackTraceLimit = 0; // errors are counted, not printed: skip building their stacks
   try {
-  for (let i = 0; i < 100000; i++) {
-    try {
-      let n = 0;
-      for (const x of read(mutate(r, src, alphabet))) {
-        n++;
-        if (x.kind === 'message') assert.ok(x.error === undefined || x.error instanceof DecodeError);
+    for (let i = 0; i < 100000; i++) {
+      try {
+        let n = 0;
+        for (const x of read(mutate(r, src, alphabet))) {
+          n++;
+          if (x.kind === 'message') assert.ok(x.error === undefined || x.error instanceof DecodeError);
+        }
+        assert.ok(n < 1000);
+        ok++;
+      } catch (e) {
+        if (!(e instanceof DecodeError)) throw e;
+        failed++;
       }
-      assert.ok(n < 1000);
-      ok++;
-    } catch (e) {
-      if (!(e instanceof DecodeError)) throw e;
-      failed++;
     }
-  }
   } finally {
     Error.stackTraceLimit = limit;
   }
@@ -276,7 +356,11 @@ test('diep capture: total on 100k mutated pcaps (only items or a DecodeError)', 
 
 test('diep capture: total on 100k mutated HAR files (only items or a DecodeError)', () => {
   const { cb, sb } = ourMessages();
-  const har = new TextEncoder().encode(writeHarWebSockets([{ url: 'ws://x/', messages: [sb[1]!, cb[3]!].map((d, i) => ({ type: i < 1 ? ('send' as const) : ('receive' as const), time: i, opcode: 2, data: d })) }]));
+  const har = new TextEncoder().encode(
+    writeHarWebSockets([
+      { url: 'ws://x/', messages: [sb[1]!, cb[3]!].map((d, i) => ({ type: i < 1 ? ('send' as const) : ('receive' as const), time: i, opcode: 2, data: d })) },
+    ]),
+  );
   const { ok, failed } = fuzzReader(har, 13, (b) => new DiepCaptureReader().har(b), '{}[]",:0aA=');
   assert.ok(ok > 1000 && failed > 1000, `${ok} ok, ${failed} errors`);
 });

@@ -57,7 +57,12 @@ export function writeMessage(r: Rand, msg: Uint8Array, o: SideOpts, opcode = 2):
       controls++;
     }
     const m = mask();
-    const f: Parameters<typeof encodeFrame>[0] = { opcode: i === 0 ? opcode : 0, payload: body.subarray(bounds[i]!, bounds[i + 1]!), fin: i + 2 === bounds.length, rsv1: i === 0 && compress };
+    const f: Parameters<typeof encodeFrame>[0] = {
+      opcode: i === 0 ? opcode : 0,
+      payload: body.subarray(bounds[i]!, bounds[i + 1]!),
+      fin: i + 2 === bounds.length,
+      rsv1: i === 0 && compress,
+    };
     if (m) f.mask = m;
     if (r() < 0.1) f.forceLength = r() < 0.5 ? 16 : 64;
     out.push(encodeFrame(f));
@@ -91,10 +96,14 @@ export function chop(r: Rand, b: Uint8Array, max: number): Uint8Array[] {
 export const ascii = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 export function upgradeRequest(path: string, ext?: string): Uint8Array {
-  return ascii(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n${ext ? `Sec-WebSocket-Extensions: ${ext}\r\n` : ''}\r\n`);
+  return ascii(
+    `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n${ext ? `Sec-WebSocket-Extensions: ${ext}\r\n` : ''}\r\n`,
+  );
 }
 export function upgradeResponse(ext?: string): Uint8Array {
-  return ascii(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n${ext ? `Sec-WebSocket-Extensions: ${ext}\r\n` : ''}\r\n`);
+  return ascii(
+    `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n${ext ? `Sec-WebSocket-Extensions: ${ext}\r\n` : ''}\r\n`,
+  );
 }
 
 /** An IPv4 + TCP packet (checksums left zero: readers of captures do not check them). */

@@ -10,7 +10,6 @@ import { findFamily } from '../../src/families/registry.js';
 import { captureMessages, toHexStr, vectors } from './helpers.js';
 import { fakeIo } from '../helpers/cli-io.js';
 
-
 const msgs = captureMessages();
 
 test('registry finds the adapter; its sample exists and is the capture as hex lines', () => {
@@ -19,8 +18,13 @@ test('registry finds the adapter; its sample exists and is the capture as hex li
   const s = diep.samples[0]!;
   const path = new URL(`../../${s.path}`, import.meta.url).pathname;
   assert.ok(existsSync(path));
-  const lines = readFileSync(path, 'utf8').split('\n').filter((l) => l !== '' && !l.startsWith('#'));
-  assert.deepEqual(lines, msgs.map((m) => toHexStr(m.bytes)));
+  const lines = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '' && !l.startsWith('#'));
+  assert.deepEqual(
+    lines,
+    msgs.map((m) => toHexStr(m.bytes)),
+  );
 });
 
 test('CLI: decode --hex, decode a directory and hex lines with --stream, encode back', async () => {
@@ -43,7 +47,10 @@ test('CLI: decode --hex, decode a directory and hex lines with --stream, encode 
     assert.equal(lines.length, 79);
     const c = fakeIo(b.text());
     assert.equal(await run(['encode', 'diep', '--stream', '--hex'], c.io), 0, c.err.join(''));
-    assert.deepEqual(c.text().trim().split('\n'), msgs.map((m) => toHexStr(m.bytes)));
+    assert.deepEqual(
+      c.text().trim().split('\n'),
+      msgs.map((m) => toHexStr(m.bytes)),
+    );
     const hexFile = join(dir, 'stream.hex');
     writeFileSync(hexFile, msgs.map((m) => toHexStr(m.bytes)).join('\n'));
     const d = fakeIo();
@@ -80,9 +87,21 @@ test('adapter state: the entity table after each message, with changed fields an
     const out = dec.decode(msgs[i]!.bytes);
     const st = dec.state!();
     if (i === 3) {
-      assert.deepEqual(st.rows.map((r) => [r.id, r.type, r.created]), [['0', 'Arena', true], ['1', 'Camera', true]]);
+      assert.deepEqual(
+        st.rows.map((r) => [r.id, r.type, r.created]),
+        [
+          ['0', 'Arena', true],
+          ['1', 'Camera', true],
+        ],
+      );
       // the camera's creation is the last 73 bytes: entid 2, mode 1, group table 3, values 67 (§5.7)
-      assert.deepEqual(out.entities!.map((e) => [e.id, e.start, e.end]), [['0', 4, 131], ['1', 131, 204]]);
+      assert.deepEqual(
+        out.entities!.map((e) => [e.id, e.start, e.end]),
+        [
+          ['0', 4, 131],
+          ['1', 131, 204],
+        ],
+      );
     }
     if (i === 5) {
       const row = st.rows.find((r) => r.id === '13')!;

@@ -8,7 +8,12 @@ import { captureMessages, hex, vectors, warmUp } from './helpers.js';
 // exact re-encoding is checked against optimised code (issue 14)
 await warmUp();
 
-const updates = [...captureMessages().filter((m) => m.bytes[0] === 0).map((m) => m.bytes), ...vectors.updatePackets.map((v) => hex(v.hex))];
+const updates = [
+  ...captureMessages()
+    .filter((m) => m.bytes[0] === 0)
+    .map((m) => m.bytes),
+  ...vectors.updatePackets.map((v) => hex(v.hex)),
+];
 const strip = (i: StoreIssue[]) => i.map((x) => [x.kind, x.id, x.hash, x.field]);
 
 function sameStores(a: EntityStore, b: EntityStore): void {
@@ -44,7 +49,12 @@ test('flat path: the buffer holds every value of the packet', () => {
   const from = buf.entStart[0]!;
   const rows = [];
   for (let j = from; j < buf.entStart[1]!; j++) rows.push([buf.field(j), buf.entElem[j], buf.entElem[j] === -2 ? null : buf.value(j)]);
-  assert.deepEqual(rows, [[5, -1, 10], [24, -2, null], [24, 0, 'tester'], [64, -1, 1]]);
+  assert.deepEqual(rows, [
+    [5, -1, 10],
+    [24, -2, null],
+    [24, 0, 'tester'],
+    [64, -1, 1],
+  ]);
 });
 
 test('flat path: same DecodeErrors (offset and path) as decodeUpdate on mutated packets; errors leave the store untouched', () => {

@@ -118,7 +118,7 @@ test('fuzz: mutated fixture packets (byte flips, inserts, deletes) give a packet
       fc.integer({ min: 0, max: all.length - 1 }),
       fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 2 })), { minLength: 1, maxLength: 6 }),
       (i, muts) => {
-        let b = Array.from(all[i]!);
+        const b = Array.from(all[i]!);
         for (const [pos, val, kind] of muts) {
           const at = b.length === 0 ? 0 : pos % b.length;
           if (kind === 0 && b.length > 0) b[at] = val;
@@ -174,7 +174,14 @@ test('fuzz: the JSON encoder gives bytes or an EncodeError for any JSON, and for
   };
   fc.assert(fc.property(fc.jsonValue({ maxDepth: 4 }), encodeAny), { numRuns: 1500 });
   const forms = all.slice(0, 12).map((b) => clientboundToJson(decodeClientbound(b)));
-  const junk = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined), fc.constant(-1), fc.constant(2 ** 32), fc.constant(1.5), fc.constant('f32:0xzz'));
+  const junk = fc.oneof(
+    fc.jsonValue({ maxDepth: 2 }),
+    fc.constant(undefined),
+    fc.constant(-1),
+    fc.constant(2 ** 32),
+    fc.constant(1.5),
+    fc.constant('f32:0xzz'),
+  );
   fc.assert(
     fc.property(fc.integer({ min: 0, max: forms.length - 1 }), fc.array(fc.tuple(fc.nat(), junk), { minLength: 1, maxLength: 3 }), (i, edits) => {
       const v = JSON.parse(JSON.stringify(forms[i]));

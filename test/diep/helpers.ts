@@ -41,7 +41,12 @@ export async function warmUp(calls = 60_000): Promise<number> {
   const d = await import('../../src/protocols/diep/index.js');
   const size = d.FIELDS_6F59094D.byKey.get('physics.size')!;
   const msgs = [
-    d.encodeUpdate({ type: 'Update', tick: 3, deletions: [], upcreates: [{ kind: 'update', id: 1, hash: 1, fields: [size], values: [new d.F32Bits(0x7f9f0000)] }] }),
+    d.encodeUpdate({
+      type: 'Update',
+      tick: 3,
+      deletions: [],
+      upcreates: [{ kind: 'update', id: 1, hash: 1, fields: [size], values: [new d.F32Bits(0x7f9f0000)] }],
+    }),
     d.encodeClientbound({ type: 'Notification', text: 'x', color: 1, duration: new d.F32Bits(0xff800003), identifier: '' }),
     hex(vectors.updatePackets[0]!.hex),
   ];

@@ -92,13 +92,19 @@ test('hot: NaN payloads of f32 fields (update values, notification duration) kee
 test('0x02 deletion bomb: 65,536 entries in one message are a LimitError (diepMaxEntities), not 65,536 issues', () => {
   const bomb = deletionBomb(65536);
   assert.ok(bomb.length < 700, `${bomb.length} bytes`);
-  assert.throws(() => decodeClientbound(bomb), (e: unknown) => e instanceof LimitError && e.limit === 'diepMaxEntities' && e.path === 'inner.deletionCount');
+  assert.throws(
+    () => decodeClientbound(bomb),
+    (e: unknown) => e instanceof LimitError && e.limit === 'diepMaxEntities' && e.path === 'inner.deletionCount',
+  );
   const dec = diep.createDecoder({ direction: 'clientbound' });
   assert.throws(() => dec.decode(bomb), LimitError);
   // deletions plus upcreates count together
   const w = new ByteWriter(64).u8(0).u8(1).u8(1).u8(1).u8(1).u8(1);
   w.u8(1).u8(2).u8(0).u8(1).u8(1);
-  assert.throws(() => decodeUpdate(w.finish(), { limits: { diepMaxEntities: 1 } }), (e: unknown) => e instanceof LimitError && e.path === 'upcreateCount');
+  assert.throws(
+    () => decodeUpdate(w.finish(), { limits: { diepMaxEntities: 1 } }),
+    (e: unknown) => e instanceof LimitError && e.path === 'upcreateCount',
+  );
 });
 
 test('hostile peer: 400 messages of missing deletions keep at most diepMaxIssuesKept issues, with counts per kind', () => {
@@ -137,7 +143,10 @@ test('hostile peer: endless creations of new ids stop at diepMaxStoredEntities, 
   for (let m = 0; m < 300; m++) {
     // ten creations with no groups: 4 bytes each
     w.reset();
-    w.u8(0).vu32(m + 1).u8(0).u8(10);
+    w.u8(0)
+      .vu32(m + 1)
+      .u8(0)
+      .u8(10);
     for (let k = 0; k < 10; k++) w.u8(1).vu32(id++).u8(1).u8(1);
     const bytes = w.finish();
     try {
@@ -178,7 +187,10 @@ test('hostile peer: memory stays bounded over 500 expanding messages (4 M issues
 
 test('encoders refuse what the decoder would not read back: long strings, too many entries, bad shapes', () => {
   const long = 'a'.repeat(65537);
-  assert.throws(() => encodeClientbound({ type: 'OutdatedClient', build: long }), (e: unknown) => e instanceof EncodeError && e.path === 'build');
+  assert.throws(
+    () => encodeClientbound({ type: 'OutdatedClient', build: long }),
+    (e: unknown) => e instanceof EncodeError && e.path === 'build',
+  );
   assert.throws(() => encodeServerbound({ type: 'Spawn', name: long }), EncodeError);
   // UTF-8 length counts: 30,000 three-byte characters are 90,000 bytes
   assert.throws(() => encodeServerbound({ type: 'Spawn', name: '€'.repeat(30000) }), EncodeError);
@@ -192,7 +204,10 @@ test('encoders refuse what the decoder would not read back: long strings, too ma
   assert.equal(back.type === 'Spawn' && back.name, ok);
   const many = { type: 'Update', tick: 1, deletions: [], updates: Array.from({ length: 70000 }, (_, i) => ({ id: i, hash: 1, changed: {} })) };
   const t0 = Date.now();
-  assert.throws(() => encodeClientbound(clientboundFromJson(many)), (e: unknown) => e instanceof EncodeError && /diepMaxEntities/.test(e.message));
+  assert.throws(
+    () => encodeClientbound(clientboundFromJson(many)),
+    (e: unknown) => e instanceof EncodeError && /diepMaxEntities/.test(e.message),
+  );
   assert.ok(Date.now() - t0 < 5000);
   // unknown packets cannot take an id that has a layout of its own
   assert.throws(() => encodeClientbound({ type: 'Unknown', header: 1, body: hex('41') }), EncodeError);
@@ -236,8 +251,18 @@ test('encoders: deeply nested and huge JSON give a short EncodeError, not a stac
 /** JSON shaped like Diep packets, with junk anywhere. */
 const junk = fc.oneof(fc.constant(null), fc.boolean(), fc.integer(), fc.double(), fc.string({ maxLength: 6 }), fc.constant('f32:0x7f9f0000'));
 const field = fc.constantFrom(...FIELDS_6F59094D.fields.map((f) => f.key), 'nope.x');
-const value = fc.oneof(junk, fc.integer({ min: -5, max: 300 }), fc.record({ hash: fc.integer({ min: 0, max: 3 }), id: fc.integer({ min: 0, max: 3 }) }), fc.array(junk, { maxLength: 11 }), fc.dictionary(fc.constantFrom('0', '1', '3', '9', 'x'), junk));
-const update = fc.record({ id: fc.oneof(fc.integer({ min: 0, max: 4 }), junk), hash: fc.oneof(fc.integer({ min: 0, max: 3 }), junk), changed: fc.dictionary(field, value, { maxKeys: 4 }) });
+const value = fc.oneof(
+  junk,
+  fc.integer({ min: -5, max: 300 }),
+  fc.record({ hash: fc.integer({ min: 0, max: 3 }), id: fc.integer({ min: 0, max: 3 }) }),
+  fc.array(junk, { maxLength: 11 }),
+  fc.dictionary(fc.constantFrom('0', '1', '3', '9', 'x'), junk),
+);
+const update = fc.record({
+  id: fc.oneof(fc.integer({ min: 0, max: 4 }), junk),
+  hash: fc.oneof(fc.integer({ min: 0, max: 3 }), junk),
+  changed: fc.dictionary(field, value, { maxKeys: 4 }),
+});
 const creation = fc.record({
   id: fc.integer({ min: 0, max: 4 }),
   hash: fc.integer({ min: 0, max: 3 }),
@@ -245,17 +270,37 @@ const creation = fc.record({
   fields: fc.dictionary(field, value, { maxKeys: 5 }),
 });
 const clientJson = fc.oneof(
-  fc.record({ type: fc.constant('Update'), tick: fc.oneof(fc.nat(), junk), deletions: fc.array(fc.record({ hash: fc.integer({ min: 0, max: 3 }), id: fc.nat(5) }), { maxLength: 3 }), updates: fc.array(update, { maxLength: 3 }), creations: fc.array(creation, { maxLength: 3 }) }),
+  fc.record({
+    type: fc.constant('Update'),
+    tick: fc.oneof(fc.nat(), junk),
+    deletions: fc.array(fc.record({ hash: fc.integer({ min: 0, max: 3 }), id: fc.nat(5) }), { maxLength: 3 }),
+    updates: fc.array(update, { maxLength: 3 }),
+    creations: fc.array(creation, { maxLength: 3 }),
+  }),
   fc.record({ type: fc.constant('Notification'), text: junk, color: fc.oneof(fc.nat(), junk), duration: value, identifier: junk }),
   fc.record({ type: fc.constant('ServerInfo'), gamemode: junk, host: junk }, { requiredKeys: ['type'] }),
   fc.record({ type: fc.constant('Unknown'), header: fc.integer({ min: -1, max: 256 }), body: fc.constantFrom('', '00ff', 'zz') }),
-  fc.record({ type: fc.constantFrom('Accept', 'PlayerCount', 'Heartbeat', 'OutdatedClient'), accessLevel: junk, count: junk, build: junk }, { requiredKeys: ['type'] }),
+  fc.record(
+    { type: fc.constantFrom('Accept', 'PlayerCount', 'Heartbeat', 'OutdatedClient'), accessLevel: junk, count: junk, build: junk },
+    { requiredKeys: ['type'] },
+  ),
   fc.anything({ maxDepth: 3 }),
 );
 const serverJson = fc.oneof(
   fc.record({ type: fc.constant('Input'), flags: fc.oneof(fc.nat(4095), junk), mouseX: value, mouseY: value }),
   fc.record({ type: fc.constant('Init'), build: junk, password: junk, partyCode: junk, playerToken: junk, debug: junk }, { requiredKeys: ['type', 'build'] }),
-  fc.record({ type: fc.constantFrom('StatUpgrade', 'TankUpgrade', 'Spawn', 'Command'), rawStat: junk, limit: junk, rawTank: junk, name: junk, command: junk, args: fc.array(junk, { maxLength: 3 }) }, { requiredKeys: ['type'] }),
+  fc.record(
+    {
+      type: fc.constantFrom('StatUpgrade', 'TankUpgrade', 'Spawn', 'Command'),
+      rawStat: junk,
+      limit: junk,
+      rawTank: junk,
+      name: junk,
+      command: junk,
+      args: fc.array(junk, { maxLength: 3 }),
+    },
+    { requiredKeys: ['type'] },
+  ),
   fc.record({ type: fc.constant('Unknown'), header: fc.integer({ min: -1, max: 256 }), body: fc.constantFrom('', '00ff') }),
   fc.anything({ maxDepth: 3 }),
 );
@@ -292,6 +337,9 @@ test('property: whatever encode accepts, decode reads back to the same JSON (hos
   ] as const) {
     const samples = fc.sample(arb as fc.Arbitrary<unknown>, { numRuns: 300, seed: 14 });
     for (let i = 0; i < 40; i++) for (const s of samples) roundTrip(s, dir); // warm-up of the same code
-    fc.assert(fc.property(arb as fc.Arbitrary<unknown>, (j) => roundTrip(j, dir)), { numRuns: 1500, seed: 1414 });
+    fc.assert(
+      fc.property(arb as fc.Arbitrary<unknown>, (j) => roundTrip(j, dir)),
+      { numRuns: 1500, seed: 1414 },
+    );
   }
 });

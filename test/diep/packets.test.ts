@@ -122,7 +122,10 @@ test('capture: 79 messages as the README lists, every one consumed and re-encode
   }
   assert.equal(updates, 74);
   assert.equal(updateBytes, 13200);
-  assert.deepEqual(ticks, Array.from({ length: 74 }, (_, i) => i + 2));
+  assert.deepEqual(
+    ticks,
+    Array.from({ length: 74 }, (_, i) => i + 2),
+  );
   assert.deepEqual(clientboundToJson(decodeClientbound(msgs[0]!.bytes)), { type: 'ServerInfo', gamemode: 'sandbox', host: '' });
 });
 
@@ -176,8 +179,14 @@ test('0x02: spans of the inner packet carry layer lz4', () => {
   decodeClientbound(wrap(m, encodeLz4Block(m)), { spans });
   const inner = spans.spans.filter((s) => s.layer === 'lz4');
   assert.ok(inner.length > 10, `${inner.length} inner spans`);
-  assert.ok(inner.some((s) => s.path === 'inner.updates[0].changed.position.x'), 'inner.updates[0].changed.position.x');
-  assert.ok(spans.spans.some((s) => s.path === 'size' && s.layer === undefined && s.start === 1 && s.end === 5), 'size');
+  assert.ok(
+    inner.some((s) => s.path === 'inner.updates[0].changed.position.x'),
+    'inner.updates[0].changed.position.x',
+  );
+  assert.ok(
+    spans.spans.some((s) => s.path === 'size' && s.layer === undefined && s.start === 1 && s.end === 5),
+    'size',
+  );
   for (const s of inner) assert.ok(s.end <= m.length, s.path);
 });
 
@@ -293,7 +302,11 @@ test('interleaved updates and creations keep their order through JSON', () => {
 });
 
 test('spans: the leaf spans of every fixture packet cover each byte exactly once', () => {
-  const all = [...captureMessages().map((m) => m.bytes), ...vectors.updatePackets.map((v) => hex(v.hex)), ...vectors.otherPackets.filter((v) => v.direction === 'clientbound').map((v) => hex(v.hex))];
+  const all = [
+    ...captureMessages().map((m) => m.bytes),
+    ...vectors.updatePackets.map((v) => hex(v.hex)),
+    ...vectors.otherPackets.filter((v) => v.direction === 'clientbound').map((v) => hex(v.hex)),
+  ];
   for (const bytes of all) {
     const spans = new SpanSink();
     decodeClientbound(bytes, { spans });
@@ -307,6 +320,12 @@ test('spans: the leaf spans of every fixture packet cover each byte exactly once
   }
   const spans = new SpanSink();
   decodeClientbound(hex(vectors.updatePackets[2]!.hex), { spans });
-  assert.ok(spans.spans.some((s) => s.path === 'updates[0].changed.arena.scoreboardNames.0'), 'element span');
-  assert.ok(spans.spans.some((s) => s.path === 'updates[1]' && s.kind === 'struct'), 'struct span');
+  assert.ok(
+    spans.spans.some((s) => s.path === 'updates[0].changed.arena.scoreboardNames.0'),
+    'element span',
+  );
+  assert.ok(
+    spans.spans.some((s) => s.path === 'updates[1]' && s.kind === 'struct'),
+    'struct span',
+  );
 });

@@ -40,21 +40,30 @@ test('vu vectors decode and re-encode', () => {
   assert.ok(P.vu!.length >= 9);
   for (const v of P.vu!) {
     assert.equal(readAll(v.hex, readVu), v.value);
-    assert.equal(write((w) => writeVu(w, v.value as number)), v.hex);
+    assert.equal(
+      write((w) => writeVu(w, v.value as number)),
+      v.hex,
+    );
   }
 });
 
 test('vi vectors (zigzag, not sign-extended LEB128)', () => {
   for (const v of P.vi!) {
     assert.equal(readAll(v.hex, readVi), v.value);
-    assert.equal(write((w) => writeVi(w, v.value as number)), v.hex);
+    assert.equal(
+      write((w) => writeVi(w, v.value as number)),
+      v.hex,
+    );
   }
 });
 
 test('vf vectors (byte-reversed float in a vi)', () => {
   for (const v of P.vf!) {
     assert.equal(readAll(v.hex, readVf), v.float32);
-    assert.equal(write((w) => writeVf(w, v.value as number)), v.hex);
+    assert.equal(
+      write((w) => writeVf(w, v.value as number)),
+      v.hex,
+    );
   }
 });
 
@@ -63,18 +72,28 @@ test('vi64 vectors keep the raw integer exactly', () => {
     const got = readAll(v.hex, readVi64);
     assert.equal(got, v.value);
     assert.equal(got * 64, v.raw);
-    assert.equal(write((w) => writeVi64(w, v.value as number)), v.hex);
+    assert.equal(
+      write((w) => writeVi64(w, v.value as number)),
+      v.hex,
+    );
   }
 });
 
 test('f32 vectors and exact bits (-0, NaN payloads)', () => {
   for (const v of P.f32le!) {
     assert.equal(readAll(v.hex, readF32), Math.fround(v.value as number));
-    assert.equal(write((w) => writeF32(w, v.value as number)), v.hex);
+    assert.equal(
+      write((w) => writeF32(w, v.value as number)),
+      v.hex,
+    );
   }
   for (const h of ['00000080', '0000c07f', '0100c07f', '0000c0ff', '0100807f', '0000807f', '000080ff']) {
     const v = readAll(h, readF32);
-    assert.equal(write((w) => writeF32(w, v)), h, h);
+    assert.equal(
+      write((w) => writeF32(w, v)),
+      h,
+      h,
+    );
   }
   // a signalling NaN with a payload cannot live in a JS number: it is kept as bits
   assert.ok(readAll('0100807f', readF32) instanceof F32Bits);
@@ -82,10 +101,19 @@ test('f32 vectors and exact bits (-0, NaN payloads)', () => {
 
 test('stringNT vectors, UTF-8, strictness', () => {
   for (const v of P.stringNT!) {
-    assert.equal(readAll(v.hex, (r) => readString(r, 1000)), v.value);
-    assert.equal(write((w) => writeString(w, v.value as string)), v.hex);
+    assert.equal(
+      readAll(v.hex, (r) => readString(r, 1000)),
+      v.value,
+    );
+    assert.equal(
+      write((w) => writeString(w, v.value as string)),
+      v.hex,
+    );
   }
-  assert.equal(readAll('c3a9e282ac00', (r) => readString(r, 1000)), 'é€');
+  assert.equal(
+    readAll('c3a9e282ac00', (r) => readString(r, 1000)),
+    'é€',
+  );
   assert.throws(() => readAll('ff00', (r) => readString(r, 1000)), DecodeError);
   assert.throws(() => readAll('61616100', (r) => readString(r, 2)), DecodeError);
 });
@@ -93,16 +121,28 @@ test('stringNT vectors, UTF-8, strictness', () => {
 test('entid vectors: hash first, 00 is null', () => {
   for (const v of P.entid!) {
     assert.deepEqual(readAll(v.hex, readEntid), v.value);
-    assert.equal(write((w) => writeEntid(w, v.value as never)), v.hex);
+    assert.equal(
+      write((w) => writeEntid(w, v.value as never)),
+      v.hex,
+    );
   }
 });
 
 test('jump table vectors (and the original page example without the spurious 5)', () => {
   for (const v of P.jumpTable!) {
-    assert.deepEqual(readAll(v.hex, (r) => readJumpTable(r, 100)), v.indices);
-    assert.equal(write((w) => writeJumpTable(w, v.indices as number[])), v.hex);
+    assert.deepEqual(
+      readAll(v.hex, (r) => readJumpTable(r, 100)),
+      v.indices,
+    );
+    assert.equal(
+      write((w) => writeJumpTable(w, v.indices as number[])),
+      v.hex,
+    );
   }
-  assert.deepEqual(readAll('01', (r) => readJumpTable(r, 10)), []);
+  assert.deepEqual(
+    readAll('01', (r) => readJumpTable(r, 10)),
+    [],
+  );
   assert.throws(() => readAll('0a01', (r) => readJumpTable(r, 10)), DecodeError); // index 10 outside 0..9
 });
 
@@ -144,5 +184,8 @@ test('stringNT writer: lone surrogates and NUL have no stringNT form', () => {
   assert.throws(() => write((w) => writeString(w, 'a\uD800')), /surrogate/);
   assert.throws(() => write((w) => writeString(w, '\uDC00')), /surrogate/);
   assert.throws(() => write((w) => writeString(w, 'a\0')), /NUL/);
-  assert.equal(write((w) => writeString(w, '😀')), 'f09f988000');
+  assert.equal(
+    write((w) => writeString(w, '😀')),
+    'f09f988000',
+  );
 });

@@ -5,7 +5,7 @@ import {
   EntityStore,
   ViewerProducer,
   World,
-  WorldEntity,
+  type WorldEntity,
   decodeClientbound,
   decodeUpdate,
   encodeUpdate,
@@ -131,26 +131,46 @@ test('producer: leaving view deletes, re-entering creates with full state, remov
     return p;
   };
   let p = step();
-  assert.deepEqual(p.upcreates.map((u) => [u.kind, u.id]), [['creation', 0], ['creation', 1], ['creation', shape.id], ['creation', barrel.id]]);
+  assert.deepEqual(
+    p.upcreates.map((u) => [u.kind, u.id]),
+    [
+      ['creation', 0],
+      ['creation', 1],
+      ['creation', shape.id],
+      ['creation', barrel.id],
+    ],
+  );
   world.set(shape, 'position.x', 100000); // out of view
   p = step();
   assert.deepEqual(p.deletions, [shape.ref, barrel.ref]);
   world.set(shape, 'name.name', 'Moved');
   world.set(shape, 'position.x', 5);
   p = step();
-  assert.deepEqual(p.upcreates.map((u) => [u.kind, u.id]), [['creation', shape.id], ['creation', barrel.id]]);
+  assert.deepEqual(
+    p.upcreates.map((u) => [u.kind, u.id]),
+    [
+      ['creation', shape.id],
+      ['creation', barrel.id],
+    ],
+  );
   assert.equal(store.view(shape.id)!.name!.name, 'Moved');
   world.resend(cam);
   p = step();
   assert.deepEqual(p.deletions, [cam.ref]);
-  assert.deepEqual(p.upcreates.map((u) => [u.kind, u.id]), [['creation', cam.id]]);
+  assert.deepEqual(
+    p.upcreates.map((u) => [u.kind, u.id]),
+    [['creation', cam.id]],
+  );
   world.remove(barrel);
   const next = world.create(['relations', 'physics', 'position', 'style']);
   assert.equal(next.id, barrel.id); // lowest free id reused at once
   assert.equal(next.hash, barrel.hash + 1);
   p = step();
   assert.deepEqual(p.deletions, [barrel.ref]);
-  assert.deepEqual(p.upcreates.map((u) => [u.kind, u.id, u.hash]), [['creation', next.id, next.hash]]);
+  assert.deepEqual(
+    p.upcreates.map((u) => [u.kind, u.id, u.hash]),
+    [['creation', next.id, next.hash]],
+  );
   assert.deepEqual(store.issues, []);
   // a viewer that skips ticks still gets every field changed since its last packet
   world.set(shape, 'position.y', 7);
@@ -181,7 +201,12 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('move' as const), pick: fc.nat(), x: coord, y: coord, angle: fc.double({ min: -10, max: 10, noNaN: true }) }),
   fc.record({ op: fc.constant('size' as const), pick: fc.nat(), size: fc.double({ min: 0, max: 300, noNaN: true }) }),
   fc.record({ op: fc.constant('name' as const), pick: fc.nat(), name: fc.string({ maxLength: 12, unit: 'binary' }).filter(isWritableString) }),
-  fc.record({ op: fc.constant('score' as const), index: fc.integer({ min: 0, max: 9 }), value: fc.double({ min: -1e6, max: 1e6, noNaN: true }), name: fc.string({ maxLength: 8, unit: 'binary' }).filter(isWritableString) }),
+  fc.record({
+    op: fc.constant('score' as const),
+    index: fc.integer({ min: 0, max: 9 }),
+    value: fc.double({ min: -1e6, max: 1e6, noNaN: true }),
+    name: fc.string({ maxLength: 8, unit: 'binary' }).filter(isWritableString),
+  }),
   fc.record({ op: fc.constant('resend' as const), pick: fc.nat() }),
   fc.constant({ op: 'tick' as const }),
 );
@@ -195,7 +220,9 @@ test('property: random entity worlds through the producer and the store give wha
     fc.property(fc.array(opArb, { minLength: 1, maxLength: 60 }), fc.integer({ min: 1, max: 3 }), (ops, viewers) => {
       const world = new World();
       const arena = world.create(['arena', 'team']);
-      const cams = Array.from({ length: viewers }, (_, i) => world.create(['relations', 'camera'], { 'camera.FOV': 0.35 + i * 0.2, 'camera.cameraX': i * 1500 }));
+      const cams = Array.from({ length: viewers }, (_, i) =>
+        world.create(['relations', 'camera'], { 'camera.FOV': 0.35 + i * 0.2, 'camera.cameraX': i * 1500 }),
+      );
       const producers = cams.map((c) => new ViewerProducer(world, c));
       const stores = cams.map(() => new EntityStore());
       const live: WorldEntity[] = [];
@@ -212,7 +239,12 @@ test('property: random entity worlds through the producer and the store give wha
       };
       for (const o of ops) {
         if (o.op === 'create') {
-          const groups = o.kind === 0 ? ['relations', 'physics', 'health', 'name', 'position', 'style'] : o.kind === 1 ? ['relations', 'physics', 'position', 'style', 'score'] : ['relations', 'barrel', 'physics', 'position', 'style'];
+          const groups =
+            o.kind === 0
+              ? ['relations', 'physics', 'health', 'name', 'position', 'style']
+              : o.kind === 1
+                ? ['relations', 'physics', 'position', 'style', 'score']
+                : ['relations', 'barrel', 'physics', 'position', 'style'];
           const e = world.create(groups, { 'position.x': o.x, 'position.y': o.y, 'style.color': o.color, 'physics.size': 30 });
           if (o.kind === 2 && live.length > 0) world.set(e, 'relations.parent', live[0]!.ref);
           live.push(e);
@@ -222,10 +254,11 @@ test('property: random entity worlds through the producer and the store give wha
             world.remove(e);
             live.splice(live.indexOf(e), 1);
             // children go with their parent
-            for (const c of [...live]) if ((c.values[k('relations.parent')] as { id: number } | null)?.id === e.id) {
-              world.remove(c);
-              live.splice(live.indexOf(c), 1);
-            }
+            for (const c of [...live])
+              if ((c.values[k('relations.parent')] as { id: number } | null)?.id === e.id) {
+                world.remove(c);
+                live.splice(live.indexOf(c), 1);
+              }
           }
         } else if (o.op === 'move') {
           const e = pick(o.pick);
@@ -267,7 +300,7 @@ test('property: random entity worlds through the producer and the store give wha
               assert.equal(s.values[f], undefined);
               continue;
             }
-            let want: Scalar | Scalar[] = Array.isArray(wv) ? wv.map((x) => expectedValue(f, x)) : expectedValue(f, wv);
+            const want: Scalar | Scalar[] = Array.isArray(wv) ? wv.map((x) => expectedValue(f, x)) : expectedValue(f, wv);
             if (f === k('arena.scoreboardScores')) {
               // creations carry these as f32, updates as vi: -0 comes back as 0 after an update
               const noNegZero = (a: Scalar[]) => a.map((x) => (Object.is(x, -0) ? 0 : x));

@@ -1,13 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  EntityStore,
-  decodeClientbound,
-  decodeUpdate,
-  FIELDS_6F59094D,
-  type StoreIssue,
-  type UpdatePacket,
-} from '../../src/protocols/diep/index.js';
+import { EntityStore, decodeClientbound, decodeUpdate, FIELDS_6F59094D, type StoreIssue, type UpdatePacket } from '../../src/protocols/diep/index.js';
 import { captureMessages, hex, vectors } from './helpers.js';
 
 const T = FIELDS_6F59094D;
@@ -85,7 +78,13 @@ test('delete and re-create in one packet (tick-14 vector): the camera comes back
     type: 'Update',
     tick: 13,
     deletions: [],
-    upcreates: p14.deletions.map((d) => ({ kind: 'creation' as const, id: d.id, hash: d.hash, groups: [g('score')], values: Object.assign(new Array(68), { [k('score.score')]: 0 }) })),
+    upcreates: p14.deletions.map((d) => ({
+      kind: 'creation' as const,
+      id: d.id,
+      hash: d.hash,
+      groups: [g('score')],
+      values: Object.assign(new Array(68), { [k('score.score')]: 0 }),
+    })),
   };
   store.applyPacket(seed);
   const r = store.applyPacket(p14, true);
@@ -111,7 +110,10 @@ test('inconsistencies are reported and the rest of the packet still applies', ()
   const r = store.applyPacket({
     type: 'Update',
     tick: 5, // gap
-    deletions: [{ hash: 1, id: 77 }, { hash: 9, id: 1 }],
+    deletions: [
+      { hash: 1, id: 77 },
+      { hash: 9, id: 1 },
+    ],
     upcreates: [
       upd(0, 1, [k('arena.scoreboardAmount'), k('position.x')], [3, 10]), // position not in arena's groups
       upd(0, 2, [k('arena.scoreboardAmount')], [4]), // wrong hash
@@ -121,7 +123,10 @@ test('inconsistencies are reported and the rest of the packet still applies', ()
   });
   const kinds = r.issues.map((i) => i.kind);
   assert.deepEqual(kinds, ['tickGap', 'deleteMissing', 'deleteHashMismatch', 'fieldNotInGroups', 'updateHashMismatch', 'updateMissing', 'createHashMismatch']);
-  assert.deepEqual(seen.map((i) => i.kind), kinds);
+  assert.deepEqual(
+    seen.map((i) => i.kind),
+    kinds,
+  );
   assert.deepEqual(store.issues, []); // given to onIssue, not collected
   assert.equal(store.get(1), undefined); // deleted despite the hash mismatch
   assert.equal(store.get(0)!.hash, 7);
@@ -140,7 +145,17 @@ test('array updates merge element by element; scalar updates replace', () => {
     type: 'Update',
     tick: 3,
     deletions: [],
-    upcreates: [upd(0, 1, [names, scores], [{ indices: [0, 3], values: ['a', 'd'] }, { indices: [9], values: [42] }])],
+    upcreates: [
+      upd(
+        0,
+        1,
+        [names, scores],
+        [
+          { indices: [0, 3], values: ['a', 'd'] },
+          { indices: [9], values: [42] },
+        ],
+      ),
+    ],
   });
   store.applyPacket({ type: 'Update', tick: 4, deletions: [], upcreates: [upd(0, 1, [names], [{ indices: [3], values: ['D'] }])] });
   const v = store.view(0)!;
@@ -171,7 +186,11 @@ test('ClientMirror: apply(bytes) of the whole capture (0x00, others) gives text 
       assert.deepEqual(c.created, r.created.map(String));
       assert.deepEqual(c.removed, r.removed.map(String));
       assert.equal(c.tick, r.tick);
-      for (const [id, fs] of r.changed) assert.deepEqual(c.updated.get(String(id)), fs.map((f) => FIELDS_6F59094D.fields[f]!.key));
+      for (const [id, fs] of r.changed)
+        assert.deepEqual(
+          c.updated.get(String(id)),
+          fs.map((f) => FIELDS_6F59094D.fields[f]!.key),
+        );
       created += c.created.length;
       for (const fs of c.updated.values()) updatedFields += fs.length;
     } else assert.deepEqual([c.created, c.removed, [...c.updated], c.issues], [[], [], [], []]);
@@ -188,5 +207,11 @@ test('ClientMirror: apply(bytes) of the whole capture (0x00, others) gives text 
   assert.equal(mirror.entity('999999'), undefined);
   // issues carry text ids; a 0x02 message holding an update applies it
   const c = mirror.apply({ type: 'Update', tick: 1, deletions: [{ hash: 9, id: 4242 }], upcreates: [] });
-  assert.deepEqual(c.issues.map((i) => [i.kind, i.id]), [['tickGap', undefined], ['deleteMissing', '4242']]);
+  assert.deepEqual(
+    c.issues.map((i) => [i.kind, i.id]),
+    [
+      ['tickGap', undefined],
+      ['deleteMissing', '4242'],
+    ],
+  );
 });

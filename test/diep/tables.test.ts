@@ -30,7 +30,10 @@ test('the generated table matches the spec JSON field by field', () => {
   assert.equal(FIELDS_6F59094D.groupCount, 15);
   for (const f of spec.fields) {
     const d = FIELDS_6F59094D.fields[f.index]!;
-    assert.deepEqual([d.groupId, d.name, d.encoding, d.length || null, d.idInGroup, d.default], [f.groupId, f.name, f.encoding, f.length, f.idInGroup, f.default]);
+    assert.deepEqual(
+      [d.groupId, d.name, d.encoding, d.length || null, d.idInGroup, d.default],
+      [f.groupId, f.name, f.encoding, f.length, f.idInGroup, f.default],
+    );
     assert.equal(d.updateEnc === d.enc, f.updateElementEncoding === undefined);
   }
   for (const g of spec.groups) assert.deepEqual(FIELDS_6F59094D.groups[g.id]!.fields, g.fields);

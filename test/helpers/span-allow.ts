@@ -24,7 +24,10 @@ export const ALLOWED_GAPS: Record<string, AllowedGap[]> = {
     { pattern: /^issues\[\d+\]$/, reason: 'store issues: what the client mirror noticed over the stream, not bytes of this message' },
     { pattern: /^issuesNotListed$/, reason: 'count of store issues past diepMaxIssuesKept (derived)' },
   ],
-  replication: [{ pattern: /^baseTick$/, reason: 'tick - baseAgo (null for a full state): derived from two header fields' }, { pattern: /^ignored$/, reason: 'the client\'s verdict on an old or unbaselined packet, not a wire field' }],
+  replication: [
+    { pattern: /^baseTick$/, reason: 'tick - baseAgo (null for a full state): derived from two header fields' },
+    { pattern: /^ignored$/, reason: "the client's verdict on an old or unbaselined packet, not a wire field" },
+  ],
 };
 
 /**

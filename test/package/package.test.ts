@@ -53,8 +53,14 @@ test('the root entry pulls in no protocol family (what `import { ByteReader } fr
     logLevel: 'silent',
   });
   const inputs = Object.keys(r.metafile!.inputs);
-  assert.ok(inputs.some((p) => p.includes('core/reader')), 'reader is bundled');
-  assert.deepEqual(inputs.filter((p) => p.includes('protocols/')), []);
+  assert.ok(
+    inputs.some((p) => p.includes('core/reader')),
+    'reader is bundled',
+  );
+  assert.deepEqual(
+    inputs.filter((p) => p.includes('protocols/')),
+    [],
+  );
   const text = r.outputFiles![0]!.text;
   assert.ok(!text.includes('SMSG_UPDATE_OBJECT') && !text.includes('NetworkUpdate'), 'no family code in the bundle');
 });
@@ -69,7 +75,10 @@ test('CommonJS: each entry is one self-contained file that require() loads and t
   assert.equal(typeof core.ByteReader, 'function');
   assert.deepEqual(Object.keys(tw).sort(), Object.keys(teeworldsEsm).sort());
   // a whole WoW frame from the bundled sample decodes the same through both builds
-  const line = readFileSync(join(root, 'samples/wow/session.hex'), 'utf8').split('\n').find((l) => /^[0-9a-f]/.test(l))!.trim();
+  const line = readFileSync(join(root, 'samples/wow/session.hex'), 'utf8')
+    .split('\n')
+    .find((l) => /^[0-9a-f]/.test(l))!
+    .trim();
   const bytes = Uint8Array.from(Buffer.from(line, 'hex'));
   const a = JSON.stringify(decodeWowEsm(bytes), (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
   const b = JSON.stringify(wow.decodePacket(bytes), (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));

@@ -51,7 +51,13 @@ function run(seed: number, loss: number, ticks: number, delivery: 'acked' | 'rel
       exact: 0,
     };
   };
-  const sims = [mk('a', undefined, undefined, 1), mk('b', undefined, undefined, 2), mk('c', interestFn, undefined, 3), mk('d', undefined, 'p1', 4), mk('e', interestFn, 'p2', 5)];
+  const sims = [
+    mk('a', undefined, undefined, 1),
+    mk('b', undefined, undefined, 2),
+    mk('c', interestFn, undefined, 3),
+    mk('d', undefined, 'p1', 4),
+    mk('e', interestFn, 'p2', 5),
+  ];
   let maxNodes = 0;
   const total = ticks + (mtu < 1200 ? 60 : 12);
   for (let k = 0; k < total; k++) {

@@ -80,7 +80,9 @@ test(`fuzz ReplicationClient.receive (${CASES} cases): a result or a DecodeError
     }
   }
   // both outcomes were exercised
-  console.log(`client fuzz: ${errors} DecodeErrors, ${applied} applied, ${CASES - errors - applied} ignored; corpus sizes ${packets.map((p) => p.length).join(',')}`);
+  console.log(
+    `client fuzz: ${errors} DecodeErrors, ${applied} applied, ${CASES - errors - applied} ignored; corpus sizes ${packets.map((p) => p.length).join(',')}`,
+  );
   assert.ok(errors > CASES / 10, `${errors} errors`);
   assert.ok(applied > CASES / 100, `${applied} applied`);
 });

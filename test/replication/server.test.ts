@@ -18,7 +18,10 @@ test('refreshInterest: a moving viewpoint brings entities in and out', () => {
     server.receive('c', client.ack());
   };
   step();
-  assert.deepEqual([...client.entities.keys()].sort((a, b) => a - b), ids.slice(0, 3)); // x = 0, 5, 10
+  assert.deepEqual(
+    [...client.entities.keys()].sort((a, b) => a - b),
+    ids.slice(0, 3),
+  ); // x = 0, 5, 10
   view.x = 250;
   step(); // nothing changed and no refresh: the view stays
   assert.equal(client.entities.size, 3);
@@ -26,7 +29,10 @@ test('refreshInterest: a moving viewpoint brings entities in and out', () => {
   const before = client.tick;
   step();
   assert.equal(client.tick, before + 1);
-  assert.deepEqual([...client.entities.keys()].sort((a, b) => a - b), ids.slice(48, 53)); // x = 240..260
+  assert.deepEqual(
+    [...client.entities.keys()].sort((a, b) => a - b),
+    ids.slice(48, 53),
+  ); // x = 240..260
 });
 
 test('memory stays bounded by the window on both sides over a long lossy run', () => {

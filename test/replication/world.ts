@@ -245,6 +245,10 @@ export function assertEntity(client: ReplicationClient, id: number, w: ModelEnti
 }
 
 export function assertView(client: ReplicationClient, want: Map<number, ModelEntity>, what: string): void {
-  assert.deepEqual([...client.entities.keys()].sort((a, b) => a - b), [...want.keys()].sort((a, b) => a - b), `${what}: ids`);
+  assert.deepEqual(
+    [...client.entities.keys()].sort((a, b) => a - b),
+    [...want.keys()].sort((a, b) => a - b),
+    `${what}: ids`,
+  );
   for (const [id, w] of want) assertEntity(client, id, w);
 }

@@ -6,10 +6,13 @@ import type { NetworkUpdate } from '../../src/protocols/scrapmechanic/index.js';
 /** A float32 as the decoder gives it: a number, or the bits of a non-canonical NaN. */
 export const f32 = fc.oneof(
   { weight: 4, arbitrary: fc.float({ noNaN: true }).map((x) => Math.fround(x)) },
-  { weight: 1, arbitrary: fc.integer({ min: 0, max: 0xffffffff }).map((b) => {
-    const v = bitsToF32(b);
-    return v !== v && b !== 0x7fc00000 ? `0x${b.toString(16).padStart(8, '0')}` : v;
-  }) },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 0, max: 0xffffffff }).map((b) => {
+      const v = bitsToF32(b);
+      return v !== v && b !== 0x7fc00000 ? `0x${b.toString(16).padStart(8, '0')}` : v;
+    }),
+  },
 );
 const u8 = fc.integer({ min: 0, max: 255 });
 const u16 = fc.integer({ min: 0, max: 0xffff });
@@ -37,7 +40,9 @@ const f16 = fc.integer({ min: 0, max: 0xffff }).map((h) => {
 type U = NetworkUpdate;
 const id = fc.integer({ min: 0, max: 50 });
 const bigId = fc.integer({ min: 1000, max: 0xffffffff });
-const opaqueTypes = fc.constantFrom('Controller', 'Portal', 'PathNode', 'Unit', 'VoxelTerrainCell', 'ScriptableObject', 'ShapeGroup') as fc.Arbitrary<U['netObjType']>;
+const opaqueTypes = fc.constantFrom('Controller', 'Portal', 'PathNode', 'Unit', 'VoxelTerrainCell', 'ScriptableObject', 'ShapeGroup') as fc.Arbitrary<
+  U['netObjType']
+>;
 const trailing = fc.option(fc.uint8Array({ minLength: 1, maxLength: 4 }), { nil: undefined, freq: 6 });
 
 function withTrailing(a: fc.Arbitrary<U>): fc.Arbitrary<U> {
@@ -47,7 +52,14 @@ function withTrailing(a: fc.Arbitrary<U>): fc.Arbitrary<U> {
 const characterUpdate = fc
   .record(
     {
-      movementStates: fc.record({ downed: fc.boolean(), swimming: fc.boolean(), diving: fc.boolean(), unknown: fc.boolean(), climbing: fc.boolean(), tumbling: fc.boolean() }),
+      movementStates: fc.record({
+        downed: fc.boolean(),
+        swimming: fc.boolean(),
+        diving: fc.boolean(),
+        unknown: fc.boolean(),
+        climbing: fc.boolean(),
+        tumbling: fc.boolean(),
+      }),
       color,
       selectedItem: fc.record({ uuid, instanceId: u32 }),
       playerInfo: fc.record({ isPlayer: fc.boolean(), playerOrUnitId: u32 }),
@@ -59,12 +71,25 @@ const characterUpdate = fc
     const pad = (8 - (bits & 7)) & 7;
     return fc.tuple(fc.constant(d), fc.oneof({ weight: 5, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: (1 << pad) - 1 }) }));
   })
-  .chain(([d, padding]) => id.map((i): U => (padding === 0 ? { updateType: 'Update', netObjType: 'Character', id: i, data: d } : { updateType: 'Update', netObjType: 'Character', id: i, data: d, padding })));
+  .chain(([d, padding]) =>
+    id.map(
+      (i): U =>
+        padding === 0
+          ? { updateType: 'Update', netObjType: 'Character', id: i, data: d }
+          : { updateType: 'Update', netObjType: 'Character', id: i, data: d, padding },
+    ),
+  );
 
 /** One NetworkUpdate of any documented kind, or an opaque one. */
 export const networkUpdate: fc.Arbitrary<U> = fc.oneof(
   // RigidBody
-  fc.record({ updateType: fc.constant('Create'), netObjType: fc.constant('RigidBody'), controllerType: fc.constant(1), id, data: fc.record({ worldId: u16, rotation: quat, position: vec3 }) }) as fc.Arbitrary<U>,
+  fc.record({
+    updateType: fc.constant('Create'),
+    netObjType: fc.constant('RigidBody'),
+    controllerType: fc.constant(1),
+    id,
+    data: fc.record({ worldId: u16, rotation: quat, position: vec3 }),
+  }) as fc.Arbitrary<U>,
   fc.record({
     updateType: fc.constant('Create'),
     netObjType: fc.constant('RigidBody'),
@@ -72,11 +97,36 @@ export const networkUpdate: fc.Arbitrary<U> = fc.oneof(
     id,
     data: fc.record({ worldId: u16, rotation: quat, position: vec3, velocity: vec3, angularVelocity: vec3 }),
   }) as fc.Arbitrary<U>,
-  fc.record({ updateType: fc.constant('Create'), netObjType: fc.constant('RigidBody'), controllerType: fc.integer({ min: 3, max: 255 }), id: bigId, data: fc.constant(null), opaque: fc.uint8Array({ minLength: 1, maxLength: 20 }) }) as fc.Arbitrary<U>,
-  fc.record({ updateType: fc.constant('Update'), netObjType: fc.constant('RigidBody'), id, variant: fc.constant('static'), data: fc.record({ unknown0: u8, unknown1: s32 }) }) as fc.Arbitrary<U>,
-  fc.record({ updateType: fc.constant('Update'), netObjType: fc.constant('RigidBody'), id, variant: fc.constant('dynamic'), data: fc.record({ unknown0: u8, revision: u8 }) }) as fc.Arbitrary<U>,
+  fc.record({
+    updateType: fc.constant('Create'),
+    netObjType: fc.constant('RigidBody'),
+    controllerType: fc.integer({ min: 3, max: 255 }),
+    id: bigId,
+    data: fc.constant(null),
+    opaque: fc.uint8Array({ minLength: 1, maxLength: 20 }),
+  }) as fc.Arbitrary<U>,
+  fc.record({
+    updateType: fc.constant('Update'),
+    netObjType: fc.constant('RigidBody'),
+    id,
+    variant: fc.constant('static'),
+    data: fc.record({ unknown0: u8, unknown1: s32 }),
+  }) as fc.Arbitrary<U>,
+  fc.record({
+    updateType: fc.constant('Update'),
+    netObjType: fc.constant('RigidBody'),
+    id,
+    variant: fc.constant('dynamic'),
+    data: fc.record({ unknown0: u8, revision: u8 }),
+  }) as fc.Arbitrary<U>,
   // ChildShape
-  fc.record({ updateType: fc.constant('Create'), netObjType: fc.constant('ChildShape'), controllerType: fc.constantFrom(31, 32), id, data: fc.constant(null) }) as fc.Arbitrary<U>,
+  fc.record({
+    updateType: fc.constant('Create'),
+    netObjType: fc.constant('ChildShape'),
+    controllerType: fc.constantFrom(31, 32),
+    id,
+    data: fc.constant(null),
+  }) as fc.Arbitrary<U>,
   fc.record({
     updateType: fc.constant('Update'),
     netObjType: fc.constant('ChildShape'),
@@ -92,15 +142,32 @@ export const networkUpdate: fc.Arbitrary<U> = fc.oneof(
     data: fc.record({ uuidIndex: u16, bodyId: u32, localPosition: vec3i16, color, xAxis: axis, zAxis: axis }),
   }) as fc.Arbitrary<U>,
   // Joint
-  fc.record({ updateType: fc.constantFrom('Create', 'P', 'Remove'), netObjType: fc.constant('Joint'), controllerType: fc.constantFrom(2, 3, 4, 28, 41), id, data: fc.constant(null) }).map((u) =>
-    u.updateType === 'Create' ? u : { updateType: u.updateType, netObjType: u.netObjType, id: u.id, data: null },
-  ) as fc.Arbitrary<U>,
+  fc
+    .record({
+      updateType: fc.constantFrom('Create', 'P', 'Remove'),
+      netObjType: fc.constant('Joint'),
+      controllerType: fc.constantFrom(2, 3, 4, 28, 41),
+      id,
+      data: fc.constant(null),
+    })
+    .map((u) => (u.updateType === 'Create' ? u : { updateType: u.updateType, netObjType: u.netObjType, id: u.id, data: null })) as fc.Arbitrary<U>,
   withTrailing(
     fc.record({
       updateType: fc.constant('Update'),
       netObjType: fc.constant('Joint'),
       id,
-      data: fc.record({ uuidIndex: u16, shapeIdA: u32, shapeIdB: u32, positionA: vec3i32, positionB: vec3i32, zAxisA: axis, zAxisB: axis, xAxisA: axis, xAxisB: axis, color }),
+      data: fc.record({
+        uuidIndex: u16,
+        shapeIdA: u32,
+        shapeIdB: u32,
+        positionA: vec3i32,
+        positionB: vec3i32,
+        zAxisA: axis,
+        zAxisB: axis,
+        xAxisA: axis,
+        xAxisB: axis,
+        color,
+      }),
     }) as fc.Arbitrary<U>,
   ),
   // Container
@@ -132,7 +199,12 @@ export const networkUpdate: fc.Arbitrary<U> = fc.oneof(
     id,
     data: fc.record({ worldId: u16, uuidIndex: u16, position: vec3, rotation: quat, unknownA: f16, unknownB: f16 }),
   }) as fc.Arbitrary<U>,
-  fc.record({ updateType: fc.constant('Update'), netObjType: fc.constant('Harvestable'), id, data: fc.record({ color, seatedCharacterId: u32 }, { requiredKeys: ['color'] }) }) as fc.Arbitrary<U>,
+  fc.record({
+    updateType: fc.constant('Update'),
+    netObjType: fc.constant('Harvestable'),
+    id,
+    data: fc.record({ color, seatedCharacterId: u32 }, { requiredKeys: ['color'] }),
+  }) as fc.Arbitrary<U>,
   // Character
   withTrailing(
     fc.record({
@@ -146,36 +218,55 @@ export const networkUpdate: fc.Arbitrary<U> = fc.oneof(
   characterUpdate,
   // Lift, Tool
   withTrailing(
-    fc.record({ updateType: fc.constant('Create'), netObjType: fc.constant('Lift'), controllerType: u8, id, data: fc.record({ steamId64: fc.bigInt({ min: 0n, max: 0xffffffffffffffffn }), worldId: u16, position: vec3i32, level: s32 }) }) as fc.Arbitrary<U>,
+    fc.record({
+      updateType: fc.constant('Create'),
+      netObjType: fc.constant('Lift'),
+      controllerType: u8,
+      id,
+      data: fc.record({ steamId64: fc.bigInt({ min: 0n, max: 0xffffffffffffffffn }), worldId: u16, position: vec3i32, level: s32 }),
+    }) as fc.Arbitrary<U>,
   ),
   withTrailing(fc.record({ updateType: fc.constant('Update'), netObjType: fc.constant('Lift'), id, data: fc.record({ level: s32 }) }) as fc.Arbitrary<U>),
   fc.record({ updateType: fc.constant('Create'), netObjType: fc.constant('Tool'), controllerType: u8, id, data: fc.record({ uuid }) }) as fc.Arbitrary<U>,
-  withTrailing(fc.record({ updateType: fc.constant('Update'), netObjType: fc.constant('Tool'), id, data: fc.record({ ownerPlayerId: u32 }) }) as fc.Arbitrary<U>),
+  withTrailing(
+    fc.record({ updateType: fc.constant('Update'), netObjType: fc.constant('Tool'), id, data: fc.record({ ownerPlayerId: u32 }) }) as fc.Arbitrary<U>,
+  ),
   // Removes of documented types (not RigidBody/ChildShape ids 0..50, which would change what later Updates infer)
-  fc.record({ updateType: fc.constant('Remove'), netObjType: fc.constantFrom('Container', 'Character', 'Lift', 'Tool', 'Harvestable'), id, data: fc.constant(null) }) as fc.Arbitrary<U>,
+  fc.record({
+    updateType: fc.constant('Remove'),
+    netObjType: fc.constantFrom('Container', 'Character', 'Lift', 'Tool', 'Harvestable'),
+    id,
+    data: fc.constant(null),
+  }) as fc.Arbitrary<U>,
   // Undocumented NetObj types: opaque data
-  fc.record({ updateType: fc.constantFrom('Create', 'Update', 'Remove'), netObjType: opaqueTypes, controllerType: u8, id, opaque: fc.uint8Array({ maxLength: 70 }) }).map((u): U => {
-    const out: U = { updateType: u.updateType, netObjType: u.netObjType, id: u.id, data: null };
-    if (u.updateType === 'Create') out.controllerType = u.controllerType;
-    if (u.opaque.length > 0) out.opaque = u.opaque;
-    return out;
-  }),
+  fc
+    .record({
+      updateType: fc.constantFrom('Create', 'Update', 'Remove'),
+      netObjType: opaqueTypes,
+      controllerType: u8,
+      id,
+      opaque: fc.uint8Array({ maxLength: 70 }),
+    })
+    .map((u): U => {
+      const out: U = { updateType: u.updateType, netObjType: u.netObjType, id: u.id, data: null };
+      if (u.updateType === 'Create') out.controllerType = u.controllerType;
+      if (u.opaque.length > 0) out.opaque = u.opaque;
+      return out;
+    }),
 );
 
 /**
  * A sequence of updates where same-length neighbours are common (copies with a new
  * id or a changed byte), so that deltas occur.
  */
-export const updateSequence: fc.Arbitrary<U[]> = fc
-  .array(fc.tuple(networkUpdate, fc.array(id, { maxLength: 3 })), { maxLength: 12 })
-  .map((groups) => {
-    const out: U[] = [];
-    for (const [u, copies] of groups) {
-      out.push(u);
-      for (const i of copies) out.push({ ...u, id: u.netObjType === 'RigidBody' && u.updateType === 'Create' && u.opaque !== undefined ? 1000 + i : i });
-    }
-    return out;
-  });
+export const updateSequence: fc.Arbitrary<U[]> = fc.array(fc.tuple(networkUpdate, fc.array(id, { maxLength: 3 })), { maxLength: 12 }).map((groups) => {
+  const out: U[] = [];
+  for (const [u, copies] of groups) {
+    out.push(u);
+    for (const i of copies) out.push({ ...u, id: u.netObjType === 'RigidBody' && u.updateType === 'Create' && u.opaque !== undefined ? 1000 + i : i });
+  }
+  return out;
+});
 
 /**
  * What must survive encode → decode: everything the sender chose. (The decoder adds

@@ -99,7 +99,10 @@ test('0x1D: each contained 0x16 restarts the delta base; object state carries ov
     const n = hex.length / 2;
     return (n < 15 ? (n << 4).toString(16).padStart(2, '0') : 'f0' + (n - 15).toString(16).padStart(2, '0')) + hex;
   };
-  assert.throws(() => decodeMessage(fromHex('1d' + lit(sub(inner1) + sub(inner2)))), (e: unknown) => e instanceof DecodeError && /packets\[1\]/.test(e.path) && /DELTA_WITHOUT_BASE/.test(e.message));
+  assert.throws(
+    () => decodeMessage(fromHex('1d' + lit(sub(inner1) + sub(inner2)))),
+    (e: unknown) => e instanceof DecodeError && /packets\[1\]/.test(e.path) && /DELTA_WITHOUT_BASE/.test(e.message),
+  );
   // RigidBody Create (static) in the first sub-packet decides the Update layout in the second
   const create = '0026' + '20' + '01' + '00000005' + '0001' + '00'.repeat(28);
   const update = '000c' + '60' + '00000005' + '00' + 'ffffffff';
@@ -136,7 +139,10 @@ test('the encoder refuses a recorded delta it cannot honour', () => {
   // delta first
   assert.throws(() => encodeBody({ tick: 1, updates: [u1] }), /first update/);
   // different length from the previous update
-  assert.throws(() => encodeBody({ tick: 1, updates: [b.updates[0], { updateType: 'Remove', netObjType: 'Tool', id: 1, data: null, form: 'delta' }] }), /cannot be a delta/);
+  assert.throws(
+    () => encodeBody({ tick: 1, updates: [b.updates[0], { updateType: 'Remove', netObjType: 'Tool', id: 1, data: null, form: 'delta' }] }),
+    /cannot be a delta/,
+  );
 });
 
 test('property: decode(encode(x)) = x for random update sequences (deltas where shorter), and replay is byte-exact', () => {
@@ -174,7 +180,10 @@ test('property: the producer body is never longer than the all-raw body, and dec
       const back = decodeBody(prod!);
       assert.deepEqual(back.updates.map(essence), updates.map(essence));
       for (const u of back.updates) assert.notEqual(u.form, 'auto');
-      assert.equal(back.updates.filter((u) => u.form === 'raw').every((u) => u.bitfield === undefined), true);
+      assert.equal(
+        back.updates.filter((u) => u.form === 'raw').every((u) => u.bitfield === undefined),
+        true,
+      );
     }),
     { numRuns: 300 },
   );
@@ -237,11 +246,19 @@ test('producer splits a batch past maxBody into several bodies, each restarting 
     assert.equal(d.updates[0]!.form, 'raw');
     all.push(...d.updates);
   }
-  assert.deepEqual(all.map((u) => u.id), ups.map((u) => u.id));
+  assert.deepEqual(
+    all.map((u) => u.id),
+    ups.map((u) => u.id),
+  );
 });
 
 test('encodeMessage refuses a payload past the 0x80000 cap; the producer splits instead', () => {
-  const ups = Array.from({ length: 0x80000 / 11 + 10 }, (_, i) => ({ updateType: 'Update' as const, netObjType: 'Tool' as const, id: i, data: { ownerPlayerId: i } }));
+  const ups = Array.from({ length: 0x80000 / 11 + 10 }, (_, i) => ({
+    updateType: 'Update' as const,
+    netObjType: 'Tool' as const,
+    id: i,
+    data: { ownerPlayerId: i },
+  }));
   assert.throws(() => encodeMessage({ packetId: 0x16, tick: 1, updates: ups }, { delta: 'raw' }), /0x80000/);
   const msgs = new NetworkUpdateProducer({ deltas: false }).produce(1, ups);
   assert.equal(msgs.length, 2);
@@ -250,7 +267,12 @@ test('encodeMessage refuses a payload past the 0x80000 cap; the producer splits 
 test('producer fills the RigidBody / ChildShape Update variant from the Create it sent', () => {
   const p = new NetworkUpdateProducer();
   const create = { updateType: 'Create' as const, netObjType: 'ChildShape' as const, controllerType: 32, id: 4, data: null };
-  const update = { updateType: 'Update' as const, netObjType: 'ChildShape' as const, id: 4, data: { uuidIndex: 1, bodyId: 2, localPosition: { x: 0, y: 0, z: 0 }, color: { r: 1, g: 2, b: 3, a: 4 }, xAxis: 1, zAxis: 3 } };
+  const update = {
+    updateType: 'Update' as const,
+    netObjType: 'ChildShape' as const,
+    id: 4,
+    data: { uuidIndex: 1, bodyId: 2, localPosition: { x: 0, y: 0, z: 0 }, color: { r: 1, g: 2, b: 3, a: 4 }, xAxis: 1, zAxis: 3 },
+  };
   const [b] = p.bodies(1, [create, update]);
   const d = decodeBody(b!);
   assert.equal(d.updates[1]!.variant, 'part');

@@ -125,7 +125,10 @@ function mutate(src: Uint8Array, ms: Array<{ kind: string; at: number; v?: numbe
 }
 
 test('fuzz: random bytes as a body (lenient and strict) — 40k cases', () => {
-  fc.assert(fc.property(fc.uint8Array({ maxLength: 160 }), fc.boolean(), (b, strict) => checkBody(b, strict)), { numRuns: 30000 });
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 160 }), fc.boolean(), (b, strict) => checkBody(b, strict)),
+    { numRuns: 30000 },
+  );
   // bodies that start with a tick and a plausible RawUpdate size, so parsing gets deeper
   fc.assert(
     fc.property(fc.integer({ min: 2, max: 90 }), fc.uint8Array({ minLength: 0, maxLength: 120 }), fc.boolean(), (size, rest, strict) => {
@@ -140,10 +143,16 @@ test('fuzz: random bytes as a body (lenient and strict) — 40k cases', () => {
 });
 
 test('fuzz: mutated fixture bodies and mutated generated bodies — 45k cases', () => {
-  fc.assert(fc.property(fc.constantFrom(...bodies), mutation, fc.boolean(), (b, ms, strict) => checkBody(mutate(b, ms), strict)), { numRuns: 30000 });
+  fc.assert(
+    fc.property(fc.constantFrom(...bodies), mutation, fc.boolean(), (b, ms, strict) => checkBody(mutate(b, ms), strict)),
+    { numRuns: 30000 },
+  );
   // a pool of valid bodies with every layout and many deltas, mutated
   const pool = fc.sample(updateSequence, { numRuns: 400, seed: 42 }).map((updates) => encodeBody({ tick: 1, updates }, 'auto'));
-  fc.assert(fc.property(fc.constantFrom(...pool), mutation, fc.boolean(), (b, ms, strict) => checkBody(mutate(b, ms), strict)), { numRuns: 15000 });
+  fc.assert(
+    fc.property(fc.constantFrom(...pool), mutation, fc.boolean(), (b, ms, strict) => checkBody(mutate(b, ms), strict)),
+    { numRuns: 15000 },
+  );
 });
 
 test('fuzz: every truncation of every fixture body and message; spans recorded on the way', () => {
@@ -162,23 +171,30 @@ test('fuzz: random and mutated messages (LZ4 layer, 0x1D compound) — 30k cases
     }),
     { numRuns: 10000 },
   );
-  fc.assert(fc.property(fc.constantFrom(...messages), mutation, (m, ms) => checkMessage(mutate(m, ms))), { numRuns: 10000 });
+  fc.assert(
+    fc.property(fc.constantFrom(...messages), mutation, (m, ms) => checkMessage(mutate(m, ms))),
+    { numRuns: 10000 },
+  );
   // 0x1D payloads built from random (often malformed) sub-packets, stored literally so the compound layer is reached
   fc.assert(
-    fc.property(fc.array(fc.tuple(fc.constantFrom(0x16, 0x15, 0x1d, 0x18), fc.oneof(fc.constantFrom(...bodies), fc.uint8Array({ maxLength: 30 }))), { maxLength: 4 }), fc.uint8Array({ maxLength: 4 }), (subs, tail) => {
-      const parts: number[] = [];
-      for (const [id, data] of subs) {
-        const size = data.length + 1;
-        parts.push(size >>> 24, (size >>> 16) & 255, (size >>> 8) & 255, size & 255, id, ...data);
-      }
-      parts.push(...tail);
-      const payload = Uint8Array.from(parts);
-      const block = literalLz4Block(payload);
-      const m = new Uint8Array(1 + block.length);
-      m[0] = 0x1d;
-      m.set(block, 1);
-      checkMessage(m);
-    }),
+    fc.property(
+      fc.array(fc.tuple(fc.constantFrom(0x16, 0x15, 0x1d, 0x18), fc.oneof(fc.constantFrom(...bodies), fc.uint8Array({ maxLength: 30 }))), { maxLength: 4 }),
+      fc.uint8Array({ maxLength: 4 }),
+      (subs, tail) => {
+        const parts: number[] = [];
+        for (const [id, data] of subs) {
+          const size = data.length + 1;
+          parts.push(size >>> 24, (size >>> 16) & 255, (size >>> 8) & 255, size & 255, id, ...data);
+        }
+        parts.push(...tail);
+        const payload = Uint8Array.from(parts);
+        const block = literalLz4Block(payload);
+        const m = new Uint8Array(1 + block.length);
+        m[0] = 0x1d;
+        m.set(block, 1);
+        checkMessage(m);
+      },
+    ),
     { numRuns: 10000 },
   );
 });
@@ -186,16 +202,22 @@ test('fuzz: random and mutated messages (LZ4 layer, 0x1D compound) — 30k cases
 test('fuzz: a session survives garbage between valid messages and rolls back failed ones', () => {
   const s = new ScrapMechanicSession();
   fc.assert(
-    fc.property(fc.oneof(fc.constantFrom(...messages), fc.uint8Array({ maxLength: 60 }).map((r) => Uint8Array.from([0x16, ...r]))), (m) => {
-      cases++;
-      const before = s.controllers.entries();
-      try {
-        s.decodeMessage(m);
-      } catch (e) {
-        if (!(e instanceof DecodeError)) throw e;
-        assert.deepEqual(s.controllers.entries(), before);
-      }
-    }),
+    fc.property(
+      fc.oneof(
+        fc.constantFrom(...messages),
+        fc.uint8Array({ maxLength: 60 }).map((r) => Uint8Array.from([0x16, ...r])),
+      ),
+      (m) => {
+        cases++;
+        const before = s.controllers.entries();
+        try {
+          s.decodeMessage(m);
+        } catch (e) {
+          if (!(e instanceof DecodeError)) throw e;
+          assert.deepEqual(s.controllers.entries(), before);
+        }
+      },
+    ),
     { numRuns: 5000 },
   );
 });
@@ -212,12 +234,18 @@ test('an LZ4 block that would inflate past the 0x80000 cap is refused', () => {
   len.push(r);
   const block = Uint8Array.from([0x1f, 0x41, 0x01, 0x00, ...len, 0x00]);
   const msg = Uint8Array.from([0x16, ...block]);
-  assert.throws(() => decodeMessage(msg), (e: unknown) => e instanceof LimitError && e.limit === 'maxLz4Output');
+  assert.throws(
+    () => decodeMessage(msg),
+    (e: unknown) => e instanceof LimitError && e.limit === 'maxLz4Output',
+  );
   // a smaller cap via limits
   const small = Uint8Array.from([0x16, 0x1f, 0x41, 0x01, 0x00, 0xff, 0x00, 0x00]);
   assert.throws(() => decodeMessage(small, { limits: { maxLz4Output: 100 } }), LimitError);
   // within the default cap the block inflates (275 bytes of 0x41) and the body is what is wrong
-  assert.throws(() => decodeMessage(small), (e: unknown) => e instanceof DecodeError && !(e instanceof LimitError) && /RAW_SIZE_INVALID/.test(e.message));
+  assert.throws(
+    () => decodeMessage(small),
+    (e: unknown) => e instanceof DecodeError && !(e instanceof LimitError) && /RAW_SIZE_INVALID/.test(e.message),
+  );
 });
 
 test('fuzz case count is at least 100k', () => {

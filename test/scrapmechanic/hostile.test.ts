@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { DecodeError, EncodeError, LimitError } from '../../src/core/errors.js';
+import { type DecodeError, EncodeError, LimitError } from '../../src/core/errors.js';
 import { fromHex, toHex } from '../../src/core/hex.js';
 import { scrapmechanic } from '../../src/families/scrapmechanic.js';
 import {
@@ -83,7 +83,11 @@ test('encoders: a value nested 200,000 deep or a 200,000-element tick gives a sh
     { packetId: 0x16, tick: 1, updates: [{ updateType: deep, netObjType: 'Lift', id: 1 }] },
     { packetId: 0x16, tick: 1, updates: [{ updateType: 'Update', netObjType: 'Tool', id: 1, data: { ownerPlayerId: { a: deep } } }] },
   ]) {
-    for (const enc of [() => encodeMessage(bad), () => scrapmechanic.createEncoder({}).encode(bad), () => scrapmechanic.createEncoder({ body: true }).encode(bad)]) {
+    for (const enc of [
+      () => encodeMessage(bad),
+      () => scrapmechanic.createEncoder({}).encode(bad),
+      () => scrapmechanic.createEncoder({ body: true }).encode(bad),
+    ]) {
       assert.throws(enc, (e: unknown) => e instanceof EncodeError && e.message.length < 300);
     }
   }
@@ -97,27 +101,63 @@ test('encoders refuse an update whose data is missing or short (the decoder woul
     [{ updateType: 'Update', netObjType: 'Lift', id: 1, opaque: '01' }, /^updates\[0\]\.data: the decoder would refuse/],
     [{ updateType: 'Update', netObjType: 'RigidBody', id: 1, variant: 'static' }, /^updates\[0\]\.data: missing/],
     // a dynamic body revision with trailing bytes has the length of the static variant
-    [{ updateType: 'Update', netObjType: 'RigidBody', id: 1, variant: 'dynamic', data: { unknown0: 0, revision: 1 }, trailing: '000000' }, /^updates\[0\]\.variant: the decoder would read/],
+    [
+      { updateType: 'Update', netObjType: 'RigidBody', id: 1, variant: 'dynamic', data: { unknown0: 0, revision: 1 }, trailing: '000000' },
+      /^updates\[0\]\.variant: the decoder would read/,
+    ],
   ];
   for (const [u, re] of cases) {
-    assert.throws(() => encodeBody({ tick: 1, updates: [u] }), (e: unknown) => e instanceof EncodeError && re.test(e.message), JSON.stringify(u));
+    assert.throws(
+      () => encodeBody({ tick: 1, updates: [u] }),
+      (e: unknown) => e instanceof EncodeError && re.test(e.message),
+      JSON.stringify(u),
+    );
     assert.throws(() => encodeMessage({ packetId: 0x16, tick: 1, updates: [u] }, { lz4: 'literal', delta: 'auto' }), EncodeError);
   }
   // the CLI's encoder too
-  assert.throws(() => scrapmechanic.createEncoder({}).encode({ packetId: 22, tick: 1, updates: [{ updateType: 'Update', netObjType: 'Container', id: 1 }] }), EncodeError);
+  assert.throws(
+    () => scrapmechanic.createEncoder({}).encode({ packetId: 22, tick: 1, updates: [{ updateType: 'Update', netObjType: 'Container', id: 1 }] }),
+    EncodeError,
+  );
   // more sub-updates than the decoder reads
   const many = new Array(SM_DEFAULT_LIMITS.smMaxUpdates + 1).fill({ updateType: 'Remove', netObjType: 'Lift', id: 7 });
-  assert.throws(() => encodeBody({ tick: 1, updates: many }), (e: unknown) => e instanceof EncodeError && /smMaxUpdates/.test(e.message));
+  assert.throws(
+    () => encodeBody({ tick: 1, updates: many }),
+    (e: unknown) => e instanceof EncodeError && /smMaxUpdates/.test(e.message),
+  );
 });
 
 test('encoder: a 8,000,000-digit steamId64 is refused at once (BigInt of it took the encoder seconds)', { timeout: 10_000 }, () => {
-  const u = { updateType: 'Create', netObjType: 'Lift', controllerType: 0, id: 1, data: { steamId64: '9'.repeat(8_000_000), worldId: 1, position: { x: 1, y: 2, z: 3 }, level: 1 } };
-  assert.throws(() => encodeMessage({ packetId: 0x16, tick: 1, updates: [u] }, { lz4: 'literal', delta: 'auto' }), (e: unknown) => e instanceof EncodeError && /steamId64/.test(e.message) && e.message.length < 300);
+  const u = {
+    updateType: 'Create',
+    netObjType: 'Lift',
+    controllerType: 0,
+    id: 1,
+    data: { steamId64: '9'.repeat(8_000_000), worldId: 1, position: { x: 1, y: 2, z: 3 }, level: 1 },
+  };
+  assert.throws(
+    () => encodeMessage({ packetId: 0x16, tick: 1, updates: [u] }, { lz4: 'literal', delta: 'auto' }),
+    (e: unknown) => e instanceof EncodeError && /steamId64/.test(e.message) && e.message.length < 300,
+  );
 });
 
 test('floats keep their bits after JIT warm-up: a signalling NaN (f32 0x7f9f0000) survives 60,000 hot decode → encode round trips', () => {
   // Character Create: steamId64, position (zyx), worldId, yaw = sNaN, pitch = -0, uuid
-  const body = fromHex('0000002a' + '0036' + '26' + '00' + '00000001' + '0000000000000001' + '3f800000' + '7fa00001' + 'ff800000' + '0001' + '7f9f0000' + '80000000' + '00'.repeat(16));
+  const body = fromHex(
+    '0000002a' +
+      '0036' +
+      '26' +
+      '00' +
+      '00000001' +
+      '0000000000000001' +
+      '3f800000' +
+      '7fa00001' +
+      'ff800000' +
+      '0001' +
+      '7f9f0000' +
+      '80000000' +
+      '00'.repeat(16),
+  );
   const hex = toHex(body);
   let same = 0;
   for (let i = 0; i < 60_000; i++) if (toHex(encodeBody(decodeBody(body))) === hex) same++;
@@ -160,7 +200,8 @@ function sameLeaf(x: unknown, y: unknown): boolean {
   const ny = num(y);
   if (nx !== undefined && ny !== undefined && (Object.is(Math.fround(nx), Math.fround(ny)) || Object.is(nx, ny))) return true;
   if (typeof x === 'string' && typeof y === 'string' && x.replace(/-/g, '').toLowerCase() === y.replace(/-/g, '').toLowerCase()) return true;
-  if (typeof y === 'string' && /^[0-9]+$/.test(y) && (typeof x === 'number' || typeof x === 'string') && /^[0-9]+$/.test(String(x))) return BigInt(String(x)) === BigInt(y);
+  if (typeof y === 'string' && /^[0-9]+$/.test(y) && (typeof x === 'number' || typeof x === 'string') && /^[0-9]+$/.test(String(x)))
+    return BigInt(String(x)) === BigInt(y);
   return false;
 }
 
@@ -176,48 +217,73 @@ test('property: whatever encode accepts (generated updates, then junk), decode r
   let refused = 0;
   const run = () =>
     fc.assert(
-      fc.property(fc.array(fc.tuple(networkUpdate, fc.nat(), junk, fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 6 }), fc.constantFrom('replay', 'auto', 'raw'), (items, policy) => {
-        const xs = items.map(([u, k, j, del, doMutate]) => (doMutate ? mutate(toJson(u), k, j, del) : toJson(u)));
-        let bytes: Uint8Array;
-        try {
-          bytes = encodeBody({ tick: 5, updates: xs }, policy as 'replay' | 'auto' | 'raw');
-        } catch (e) {
-          assert.ok(e instanceof EncodeError, String(e));
-          assert.ok(e.message.length < 400);
-          refused++;
-          return;
-        }
-        accepted++;
-        let back;
-        try {
-          back = decodeBody(bytes);
-        } catch (e) {
-          assert.fail(`encode accepted what decode refuses: ${(e as DecodeError).message}\n${JSON.stringify(xs)}`);
-        }
-        const y = toJson(back) as { updates: Array<Record<string, unknown>> };
-        assert.equal(toHex(encodeBody(y)), toHex(bytes), 'the decoded JSON re-encodes to the same bytes');
-        xs.forEach((x0, i) => {
-          const x = x0 as Record<string, unknown>;
-          const yu = y.updates[i]!;
-          assert.equal(yu.updateType, x.updateType);
-          assert.equal(yu.netObjType, typeof x.netObjType === 'number' ? NETOBJ_TYPES[x.netObjType] : x.netObjType);
-          assert.ok(yu.id === x.id, 'id'); // -0 is written as 0
-          if (x.data === null || x.data === undefined || yu.data === undefined || yu.data === null) {
-            // typed data given must come back typed
-            assert.ok(!(x.data !== null && x.data !== undefined && (yu.data === null || yu.data === undefined)), `data lost: ${JSON.stringify(x)}`);
+      fc.property(
+        fc.array(fc.tuple(networkUpdate, fc.nat(), junk, fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 6 }),
+        fc.constantFrom('replay', 'auto', 'raw'),
+        (items, policy) => {
+          const xs = items.map(([u, k, j, del, doMutate]) => (doMutate ? mutate(toJson(u), k, j, del) : toJson(u)));
+          let bytes: Uint8Array;
+          try {
+            bytes = encodeBody({ tick: 5, updates: xs }, policy as 'replay' | 'auto' | 'raw');
+          } catch (e) {
+            assert.ok(e instanceof EncodeError, String(e));
+            assert.ok(e.message.length < 400);
+            refused++;
             return;
           }
-          if (x.variant !== undefined && yu.variant !== undefined) assert.equal(yu.variant, x.variant);
-          for (const leaf of jsonPaths(yu.data).leaves) {
-            assert.ok(sameLeaf(at(x.data, leaf), at(yu.data, leaf)), `data.${leaf}: ${JSON.stringify(at(x.data, leaf))} read back as ${JSON.stringify(at(yu.data, leaf))}`);
+          accepted++;
+          let back;
+          try {
+            back = decodeBody(bytes);
+          } catch (e) {
+            assert.fail(`encode accepted what decode refuses: ${(e as DecodeError).message}\n${JSON.stringify(xs)}`);
           }
-        });
-      }),
+          const y = toJson(back) as { updates: Array<Record<string, unknown>> };
+          assert.equal(toHex(encodeBody(y)), toHex(bytes), 'the decoded JSON re-encodes to the same bytes');
+          xs.forEach((x0, i) => {
+            const x = x0 as Record<string, unknown>;
+            const yu = y.updates[i]!;
+            assert.equal(yu.updateType, x.updateType);
+            assert.equal(yu.netObjType, typeof x.netObjType === 'number' ? NETOBJ_TYPES[x.netObjType] : x.netObjType);
+            assert.ok(yu.id === x.id, 'id'); // -0 is written as 0
+            if (x.data === null || x.data === undefined || yu.data === undefined || yu.data === null) {
+              // typed data given must come back typed
+              assert.ok(!(x.data !== null && x.data !== undefined && (yu.data === null || yu.data === undefined)), `data lost: ${JSON.stringify(x)}`);
+              return;
+            }
+            if (x.variant !== undefined && yu.variant !== undefined) assert.equal(yu.variant, x.variant);
+            for (const leaf of jsonPaths(yu.data).leaves) {
+              assert.ok(
+                sameLeaf(at(x.data, leaf), at(yu.data, leaf)),
+                `data.${leaf}: ${JSON.stringify(at(x.data, leaf))} read back as ${JSON.stringify(at(yu.data, leaf))}`,
+              );
+            }
+          });
+        },
+      ),
       { numRuns: 700 },
     );
   run();
   // hot: after a warm-up loop of the round trip, the same property holds
-  const warm = encodeBody({ tick: 1, updates: [{ updateType: 'Create', netObjType: 'Character', controllerType: 0, id: 1, data: { steamId64: '1', position: { x: '0x7f9f0000', y: 1, z: -0 }, worldId: 1, yaw: 0.5, pitch: 'NaN', characterUuid: '00000000-0000-0000-0000-000000000001' } }] });
+  const warm = encodeBody({
+    tick: 1,
+    updates: [
+      {
+        updateType: 'Create',
+        netObjType: 'Character',
+        controllerType: 0,
+        id: 1,
+        data: {
+          steamId64: '1',
+          position: { x: '0x7f9f0000', y: 1, z: -0 },
+          worldId: 1,
+          yaw: 0.5,
+          pitch: 'NaN',
+          characterUuid: '00000000-0000-0000-0000-000000000001',
+        },
+      },
+    ],
+  });
   for (let i = 0; i < 60_000; i++) encodeBody(decodeBody(warm));
   run();
   assert.ok(accepted > 150 && refused > 150, `accepted ${accepted}, refused ${refused}`);
@@ -236,7 +302,14 @@ test('hostile peer: 2,000 small messages each creating 50 new objects stay under
   const before = process.memoryUsage().heapUsed;
   for (let m = 0; m < 2_000; m++) {
     const updates = [];
-    for (let i = 0; i < 50; i++) updates.push({ updateType: 'Create' as const, netObjType: 'Tool' as const, controllerType: 0, id: nextId++, data: { uuid: '00000000-0000-0000-0000-000000000001' } });
+    for (let i = 0; i < 50; i++)
+      updates.push({
+        updateType: 'Create' as const,
+        netObjType: 'Tool' as const,
+        controllerType: 0,
+        id: nextId++,
+        data: { uuid: '00000000-0000-0000-0000-000000000001' },
+      });
     const [msg] = producer.produce(m, updates);
     const size = s.objects.size;
     try {
@@ -266,8 +339,30 @@ test('producer: a tick of more sub-updates than smMaxUpdates is split into bodie
   const n = SM_DEFAULT_LIMITS.smMaxUpdates + 1;
   const bodies = p.bodies(1, new Array(n).fill({ updateType: 'Remove', netObjType: 'Lift', id: 7, data: null }));
   assert.equal(bodies.length, 2);
-  assert.deepEqual(bodies.map((b) => decodeBody(b).updates.length), [n - 1, 1]);
+  assert.deepEqual(
+    bodies.map((b) => decodeBody(b).updates.length),
+    [n - 1, 1],
+  );
   // a Create then an update the decoder would refuse: the tick is refused and the Create forgotten
-  assert.throws(() => p.produce(2, [{ updateType: 'Create', netObjType: 'RigidBody', controllerType: 2, id: 9, data: { worldId: 1, rotation: { x: 0, y: 0, z: 0, w: 1 }, position: { x: 0, y: 0, z: 0 }, velocity: { x: 0, y: 0, z: 0 }, angularVelocity: { x: 0, y: 0, z: 0 } } }, { updateType: 'Update', netObjType: 'Lift', id: 1, opaque: '01' } as never]), EncodeError);
+  assert.throws(
+    () =>
+      p.produce(2, [
+        {
+          updateType: 'Create',
+          netObjType: 'RigidBody',
+          controllerType: 2,
+          id: 9,
+          data: {
+            worldId: 1,
+            rotation: { x: 0, y: 0, z: 0, w: 1 },
+            position: { x: 0, y: 0, z: 0 },
+            velocity: { x: 0, y: 0, z: 0 },
+            angularVelocity: { x: 0, y: 0, z: 0 },
+          },
+        },
+        { updateType: 'Update', netObjType: 'Lift', id: 1, opaque: '01' } as never,
+      ]),
+    EncodeError,
+  );
   assert.equal(p.controllers.size, 0);
 });

@@ -45,7 +45,9 @@ test('RigidBody: static Create (QuatWZYX) then its Update, tracked', () => {
 });
 
 test('RigidBody: dynamic Create (worldId + Transform, QuatXYZW); Update inferred without a Create', () => {
-  const [c] = dec(['003e | 20 | 02 | 00000006 | 0002 | 3f800000 00000000 00000000 40000000 | 3f800000 40000000 40400000 | 00000000 00000000 bf800000 | 3f000000 00000000 00000000']);
+  const [c] = dec([
+    '003e | 20 | 02 | 00000006 | 0002 | 3f800000 00000000 00000000 40000000 | 3f800000 40000000 40400000 | 00000000 00000000 bf800000 | 3f000000 00000000 00000000',
+  ]);
   assert.deepEqual(toJson(c!.data), {
     worldId: 2,
     rotation: { x: 1, y: 0, z: 0, w: 2 },
@@ -76,7 +78,13 @@ test('ChildShape: block (ct 31) and part (ct 32), ColorABGR, axes nibbles', () =
     '0018 | 61 | 00000011 | 0008 | 00000005 | 0000 0000 0000 | 80010203 | 75',
   ]);
   assert.equal(block!.variant, 'block');
-  assert.deepEqual(block!.data, { uuidIndex: 7, bodyId: 5, localPosition: { x: 1, y: -2, z: 3 }, color: { r: 0xaa, g: 0xbb, b: 0xcc, a: 0xff }, bounds: { x: 1, y: 2, z: 3 } });
+  assert.deepEqual(block!.data, {
+    uuidIndex: 7,
+    bodyId: 5,
+    localPosition: { x: 1, y: -2, z: 3 },
+    color: { r: 0xaa, g: 0xbb, b: 0xcc, a: 0xff },
+    bounds: { x: 1, y: 2, z: 3 },
+  });
   assert.equal(part!.variant, 'part');
   assert.deepEqual(part!.data, { uuidIndex: 8, bodyId: 5, localPosition: { x: 0, y: 0, z: 0 }, color: { r: 3, g: 2, b: 1, a: 0x80 }, xAxis: 1, zAxis: 3 });
 });
@@ -239,6 +247,16 @@ test('encoder input errors are EncodeErrors naming the field', () => {
   assert.throws(() => encodeNetworkUpdate({ updateType: 'P', netObjType: 'Lift', id: 1, data: null }), /only for Joint/);
   assert.throws(() => encodeNetworkUpdate({ updateType: 'Create', netObjType: 'Tool', id: 1, data: { uuid: 'nope' } }), /controllerType/);
   assert.throws(() => encodeNetworkUpdate({ updateType: 'Create', netObjType: 'Tool', controllerType: 0, id: 1, data: { uuid: 'nope' } }), /data\.uuid/);
-  const big = { updateType: 'Create', netObjType: 'Container', controllerType: 0, id: 1, data: { maxStack: 1, items: Array.from({ length: 1489 }, () => ({ uuid: '00000000-0000-0000-0000-000000000000', instanceId: 0, quantity: 0 })), filters: [] } };
+  const big = {
+    updateType: 'Create',
+    netObjType: 'Container',
+    controllerType: 0,
+    id: 1,
+    data: {
+      maxStack: 1,
+      items: Array.from({ length: 1489 }, () => ({ uuid: '00000000-0000-0000-0000-000000000000', instanceId: 0, quantity: 0 })),
+      filters: [],
+    },
+  };
   assert.throws(() => encodeNetworkUpdate(big), /0x7FFF/);
 });

@@ -10,7 +10,6 @@ import { scrapmechanic } from '../../src/families/scrapmechanic.js';
 import { hexLines, run } from '../../src/cli/main.js';
 import { fakeIo } from '../helpers/cli-io.js';
 
-
 const vectors: Array<{ name: string; body_hex: string; wire_packet_lz4_hex: string; wire_packet_lz4_literal_only_hex: string }> = JSON.parse(
   readFileSync(new URL('../fixtures/scrapmechanic/network_update_vectors.json', import.meta.url), 'utf8'),
 );
@@ -54,7 +53,10 @@ test('ControllerTable behaves like a Map keyed by (type, id), through deletes, g
         assert.equal(t.get(ty!, id!), v);
       }
       assert.deepEqual(
-        t.entries().map(([ty, id, ct]) => `${ty}:${id}=${ct}`).sort(),
+        t
+          .entries()
+          .map(([ty, id, ct]) => `${ty}:${id}=${ct}`)
+          .sort(),
         [...ref].map(([k, v]) => `${k}=${v}`).sort(),
       );
     }),
@@ -132,7 +134,10 @@ test('adapter: records, entity byte ranges, lz4 layer, spans and state after eac
   const rec = m.records[0] as { packetId: number; tick: number; updates: Array<{ form: string }> };
   assert.equal(rec.packetId, 0x16);
   assert.equal(rec.tick, 100);
-  assert.deepEqual(rec.updates.map((u) => u.form), ['raw', 'raw', 'delta', 'delta']);
+  assert.deepEqual(
+    rec.updates.map((u) => u.form),
+    ['raw', 'raw', 'delta', 'delta'],
+  );
   // spans: the id byte in the message, the body's fields in the lz4 layer
   assert.ok(spans.spans.some((sp) => sp.path === 'packetId' && sp.layer === undefined && sp.start === 0));
   // color.r is bits 10..17 of the Character Update data (§7.5): bytes 1 and 2
@@ -145,12 +150,15 @@ test('adapter: records, entity byte ranges, lz4 layer, spans and state after eac
   assert.equal(toHex(m.layers!['updates[2]']!), '00256600000002f0048d159e000000000000000000000000000000003fffffffe000000020');
   assert.equal(toHex(m.layers!['updates[3]']!), '00256600000003f0048d159e000000000000000000000000000000003fffffffe000000040');
   const st = dec.state!();
-  assert.deepEqual(st.rows.map((r) => [r.id, r.type, r.created === true]), [
-    ['Character:2', 'Character', true],
-    ['Character:3', 'Character', true],
-  ]);
+  assert.deepEqual(
+    st.rows.map((r) => [r.id, r.type, r.created === true]),
+    [
+      ['Character:2', 'Character', true],
+      ['Character:3', 'Character', true],
+    ],
+  );
   assert.ok(st.rows[0]!.changed.includes('color'));
-  assert.deepEqual((st.rows[0]!.fields.color as object), { r: 18, g: 52, b: 86, a: 120 });
+  assert.deepEqual(st.rows[0]!.fields.color as object, { r: 18, g: 52, b: 86, a: 120 });
   // the next message removes nothing and changes nothing about Character:2
   dec.decode(fromHex(vectors[0]!.wire_packet_lz4_hex));
   const st2 = dec.state!();

@@ -28,9 +28,13 @@ function allowedGaps(record: unknown): AllowedGap[] {
     if (Array.isArray(p.updates)) {
       (p.updates as Array<Record<string, unknown>>).forEach((u, i) => {
         const at = `${prefix}updates[${i}]`.replace(/[[\].]/g, (c) => `\\${c}`);
-        if (u.data === null) gaps.push({ pattern: new RegExp(`^${at}\\.data$`), reason: 'no type-specific data (a Remove, a P, an opaque type): null has no bytes' });
+        if (u.data === null)
+          gaps.push({ pattern: new RegExp(`^${at}\\.data$`), reason: 'no type-specific data (a Remove, a P, an opaque type): null has no bytes' });
         if (u.updateType === 'Create') return;
-        gaps.push({ pattern: new RegExp(`^${at}\\.(controllerType|variant|inferred)$`), reason: `an Update's controller type and variant come from the object's Create in an earlier message, or from the data length` });
+        gaps.push({
+          pattern: new RegExp(`^${at}\\.(controllerType|variant|inferred)$`),
+          reason: `an Update's controller type and variant come from the object's Create in an earlier message, or from the data length`,
+        });
       });
     }
     if (Array.isArray(p.packets)) (p.packets as Array<Record<string, unknown>>).forEach((q, j) => visit(q, `${prefix}packets[${j}].`));
@@ -55,7 +59,11 @@ interface Input {
 
 const inputs: Input[] = [
   ...scrapmechanic.samples.map((s) => ({ name: `sample ${s.id}`, body: false, messages: hexLines(s.path) })),
-  ...vectors.map((v) => ({ name: `fixture ${v.name} (message)`, body: false, messages: [fromHex(v.wire_packet_lz4_hex), fromHex(v.wire_packet_lz4_literal_only_hex)] })),
+  ...vectors.map((v) => ({
+    name: `fixture ${v.name} (message)`,
+    body: false,
+    messages: [fromHex(v.wire_packet_lz4_hex), fromHex(v.wire_packet_lz4_literal_only_hex)],
+  })),
   ...vectors.map((v) => ({ name: `fixture ${v.name} (--body)`, body: true, messages: [fromHex(v.body_hex)] })),
 ];
 
@@ -74,7 +82,11 @@ for (const input of inputs) {
       // every span's layer is a buffer the message provides
       for (const s of spans.spans) if (s.layer !== undefined) assert.ok(m.layers?.[s.layer] !== undefined, `layer ${s.layer} of ${s.path}`);
       // and spans stay within their buffer
-      for (const s of spans.spans) assert.ok(s.start >= 0 && s.start < s.end && s.end <= (s.layer === undefined ? bytes.length : m.layers![s.layer]!.length), `${s.path} ${s.start}..${s.end}`);
+      for (const s of spans.spans)
+        assert.ok(
+          s.start >= 0 && s.start < s.end && s.end <= (s.layer === undefined ? bytes.length : m.layers![s.layer]!.length),
+          `${s.path} ${s.start}..${s.end}`,
+        );
       t.diagnostic(`message ${k + 1}: ${c.linked}/${c.leaves} leaves linked (${c.allowed} allowed gaps), ${c.spans} spans`);
       leaves += c.leaves;
       linked += c.linked;
@@ -101,8 +113,21 @@ test('spans: a delta bitfield byte and each replacement byte link to the fields 
   const body = fromHex('0000002a' + '0009' + '60' + '00000005' + '0003' + 'bf' + '07');
   const spans = new SpanSink();
   const m = scrapmechanic.createDecoder({ body: true }).decode(body, spans);
-  const at = (start: number, layer?: string) => spans.spans.filter((s) => s.start === start && s.layer === layer).map((s) => s.path).sort();
-  assert.deepEqual(at(13), ['updates[1]', 'updates[1].bitfield', 'updates[1].data.revision', 'updates[1].data.unknown0', 'updates[1].form', 'updates[1].id', 'updates[1].netObjType', 'updates[1].updateType']);
+  const at = (start: number, layer?: string) =>
+    spans.spans
+      .filter((s) => s.start === start && s.layer === layer)
+      .map((s) => s.path)
+      .sort();
+  assert.deepEqual(at(13), [
+    'updates[1]',
+    'updates[1].bitfield',
+    'updates[1].data.revision',
+    'updates[1].data.unknown0',
+    'updates[1].form',
+    'updates[1].id',
+    'updates[1].netObjType',
+    'updates[1].updateType',
+  ]);
   assert.deepEqual(at(14), ['updates[1].data.revision']);
   assert.equal(toHex(m.layers!['updates[1]']!), '000960000000050007');
   assert.deepEqual(at(8, 'updates[1]'), ['updates[1].data.revision']);
@@ -114,7 +139,20 @@ test('float32: the JSON shows the shortest decimal that reads back as the same f
   assert.equal(d.updates[0]!.data.position!.z, 0.72);
   assert.equal(JSON.stringify(d).includes('0.7200000286102295'), false);
   // Character Create with yaw = bits b: printed, parsed back from JSON text, encoded
-  const body = (bits: number) => fromHex('0000002a' + '0036' + '26' + '00' + '00000001' + '0000000000000001' + '3f800000'.repeat(3) + '0001' + bits.toString(16).padStart(8, '0') + '00000000' + '00'.repeat(16));
+  const body = (bits: number) =>
+    fromHex(
+      '0000002a' +
+        '0036' +
+        '26' +
+        '00' +
+        '00000001' +
+        '0000000000000001' +
+        '3f800000'.repeat(3) +
+        '0001' +
+        bits.toString(16).padStart(8, '0') +
+        '00000000' +
+        '00'.repeat(16),
+    );
   const run = () =>
     fc.assert(
       fc.property(fc.integer({ min: 0, max: 0xffffffff }), (bits) => {

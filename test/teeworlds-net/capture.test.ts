@@ -37,7 +37,8 @@ function recordSessions(version: NetVersion, ddnet: boolean, clients: number, ms
     const snaps: string[] = [];
     seen.push(snaps);
     client.on('datagram', (d) => {
-      const data = d.direction === 'out' ? buildUdpIpv4('127.0.0.1', port, '127.0.0.1', 8303, d.bytes) : buildUdpIpv4('127.0.0.1', 8303, '127.0.0.1', port, d.bytes);
+      const data =
+        d.direction === 'out' ? buildUdpIpv4('127.0.0.1', port, '127.0.0.1', 8303, d.bytes) : buildUdpIpv4('127.0.0.1', 8303, '127.0.0.1', port, d.bytes);
       frames.push({ time: 1700000000 + frames.length / 1000, data });
     });
     client.on('snapshot', (s: ReceivedSnapshot) => snaps.push(summary(snapshotRecord(s, client.snapshots.declarations))));
@@ -82,20 +83,31 @@ async function cli(args: string[], stdin = new Uint8Array(0)): Promise<{ code: n
 const dir = mkdtempSync(join(tmpdir(), 'tickwire-capture-'));
 test.after(() => rmSync(dir, { recursive: true, force: true }));
 
-for (const [version, ddnet] of [['0.7', false], ['0.6', true], ['0.6', false]] as const) {
+for (const [version, ddnet] of [
+  ['0.7', false],
+  ['0.6', true],
+  ['0.6', false],
+] as const) {
   test(`capture ${version}${ddnet ? ' + token' : ''}: decode --pcap gives the client's snapshots and both directions`, async () => {
     const { frames, seen } = recordSessions(version, ddnet, 1, 1500, { fillerItems: 120 });
     const file = join(dir, `s-${version}-${ddnet}.pcap`);
     writeFileSync(file, writePcap(frames));
     const { code, out, err } = await cli(['decode', 'teeworlds', '--pcap', file, '--version', version, '--format', 'jsonl']);
     assert.equal(code, 0, err);
-    const records = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+    const records = out
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
     const dgrams = records.filter((r) => r.record === 'datagram');
     assert.equal(dgrams.length, frames.length, 'one record per datagram');
-    assert.ok(dgrams.every((d) => d.error === undefined), JSON.stringify(dgrams.find((d) => d.error)));
+    assert.ok(
+      dgrams.every((d) => d.error === undefined),
+      JSON.stringify(dgrams.find((d) => d.error)),
+    );
     const toServer = dgrams.filter((d) => d.direction === 'client→server');
     const names = new Set(dgrams.flatMap((d) => (d.chunks ?? []).map((c: { msg: string }) => c.msg)));
-    for (const n of ['INFO', 'MAP_CHANGE', 'READY', 'CON_READY', 'CL_STARTINFO', 'SV_READYTOENTER', 'ENTERGAME', 'INPUT']) assert.ok(names.has(n), `${n} decoded`);
+    for (const n of ['INFO', 'MAP_CHANGE', 'READY', 'CON_READY', 'CL_STARTINFO', 'SV_READYTOENTER', 'ENTERGAME', 'INPUT'])
+      assert.ok(names.has(n), `${n} decoded`);
     assert.ok(toServer.length > 10);
     const start = dgrams.flatMap((d) => d.chunks ?? []).find((c: { msg: string }) => c.msg === 'CL_STARTINFO');
     assert.equal(start.fields.name, 'cap0');
@@ -104,7 +116,10 @@ for (const [version, ddnet] of [['0.7', false], ['0.6', true], ['0.6', false]] a
     assert.ok(dgrams.some((d) => d.control?.type === 'close'));
     const snaps = records.filter((r) => r.record === 'snapshot').map(summary);
     assert.ok(seen[0]!.length > 20);
-    assert.ok(records.some((r) => r.record === 'snapshot' && r.numParts > 1), 'multi-part snapshots in the capture');
+    assert.ok(
+      records.some((r) => r.record === 'snapshot' && r.numParts > 1),
+      'multi-part snapshots in the capture',
+    );
     assert.deepEqual(snaps, seen[0]);
     // without --version: detected from the handshake, the same records, each snapshot naming its version
     const auto = await cli(['decode', 'teeworlds', '--pcap', file, '--format', 'jsonl']);
@@ -122,7 +137,10 @@ test('capture: three clients in one capture, pcapng and Ethernet framing, mid-co
   writeFileSync(file, writePcap(eth, LINKTYPE_ETHERNET));
   const { code, out, err } = await cli(['decode', 'teeworlds', '--pcap', file, '--version', '0.6', '--format', 'jsonl']);
   assert.equal(code, 0, err);
-  const records = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const records = out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, any>);
   for (let k = 0; k < 3; k++) {
     const mine = records.filter((r) => r.record === 'snapshot' && r.client === `127.0.0.1:${40000 + k}`).map(summary);
     assert.deepEqual(mine, seen[k]);
@@ -147,7 +165,10 @@ test('capture: three clients in one capture, pcapng and Ethernet framing, mid-co
     blk(6, [...le32(0), ...le32(0), ...le32(0), ...le32(f.data.length), ...le32(f.data.length), ...f.data, ...new Array(pad).fill(0)]);
   }
   const viaNg = [...decodeTeeworldsCapture(new Uint8Array(blocks), { version: '0.6' })].flatMap((d) => d.snapshots);
-  assert.equal(viaNg.length, seen.reduce((n, s) => n + s.length, 0));
+  assert.equal(
+    viaNg.length,
+    seen.reduce((n, s) => n + s.length, 0),
+  );
   // A capture that starts after the handshake: the token is recognised from the chunk layout,
   // and snapshots resume at the first full snapshot... here the client's first snapshot is full,
   // so drop only the handshake datagrams (control packets) of client 0.
@@ -184,7 +205,10 @@ test('CLI: with --pcap support, snapshot streams still decode from stdin, files 
   const lines = '11900191019024290006000401b001b003010402b001b0040104049004b00603040a9002b00a0206000001000b00080000\n0f940104\n';
   const viaStdin = await cli(['decode', 'teeworlds', '--version', '0.7', '--stream', '--format', 'jsonl'], new TextEncoder().encode(lines));
   assert.equal(viaStdin.code, 0, viaStdin.err);
-  const recs = viaStdin.out.trim().split('\n').map((l) => JSON.parse(l));
+  const recs = viaStdin.out
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
   assert.equal(recs.length, 2);
   assert.deepEqual([recs[0].tick, recs[0].crc, recs[0].crcOk, recs[1].tick, recs[1].deltaTick], [80, 2320, true, 84, 80]);
   const file = join(dir, 'two.hex');
@@ -204,15 +228,21 @@ test('fuzz: capture decoding yields records or a DecodeError for mutated capture
   const { frames } = recordSessions('0.7', false, 1, 400);
   const file = writePcap(frames);
   fc.assert(
-    fc.property(fc.integer({ min: 0, max: file.length - 1 }), fc.integer({ min: 0, max: 255 }), fc.boolean(), fc.constantFrom<NetVersion>('0.6', '0.7'), (pos, v, cut, version) => {
-      const b = file.slice();
-      const input = cut ? b.subarray(0, pos) : ((b[pos] = v), b);
-      try {
-        for (const d of decodeTeeworldsCapture(input, { version })) assert.ok(typeof d.frame === 'number');
-      } catch (e) {
-        if (!(e instanceof DecodeError)) throw e;
-      }
-    }),
+    fc.property(
+      fc.integer({ min: 0, max: file.length - 1 }),
+      fc.integer({ min: 0, max: 255 }),
+      fc.boolean(),
+      fc.constantFrom<NetVersion>('0.6', '0.7'),
+      (pos, v, cut, version) => {
+        const b = file.slice();
+        const input = cut ? b.subarray(0, pos) : ((b[pos] = v), b);
+        try {
+          for (const d of decodeTeeworldsCapture(input, { version })) assert.ok(typeof d.frame === 'number');
+        } catch (e) {
+          if (!(e instanceof DecodeError)) throw e;
+        }
+      },
+    ),
     { numRuns: 300 },
   );
 });

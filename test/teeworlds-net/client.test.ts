@@ -7,7 +7,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { decodeChunks, decodePacket, intsToStr, MsgWriter, TeeworldsClient, type ReceivedSnapshot, type NetVersion, type ClientProblem } from '../../src/protocols/teeworlds/index.js';
+import {
+  decodeChunks,
+  decodePacket,
+  intsToStr,
+  MsgWriter,
+  TeeworldsClient,
+  type ReceivedSnapshot,
+  type NetVersion,
+  type ClientProblem,
+} from '../../src/protocols/teeworlds/index.js';
 import { FakeServer } from './fake-server.js';
 
 interface Rig {
@@ -54,7 +63,11 @@ function rig(version: NetVersion, ddnet: boolean, serverOpts: { partSize?: numbe
   return r;
 }
 
-for (const [version, ddnet] of [['0.7', false], ['0.6', true], ['0.6', false]] as const) {
+for (const [version, ddnet] of [
+  ['0.7', false],
+  ['0.6', true],
+  ['0.6', false],
+] as const) {
   test(`client ${version}${ddnet ? ' + DDNet token' : ''}: joins, acknowledges, receives deltas`, () => {
     const r = rig(version, ddnet);
     r.run(3000);
@@ -63,7 +76,10 @@ for (const [version, ddnet] of [['0.7', false], ['0.6', true], ['0.6', false]] a
     assert.ok(r.snaps.length >= 50, `${r.snaps.length} snapshots`);
     assert.ok(r.snaps.every((s) => s.crcOk));
     assert.equal(r.snaps[0]!.deltaTick, -1);
-    assert.ok(r.snaps.slice(5).every((s) => s.deltaTick !== -1), 'deltas once acks flow');
+    assert.ok(
+      r.snaps.slice(5).every((s) => s.deltaTick !== -1),
+      'deltas once acks flow',
+    );
     assert.ok(r.server.acks.some((a) => a > 0));
     assert.deepEqual(r.problems, []);
     if (version === '0.6') {
@@ -122,11 +138,17 @@ test('client: more than 10 CRC errors make it acknowledge -1 (full snapshot foll
   assert.ok(r.server.acks.includes(-1));
   assert.ok(r.snaps.filter((s) => !s.crcOk).length > 10);
   const afterBad = r.snaps.filter((s) => s.tick > start && s.crcOk);
-  assert.ok(afterBad.some((s) => s.deltaTick === -1), 'a full snapshot after the -1 ack');
+  assert.ok(
+    afterBad.some((s) => s.deltaTick === -1),
+    'a full snapshot after the -1 ack',
+  );
   assert.equal(r.client.state, 'ingame');
 });
 
-for (const [version, ddnet] of [['0.7', false], ['0.6', true]] as const) {
+for (const [version, ddnet] of [
+  ['0.7', false],
+  ['0.6', true],
+] as const) {
   test(`client ${version}: random datagrams, truncated chunks and wrong tokens cannot crash it`, () => {
     const r = rig(version, ddnet);
     r.run(800);
@@ -191,12 +213,22 @@ for (const version of ['0.7', '0.6'] as const) {
     const ids = version === '0.7' ? { single: 8 } : { single: 7 };
     const future = r.server.tick + 100000;
     // SNAPSINGLE tick=future, delta=1 (base future-1, never stored), crc 0, one data byte.
-    const msg = new MsgWriter().int((ids.single << 1) | 1).int(future).int(1).int(0).int(1).raw(new Uint8Array([0])).finish();
+    const msg = new MsgWriter()
+      .int((ids.single << 1) | 1)
+      .int(future)
+      .int(1)
+      .int(0)
+      .int(1)
+      .raw(new Uint8Array([0]))
+      .finish();
     const chunk = new Uint8Array([0x00, msg.length, ...msg]);
     r.client.receive(r.server.rawPacket(version === '0.7' ? new Uint8Array([(msg.length >> 6) & 0x3f, msg.length & 0x3f, ...msg]) : chunk, 1), r.now);
     const mid = r.snaps.length;
     r.run(3000);
-    assert.ok(r.problems.some((p) => /resetting the snapshot state/.test(p.what)), JSON.stringify(r.problems.map((p) => p.what)));
+    assert.ok(
+      r.problems.some((p) => /resetting the snapshot state/.test(p.what)),
+      JSON.stringify(r.problems.map((p) => p.what)),
+    );
     const fresh = r.snaps.slice(mid).filter((s) => s.crcOk);
     assert.ok(fresh.length > 20, `${fresh.length} snapshots after the reset`);
     assert.equal(r.client.state, 'ingame');
@@ -267,7 +299,11 @@ test('client: STARTINFO carries the chosen name, clan, country and skin (0.6) / 
       for (const b of toC.splice(0)) client.receive(b, now);
     }
     assert.equal(server.playerName, 'nämé');
-    assert.deepEqual(server.startInfo, { clan: 'clan', country: 276, skins: version === '0.7' ? ['kitty', 'stripes', '', 'standard', 'standard', 'negative'] : ['pinky'] });
+    assert.deepEqual(server.startInfo, {
+      clan: 'clan',
+      country: 276,
+      skins: version === '0.7' ? ['kitty', 'stripes', '', 'standard', 'standard', 'negative'] : ['pinky'],
+    });
   }
 });
 

@@ -90,7 +90,21 @@ export class FakeServer {
           this.clientToken = c.token!;
           const reply = new Uint8Array(4);
           new DataView(reply.buffer).setUint32(0, SERVER_TOKEN);
-          this.send(encodePacket({ connless: false, control: true, resend: false, compression: false, ack: 0, numChunks: 0, token: this.clientToken, payload: controlPayload(CTRL_TOKEN, reply) }, { version: '0.7' }));
+          this.send(
+            encodePacket(
+              {
+                connless: false,
+                control: true,
+                resend: false,
+                compression: false,
+                ack: 0,
+                numChunks: 0,
+                token: this.clientToken,
+                payload: controlPayload(CTRL_TOKEN, reply),
+              },
+              { version: '0.7' },
+            ),
+          );
         } else if (c.type === 'connect' && pk.token === SERVER_TOKEN) {
           this.conn.reset(now);
           this.conn.peerToken = this.clientToken;
@@ -152,12 +166,20 @@ export class FakeServer {
     if (this.version === '0.7') {
       b.add(6, 0, [0, 1, 0]); // GameData
       b.add(11, 0, [8, 3, 0]); // PlayerInfo
-      b.add(10, 0, Array.from({ length: 22 }, (_, i) => (i === 0 ? tick : i === 1 ? 100 + tick : 0))); // Character
+      b.add(
+        10,
+        0,
+        Array.from({ length: 22 }, (_, i) => (i === 0 ? tick : i === 1 ? 100 + tick : 0)),
+      ); // Character
     } else {
       b.add(6, 0, [0, 0, 50, 0, 20, 0, 1, 1]); // GameInfo
       b.add(11, 0, [...strToInts(this.playerName, 4), ...strToInts('', 3), -1, ...strToInts('default', 6), 0, 65408, 65408]); // ClientInfo
       b.add(10, 0, [1, 0, 0, 3, 0]); // PlayerInfo
-      b.add(9, 0, Array.from({ length: 22 }, (_, i) => (i === 0 ? tick : i === 1 ? 100 + tick : 0))); // Character
+      b.add(
+        9,
+        0,
+        Array.from({ length: 22 }, (_, i) => (i === 0 ? tick : i === 1 ? 100 + tick : 0)),
+      ); // Character
     }
     for (let i = 0; i < this.filler; i++) b.add(2, 100 + i, [i * 7919 + tick, i, 3, 4, 1, 1000 + i]); // Projectiles
     return b.finish();

@@ -10,7 +10,10 @@ import assert from 'node:assert/strict';
 import { DEFAULT_TW_LIMITS, encodeInts, encodeSnapshotMessages, TeeworldsClient, type NetVersion } from '../../src/protocols/teeworlds/index.js';
 import { FakeServer } from './fake-server.js';
 
-for (const [version, ddnet] of [['0.7', false], ['0.6', true]] as const satisfies readonly (readonly [NetVersion, boolean])[]) {
+for (const [version, ddnet] of [
+  ['0.7', false],
+  ['0.6', true],
+] as const satisfies readonly (readonly [NetVersion, boolean])[]) {
   test(`client ${version}: 2,000 deltas against one old base after the handshake keep its memory bounded`, () => {
     const toClient: Uint8Array[] = [];
     const toServer: Uint8Array[] = [];

@@ -12,7 +12,7 @@ const fx = JSON.parse(readFileSync(new URL('../fixtures/teeworlds/libtw2-huffman
   cases: { raw: string; compressed: string }[];
 };
 
-test('huffman: the tree gives libtw2\'s 257 codes', () => {
+test("huffman: the tree gives libtw2's 257 codes", () => {
   assert.equal(fx.codes.length, 257);
   for (const c of fx.codes) assert.equal(huffmanCode(c.symbol), c.bits, `symbol ${c.symbol}`);
   assert.equal(huffmanCode(0), '1');
@@ -67,17 +67,21 @@ test('huffman: decompress is total (random, truncated, limited)', () => {
 
 test('huffman: zero-heavy payloads (the multi-symbol table path) round-trip; cut ones are a value or a DecodeError (property)', () => {
   fc.assert(
-    fc.property(fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 255 }) }), { maxLength: 400 }), fc.nat(), (bytes, cut) => {
-      const b = Uint8Array.from(bytes);
-      const c = huffmanCompress(b);
-      assert.deepEqual(huffmanDecompress(c, 4096), b);
-      try {
-        const part = huffmanDecompress(c.subarray(0, cut % (c.length + 1)), 4096);
-        assert.deepEqual(part, b.subarray(0, part.length));
-      } catch (e) {
-        assert.ok(e instanceof DecodeError);
-      }
-    }),
+    fc.property(
+      fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 255 }) }), { maxLength: 400 }),
+      fc.nat(),
+      (bytes, cut) => {
+        const b = Uint8Array.from(bytes);
+        const c = huffmanCompress(b);
+        assert.deepEqual(huffmanDecompress(c, 4096), b);
+        try {
+          const part = huffmanDecompress(c.subarray(0, cut % (c.length + 1)), 4096);
+          assert.deepEqual(part, b.subarray(0, part.length));
+        } catch (e) {
+          assert.ok(e instanceof DecodeError);
+        }
+      },
+    ),
     { numRuns: 500 },
   );
 });

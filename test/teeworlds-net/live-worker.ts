@@ -213,7 +213,9 @@ async function session(version: NetVersion, port: number, name: string, dir: str
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>)
     .filter((r) => r.record === 'snapshot')
-    .map((r) => JSON.stringify({ tick: r.tick, deltaTick: r.deltaTick, crc: r.crc, crcOk: r.crcOk, numParts: r.numParts, numItems: r.numItems, items: r.items }));
+    .map((r) =>
+      JSON.stringify({ tick: r.tick, deltaTick: r.deltaTick, crc: r.crc, crcOk: r.crcOk, numParts: r.numParts, numItems: r.numItems, items: r.items }),
+    );
   // The capture holds every datagram, so it may contain snapshots completed after we stopped reading.
   let identical = decoded.length >= summaries.length;
   let firstDifference: string | undefined;
@@ -259,7 +261,19 @@ async function crowd(n: number): Promise<Record<string, unknown>> {
       ingameBeforeObserver: ingame,
       observerSnapshots: count,
       maxParts,
-      multiPart: multi === undefined ? null : { tick: multi.tick, deltaTick: multi.deltaTick, numParts: multi.numParts, crcOk: multi.crcOk, crc: multi.crc, rebuiltCrc: multi.snapshot.crc(), numItems: multi.snapshot.numItems, deltaSize: multi.deltaSize },
+      multiPart:
+        multi === undefined
+          ? null
+          : {
+              tick: multi.tick,
+              deltaTick: multi.deltaTick,
+              numParts: multi.numParts,
+              crcOk: multi.crcOk,
+              crc: multi.crc,
+              rebuiltCrc: multi.snapshot.crc(),
+              numItems: multi.snapshot.numItems,
+              deltaSize: multi.deltaSize,
+            },
       players: observer.client.world.players.size,
     };
   } finally {
@@ -392,7 +406,14 @@ async function main(): Promise<void> {
     mkdirSync(join(dir, 'tw'));
     mkdirSync(join(dir, 'dd'));
     startServer(TW_BIN, join(dir, 'tw'), ['sv_register 0', 'bindaddr 127.0.0.1', `sv_port ${TW_PORT}`, 'sv_max_clients_per_ip 64']);
-    startServer(DD_BIN, join(dir, 'dd'), ['sv_register 0', 'bindaddr 127.0.0.1', 'sv_ipv4only 1', `sv_port ${DD_PORT}`, 'sv_max_clients_per_ip 64', 'sv_max_clients 64']);
+    startServer(DD_BIN, join(dir, 'dd'), [
+      'sv_register 0',
+      'bindaddr 127.0.0.1',
+      'sv_ipv4only 1',
+      `sv_port ${DD_PORT}`,
+      'sv_max_clients_per_ip 64',
+      'sv_max_clients 64',
+    ]);
     await sleep(700);
     const step = async (key: string, fn: () => Promise<unknown>) => {
       const s = Date.now();

@@ -173,13 +173,19 @@ test('chunk headers: reference examples and every size / sequence round trip', (
   assert.deepEqual([v.vital, v.data.length, v.seq], [true, 63, 10]);
   for (const version of ['0.6', '0.7'] as const) {
     fc.assert(
-      fc.property(fc.integer({ min: 0, max: version === '0.7' ? 1390 : 1023 }), fc.integer({ min: 0, max: 1023 }), fc.boolean(), fc.boolean(), (size, seq, vital, resend) => {
-        const c = { vital, resend, seq: vital ? seq : undefined, data: new Uint8Array(size).fill(7) };
-        const bytes = encodeChunks([c], version);
-        assert.equal(bytes.length, size + (vital ? 3 : 2));
-        const d = decodeChunks(bytes, 1, version).chunks[0]!;
-        assert.deepEqual([d.vital, d.resend, d.seq, d.data.length], [vital, resend, vital ? seq : undefined, size]);
-      }),
+      fc.property(
+        fc.integer({ min: 0, max: version === '0.7' ? 1390 : 1023 }),
+        fc.integer({ min: 0, max: 1023 }),
+        fc.boolean(),
+        fc.boolean(),
+        (size, seq, vital, resend) => {
+          const c = { vital, resend, seq: vital ? seq : undefined, data: new Uint8Array(size).fill(7) };
+          const bytes = encodeChunks([c], version);
+          assert.equal(bytes.length, size + (vital ? 3 : 2));
+          const d = decodeChunks(bytes, 1, version).chunks[0]!;
+          assert.deepEqual([d.vital, d.resend, d.seq, d.data.length], [vital, resend, vital ? seq : undefined, size]);
+        },
+      ),
       { numRuns: 400 },
     );
   }
@@ -236,7 +242,10 @@ test('messages: the packer writes the reference varints and reads them back', ()
   const w = new MsgWriter().int(0).int(-1).int(63).int(64).int(-65).int(1000).int(2147483647).int(-2147483648).str('tsbot').raw(fromHex('abcd'));
   assert.equal(toHex(w.finish()), '00403f8001c001a80fbfffffff0fffffffff0f' + '7473626f7400' + 'abcd');
   const r = new MsgReader(w.finish());
-  assert.deepEqual([r.int(), r.int(), r.int(), r.int(), r.int(), r.int(), r.int(), r.int(), r.str(), toHex(r.raw(2))], [0, -1, 63, 64, -65, 1000, 2147483647, -2147483648, 'tsbot', 'abcd']);
+  assert.deepEqual(
+    [r.int(), r.int(), r.int(), r.int(), r.int(), r.int(), r.int(), r.int(), r.str(), toHex(r.raw(2))],
+    [0, -1, 63, 64, -65, 1000, 2147483647, -2147483648, 'tsbot', 'abcd'],
+  );
   assert.throws(() => r.int(), DecodeError);
   assert.throws(() => new MsgReader(fromHex('80')).int(), DecodeError);
   assert.throws(() => new MsgReader(fromHex('6162')).str(), DecodeError);
@@ -262,15 +271,21 @@ test('fuzz: packet, chunk and control decoders are total (random and mutated rea
     { numRuns: 3000 },
   );
   fc.assert(
-    fc.property(fc.integer({ min: 0, max: real.length - 1 }), fc.integer({ min: 0, max: 1500 }), fc.integer({ min: 0, max: 255 }), fc.boolean(), (k, pos, val, cut) => {
-      const [b0, v, t] = real[k]!;
-      const b = b0.slice();
-      if (cut) check(b.subarray(0, pos % (b.length + 1)), v, t);
-      else {
-        b[pos % b.length] = val;
-        check(b, v, t);
-      }
-    }),
+    fc.property(
+      fc.integer({ min: 0, max: real.length - 1 }),
+      fc.integer({ min: 0, max: 1500 }),
+      fc.integer({ min: 0, max: 255 }),
+      fc.boolean(),
+      (k, pos, val, cut) => {
+        const [b0, v, t] = real[k]!;
+        const b = b0.slice();
+        if (cut) check(b.subarray(0, pos % (b.length + 1)), v, t);
+        else {
+          b[pos % b.length] = val;
+          check(b, v, t);
+        }
+      },
+    ),
     { numRuns: 3000 },
   );
 });

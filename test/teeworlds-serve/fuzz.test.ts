@@ -58,7 +58,7 @@ for (const v of VERSIONS) {
     let maxSlots = 0;
     let maxUnacked = 0;
     let thrown = 0;
-    const send = (b: Uint8Array, port: number, address = `10.${port >> 16 & 255}.${port >> 8 & 255}.${port & 255}`) => {
+    const send = (b: Uint8Array, port: number, address = `10.${(port >> 16) & 255}.${(port >> 8) & 255}.${port & 255}`) => {
       try {
         rig.server.receive(b, { address, port: 1024 + (port % 60000) }, rig.now);
       } catch {
@@ -131,16 +131,20 @@ for (const v of VERSIONS) {
 
 test('serve: any datagram sequence from one address leaves the server consistent (property)', () => {
   fc.assert(
-    fc.property(fc.array(fc.uint8Array({ minLength: 0, maxLength: 1500 }), { maxLength: 40 }), fc.constantFrom<ServeVersion>('0.7', 'ddnet', '0.6'), (datagrams, version) => {
-      const rig = new Rig(version, { maxClients: 2, world: { bots: 1, bulkPickups: 0 } });
-      for (const d of datagrams) {
-        rig.server.receive(d, { address: '192.0.2.1', port: 4000 }, rig.now);
-        rig.now += 5;
-        rig.server.update(rig.now);
-      }
-      assert.ok(rig.server.net.clients.length <= 2);
-      assert.ok(rig.server.players.size <= 2);
-    }),
+    fc.property(
+      fc.array(fc.uint8Array({ minLength: 0, maxLength: 1500 }), { maxLength: 40 }),
+      fc.constantFrom<ServeVersion>('0.7', 'ddnet', '0.6'),
+      (datagrams, version) => {
+        const rig = new Rig(version, { maxClients: 2, world: { bots: 1, bulkPickups: 0 } });
+        for (const d of datagrams) {
+          rig.server.receive(d, { address: '192.0.2.1', port: 4000 }, rig.now);
+          rig.now += 5;
+          rig.server.update(rig.now);
+        }
+        assert.ok(rig.server.net.clients.length <= 2);
+        assert.ok(rig.server.players.size <= 2);
+      },
+    ),
     { numRuns: 150, seed: 0x5e7e },
   );
 });
@@ -160,7 +164,13 @@ test('serve: a peer that never acknowledges is dropped once its re-send queue pa
   conn.flush(now);
   // Ask for map chunks over and over; acknowledge nothing (header ack stays 0).
   for (let i = 0; i < 200 && drops.length === 0; i++) {
-    conn.queue(msgHeader(new MsgWriter(), true, 19).int(i % 7).finish(), true, now);
+    conn.queue(
+      msgHeader(new MsgWriter(), true, 19)
+        .int(i % 7)
+        .finish(),
+      true,
+      now,
+    );
     conn.ack = 0;
     conn.flush(now);
     now += 10;

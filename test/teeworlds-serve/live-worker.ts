@@ -105,8 +105,24 @@ interface Case {
 }
 
 const CASES: Case[] = [
-  { version: '0.7', bin: '/usr/games/teeworlds', port: 18320, display: 91, clientArgs: [], playerName: 'real07', downloadMap: '/usr/share/games/teeworlds/data/maps/dm2.map' },
-  { version: 'ddnet', bin: '/usr/games/DDNet', port: 18321, display: 92, clientArgs: ['gfx_backend OpenGL'], playerName: 'realddnet', downloadMap: '/usr/share/games/ddnet/data/maps/dm2.map' },
+  {
+    version: '0.7',
+    bin: '/usr/games/teeworlds',
+    port: 18320,
+    display: 91,
+    clientArgs: [],
+    playerName: 'real07',
+    downloadMap: '/usr/share/games/teeworlds/data/maps/dm2.map',
+  },
+  {
+    version: 'ddnet',
+    bin: '/usr/games/DDNet',
+    port: 18321,
+    display: 92,
+    clientArgs: ['gfx_backend OpenGL'],
+    playerName: 'realddnet',
+    downloadMap: '/usr/share/games/ddnet/data/maps/dm2.map',
+  },
 ];
 
 type Json = Record<string, any>;
@@ -129,12 +145,16 @@ async function runCase(c: Case, only: string[]): Promise<Json> {
       copyFileSync(c.downloadMap, m);
       mapArgs.push('--map', m);
     }
-    const server = start(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/bin.ts'), 'serve', 'teeworlds', '--version', c.version, '--port', String(c.port), '--log-every', '2', ...mapArgs], {
-      cwd: ROOT,
-      env: { ...process.env },
-      out: join(dir, 'serve.err'),
-      pipe: true,
-    });
+    const server = start(
+      process.execPath,
+      ['--import', 'tsx', join(ROOT, 'src/cli/bin.ts'), 'serve', 'teeworlds', '--version', c.version, '--port', String(c.port), '--log-every', '2', ...mapArgs],
+      {
+        cwd: ROOT,
+        env: { ...process.env },
+        out: join(dir, 'serve.err'),
+        pipe: true,
+      },
+    );
     mine.push(server);
     let buf = '';
     server.stdout!.on('data', (d: Buffer) => {
@@ -154,7 +174,8 @@ async function runCase(c: Case, only: string[]): Promise<Json> {
       const end = Date.now() + ms;
       while (!f()) {
         if (Date.now() > end) throw new Error(`timed out after ${ms} ms waiting for ${what}`);
-        if (!alive(server)) throw new Error(`tickwire serve exited (${server.exitCode}) while waiting for ${what}: ${readFileSync(join(dir, 'serve.err'), 'utf8').slice(-2000)}`);
+        if (!alive(server))
+          throw new Error(`tickwire serve exited (${server.exitCode}) while waiting for ${what}: ${readFileSync(join(dir, 'serve.err'), 'utf8').slice(-2000)}`);
         await sleep(100);
       }
     };
@@ -165,7 +186,21 @@ async function runCase(c: Case, only: string[]): Promise<Json> {
     const clientLog = join(dir, 'client.log');
     const client = start(
       'xvfb-run',
-      ['-n', String(c.display), '-f', auth, '-s', '-screen 0 800x600x24', c.bin, ...c.clientArgs, 'snd_enable 0', 'debug 1', 'console_output_level 2', `player_name ${c.playerName}`, `connect 127.0.0.1:${c.port}`],
+      [
+        '-n',
+        String(c.display),
+        '-f',
+        auth,
+        '-s',
+        '-screen 0 800x600x24',
+        c.bin,
+        ...c.clientArgs,
+        'snd_enable 0',
+        'debug 1',
+        'console_output_level 2',
+        `player_name ${c.playerName}`,
+        `connect 127.0.0.1:${c.port}`,
+      ],
       { cwd: dir, env: { ...process.env, HOME: home, LIBGL_ALWAYS_SOFTWARE: '1' }, out: clientLog },
     );
     mine.unshift(client);
@@ -239,13 +274,22 @@ async function runCase(c: Case, only: string[]): Promise<Json> {
     res.drop = lines.find((l) => l.event === 'drop' && l.cid === enter.cid && l.name === c.playerName);
     const text = readFileSync(clientLog, 'utf8');
     res.clientLines = text.split('\n').length;
-    res.clientErrors = text.split('\n').filter((l) => /snapshot crc error|delta unpack failed|snapshot invalid|too many snap|invalid snapshot|snapshot.*(?:error|fail)/i.test(l)).slice(0, 20);
-    res.clientSawMap = text.split('\n').filter((l) => /loaded map|loading map/i.test(l)).slice(0, 3);
+    res.clientErrors = text
+      .split('\n')
+      .filter((l) => /snapshot crc error|delta unpack failed|snapshot invalid|too many snap|invalid snapshot|snapshot.*(?:error|fail)/i.test(l))
+      .slice(0, 20);
+    res.clientSawMap = text
+      .split('\n')
+      .filter((l) => /loaded map|loading map/i.test(l))
+      .slice(0, 3);
     res.map = lines.find((l) => l.event === 'listening')?.map;
     res.mapDataLast = lines.some((l) => l.event === 'map-data' && l.cid === enter.cid && l.last === true);
     // The map the client saved from our MAP_DATA chunks, byte for byte the file we served.
     const saved = findFiles(home, (n) => n.startsWith('tickwire_dl') && n.endsWith('.map'));
-    res.downloaded = saved.map((f) => ({ file: f.slice(home.length), same: c.downloadMap !== undefined && readFileSync(f).equals(readFileSync(c.downloadMap)) }));
+    res.downloaded = saved.map((f) => ({
+      file: f.slice(home.length),
+      same: c.downloadMap !== undefined && readFileSync(f).equals(readFileSync(c.downloadMap)),
+    }));
     res.net = lines.filter((l) => l.event === 'stats').pop()?.net;
   } catch (e) {
     res.error = e instanceof Error ? e.message : String(e);

@@ -101,7 +101,9 @@ test('serve live: the real Teeworlds 0.7.5 and DDNet 16.4 clients play on tickwi
   }
   const { result: r, stderr } = await runWorker(ns, 300_000);
   assert.equal(r.fatal, undefined, `worker failed: ${r.fatal}\n${stderr}`);
-  process.stderr.write(`serve live counts: ${JSON.stringify({ '0.7': { entered: r['0.7']?.enteredAfterMs, final: r['0.7']?.final, bot: r['0.7']?.bot }, ddnet: { entered: r.ddnet?.enteredAfterMs, final: r.ddnet?.final, bot: r.ddnet?.bot } })}\n`);
+  process.stderr.write(
+    `serve live counts: ${JSON.stringify({ '0.7': { entered: r['0.7']?.enteredAfterMs, final: r['0.7']?.final, bot: r['0.7']?.bot }, ddnet: { entered: r.ddnet?.enteredAfterMs, final: r.ddnet?.final, bot: r.ddnet?.bot } })}\n`,
+  );
 
   for (const v of ['0.7', 'ddnet'] as const) {
     await t.test(`${v === '0.7' ? 'teeworlds 0.7.5 → --version 0.7' : 'DDNet 16.4 → --version ddnet'}`, () => {

@@ -45,11 +45,20 @@ for (const c of CASES) {
     for (const [i, rc] of cl.entries()) {
       assert.equal(rc.client.state, 'ingame', `${names[i]} in game`);
       assert.ok(rc.snaps.length >= 60, `${names[i]}: ${rc.snaps.length} snapshots`);
-      assert.ok(rc.snaps.every((s) => s.crcOk), `${names[i]}: every CRC matches`);
+      assert.ok(
+        rc.snaps.every((s) => s.crcOk),
+        `${names[i]}: every CRC matches`,
+      );
       const deltas = rc.snaps.filter((s) => s.deltaTick >= 0).length;
       assert.ok(deltas >= rc.snaps.length - 5, `${names[i]}: ${deltas} of ${rc.snaps.length} are deltas`);
-      assert.ok(rc.snaps.some((s) => s.numParts > 1 && s.deltaTick < 0), `${names[i]}: a multi-part full snapshot`);
-      assert.ok(rc.snaps.some((s) => s.numParts > 1 && s.deltaTick >= 0), `${names[i]}: a multi-part delta (the pickups moved)`);
+      assert.ok(
+        rc.snaps.some((s) => s.numParts > 1 && s.deltaTick < 0),
+        `${names[i]}: a multi-part full snapshot`,
+      );
+      assert.ok(
+        rc.snaps.some((s) => s.numParts > 1 && s.deltaTick >= 0),
+        `${names[i]}: a multi-part delta (the pickups moved)`,
+      );
       // Everyone is visible to everyone: names (0.6 ClientInfo items / 0.7 SV_CLIENTINFO) and characters.
       const seen = new Map<number, string>();
       if (c.client === '0.7') for (const ci of rc.client.clientInfos.values()) seen.set(ci.clientId, ci.name);
@@ -86,7 +95,10 @@ test('serve: a full server says so, and a freed slot can be taken again', () => 
   rig.run(1000);
   assert.equal(d.client.state, 'ingame');
   assert.deepEqual(
-    rig.server.summary().map((s) => s.name).sort(),
+    rig.server
+      .summary()
+      .map((s) => s.name)
+      .sort(),
     ['b', 'd'],
   );
 });
@@ -103,7 +115,7 @@ test('serve: a silent client times out and its slot is freed', () => {
   assert.equal(drop?.reason, 'timeout');
 });
 
-test('serve: INPUT moves the client\'s tee (direction and jump)', () => {
+test("serve: INPUT moves the client's tee (direction and jump)", () => {
   for (const version of ['0.7', 'ddnet'] as const) {
     const rig = new Rig(version, { world: { bots: 0 } });
     const nv = version === '0.7' ? '0.7' : '0.6';
@@ -113,7 +125,10 @@ test('serve: INPUT moves the client\'s tee (direction and jump)', () => {
     assert.ok(tee !== undefined && tee.alive);
     const x0 = tee.x;
     const input = (direction: number, jump: number) => {
-      const w = msgHeader(new MsgWriter(), true, version === '0.7' ? 20 : 16).int(a.client.snapshots.ackTick).int(rig.server.tick + 1).int(40);
+      const w = msgHeader(new MsgWriter(), true, version === '0.7' ? 20 : 16)
+        .int(a.client.snapshots.ackTick)
+        .int(rig.server.tick + 1)
+        .int(40);
       for (const v of [direction, 100, 0, jump, 0, 0, 0, 0, 0, 0]) w.int(v);
       if (version === '0.7') w.int(0);
       a.client.sendMessage(w.finish(), false, rig.now);
@@ -149,7 +164,23 @@ function downloadMap(version: ServeVersion): { bytes: Uint8Array; chunks: number
   if (nv === '0.7') {
     const ask = new Uint8Array(512);
     new DataView(ask.buffer).setUint32(0, myToken);
-    server.receive(encodePacket({ connless: false, control: true, resend: false, compression: false, ack: 0, numChunks: 0, token: NET_TOKEN_NONE, payload: controlPayload(CTRL_TOKEN, ask) }, { version: '0.7' }), peer, now);
+    server.receive(
+      encodePacket(
+        {
+          connless: false,
+          control: true,
+          resend: false,
+          compression: false,
+          ack: 0,
+          numChunks: 0,
+          token: NET_TOKEN_NONE,
+          payload: controlPayload(CTRL_TOKEN, ask),
+        },
+        { version: '0.7' },
+      ),
+      peer,
+      now,
+    );
     const tok = decodeControl(decodePacket(inbox.shift()!, { version: '0.7' }).payload, '0.7').token!;
     conn.peerToken = tok;
     conn.sendControl(CTRL_CONNECT, ask, now);
@@ -158,7 +189,9 @@ function downloadMap(version: ServeVersion): { bytes: Uint8Array; chunks: number
   }
   const accept = decodePacket(inbox.shift()!, { version: nv });
   assert.equal(decodeControl(accept.payload, nv).type, 'connectaccept');
-  const info = msgHeader(new MsgWriter(), true, 1).str(nv === '0.7' ? NETVERSION_07 : NETVERSION_06).str('');
+  const info = msgHeader(new MsgWriter(), true, 1)
+    .str(nv === '0.7' ? NETVERSION_07 : NETVERSION_06)
+    .str('');
   if (nv === '0.7') info.int(0x0705);
   conn.queue(info.finish(), true, now);
   conn.flush(now);

@@ -32,7 +32,11 @@ for (const s of teeworlds.samples) {
     const f = fakeIo();
     const code = await run(['decode', 'teeworlds', '--version', String(s.options!.version), '--stream', join(ROOT, s.path), '--format', 'jsonl'], f.io);
     assert.equal(code, 0, f.err.join(''));
-    const recs = f.text().trim().split('\n').map((l) => JSON.parse(l));
+    const recs = f
+      .text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const fixture = s.path.includes('tw075') ? 'tw075_live.json' : s.path.includes('multipart') ? 'ddnet164_multipart_live.json' : 'ddnet164_live.json';
     const entries = loadLive(fixture);
     assert.equal(recs.length, entries.length);
@@ -74,8 +78,13 @@ test('CLI encode: snapshots with acks go through the producer policy', async () 
     { ackTick: 10 },
     { tick: 12, items: [world(12)] },
     { tick: 13, items: [world(13)] },
-    { tick: 14, items: [{ type: 9, id: 0, fields: { tick: 14 } , data: [14, ...new Array(21).fill(0)] }] },
-    { tick: 16, items: [{ type: 11, id: 0, fields: { name: 'nameless tee', clan: '', country: -1, skin: 'default', useCustomColor: 0, colorBody: 65408, colorFeet: 65408 } }] },
+    { tick: 14, items: [{ type: 9, id: 0, fields: { tick: 14 }, data: [14, ...new Array(21).fill(0)] }] },
+    {
+      tick: 16,
+      items: [
+        { type: 11, id: 0, fields: { name: 'nameless tee', clan: '', country: -1, skin: 'default', useCustomColor: 0, colorBody: 65408, colorFeet: 65408 } },
+      ],
+    },
   ];
   const f = fakeIo(input.map((x) => JSON.stringify(x)).join('\n'));
   assert.equal(await run(['encode', 'teeworlds', '--version', '0.6', '--stream', '--hex'], f.io), 0, f.err.join(''));
@@ -84,8 +93,20 @@ test('CLI encode: snapshots with acks go through the producer policy', async () 
   assert.equal(lines.length, 4);
   const d = fakeIo(lines.join('\n'));
   assert.equal(await run(['decode', 'teeworlds', '--version', '0.6', '--stream', '--format', 'jsonl'], d.io), 0, d.err.join(''));
-  const recs = d.text().trim().split('\n').map((l) => JSON.parse(l));
-  assert.deepEqual(recs.map((r) => [r.tick, r.deltaTick]), [[10, -1], [12, 10], [14, 10], [16, 10]]);
+  const recs = d
+    .text()
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    recs.map((r) => [r.tick, r.deltaTick]),
+    [
+      [10, -1],
+      [12, 10],
+      [14, 10],
+      [16, 10],
+    ],
+  );
   assert.deepEqual(recs[3].items[0].fields.name, 'nameless tee');
   // the libtw2 vector: this ClientInfo packs to these ints
   assert.deepEqual(recs[3].items[0].data.slice(0, 4), [-287183387, -320474125, -1594563099, -2139062272]);

@@ -50,8 +50,17 @@ for (const version of TW_VERSIONS) {
 
 test('size int presence: 0.6 types 1-20 static; 0.7 types 1-22 static, 23/24 carry a size; type 0 and ext types always', () => {
   const cases: [TwVersion, number, number, boolean][] = [
-    ['0.6', 9, 22, false], ['ddnet', 11, 17, false], ['0.6', 0, 4, true], ['ddnet', 0x7fff, 3, true], ['ddnet', 21, 2, true],
-    ['0.7', 22, 7, false], ['0.7', 23, 1, true], ['0.7', 24, 3, true], ['0.7', 13, 58, false], ['0.7', 4, 3, false], ['0.6', 4, 4, false],
+    ['0.6', 9, 22, false],
+    ['ddnet', 11, 17, false],
+    ['0.6', 0, 4, true],
+    ['ddnet', 0x7fff, 3, true],
+    ['ddnet', 21, 2, true],
+    ['0.7', 22, 7, false],
+    ['0.7', 23, 1, true],
+    ['0.7', 24, 3, true],
+    ['0.7', 13, 58, false],
+    ['0.7', 4, 3, false],
+    ['0.6', 4, 4, false],
   ];
   for (const [v, type, size, withSize] of cases) {
     const d = createDelta(Snapshot.EMPTY, Snapshot.fromItems([{ type, id: 1, data: new Array(size).fill(7) }]), STATIC_SIZES[v])!;
@@ -72,7 +81,10 @@ test('diff and undiff wrap modulo 2^32', () => {
 test('undeclared extended items (DDNet before 18.3) unpack, declarations may arrive later', () => {
   const first = [0, 1, 0, 0x7fff, 0, 3, 1, 2, 3];
   const s1 = applyDelta(Snapshot.EMPTY, first, 'ddnet');
-  assert.deepEqual(s1.items().map((i) => [i.type, i.id, i.data]), [[0x7fff, 0, [1, 2, 3]]]);
+  assert.deepEqual(
+    s1.items().map((i) => [i.type, i.id, i.data]),
+    [[0x7fff, 0, [1, 2, 3]]],
+  );
   const s2 = applyDelta(s1, [0, 1, 0, 0, 0x7fff, 4, -1824658838, -629591830, -1450210576, 914991429], 'ddnet');
   assert.equal(s2.numItems, 2);
   assert.deepEqual(s2.find(0, 0x7fff) && Array.from(s2.find(0, 0x7fff)!), [-1824658838, -629591830, -1450210576, 914991429]);
@@ -95,7 +107,11 @@ test('DDNet range checks and malformed deltas are DecodeErrors', () => {
     [[0, 1, 0, 0, 4, 3, 1, 2, 3], /updates/], // fine on its own (new item) — see below
   ];
   for (const [ints, re] of bad.slice(0, -1)) {
-    assert.throws(() => applyDelta(base, ints, 'ddnet'), (e: unknown) => e instanceof DecodeError && re.test(e.path), JSON.stringify(ints));
+    assert.throws(
+      () => applyDelta(base, ints, 'ddnet'),
+      (e: unknown) => e instanceof DecodeError && re.test(e.path),
+      JSON.stringify(ints),
+    );
   }
   // an update of a base item with another size (newer DDNet: -207)
   const b2 = Snapshot.fromItems([{ type: 0x7fff, id: 1, data: [1, 2] }]);
@@ -118,7 +134,13 @@ test('reference §8.4 corner cases: deleting a missing key, trailing ints, delet
   assert.deepEqual(itemMap(a.items()), itemMap(base.items()));
   // deleted and updated in the same delta: diffed against the base, appended last
   const b = applyDelta(base, [1, 1, 0, (4 << 16) | 1, 4, 1, 1, 1, 1, 1], 'ddnet');
-  assert.deepEqual(b.items().map((i) => [i.type, i.id, i.data]), [[5, 2, [7, 8, 9]], [4, 1, [2, 3, 4, 5]]]);
+  assert.deepEqual(
+    b.items().map((i) => [i.type, i.id, i.data]),
+    [
+      [5, 2, [7, 8, 9]],
+      [4, 1, [2, 3, 4, 5]],
+    ],
+  );
   assert.equal(b.crc(), 7 + 8 + 9 + 2 + 3 + 4 + 5);
   // the same base item updated twice: the second record wins, both diffed against the base
   const c = applyDelta(base, [0, 2, 0, 5, 2, 1, 1, 1, 5, 2, 10, 0, 0], 'ddnet');
@@ -193,19 +215,24 @@ test('one-pass byte unpack and decompress-then-unpackDelta agree on every input 
   );
   // and on real deltas with real bases
   fc.assert(
-    fc.property(pairArb('ddnet'), fc.array(fc.tuple(fc.nat(), fc.integer({ min: -3, max: 40 })), { maxLength: 3 }), fc.nat(), ([fromItems, toItems], edits, cut) => {
-      const from = Snapshot.fromItems(fromItems);
-      const d0 = createDelta(from, Snapshot.fromItems(toItems), STATIC_SIZES.ddnet);
-      if (d0 === null) return;
-      // mutated and truncated variants of a valid delta
-      const d = d0.slice(0, Math.max(1, d0.length - (cut % 3 === 0 ? cut % 7 : 0)));
-      for (const [i, x] of edits) d[i % d.length] = x;
-      const bytes = encodeInts(d);
-      assert.equal(
-        run(() => unpackDeltaBytes(from, bytes, 0, bytes.length, STATIC_SIZES.ddnet)),
-        run(() => unpackDelta(from, d, d.length, STATIC_SIZES.ddnet)),
-      );
-    }),
+    fc.property(
+      pairArb('ddnet'),
+      fc.array(fc.tuple(fc.nat(), fc.integer({ min: -3, max: 40 })), { maxLength: 3 }),
+      fc.nat(),
+      ([fromItems, toItems], edits, cut) => {
+        const from = Snapshot.fromItems(fromItems);
+        const d0 = createDelta(from, Snapshot.fromItems(toItems), STATIC_SIZES.ddnet);
+        if (d0 === null) return;
+        // mutated and truncated variants of a valid delta
+        const d = d0.slice(0, Math.max(1, d0.length - (cut % 3 === 0 ? cut % 7 : 0)));
+        for (const [i, x] of edits) d[i % d.length] = x;
+        const bytes = encodeInts(d);
+        assert.equal(
+          run(() => unpackDeltaBytes(from, bytes, 0, bytes.length, STATIC_SIZES.ddnet)),
+          run(() => unpackDelta(from, d, d.length, STATIC_SIZES.ddnet)),
+        );
+      },
+    ),
     { numRuns: 600 },
   );
 });

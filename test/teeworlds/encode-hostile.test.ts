@@ -79,12 +79,37 @@ test('encode refuses what the decoder would not read back the same', () => {
 /** JSON the fuzzer builds: near-valid snapshot records, with junk mixed in. */
 function recordArb(): fc.Arbitrary<unknown> {
   const junk = fc.oneof(fc.constant(null), fc.boolean(), fc.string({ maxLength: 6 }), fc.double(), fc.constant(2 ** 32), fc.constant([]), fc.constant({}));
-  const int = fc.oneof({ weight: 5, arbitrary: fc.integer({ min: -300, max: 300 }) }, { weight: 1, arbitrary: fc.integer({ min: -2147483648, max: 2147483647 }) }, { weight: 1, arbitrary: junk });
+  const int = fc.oneof(
+    { weight: 5, arbitrary: fc.integer({ min: -300, max: 300 }) },
+    { weight: 1, arbitrary: fc.integer({ min: -2147483648, max: 2147483647 }) },
+    { weight: 1, arbitrary: junk },
+  );
   const fieldVal = fc.oneof(int, fc.string({ maxLength: 20 }), fc.array(int, { maxLength: 7 }), fc.array(fc.string({ maxLength: 8 }), { maxLength: 7 }));
-  const fieldName = fc.constantFrom('x', 'y', 'type', 'subtype', 'team', 'name', 'clan', 'country', 'skin', 'tick', 'velX', 'extra', 'uuid', 'score', 'local', 'bogus');
+  const fieldName = fc.constantFrom(
+    'x',
+    'y',
+    'type',
+    'subtype',
+    'team',
+    'name',
+    'clan',
+    'country',
+    'skin',
+    'tick',
+    'velX',
+    'extra',
+    'uuid',
+    'score',
+    'local',
+    'bogus',
+  );
   const item = fc.record(
     {
-      type: fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 0, max: 24 }) }, { weight: 1, arbitrary: fc.integer({ min: 0x7ff0, max: 0x7fff }) }, { weight: 1, arbitrary: int }),
+      type: fc.oneof(
+        { weight: 6, arbitrary: fc.integer({ min: 0, max: 24 }) },
+        { weight: 1, arbitrary: fc.integer({ min: 0x7ff0, max: 0x7fff }) },
+        { weight: 1, arbitrary: int },
+      ),
       id: fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 0, max: 5 }) }, { weight: 1, arbitrary: int }),
       data: fc.array(int, { maxLength: 24 }),
       fields: fc.dictionary(fieldName, fieldVal, { maxKeys: 5 }),
@@ -115,7 +140,10 @@ for (const version of TW_VERSIONS) {
         if (msgs.length === 0) return; // the producer's policy sent nothing this tick
         accepted++;
         const dec = teeworlds.createDecoder({ version });
-        const recs = msgs.flatMap((m) => dec.decode(m).records) as { status: string; items: { type: number; id: number; data: number[]; fields?: Record<string, unknown>; typeName: string }[] }[];
+        const recs = msgs.flatMap((m) => dec.decode(m).records) as {
+          status: string;
+          items: { type: number; id: number; data: number[]; fields?: Record<string, unknown>; typeName: string }[];
+        }[];
         assert.equal(recs.length, 1);
         assert.equal(recs[0]!.status, 'ok');
         const given = (json as { items: Record<string, unknown>[] }).items;

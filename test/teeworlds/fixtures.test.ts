@@ -90,7 +90,10 @@ test('reference §16.1 and §16.4: message header bytes of the live snapshots', 
   assert.equal(toHex(m[0]!.subarray(0, 8)), '1190019101902429');
   const mp = loadLive('ddnet164_multipart_live.json')[0]!;
   const parts = encodeSnapshotMessages('ddnet', mp.tick, mp.deltaTick, mp.crc, blob(mp));
-  assert.deepEqual(parts.map((p) => decodeSnapMessage(p, 'ddnet').data.length), [900, 900, 430]);
+  assert.deepEqual(
+    parts.map((p) => decodeSnapMessage(p, 'ddnet').data.length),
+    [900, 900, 430],
+  );
   assert.equal(toHex(parts[2]!.subarray(0, 14)), '0b9a069b0603029ebc8cdd0aae06');
   // the message carrying the last part is inside the recorded datagram's payload when uncompressed;
   // the datagram is compressed here, so check the tail of the blob instead
@@ -118,7 +121,14 @@ test('the messages built from a fixture appear verbatim in its uncompressed data
 });
 
 interface Libtw2 {
-  deltas: { name: string; baseIndex: number | null; deltaInts: number[]; crc: number; varintBlobHex: string; resultItems: { type: number; id: number; data: number[] }[] }[];
+  deltas: {
+    name: string;
+    baseIndex: number | null;
+    deltaInts: number[];
+    crc: number;
+    varintBlobHex: string;
+    resultItems: { type: number; id: number; data: number[] }[];
+  }[];
 }
 
 test('libtw2 correctness vectors: both deltas unpack with their CRCs; createDelta reproduces the second', () => {

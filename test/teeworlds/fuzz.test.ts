@@ -113,18 +113,22 @@ test('fuzz: mutated and truncated fixture messages and deltas', () => {
 
 test('fuzz: the CLI decoder over mutated sample streams only throws DecodeError', () => {
   fc.assert(
-    fc.property(versionArb, fc.array(fc.tuple(fc.nat(CORPUS.length - 1), fc.array(fc.tuple(fc.nat(), fc.nat(255)), { maxLength: 2 }), fc.nat()), { maxLength: 8 }), (v, picks) => {
-      const dec = teeworlds.createDecoder({ version: v });
-      for (const [ci, edits, cut] of picks) {
-        for (const m of CORPUS[ci]!.msgs) {
-          const mm = edits.length === 0 ? m : mutate(m, edits, cut + m.length);
-          total(() => {
-            dec.decode(mm);
-            dec.state?.();
-          });
+    fc.property(
+      versionArb,
+      fc.array(fc.tuple(fc.nat(CORPUS.length - 1), fc.array(fc.tuple(fc.nat(), fc.nat(255)), { maxLength: 2 }), fc.nat()), { maxLength: 8 }),
+      (v, picks) => {
+        const dec = teeworlds.createDecoder({ version: v });
+        for (const [ci, edits, cut] of picks) {
+          for (const m of CORPUS[ci]!.msgs) {
+            const mm = edits.length === 0 ? m : mutate(m, edits, cut + m.length);
+            total(() => {
+              dec.decode(mm);
+              dec.state?.();
+            });
+          }
         }
-      }
-    }),
+      },
+    ),
     { numRuns: 300 },
   );
 });

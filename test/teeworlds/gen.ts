@@ -28,10 +28,13 @@ export function sizeFor(version: TwVersion, type: number, free: number): number 
 /** A random snapshot (unique keys) of a version. */
 export function snapArb(version: TwVersion, maxItems = 40): fc.Arbitrary<Items> {
   return fc
-    .uniqueArray(fc.tuple(typeArb(version), fc.integer({ min: 0, max: 70 }), fc.integer({ min: 0, max: 12 }), fc.array(value, { minLength: 64, maxLength: 64 })), {
-      maxLength: maxItems,
-      selector: ([t, id]) => t * 65536 + id,
-    })
+    .uniqueArray(
+      fc.tuple(typeArb(version), fc.integer({ min: 0, max: 70 }), fc.integer({ min: 0, max: 12 }), fc.array(value, { minLength: 64, maxLength: 64 })),
+      {
+        maxLength: maxItems,
+        selector: ([t, id]) => t * 65536 + id,
+      },
+    )
     .map((rows) => rows.map(([type, id, free, vals]) => ({ type, id, data: vals.slice(0, sizeFor(version, type, free)) })));
 }
 
@@ -40,8 +43,14 @@ export function snapArb(version: TwVersion, maxItems = 40): fc.Arbitrary<Items> 
  * (same size), some added: the shape of consecutive real snapshots.
  */
 export function pairArb(version: TwVersion): fc.Arbitrary<[Items, Items]> {
-  return fc.tuple(snapArb(version), snapArb(version, 15), fc.array(fc.tuple(fc.nat(), fc.nat(), value), { maxLength: 30 }), fc.array(fc.boolean(), { minLength: 40, maxLength: 40 })).map(
-    ([from, extra, edits, keep]) => {
+  return fc
+    .tuple(
+      snapArb(version),
+      snapArb(version, 15),
+      fc.array(fc.tuple(fc.nat(), fc.nat(), value), { maxLength: 30 }),
+      fc.array(fc.boolean(), { minLength: 40, maxLength: 40 }),
+    )
+    .map(([from, extra, edits, keep]) => {
       const to: Items = [];
       const keys = new Set<number>();
       from.forEach((it, i) => {
@@ -61,6 +70,5 @@ export function pairArb(version: TwVersion): fc.Arbitrary<[Items, Items]> {
         }
       }
       return [from, to];
-    },
-  );
+    });
 }

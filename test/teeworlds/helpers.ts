@@ -52,4 +52,3 @@ export function crcOf(items: readonly { data: ArrayLike<number> }[]): number {
   for (const it of items) for (let i = 0; i < it.data.length; i++) c = (c + it.data[i]!) | 0;
   return c;
 }
-

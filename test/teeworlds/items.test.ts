@@ -25,7 +25,10 @@ function fieldInts(spec: string): number {
 }
 
 test('object tables: field counts equal the static sizes of §10.3 for every typed object', () => {
-  for (const [table, sizes] of [[OBJECTS_06, STATIC_SIZES['0.6']], [OBJECTS_07, STATIC_SIZES['0.7']]] as const) {
+  for (const [table, sizes] of [
+    [OBJECTS_06, STATIC_SIZES['0.6']],
+    [OBJECTS_07, STATIC_SIZES['0.7']],
+  ] as const) {
     for (let t = 1; t < table.length; t++) {
       const def = table[t]!;
       const n = def.fields.reduce((a, f) => a + fieldInts(f), 0);
@@ -88,7 +91,15 @@ test('typed items: DDNet extended types resolve through declarations, also remem
   const s0 = unpackDeltaBytes(Snapshot.EMPTY, blob(entries[0]!), 0, blob(entries[0]!).length, STATIC_SIZES.ddnet);
   const t0 = typedItems('ddnet', s0);
   // tick 130: no declarations yet → raw, named by internal type, no error
-  assert.deepEqual(t0.filter((i) => i.type >= 0x4000).map((i) => [i.typeName, i.fields]), [['Ext32767', undefined], ['Ext32766', undefined], ['Ext32765', undefined], ['Ext32764', undefined]]);
+  assert.deepEqual(
+    t0.filter((i) => i.type >= 0x4000).map((i) => [i.typeName, i.fields]),
+    [
+      ['Ext32767', undefined],
+      ['Ext32766', undefined],
+      ['Ext32765', undefined],
+      ['Ext32764', undefined],
+    ],
+  );
   const fake = t0.find((i) => i.type === 11 && i.id === 15)!;
   assert.equal(fake.fields!.name, ' ');
   const s1 = unpackDeltaBytes(s0, blob(entries[1]!), 0, blob(entries[1]!).length, STATIC_SIZES.ddnet);
@@ -111,7 +122,11 @@ test('typed items: DDNet extended types resolve through declarations, also remem
 });
 
 test('unknown types stay raw int arrays', () => {
-  const s = Snapshot.fromItems([{ type: 60, id: 3, data: [1, 2, 3] }, { type: 0x5000, id: 1, data: [9] }, { type: 0, id: 0x5000, data: [1, 2, 3, 4] }]);
+  const s = Snapshot.fromItems([
+    { type: 60, id: 3, data: [1, 2, 3] },
+    { type: 0x5000, id: 1, data: [9] },
+    { type: 0, id: 0x5000, data: [1, 2, 3, 4] },
+  ]);
   const t = typedItems('0.6', s);
   assert.deepEqual(t[0], { type: 60, id: 3, typeName: 'Unknown60', data: [1, 2, 3] });
   assert.equal(t[1]!.typeName, 'Ext(00000001-0000-0002-0000-000300000004)');

@@ -21,8 +21,14 @@ import { snapArb } from './gen.js';
 
 test('message ids and header bytes per version (reference §4.2)', () => {
   const hdr = (v: '0.6' | '0.7' | 'ddnet', id: number) => toHex(new Uint8Array([(id << 1) | 1]));
-  assert.deepEqual([hdr('0.6', SYSTEM_MESSAGE_IDS['0.6'].SNAP), hdr('0.6', SYSTEM_MESSAGE_IDS['0.6'].SNAPEMPTY), hdr('0.6', SYSTEM_MESSAGE_IDS['0.6'].SNAPSINGLE)], ['0b', '0d', '0f']);
-  assert.deepEqual([hdr('0.7', SYSTEM_MESSAGE_IDS['0.7'].SNAP), hdr('0.7', SYSTEM_MESSAGE_IDS['0.7'].SNAPEMPTY), hdr('0.7', SYSTEM_MESSAGE_IDS['0.7'].SNAPSINGLE)], ['0d', '0f', '11']);
+  assert.deepEqual(
+    [hdr('0.6', SYSTEM_MESSAGE_IDS['0.6'].SNAP), hdr('0.6', SYSTEM_MESSAGE_IDS['0.6'].SNAPEMPTY), hdr('0.6', SYSTEM_MESSAGE_IDS['0.6'].SNAPSINGLE)],
+    ['0b', '0d', '0f'],
+  );
+  assert.deepEqual(
+    [hdr('0.7', SYSTEM_MESSAGE_IDS['0.7'].SNAP), hdr('0.7', SYSTEM_MESSAGE_IDS['0.7'].SNAPEMPTY), hdr('0.7', SYSTEM_MESSAGE_IDS['0.7'].SNAPSINGLE)],
+    ['0d', '0f', '11'],
+  );
   assert.equal(SYSTEM_MESSAGE_IDS.ddnet.INPUT, 16);
   assert.equal(SYSTEM_MESSAGE_IDS['0.7'].INPUT, 20);
   assert.equal(systemMessageName('0.7', 10), 'INPUTTIMING');
@@ -66,16 +72,29 @@ test('message checks of §6.2 step 5 and trailing bytes', () => {
 test('slicing: parts of exactly 900 bytes but the last, at most 64; SNAPSINGLE for one, SNAPEMPTY for none', () => {
   const d = new Uint8Array(2230).map((_, i) => i & 0x3f);
   const parts = sliceSnapshot(410, -1, 7, d);
-  assert.deepEqual(parts.map((p) => [p.kind, p.part, p.numParts, p.data.length]), [['snap', 0, 3, 900], ['snap', 1, 3, 900], ['snap', 2, 3, 430]]);
+  assert.deepEqual(
+    parts.map((p) => [p.kind, p.part, p.numParts, p.data.length]),
+    [
+      ['snap', 0, 3, 900],
+      ['snap', 1, 3, 900],
+      ['snap', 2, 3, 430],
+    ],
+  );
   assert.equal(sliceSnapshot(1, 0, 0, new Uint8Array(900))[0]!.kind, 'snap_single');
   assert.equal(sliceSnapshot(1, 0, 0, new Uint8Array(901)).length, 2);
   assert.equal(sliceSnapshot(1, 0, 0, new Uint8Array(0))[0]!.kind, 'snap_empty');
   assert.equal(sliceSnapshot(1, 0, 0, new Uint8Array(64 * 900)).length, 64);
   assert.throws(() => sliceSnapshot(1, 0, 0, new Uint8Array(64 * 900 + 1)), EncodeError);
-  assert.deepEqual(sliceSnapshot(1, 0, 0, new Uint8Array(250), { partSize: 100 }).map((p) => p.data.length), [100, 100, 50]);
+  assert.deepEqual(
+    sliceSnapshot(1, 0, 0, new Uint8Array(250), { partSize: 100 }).map((p) => p.data.length),
+    [100, 100, 50],
+  );
   for (const p of parts) {
     const m = decodeSnapMessage(encodeSnapMessage(p, 'ddnet'), 'ddnet');
-    assert.deepEqual([m.kind, m.tick, m.deltaTick, m.numParts, m.part, m.crc, toHex(m.data)], [p.kind, p.tick, p.deltaTick, p.numParts, p.part, p.crc, toHex(p.data)]);
+    assert.deepEqual(
+      [m.kind, m.tick, m.deltaTick, m.numParts, m.part, m.crc, toHex(m.data)],
+      [p.kind, p.tick, p.deltaTick, p.numParts, p.part, p.crc, toHex(p.data)],
+    );
   }
 });
 
@@ -92,7 +111,7 @@ test('reassembly in any arrival order, with duplicates (property, multi-part fix
       const seq = [...order, 0, 1, 2];
       // make sure the last of the three distinct parts arrives at some point
       let done = 0;
-      let seen = new Set<number>();
+      const seen = new Set<number>();
       for (const i of seq) {
         const r = rx.receiveBytes(parts[i]!);
         seen.add(i);

@@ -10,7 +10,6 @@ import { Arena, buildIndex, MAX_ID, MAX_TYPE, Snapshot, snapshotByteSize, trackC
 
 const arena = new Arena();
 
-
 function fail(offset: number, path: string, expected: string, found?: string): DecodeError {
   return new DecodeError(offset, path, expected, found);
 }
@@ -204,4 +203,3 @@ export function unpackDeltaOracle(base: Snapshot, ints: Int32Array, len: number,
   trackChunks(snap, C, C, index === undefined ? undefined : arena.chunk);
   return snap;
 }
-

@@ -1,7 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Snapshot, SnapshotProducer, SnapshotReceiver, SnapshotStorage, STATIC_SIZES, unpackDeltaBytes, encodeSnapshotMessages, TW_VERSIONS } from '../../src/protocols/teeworlds/index.js';
+import {
+  Snapshot,
+  SnapshotProducer,
+  SnapshotReceiver,
+  SnapshotStorage,
+  STATIC_SIZES,
+  unpackDeltaBytes,
+  encodeSnapshotMessages,
+  TW_VERSIONS,
+} from '../../src/protocols/teeworlds/index.js';
 import { blob, itemMap, LIVE, loadLive } from './helpers.js';
 import { pairArb } from './gen.js';
 

@@ -18,7 +18,7 @@ const ROOT = join(new URL('.', import.meta.url).pathname, '..', '..');
 /** Leaves with no bytes of their own, by path pattern, and why. */
 const ALWAYS: AllowedGap[] = [
   { pattern: /^status$/, reason: 'derived: the outcome of rebuilding the snapshot and checking its CRC' },
-  { pattern: /^crcOk$/, reason: 'derived: the rebuilt snapshot\'s CRC compared with `crc`' },
+  { pattern: /^crcOk$/, reason: "derived: the rebuilt snapshot's CRC compared with `crc`" },
   { pattern: /^numItems$/, reason: 'derived: the number of items of the rebuilt snapshot' },
   { pattern: /^error$/, reason: 'derived: a description of why the snapshot was dropped' },
 ];
@@ -30,7 +30,10 @@ interface Rec {
 
 for (const sample of teeworlds.samples) {
   test(`spans cover every record leaf: sample ${sample.id}`, (t) => {
-    const lines = readFileSync(join(ROOT, sample.path), 'utf8').split('\n').map((l) => l.trim()).filter((l) => l !== '' && !l.startsWith('#'));
+    const lines = readFileSync(join(ROOT, sample.path), 'utf8')
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => l !== '' && !l.startsWith('#'));
     const dec = teeworlds.createDecoder({});
     let leaves = 0;
     let linked = 0;
@@ -46,14 +49,21 @@ for (const sample of teeworlds.samples) {
       const rec = m.records[0] as Rec;
       // items this message's delta does not touch keep their base's values: their bytes are in an earlier message
       const touched = new Set((m.entities ?? []).map((e) => e.id));
-      const carried = (rec.items ?? []).map((it, i) => [i, `${it.type}:${it.id}`] as const).filter(([, id]) => !touched.has(id)).map(([i]) => i);
+      const carried = (rec.items ?? [])
+        .map((it, i) => [i, `${it.type}:${it.id}`] as const)
+        .filter(([, id]) => !touched.has(id))
+        .map(([i]) => i);
       const allow: AllowedGap[] = [...ALWAYS];
-      if (carried.length > 0) allow.push({ pattern: new RegExp(`^items\\[(${carried.join('|')})\\]\\.`), reason: 'carried over unchanged from the base snapshot' });
-      if (rec.kind === 'snap_empty') allow.push({ pattern: /^(numDeleted|numUpdated|crc)$/, reason: 'SNAPEMPTY carries no delta and no CRC: these are 0 by definition' });
+      if (carried.length > 0)
+        allow.push({ pattern: new RegExp(`^items\\[(${carried.join('|')})\\]\\.`), reason: 'carried over unchanged from the base snapshot' });
+      if (rec.kind === 'snap_empty')
+        allow.push({ pattern: /^(numDeleted|numUpdated|crc)$/, reason: 'SNAPEMPTY carries no delta and no CRC: these are 0 by definition' });
       const cov = spanCoverage(m.records, sink.spans, allow);
       assert.deepEqual(cov.orphans, [], `message ${n}: orphan spans`);
       assert.deepEqual(cov.unlinked, [], `message ${n}: unlinked leaves`);
-      for (const s of sink.spans) if (s.layer !== undefined) assert.ok(m.layers?.[s.layer] !== undefined && s.end <= m.layers[s.layer]!.length, `message ${n}: span ${s.path} outside layer ${s.layer}`);
+      for (const s of sink.spans)
+        if (s.layer !== undefined)
+          assert.ok(m.layers?.[s.layer] !== undefined && s.end <= m.layers[s.layer]!.length, `message ${n}: span ${s.path} outside layer ${s.layer}`);
       leaves += cov.leaves;
       linked += cov.linked;
       allowed += cov.allowed;

@@ -51,7 +51,9 @@ test('StrToInts / IntsToStr round-trip every byte string without NUL that fits (
 });
 
 test('libtw2 ClientInfo decodes to the fixture strings', () => {
-  const fx = loadJson<{ deltas: { resultItems: { type: number; id: number; data: number[] }[] }[]; clientInfo: Record<string, unknown> }>('libtw2-snapshot-correctness.json');
+  const fx = loadJson<{ deltas: { resultItems: { type: number; id: number; data: number[] }[] }[]; clientInfo: Record<string, unknown> }>(
+    'libtw2-snapshot-correctness.json',
+  );
   const ci = fx.deltas[0]!.resultItems.find((i) => i.type === 11 && i.id === 0)!;
   assert.equal(intsToStr(ci.data.slice(0, 4)), fx.clientInfo.name);
   assert.equal(intsToStr(ci.data.slice(4, 7)), fx.clientInfo.clan);

@@ -42,7 +42,7 @@ function huffmanDecoder(): (src: Uint8Array) => Uint8Array {
 function chunks07(d: Uint8Array, huff: (b: Uint8Array) => Uint8Array): Uint8Array[] {
   const flags = d[0]! >> 2;
   const num = d[2]!;
-  let p = flags & 4 ? huff(d.subarray(7)) : d.subarray(7);
+  const p = flags & 4 ? huff(d.subarray(7)) : d.subarray(7);
   const out: Uint8Array[] = [];
   let o = 0;
   for (let i = 0; i < num; i++) {
@@ -116,10 +116,11 @@ test('teeworlds-go: the DDNet 0.7 snapshot has race types 23/24 and declared ext
   const e = loadJson<GoEntry[]>('teeworlds-go-snapshot7.json').find((x) => x.source.includes('ddnet_2part'))!;
   const rx = new SnapshotReceiver('0.7');
   let snap: Snapshot | undefined;
-  for (const hex of e.udpPacketsHex) for (const c of chunks07(fromHex(hex), h)) {
-    const hdr = decodeMessageHeader(c);
-    if (hdr.system && hdr.id >= 6 && hdr.id <= 8) snap = rx.receiveBytes(c).snapshot ?? snap;
-  }
+  for (const hex of e.udpPacketsHex)
+    for (const c of chunks07(fromHex(hex), h)) {
+      const hdr = decodeMessageHeader(c);
+      if (hdr.system && hdr.id >= 6 && hdr.id <= 8) snap = rx.receiveBytes(c).snapshot ?? snap;
+    }
   const typed = typedItems('0.7', snap!);
   const names = new Set(typed.map((t) => t.typeName));
   assert.ok(names.has('PlayerInfoRace') || names.has('GameDataRace'));
@@ -132,11 +133,14 @@ test('teeworlds-go: every item of the full snapshots has a known type name', () 
   for (const e of loadJson<GoEntry[]>('teeworlds-go-snapshot7.json').filter((x) => x.crcVerifiable)) {
     const rx = new SnapshotReceiver('0.7');
     let snap: Snapshot | undefined;
-    for (const hex of e.udpPacketsHex) for (const c of chunks07(fromHex(hex), h)) {
-      const hdr = decodeMessageHeader(c);
-      if (hdr.system && hdr.id >= 6 && hdr.id <= 8) snap = rx.receiveBytes(c).snapshot ?? snap;
-    }
-    const unknown = typedItems('0.7', snap!).filter((t) => t.fields === undefined).map((t) => `${t.typeName}`);
+    for (const hex of e.udpPacketsHex)
+      for (const c of chunks07(fromHex(hex), h)) {
+        const hdr = decodeMessageHeader(c);
+        if (hdr.system && hdr.id >= 6 && hdr.id <= 8) snap = rx.receiveBytes(c).snapshot ?? snap;
+      }
+    const unknown = typedItems('0.7', snap!)
+      .filter((t) => t.fields === undefined)
+      .map((t) => `${t.typeName}`);
     assert.deepEqual([...new Set(unknown)], [], e.source);
   }
 });

@@ -6,10 +6,29 @@ import { decodeInts, encodeInts, encodeVarint, readVarint, varintSize, Packer, U
 
 // Reference §2.4.
 const EXAMPLES: [number, string][] = [
-  [0, '00'], [1, '01'], [63, '3f'], [64, '8001'], [65, '8101'], [127, 'bf01'], [128, '8002'], [8191, 'bf7f'],
-  [8192, '808001'], [1048576, '80808001'], [134217728, '8080808001'], [-2147483648, 'ffffffff0f'],
-  [-1, '40'], [-2, '41'], [-63, '7e'], [-64, '7f'], [-65, 'c001'], [-66, 'c101'], [1000, 'a80f'], [-1000, 'e70f'],
-  [1048575, 'bfff7f'], [134217727, 'bfffff7f'], [2147483647, 'bfffffff0f'],
+  [0, '00'],
+  [1, '01'],
+  [63, '3f'],
+  [64, '8001'],
+  [65, '8101'],
+  [127, 'bf01'],
+  [128, '8002'],
+  [8191, 'bf7f'],
+  [8192, '808001'],
+  [1048576, '80808001'],
+  [134217728, '8080808001'],
+  [-2147483648, 'ffffffff0f'],
+  [-1, '40'],
+  [-2, '41'],
+  [-63, '7e'],
+  [-64, '7f'],
+  [-65, 'c001'],
+  [-66, 'c101'],
+  [1000, 'a80f'],
+  [-1000, 'e70f'],
+  [1048575, 'bfff7f'],
+  [134217727, 'bfffff7f'],
+  [2147483647, 'bfffffff0f'],
 ];
 
 test('CVariableInt: every example of the reference encodes and decodes', () => {
@@ -39,7 +58,10 @@ test('CVariableInt: 5th byte, vanilla vs DDNet (reference §2.3 table)', () => {
 test('CVariableInt: a varint cut off by the end is a DecodeError at its first byte', () => {
   for (const hex of ['80', '0180', 'ff', '00ffff', '80808080']) {
     const b = fromHex(hex);
-    assert.throws(() => decodeInts(b), (e: unknown) => e instanceof DecodeError && /ints\[\d+\]/.test(e.path));
+    assert.throws(
+      () => decodeInts(b),
+      (e: unknown) => e instanceof DecodeError && /ints\[\d+\]/.test(e.path),
+    );
   }
   assert.throws(() => readVarint(new Uint8Array(0), 0, 0), DecodeError);
 });
@@ -63,7 +85,16 @@ test('CVariableInt: any int32 round-trips in the shortest form; streams too (pro
 
 test('CVariableInt: shortest-form byte counts follow the bit layout (6 + 7k bits)', () => {
   // independent: a value needs 1 byte up to 2^6-1, 2 up to 2^13-1, 3 up to 2^20-1, 4 up to 2^27-1, else 5
-  for (const [v, n] of [[63, 1], [64, 2], [8191, 2], [8192, 3], [(1 << 20) - 1, 3], [1 << 20, 4], [(1 << 27) - 1, 4], [1 << 27, 5]] as const) {
+  for (const [v, n] of [
+    [63, 1],
+    [64, 2],
+    [8191, 2],
+    [8192, 3],
+    [(1 << 20) - 1, 3],
+    [1 << 20, 4],
+    [(1 << 27) - 1, 4],
+    [1 << 27, 5],
+  ] as const) {
     assert.equal(encodeVarint(v).length, n);
     assert.equal(encodeVarint(~v).length, n);
   }
@@ -71,7 +102,11 @@ test('CVariableInt: shortest-form byte counts follow the bit layout (6 + 7k bits
 
 test('packer: ints, strings, raw; unpacker reads them back and reports errors with field names', () => {
   const p = new Packer();
-  p.int(5).int(-1).string('héllo').raw(new Uint8Array([1, 2, 3])).string('');
+  p.int(5)
+    .int(-1)
+    .string('héllo')
+    .raw(new Uint8Array([1, 2, 3]))
+    .string('');
   const b = p.finish();
   // independent bytes: 05, 40, UTF-8 "héllo" + 00, 01 02 03, 00
   assert.equal(toHex(b), '0540' + '68c3a96c6c6f00' + '010203' + '00');
@@ -82,8 +117,14 @@ test('packer: ints, strings, raw; unpacker reads them back and reports errors wi
   assert.deepEqual(Array.from(u.raw(3, 'r')), [1, 2, 3]);
   assert.equal(u.string('t'), '');
   assert.equal(u.remaining, 0);
-  assert.throws(() => u.int('x'), (e: unknown) => e instanceof DecodeError && e.path === 'x');
-  assert.throws(() => new Unpacker(fromHex('6162')).string('name'), (e: unknown) => e instanceof DecodeError && e.path === 'name');
+  assert.throws(
+    () => u.int('x'),
+    (e: unknown) => e instanceof DecodeError && e.path === 'x',
+  );
+  assert.throws(
+    () => new Unpacker(fromHex('6162')).string('name'),
+    (e: unknown) => e instanceof DecodeError && e.path === 'name',
+  );
   assert.throws(() => new Unpacker(fromHex('01')).raw(2, 'data'), DecodeError);
   assert.throws(() => new Unpacker(fromHex('01')).raw(-1, 'data'), DecodeError);
   assert.equal(toHex(new Packer().string('abcdef', 3).finish()), '61626300');

@@ -22,9 +22,16 @@ for (const [path, version] of SAMPLES) {
     const text = readFileSync(join(ROOT, path), 'utf8');
     const d = fakeIo(text);
     assert.equal(await run(['decode', 'teeworlds', '--stream', '--format', 'jsonl'], d.io), 0, d.err.join(''));
-    const recs = d.text().trim().split('\n').map((l) => JSON.parse(l) as { version: string });
+    const recs = d
+      .text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { version: string });
     assert.ok(recs.length > 5);
-    assert.ok(recs.every((r) => r.version === version), `${recs.map((r) => r.version)}`);
+    assert.ok(
+      recs.every((r) => r.version === version),
+      `${recs.map((r) => r.version)}`,
+    );
     // with the right --version, the same records
     const d2 = fakeIo(text);
     assert.equal(await run(['decode', 'teeworlds', '--version', version, '--stream', '--format', 'jsonl'], d2.io), 0);

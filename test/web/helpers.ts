@@ -25,7 +25,16 @@ export function chromiumMissing(): string | undefined {
 export async function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -92,10 +101,14 @@ export function treeText(page: Page): Promise<string> {
 /** Show message `n` (0-based) of the loaded stream, through the slider. */
 export async function gotoMessage(page: Page, n: number): Promise<void> {
   // what dragging the slider does (page.fill waits for the layout to settle, slow on big tables)
-  await page.$eval('#step', (el, v) => {
-    (el as HTMLInputElement).value = v;
-    el.dispatchEvent(new Event('input', { bubbles: true }));
-  }, String(n));
+  await page.$eval(
+    '#step',
+    (el, v) => {
+      (el as HTMLInputElement).value = v;
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    },
+    String(n),
+  );
   const pos = (await page.textContent('#position')) ?? '';
   if (!pos.startsWith(`message ${n + 1} of `)) throw new Error(`could not go to message ${n + 1}: ${pos}`);
 }

@@ -13,7 +13,22 @@ import type { Browser, Page } from 'playwright-core';
 import { buildUdpIpv4, fromHex, writePcap } from '../../src/core/index.js';
 import type { RunningServer } from '../../src/web/server.js';
 import { FAMILIES } from '../../src/families/registry.js';
-import { bufferLength, chromiumMissing, ROOT, gotoMessage, highlighted, hoverTree, launchChromium, pasteHex, pickSample, range, screenshot, startToyServer, stateTable, treeText } from './helpers.js';
+import {
+  bufferLength,
+  chromiumMissing,
+  ROOT,
+  gotoMessage,
+  highlighted,
+  hoverTree,
+  launchChromium,
+  pasteHex,
+  pickSample,
+  range,
+  screenshot,
+  startToyServer,
+  stateTable,
+  treeText,
+} from './helpers.js';
 
 const missing = chromiumMissing();
 
@@ -142,8 +157,14 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
     await screenshot(page, 'teeworlds-tw075-2');
     await gotoMessage(page, 2);
     assert.match(await treeText(page), /tick: 84\b/);
-    assert.ok(Object.values(await stateTable(page)).every((r) => !r.created && r.changed.length === 0), 'SNAPEMPTY changes nothing');
-    await checkCorrupt('teeworlds', '11920102aafe039002040f008180208280208480208a80200403b01c9005010405b01cb006010406b01ab009030407900e900a0004089011900a000409b013900a00040bb00db00c00040c');
+    assert.ok(
+      Object.values(await stateTable(page)).every((r) => !r.created && r.changed.length === 0),
+      'SNAPEMPTY changes nothing',
+    );
+    await checkCorrupt(
+      'teeworlds',
+      '11920102aafe039002040f008180208280208480208a80200403b01c9005010405b01cb006010406b01ab009030407900e900a0004089011900a000409b013900a00040bb00db00c00040c',
+    );
   });
 
   test('teeworlds: a 3-part SNAP yields its snapshot with the last part', { todo: TW_MULTI.todo }, async () => {
@@ -158,10 +179,14 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
     assert.equal(Object.keys(await stateTable(page)).length, 83);
   });
 
-  test('teeworlds: a dropped pcap of the 0.7.5 server packets goes through the family\'s capture decoder', { todo: TW.todo ?? (FAMILIES.find((f) => f.name === 'teeworlds')?.decodeFile === undefined ? 'teeworlds has no capture decoder yet' : undefined) }, async () => {
+  test("teeworlds: a dropped pcap of the 0.7.5 server packets goes through the family's capture decoder", {
+    todo: TW.todo ?? (FAMILIES.find((f) => f.name === 'teeworlds')?.decodeFile === undefined ? 'teeworlds has no capture decoder yet' : undefined),
+  }, async () => {
     // the real server's UDP packets of test/fixtures/teeworlds/tw075_live.json, wrapped in IPv4/UDP in a pcap
     const fx = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/teeworlds/tw075_live.json'), 'utf8')) as { udpPacketsHex: string[] }[];
-    const frames = fx.flatMap((e, i) => e.udpPacketsHex.map((h) => ({ time: 1700000000 + i / 10, data: buildUdpIpv4('127.0.0.1', 8303, '127.0.0.1', 40000, fromHex(h)) })));
+    const frames = fx.flatMap((e, i) =>
+      e.udpPacketsHex.map((h) => ({ time: 1700000000 + i / 10, data: buildUdpIpv4('127.0.0.1', 8303, '127.0.0.1', 40000, fromHex(h)) })),
+    );
     const pcap = Buffer.from(writePcap(frames)).toString('base64');
     await page.selectOption('#family', 'teeworlds');
     await page.selectOption('#options select[data-opt="version"]', '0.7');
@@ -199,7 +224,11 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
   });
 
   test('teeworlds: DDNet 16.4 stream, tick, CRC and item count of each snapshot as in the fixture', { todo: TW_DDNET.todo }, async () => {
-    const fx = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/teeworlds/ddnet164_live.json'), 'utf8')) as { tick: string | number; crc: string | number; resultItems: unknown[] | string }[];
+    const fx = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/teeworlds/ddnet164_live.json'), 'utf8')) as {
+      tick: string | number;
+      crc: string | number;
+      resultItems: unknown[] | string;
+    }[];
     await pickSample(page, 'teeworlds', TW_DDNET.id!);
     for (let i = 0; i < 4; i++) {
       const e = fx[i]!;
@@ -230,7 +259,10 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
     await screenshot(page, 'wow-hover');
     await gotoMessage(page, 1);
     assert.match(await treeText(page), /hasTransport: 1\b/);
-    assert.ok((await page.$$eval('#hex .buf h3', (els) => els.map((e) => e.textContent ?? ''))).some((t) => /316 bytes/.test(t)), 'the inflated body (316 bytes) is shown');
+    assert.ok(
+      (await page.$$eval('#hex .buf h3', (els) => els.map((e) => e.textContent ?? ''))).some((t) => /316 bytes/.test(t)),
+      'the inflated body (316 bytes) is shown',
+    );
     rows = await stateTable(page);
     for (const g of ['0x1fc0000000005148', '0x1fc000000002b074', '0x1fc0000000028407', '0x1fc000000002b451']) {
       assert.equal(rows[g]?.created, true, g);
@@ -242,7 +274,10 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
     const removed = await page.$$eval('#state .removed s', (els) => els.map((e) => e.textContent ?? ''));
     assert.equal(removed.length, 1, 'the wolf despawns');
     assert.equal((await stateTable(page))[removed[0]!], undefined);
-    await checkCorrupt('wow', '0085a900010000000003010404310000000000000000cdd70bc6357e04c3f90fa74200000000000000000000803f0000e040000090400000000000000000db0f49400100000005170040101c0000000000000000000000180000000400000000000000190000000000803f64000000640000000100000001000000010101013200000032000000');
+    await checkCorrupt(
+      'wow',
+      '0085a900010000000003010404310000000000000000cdd70bc6357e04c3f90fa74200000000000000000000803f0000e040000090400000000000000000db0f49400100000005170040101c0000000000000000000000180000000400000000000000190000000000803f64000000640000000100000001000000010101013200000032000000',
+    );
   });
 
   // Diep: expected values from test/fixtures/diep/test-vectors.json (sandbox-* vectors are lines of the sample)
@@ -268,6 +303,9 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
     assert.equal(rows['0']!.changed.length, 0);
     assert.equal(await page.$$eval('#ent-ranges .ent', (els) => els.length), 12, '12 position updates');
     await screenshot(page, 'diep-positions');
-    await checkCorrupt('diep', '0004000c010d0001008f0f00fb1200ac04010104000100d10b00911100ba05010102000100910500a30e0020010107000100ad0d00ca05009c01010109000100dd0b00dc0d008005010105');
+    await checkCorrupt(
+      'diep',
+      '0004000c010d0001008f0f00fb1200ac04010104000100d10b00911100ba05010102000100910500a30e0020010107000100ad0d00ca05009c01010109000100dd0b00dc0d008005010105',
+    );
   });
 });

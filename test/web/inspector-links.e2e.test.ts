@@ -72,7 +72,14 @@ describe('inspector: tree and spans agree, every family, every sample, every mes
         if (s.format !== 'hex-lines') continue;
         await pickSample(page, f.name, s.id);
         const inputs = parseHexLines(readFileSync(join(ROOT, s.path), 'utf8'));
-        const dec = f.createDecoder({ ...Object.fromEntries(Object.entries(f.options).filter(([, o]) => o.default !== undefined).map(([k, o]) => [k, o.default])), ...s.options });
+        const dec = f.createDecoder({
+          ...Object.fromEntries(
+            Object.entries(f.options)
+              .filter(([, o]) => o.default !== undefined)
+              .map(([k, o]) => [k, o.default]),
+          ),
+          ...s.options,
+        });
         let sLeaves = 0;
         let sLinked = 0;
         const gaps: string[] = [];
@@ -94,7 +101,9 @@ describe('inspector: tree and spans agree, every family, every sample, every mes
           for (const o of withAllow.orphans) gaps.push(`message ${i + 1}: orphan span ${o}`);
         }
         const by = RECORD_DEPENDENT_GAPS[f.name];
-        t.diagnostic(`${f.name}/${s.id}: ${sLinked} of ${sLeaves} leaves linked over ${inputs.length} messages${by ? ` before the record-dependent gaps that ${by} allows` : ` (${gaps.length} gaps)`}`);
+        t.diagnostic(
+          `${f.name}/${s.id}: ${sLinked} of ${sLeaves} leaves linked over ${inputs.length} messages${by ? ` before the record-dependent gaps that ${by} allows` : ` (${gaps.length} gaps)`}`,
+        );
         familyLeaves += sLeaves;
         familyLinked += sLinked;
         if (by === undefined) assert.deepEqual(gaps.slice(0, 20), [], `${f.name}/${s.id}: ${gaps.length} gaps`);

@@ -56,8 +56,14 @@ describe('inspector views (Chromium)', { skip: missing }, () => {
     const rows = await page.$$eval('#pkt-list tr[data-i]', (trs) => trs.map((tr) => Array.from(tr.querySelectorAll('td')).map((td) => td.textContent ?? '')));
     const n = Number(/of (\d+)/.exec((await page.textContent('#position')) ?? '')![1]);
     assert.equal(rows.length, n);
-    assert.ok(rows.every((r, i) => r[0] === String(i + 1) && r[3] !== '' && Number(r[4]) > 0), JSON.stringify(rows.slice(0, 3)));
-    assert.ok(rows.some((r) => /\+\d+ ~\d+ −\d+/.test(r[5]!)), 'created / updated / removed counts');
+    assert.ok(
+      rows.every((r, i) => r[0] === String(i + 1) && r[3] !== '' && Number(r[4]) > 0),
+      JSON.stringify(rows.slice(0, 3)),
+    );
+    assert.ok(
+      rows.some((r) => /\+\d+ ~\d+ −\d+/.test(r[5]!)),
+      'created / updated / removed counts',
+    );
     await page.click('#pkt-list tr[data-i="2"]');
     assert.match((await page.textContent('#position')) ?? '', /^message 3 of /);
     // filter: the messages touching one entity
@@ -69,7 +75,10 @@ describe('inspector views (Chromium)', { skip: missing }, () => {
     await page.fill('#pkt-filter', '');
     // jump to a tick: the Teeworlds stream has one per snapshot
     await pickSample(page, 'teeworlds', 'tw075');
-    const ticks = await page.$$eval('#pkt-list tr[data-i]', (trs) => trs.map((tr) => /tick (\d+)/.exec(tr.querySelectorAll('td')[5]?.textContent ?? '')?.[1]).filter(Boolean) as string[]);
+    const ticks = await page.$$eval(
+      '#pkt-list tr[data-i]',
+      (trs) => trs.map((tr) => /tick (\d+)/.exec(tr.querySelectorAll('td')[5]?.textContent ?? '')?.[1]).filter(Boolean) as string[],
+    );
     assert.ok(ticks.length > 3);
     const target = ticks[3]!;
     await page.fill('#pkt-tick', target);
@@ -87,8 +96,13 @@ describe('inspector views (Chromium)', { skip: missing }, () => {
     assert.match(text, /per entity type/);
     assert.match(text, /per field \(bytes on the wire\)/);
     const total = Number(/messages, (\d+) bytes/.exec(text)![1]);
-    const perType = await page.$$eval('#stats table.stats', (ts) => Array.from(ts[0]!.querySelectorAll('tbody tr')).map((tr) => Number(tr.querySelectorAll('td')[2]!.textContent)));
-    assert.equal(perType.reduce((a, b) => a + b, 0), total);
+    const perType = await page.$$eval('#stats table.stats', (ts) =>
+      Array.from(ts[0]!.querySelectorAll('tbody tr')).map((tr) => Number(tr.querySelectorAll('td')[2]!.textContent)),
+    );
+    assert.equal(
+      perType.reduce((a, b) => a + b, 0),
+      total,
+    );
     await page.click('.tabs button[data-tab=tree]');
   });
 
@@ -130,7 +144,9 @@ describe('inspector views (Chromium)', { skip: missing }, () => {
     await page.setViewportSize({ width: 1400, height: 900 });
   });
 
-  test('a generated stream of 100,000 messages loads in the worker with progress; the page answers while it loads; nothing is dropped', { timeout: 10 * 60_000 }, async (t) => {
+  test('a generated stream of 100,000 messages loads in the worker with progress; the page answers while it loads; nothing is dropped', {
+    timeout: 10 * 60_000,
+  }, async (t) => {
     const dir = mkdtempSync(join(tmpdir(), 'tickwire-big-'));
     const file = join(dir, 'big.hex');
     const N = 100_000;
@@ -169,10 +185,14 @@ describe('inspector views (Chromium)', { skip: missing }, () => {
     assert.equal(steps.rows, 83);
     assert.equal(steps.position, `message 21 of ${N}`);
     // the last message is there too
-    await page.$eval('#step', (el, v) => {
-      (el as HTMLInputElement).value = v;
-      el.dispatchEvent(new Event('input', { bubbles: true }));
-    }, String(N - 1));
+    await page.$eval(
+      '#step',
+      (el, v) => {
+        (el as HTMLInputElement).value = v;
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+      },
+      String(N - 1),
+    );
     assert.equal(await page.textContent('#position'), `message ${N} of ${N}`);
     assert.equal(await page.$$eval('#state tr[data-id]', (r) => r.length), 83);
     assert.deepEqual(pageErrors, []);

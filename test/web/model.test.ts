@@ -9,7 +9,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { deflateZlib, SpanSink } from '../../src/core/index.js';
-import { decodeFileBytes, decodeMessages, decodePastedHex, errorLayer, looksLikeHexLines, optionsFor, parentPath, parseHexLines, SpanIndex, stateTableAt } from '../../src/web/page/model.js';
+import {
+  decodeFileBytes,
+  decodeMessages,
+  decodePastedHex,
+  errorLayer,
+  looksLikeHexLines,
+  optionsFor,
+  parentPath,
+  parseHexLines,
+  SpanIndex,
+  stateTableAt,
+} from '../../src/web/page/model.js';
 import { FAMILIES } from '../../src/families/registry.js';
 import { toy } from './toy-family.js';
 import { ROOT } from './helpers.js';
@@ -77,7 +88,7 @@ test('an error inside an inner buffer says which buffer its offset refers to', (
   assert.equal(plain!.error?.offset, 3);
 });
 
-test('error layer: from the decoder\'s open layer, else from the spans recorded under the error\'s path', () => {
+test("error layer: from the decoder's open layer, else from the spans recorded under the error's path", () => {
   const sink = new SpanSink();
   sink.add('tick', 0, 1, 'u8');
   sink.layer = 'lz4';
@@ -105,7 +116,14 @@ test('pasted hex: one line is one message; bad hex and empty input are input err
 });
 
 test('a decoder that throws something else than a DecodeError is shown as an internal error', () => {
-  const broken = { ...toy, createDecoder: () => ({ decode: () => { throw new TypeError('boom'); } }) };
+  const broken = {
+    ...toy,
+    createDecoder: () => ({
+      decode: () => {
+        throw new TypeError('boom');
+      },
+    }),
+  };
   const s = decodePastedHex(broken, {}, '00');
   assert.equal(s.messages[0]!.error?.decodeError, false);
   assert.match(s.messages[0]!.error!.message, /internal error .*TypeError: boom/);

@@ -13,7 +13,7 @@
  * A capture file (for the `decodeFile` path, like a pcap): ASCII "TOYCAP", then
  * records of u16le length + one message.
  */
-import { ByteReader, DecodeError, EncodeError, inflateZlib, rethrowAt, SpanSink } from '../../src/core/index.js';
+import { ByteReader, DecodeError, EncodeError, inflateZlib, rethrowAt, type SpanSink } from '../../src/core/index.js';
 import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues } from '../../src/families/types.js';
 
 export interface ToyEntity {

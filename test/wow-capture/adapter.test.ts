@@ -16,7 +16,10 @@ test('decode wow --pcap: one record per frame, update frames carry the same reco
   const s = synthSession({ seed: 3, ticks: 20, real: true, retransmit: 0.1, reorder: 0.1 });
   const msgs = [...wow.decodeFile!(s.pcap, { pcap: 'x.pcap', 'session-key': sessionKeyToDbHex(s.key) })!];
   const recs = msgs.map((m) => m.records[0] as Record<string, unknown>);
-  assert.deepEqual(recs.slice(0, 2).map((r) => r.record), ['connection', 'key']);
+  assert.deepEqual(
+    recs.slice(0, 2).map((r) => r.record),
+    ['connection', 'key'],
+  );
   const frames = msgs.filter((m) => (m.records[0] as { record: string }).record === 'frame');
   assert.equal(frames.length, s.server.length + s.client.length);
   // The same server frames, in order, through a fresh decoder as bare frames.
@@ -53,10 +56,18 @@ test('tickwire decode wow --pcap FILE [--session-key HEX]: jsonl on stdout, key 
   const dir = mkdtempSync(join(tmpdir(), 'tickwire-wowcap-'));
   const file = join(dir, 's.pcap');
   writeFileSync(file, s.pcap);
-  for (const extra of [[], ['--session-key', sessionKeyToDbHex(s.key)], ['--session-key', Buffer.from(s.key).toString('hex'), '--session-key-order', 'bytes']]) {
+  for (const extra of [
+    [],
+    ['--session-key', sessionKeyToDbHex(s.key)],
+    ['--session-key', Buffer.from(s.key).toString('hex'), '--session-key-order', 'bytes'],
+  ]) {
     const f = fakeIo();
     assert.equal(await run(['decode', 'wow', '--pcap', file, '--format', 'jsonl', ...extra], f.io), 0, f.err.join(''));
-    const lines = f.text().trim().split('\n').map((l) => JSON.parse(l));
+    const lines = f
+      .text()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     const key = lines.find((l) => l.record === 'key');
     assert.equal(key.known, 40);
     assert.equal(key.source, extra.length === 0 ? 'recovered' : 'given');

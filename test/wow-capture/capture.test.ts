@@ -44,7 +44,10 @@ test('wow capture: with the session key every frame of both directions comes bac
     assert.deepEqual([k.frames, k.badOpcodes], [s.server.length + s.client.length - 2, 0]);
     // Frame order per direction is stream order.
     const offs = frames(ev, 'server').map((f) => f.offset);
-    assert.deepEqual(offs, [...offs].sort((a, b) => a - b));
+    assert.deepEqual(
+      offs,
+      [...offs].sort((a, b) => a - b),
+    );
     total += sv.exact + cl.exact;
   }
   assert.ok(total > 6 * 80, `${total} frames checked`);

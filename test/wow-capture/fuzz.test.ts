@@ -39,7 +39,11 @@ test('wow capture fuzz: 100k small random connections (handshake or not, holes, 
       const seg = (server: boolean, seq: number, data: Uint8Array, flags = TCP_ACK) =>
         pk.push({
           time: pk.length,
-          data: buildTcpPacket(server ? { src: '10.0.0.2', srcPort: 8085, dst: '10.0.0.1', dstPort: port, seq, flags, payload: data } : { src: '10.0.0.1', srcPort: port, dst: '10.0.0.2', dstPort: 8085, seq, flags, payload: data }),
+          data: buildTcpPacket(
+            server
+              ? { src: '10.0.0.2', srcPort: 8085, dst: '10.0.0.1', dstPort: port, seq, flags, payload: data }
+              : { src: '10.0.0.1', srcPort: port, dst: '10.0.0.2', dstPort: 8085, seq, flags, payload: data },
+          ),
         });
       if (r() < 0.5) {
         seg(false, 99, new Uint8Array(0), TCP_SYN);

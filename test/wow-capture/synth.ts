@@ -27,9 +27,11 @@ export function realFrames(): Uint8Array[] {
 
 /** The three wow_messages vectors (whole frames). */
 export function vectorFrames(): Uint8Array[] {
-  return ['smsg_update_object_1_12_test0_minimal_player_create2', 'smsg_update_object_1_12_test1_player_create2_more_fields', 'smsg_compressed_update_object_1_12_test0_four_transports'].map((n) =>
-    fromHex(readFileSync(join(FIXTURES, `${n}.full.hex`), 'utf8').trim()),
-  );
+  return [
+    'smsg_update_object_1_12_test0_minimal_player_create2',
+    'smsg_update_object_1_12_test1_player_create2_more_fields',
+    'smsg_compressed_update_object_1_12_test0_four_transports',
+  ].map((n) => fromHex(readFileSync(join(FIXTURES, `${n}.full.hex`), 'utf8').trim()));
 }
 
 export interface SynthOptions {
@@ -69,8 +71,14 @@ export interface SynthSession {
   serverPort: number;
 }
 
-const OPAQUE_SERVER = [0x0dd /* SMSG_MONSTER_MOVE */, 0x0ee /* MSG_MOVE_HEARTBEAT */, 0x096 /* SMSG_MESSAGECHAT */, 0x131 /* SMSG_ATTACKERSTATEUPDATE */, 0x1dd /* SMSG_PONG */, 0x2b0 /* SMSG_... */];
-const OPAQUE_CLIENT = [0x0b5 /* MSG_MOVE_START_FORWARD */, 0x0b7 /* MSG_MOVE_STOP */, 0x0ee /* MSG_MOVE_HEARTBEAT */, 0x050 /* CMSG_NAME_QUERY */, 0x1dc /* CMSG_PING */, 0x095 /* CMSG_MESSAGECHAT */];
+const OPAQUE_SERVER = [
+  0x0dd /* SMSG_MONSTER_MOVE */, 0x0ee /* MSG_MOVE_HEARTBEAT */, 0x096 /* SMSG_MESSAGECHAT */, 0x131 /* SMSG_ATTACKERSTATEUPDATE */, 0x1dd /* SMSG_PONG */,
+  0x2b0 /* SMSG_... */,
+];
+const OPAQUE_CLIENT = [
+  0x0b5 /* MSG_MOVE_START_FORWARD */, 0x0b7 /* MSG_MOVE_STOP */, 0x0ee /* MSG_MOVE_HEARTBEAT */, 0x050 /* CMSG_NAME_QUERY */, 0x1dc /* CMSG_PING */,
+  0x095 /* CMSG_MESSAGECHAT */,
+];
 
 export function synthSession(o: SynthOptions): SynthSession {
   const r = rng(o.seed);
@@ -94,7 +102,8 @@ export function synthSession(o: SynthOptions): SynthSession {
   const me = makeWorldObject(7n, 4, { UNIT_FIELD_HEALTH: 100, UNIT_FIELD_MAXHEALTH: 100, UNIT_FIELD_LEVEL: 10 });
   const obs = newObserver(7n);
   const world: WorldObject[] = [me];
-  for (let i = 0; i < 12; i++) world.push(makeWorldObject(0xf130000100000000n + BigInt(i + 1), 3, { UNIT_FIELD_HEALTH: 50 + i, UNIT_FIELD_MAXHEALTH: 100, UNIT_FIELD_LEVEL: 1 + i }));
+  for (let i = 0; i < 12; i++)
+    world.push(makeWorldObject(0xf130000100000000n + BigInt(i + 1), 3, { UNIT_FIELD_HEALTH: 50 + i, UNIT_FIELD_MAXHEALTH: 100, UNIT_FIELD_LEVEL: 1 + i }));
   const real = o.real ? [...vectorFrames(), ...realFrames()] : [];
   let realAt = 0;
   for (let t = 0; t < ticks; t++) {
@@ -128,7 +137,9 @@ export function synthSession(o: SynthOptions): SynthSession {
   const wire: { server: boolean; bytes: Uint8Array }[] = [];
   for (const s of sends) {
     const list = s.server ? server : client;
-    const enc = s.server ? encryptServerStream(s.frames, key, list.length === 0 ? 1 : 0, sc) : encryptClientStream(s.frames, key, list.length === 0 ? 1 : 0, cc);
+    const enc = s.server
+      ? encryptServerStream(s.frames, key, list.length === 0 ? 1 : 0, sc)
+      : encryptClientStream(s.frames, key, list.length === 0 ? 1 : 0, cc);
     list.push(...s.frames);
     const all = new Uint8Array(enc.reduce((n, f) => n + f.length, 0));
     let at = 0;

@@ -164,7 +164,18 @@ test('the bundled sample decodes frame by frame with state; its frames re-encode
   const st = dec.state!();
   assert.deepEqual(st.removed, ['0xf130000012000101']);
   const ids = st.rows.map((r) => r.id).sort();
-  assert.deepEqual(ids, ['0x0000000000000004', '0x1fc0000000005148', '0x1fc0000000028407', '0x1fc000000002b074', '0x1fc000000002b451', '0x4000000000000105', '0xf110000a3c000103'].sort());
+  assert.deepEqual(
+    ids,
+    [
+      '0x0000000000000004',
+      '0x1fc0000000005148',
+      '0x1fc0000000028407',
+      '0x1fc000000002b074',
+      '0x1fc000000002b451',
+      '0x4000000000000105',
+      '0xf110000a3c000103',
+    ].sort(),
+  );
   const me = st.rows.find((r) => r.id === '0x0000000000000004')!;
   assert.equal(me.fields.UNIT_FIELD_HEALTH, 71);
   const sword = st.rows.find((r) => r.id === '0x4000000000000105')!;

@@ -55,16 +55,51 @@ function buildMovement(r: RawMovement): Movement {
   const v3 = (path: string): Vec3 => [fl(`${path}[0]`), fl(`${path}[1]`), fl(`${path}[2]`)];
   if (r.updateFlags & 0x20) {
     const mf = r.moveFlags;
-    const mi: NonNullable<Movement['movementInfo']> = { flags: mf, time: r.time, x: fl('movementInfo.x'), y: fl('movementInfo.y'), z: fl('movementInfo.z'), o: fl('movementInfo.o'), fallTime: r.fallTime };
-    if (mf & 0x02000000) mi.transport = { guid: r.transportGuid, x: fl('movementInfo.transport.x'), y: fl('movementInfo.transport.y'), z: fl('movementInfo.transport.z'), o: fl('movementInfo.transport.o') };
+    const mi: NonNullable<Movement['movementInfo']> = {
+      flags: mf,
+      time: r.time,
+      x: fl('movementInfo.x'),
+      y: fl('movementInfo.y'),
+      z: fl('movementInfo.z'),
+      o: fl('movementInfo.o'),
+      fallTime: r.fallTime,
+    };
+    if (mf & 0x02000000)
+      mi.transport = {
+        guid: r.transportGuid,
+        x: fl('movementInfo.transport.x'),
+        y: fl('movementInfo.transport.y'),
+        z: fl('movementInfo.transport.z'),
+        o: fl('movementInfo.transport.o'),
+      };
     if (mf & 0x00200000) mi.pitch = fl('movementInfo.pitch');
-    if (mf & 0x2000) mi.jump = { zSpeed: fl('movementInfo.jump.zSpeed'), cosAngle: fl('movementInfo.jump.cosAngle'), sinAngle: fl('movementInfo.jump.sinAngle'), xySpeed: fl('movementInfo.jump.xySpeed') };
+    if (mf & 0x2000)
+      mi.jump = {
+        zSpeed: fl('movementInfo.jump.zSpeed'),
+        cosAngle: fl('movementInfo.jump.cosAngle'),
+        sinAngle: fl('movementInfo.jump.sinAngle'),
+        xySpeed: fl('movementInfo.jump.xySpeed'),
+      };
     if (mf & 0x04000000) mi.splineElevation = fl('movementInfo.splineElevation');
     m.movementInfo = mi;
-    m.speeds = { walk: fl('speeds.walk'), run: fl('speeds.run'), runBack: fl('speeds.runBack'), swim: fl('speeds.swim'), swimBack: fl('speeds.swimBack'), turnRate: fl('speeds.turnRate') };
+    m.speeds = {
+      walk: fl('speeds.walk'),
+      run: fl('speeds.run'),
+      runBack: fl('speeds.runBack'),
+      swim: fl('speeds.swim'),
+      swimBack: fl('speeds.swimBack'),
+      turnRate: fl('speeds.turnRate'),
+    };
     if (mf & 0x00400000) {
       const sf = r.splineFlags;
-      const s: Spline = { flags: sf, timePassed: r.timePassed, duration: r.duration, id: r.id, nodes: new Float32Array(new Uint32Array(r.nodes).buffer), finalDestination: [0, 0, 0] };
+      const s: Spline = {
+        flags: sf,
+        timePassed: r.timePassed,
+        duration: r.duration,
+        id: r.id,
+        nodes: new Float32Array(new Uint32Array(r.nodes).buffer),
+        finalDestination: [0, 0, 0],
+      };
       if (sf & 0x10000) s.facingPoint = v3('spline.facingPoint');
       else if (sf & 0x20000) s.facingTarget = r.facingTarget;
       else if (sf & 0x40000) s.facingAngle = fl('spline.facingAngle');
@@ -104,7 +139,16 @@ export const movementArb: fc.Arbitrary<Movement> = fc
 
 export const valuesArb: fc.Arbitrary<UpdateValues> = fc
   .integer({ min: 0, max: 42 })
-  .chain((n) => fc.array(fc.oneof(fc.constant(0), u32, fc.integer({ min: 0, max: 31 }).map((b) => (1 << b) >>> 0)), { minLength: n, maxLength: n }))
+  .chain((n) =>
+    fc.array(
+      fc.oneof(
+        fc.constant(0),
+        u32,
+        fc.integer({ min: 0, max: 31 }).map((b) => (1 << b) >>> 0),
+      ),
+      { minLength: n, maxLength: n },
+    ),
+  )
   .chain((words) => {
     let pop = 0;
     for (const w of words) for (let x = w; x !== 0; x &= x - 1) pop++;
@@ -114,8 +158,18 @@ export const valuesArb: fc.Arbitrary<UpdateValues> = fc
 export const blockArb: fc.Arbitrary<UpdateBlock> = fc.oneof(
   fc.record({ updateType: fc.constant(0 as const), guid: guidArb, values: valuesArb }).map((r) => ({ ...r })),
   fc.record({ updateType: fc.constant(1 as const), guid: guidArb, movement: movementArb }).map((r) => ({ ...r })),
-  fc.record({ updateType: fc.constantFrom(2 as const, 3 as const), guid: guidArb, objectTypeId: fc.integer({ min: 0, max: 255 }), movement: movementArb, values: valuesArb }).map((r) => ({ ...r })),
+  fc
+    .record({
+      updateType: fc.constantFrom(2 as const, 3 as const),
+      guid: guidArb,
+      objectTypeId: fc.integer({ min: 0, max: 255 }),
+      movement: movementArb,
+      values: valuesArb,
+    })
+    .map((r) => ({ ...r })),
   fc.record({ updateType: fc.constantFrom(4 as const, 5 as const), guids: fc.array(guidArb, { maxLength: 8 }) }).map((r) => ({ ...r })),
 );
 
-export const bodyArb: fc.Arbitrary<UpdateBody> = fc.record({ hasTransport: fc.integer({ min: 0, max: 255 }), blocks: fc.array(blockArb, { maxLength: 5 }) }).map((r) => ({ ...r }));
+export const bodyArb: fc.Arbitrary<UpdateBody> = fc
+  .record({ hasTransport: fc.integer({ min: 0, max: 255 }), blocks: fc.array(blockArb, { maxLength: 5 }) })
+  .map((r) => ({ ...r }));

@@ -41,7 +41,8 @@ function checkMovement(m: Movement, e: any, where: string): void {
     assert.equal(mi.fallTime, e.movementInfo.fallTime);
     for (const k of ['x', 'y', 'z', 'o'] as const) sameFloat(mi[k], e.movementInfo[k], `${where}.movementInfo.${k}`);
   }
-  if (e.speeds) for (const k of ['walk', 'run', 'runBack', 'swim', 'swimBack', 'turnRate'] as const) sameFloat(m.speeds![k], e.speeds[k], `${where}.speeds.${k}`);
+  if (e.speeds)
+    for (const k of ['walk', 'run', 'runBack', 'swim', 'swimBack', 'turnRate'] as const) sameFloat(m.speeds![k], e.speeds[k], `${where}.speeds.${k}`);
   if (e.position) for (const k of ['x', 'y', 'z', 'o'] as const) sameFloat(m.position![k], e.position[k], `${where}.position.${k}`);
   if (e.all !== undefined) assert.equal(m.all, e.all);
   if (e.transportTime !== undefined) assert.equal(m.transportTime, e.transportTime);
@@ -59,7 +60,10 @@ function checkBlock(b: UpdateBlock, e: any, where: string): void {
   if (b.updateType !== 1) {
     assert.equal(b.values.mask.length, e.values.blockCount);
     assert.deepEqual(Array.from(b.values.mask), e.values.mask.map(Number));
-    assert.deepEqual(Array.from(b.values.values), e.values.fields.map((f: any) => Number(f.raw)));
+    assert.deepEqual(
+      Array.from(b.values.values),
+      e.values.fields.map((f: any) => Number(f.raw)),
+    );
     for (let i = 0; i < e.values.fields.length; i++) {
       const f = e.values.fields[i];
       if (f.float !== undefined) sameFloat(bitsToF32(b.values.values[i]!), f.float, `${where}.values[${f.index}]`);
@@ -136,7 +140,10 @@ test('object store after the fixtures: typed fields of the player and the transp
   const store = new ObjectStore();
   const [transports, player] = [fixtures.find((f) => f.name.includes('four_transports'))!, fixtures.find((f) => f.name.includes('test1'))!];
   const ev1 = store.applyEvents(decodePacket(player.full));
-  assert.deepEqual(ev1.map((e) => e.kind), ['create']);
+  assert.deepEqual(
+    ev1.map((e) => e.kind),
+    ['create'],
+  );
   const p = store.get(4n)!;
   assert.equal(p.type?.name, 'PLAYER');
   assert.equal(p.get('OBJECT_FIELD_GUID'), 4n);
@@ -146,7 +153,10 @@ test('object store after the fixtures: typed fields of the player and the transp
   assert.equal(p.float('OBJECT_FIELD_SCALE_X'), 1);
   assert.deepEqual(store.validate(), []);
   const ev2 = store.applyEvents(decodePacket(transports.full));
-  assert.deepEqual(ev2.map((e) => e.kind), ['create', 'create', 'create', 'create']);
+  assert.deepEqual(
+    ev2.map((e) => e.kind),
+    ['create', 'create', 'create', 'create'],
+  );
   assert.equal(store.hasTransport, 1);
   const t = store.get(0x1fc0000000005148n)!;
   assert.equal(t.type?.name, 'GAMEOBJECT');

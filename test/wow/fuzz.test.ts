@@ -39,10 +39,10 @@ function all(bytes: Uint8Array): void {
 }
 
 /** A mutation: flip, set, insert, delete or truncate. */
-const mutationArb = fc.array(
-  fc.tuple(fc.constantFrom('flip', 'set', 'insert', 'delete', 'truncate'), fc.nat(), fc.integer({ min: 0, max: 255 })),
-  { minLength: 1, maxLength: 4 },
-);
+const mutationArb = fc.array(fc.tuple(fc.constantFrom('flip', 'set', 'insert', 'delete', 'truncate'), fc.nat(), fc.integer({ min: 0, max: 255 })), {
+  minLength: 1,
+  maxLength: 4,
+});
 
 function mutate(src: Uint8Array, muts: Array<[string, number, number]>): Uint8Array {
   let b = Array.from(src);
@@ -58,7 +58,10 @@ function mutate(src: Uint8Array, muts: Array<[string, number, number]>): Uint8Ar
 }
 
 test('random bytes: frames, bodies and movement blocks decode or fail with a DecodeError', () => {
-  fc.assert(fc.property(fc.uint8Array({ maxLength: 400 }), (bytes) => all(bytes)), { numRuns: 3000 });
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 400 }), (bytes) => all(bytes)),
+    { numRuns: 3000 },
+  );
   // random payloads under a valid header of each opcode
   fc.assert(
     fc.property(fc.constantFrom(0xa9, 0xaa, 0x1f6), fc.uint8Array({ maxLength: 300 }), (op, payload) => all(frame(op, payload))),

@@ -28,5 +28,3 @@ export function loadFixtures(): Fixture[] {
     return { name, full: hex('full'), payload, body, expected };
   });
 }
-
-

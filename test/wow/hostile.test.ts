@@ -114,19 +114,34 @@ test('property (hot): whatever packetFromJson + encodePacket accept, decodePacke
 });
 
 test('encoders refuse what the decoder would not read back, with bounded messages', () => {
-  const living: Movement = { updateFlags: 0x20, movementInfo: { flags: 0, time: 0, x: 0, y: 0, z: 0, o: 0, fallTime: 0 }, speeds: { walk: 1, run: 1, runBack: 1, swim: 1, swimBack: 1, turnRate: 1 } };
+  const living: Movement = {
+    updateFlags: 0x20,
+    movementInfo: { flags: 0, time: 0, x: 0, y: 0, z: 0, o: 0, fallTime: 0 },
+    speeds: { walk: 1, run: 1, runBack: 1, swim: 1, swimBack: 1, turnRate: 1 },
+  };
   const mv = (m: Movement): UpdateBody => ({ hasTransport: 0, blocks: [{ updateType: 1, guid: 1n, movement: m }] });
-  const refuses = (fn: () => unknown, path: RegExp) => assert.throws(fn, (e: unknown) => e instanceof EncodeError && path.test(e.path) && e.message.length < 300);
+  const refuses = (fn: () => unknown, path: RegExp) =>
+    assert.throws(fn, (e: unknown) => e instanceof EncodeError && path.test(e.path) && e.message.length < 300);
   // parts the flags do not call for would be dropped silently
   refuses(() => encodeBody(mv({ ...living, position: { x: 1, y: 2, z: 3, o: 4 } })), /movement\.position$/);
   refuses(() => encodeBody(mv({ updateFlags: 0, all: 1 })), /movement\.all$/);
   refuses(() => encodeBody(mv({ ...living, movementInfo: { ...living.movementInfo!, pitch: 1 } })), /movementInfo\.pitch$/);
-  refuses(() => encodeBody(mv({ ...living, spline: { flags: 0, timePassed: 0, duration: 0, id: 0, nodes: new Float32Array(0), finalDestination: [0, 0, 0] } })), /movement\.spline$/);
+  refuses(
+    () => encodeBody(mv({ ...living, spline: { flags: 0, timePassed: 0, duration: 0, id: 0, nodes: new Float32Array(0), finalDestination: [0, 0, 0] } })),
+    /movement\.spline$/,
+  );
   // past the decoder's limits
   const many: UpdateBody = { hasTransport: 0, blocks: Array.from({ length: 5 }, () => ({ updateType: 4 as const, guids: [] })) };
   refuses(() => encodeBody(many, { limits: { wowMaxBlocks: 4 } }), /^blocks$/);
-  assert.throws(() => decodeBody(encodeBody(many), { limits: { wowMaxBlocks: 4 } }), (e: unknown) => e instanceof LimitError && e.limit === 'wowMaxBlocks');
-  const splined = { ...living, movementInfo: { ...living.movementInfo!, flags: 0x00400000 }, spline: { flags: 0, timePassed: 0, duration: 0, id: 0, nodes: new Float32Array(9), finalDestination: [0, 0, 0] as [number, number, number] } };
+  assert.throws(
+    () => decodeBody(encodeBody(many), { limits: { wowMaxBlocks: 4 } }),
+    (e: unknown) => e instanceof LimitError && e.limit === 'wowMaxBlocks',
+  );
+  const splined = {
+    ...living,
+    movementInfo: { ...living.movementInfo!, flags: 0x00400000 },
+    spline: { flags: 0, timePassed: 0, duration: 0, id: 0, nodes: new Float32Array(9), finalDestination: [0, 0, 0] as [number, number, number] },
+  };
   refuses(() => encodeBody(mv(splined), { limits: { wowMaxSplinePoints: 2 } }), /spline\.nodes$/);
   refuses(() => encodeUpdatePacket(encodeBody(many), { limits: { wowMaxUncompressedSize: 10 }, compressThreshold: 0 }), /^body$/);
   // a kept zlib stream with bytes after its trailer is not re-sent (the decoder refuses those)
@@ -140,12 +155,23 @@ test('encoders refuse what the decoder would not read back, with bounded message
   let deep: unknown = 1;
   for (let i = 0; i < 100_000; i++) deep = [deep];
   refuses(() => packetFromJson({ body: { hasTransport: 0, blocks: deep } }), /blocks/);
-  assert.throws(() => wow.createEncoder({}).encode({ body: { blocks: [{ updateType: 0, guid: deep }] } }), (e: unknown) => e instanceof EncodeError && e.message.length < 300);
+  assert.throws(
+    () => wow.createEncoder({}).encode({ body: { blocks: [{ updateType: 0, guid: deep }] } }),
+    (e: unknown) => e instanceof EncodeError && e.message.length < 300,
+  );
 });
 
 function createPlayer(guid: bigint): Uint8Array {
   // CREATE_OBJECT2 of a PLAYER with one value: 20-odd bytes that claim 1,282 slots (5 KB) of client memory
-  return frame(0xa9, encodeBody({ hasTransport: 0, blocks: [{ updateType: 3, guid, objectTypeId: 4, movement: { updateFlags: 0x10, all: 1 }, values: { mask: new Uint32Array([1]), values: new Uint32Array([1]) } }] }));
+  return frame(
+    0xa9,
+    encodeBody({
+      hasTransport: 0,
+      blocks: [
+        { updateType: 3, guid, objectTypeId: 4, movement: { updateFlags: 0x10, all: 1 }, values: { mask: new Uint32Array([1]), values: new Uint32Array([1]) } },
+      ],
+    }),
+  );
 }
 
 test('hostile peer: 30,000 small creates of new players stop at the store limits (LimitError), memory bounded', () => {
@@ -183,7 +209,10 @@ test('hostile peer: 30,000 small creates of new players stop at the store limits
   // the object limit, on its own
   const small = new ObjectStore({ limits: { wowMaxObjects: 10 } });
   for (let i = 1; i <= 10; i++) small.apply(decodePacket(createPlayer(BigInt(i))));
-  assert.throws(() => small.apply(decodePacket(createPlayer(11n))), (e: unknown) => e instanceof LimitError && e.limit === 'wowMaxObjects');
+  assert.throws(
+    () => small.apply(decodePacket(createPlayer(11n))),
+    (e: unknown) => e instanceof LimitError && e.limit === 'wowMaxObjects',
+  );
   small.apply(decodePacket(frame(0xaa, new Uint8Array([1, 0, 0, 0, 0, 0, 0, 0]))));
   small.apply(decodePacket(createPlayer(11n)));
   assert.equal(small.size, 10);
@@ -193,7 +222,13 @@ test('hostile peer: unknown guids and splines do not accumulate (issues per mess
   const store = new ObjectStore();
   let issues = 0;
   for (let i = 0; i < 20_000; i++) {
-    const values = frame(0xa9, encodeBody({ hasTransport: 0, blocks: [{ updateType: 0, guid: BigInt(1_000_000 + i), values: { mask: new Uint32Array([1]), values: new Uint32Array([1]) } }] }));
+    const values = frame(
+      0xa9,
+      encodeBody({
+        hasTransport: 0,
+        blocks: [{ updateType: 0, guid: BigInt(1_000_000 + i), values: { mask: new Uint32Array([1]), values: new Uint32Array([1]) } }],
+      }),
+    );
     const ch = store.apply(decodePacket(values));
     issues += ch.issues.length;
     assert.equal(ch.issues[0]?.kind, 'unknown-entity');
@@ -202,7 +237,12 @@ test('hostile peer: unknown guids and splines do not accumulate (issues per mess
   assert.equal(store.size, 0);
   // a create whose spline sits in a large body keeps only its own nodes, not the body's word pool
   const nodes = new Float32Array(3 * 2000);
-  const spline: Movement = { updateFlags: 0x20, movementInfo: { flags: 0x00400000, time: 0, x: 0, y: 0, z: 0, o: 0, fallTime: 0 }, speeds: { walk: 1, run: 1, runBack: 1, swim: 1, swimBack: 1, turnRate: 1 }, spline: { flags: 0, timePassed: 0, duration: 0, id: 0, nodes: new Float32Array(3), finalDestination: [0, 0, 0] } };
+  const spline: Movement = {
+    updateFlags: 0x20,
+    movementInfo: { flags: 0x00400000, time: 0, x: 0, y: 0, z: 0, o: 0, fallTime: 0 },
+    speeds: { walk: 1, run: 1, runBack: 1, swim: 1, swimBack: 1, turnRate: 1 },
+    spline: { flags: 0, timePassed: 0, duration: 0, id: 0, nodes: new Float32Array(3), finalDestination: [0, 0, 0] },
+  };
   const body = encodeBody({
     hasTransport: 0,
     blocks: [

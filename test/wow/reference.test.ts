@@ -74,9 +74,18 @@ test('§14 worked example: out-of-range then values, 53-byte body', () => {
   // applied to a store that knows the creature as a unit: slot 23 is UNIT_FIELD_POWER1, 46 UNIT_FIELD_FLAGS
   const store = new ObjectStore();
   const mask = new Uint32Array(6);
-  store.applyBody({ hasTransport: 0, blocks: [{ updateType: 2, guid: 0xf130001de3000105n, objectTypeId: 3, movement: { updateFlags: 0x10, all: 1 }, values: { mask, values: new Uint32Array(0) } }, { updateType: 2, guid: 7n, objectTypeId: 4, movement: { updateFlags: 0x10, all: 1 }, values: { mask: new Uint32Array(41), values: new Uint32Array(0) } }] });
+  store.applyBody({
+    hasTransport: 0,
+    blocks: [
+      { updateType: 2, guid: 0xf130001de3000105n, objectTypeId: 3, movement: { updateFlags: 0x10, all: 1 }, values: { mask, values: new Uint32Array(0) } },
+      { updateType: 2, guid: 7n, objectTypeId: 4, movement: { updateFlags: 0x10, all: 1 }, values: { mask: new Uint32Array(41), values: new Uint32Array(0) } },
+    ],
+  });
   const ev = store.applyEvents(p);
-  assert.deepEqual(ev.map((e) => e.kind), ['remove', 'values']);
+  assert.deepEqual(
+    ev.map((e) => e.kind),
+    ['remove', 'values'],
+  );
   assert.equal(store.get(7n), undefined);
   const u = store.get(0xf130001de3000105n)!;
   assert.equal(u.get('UNIT_FIELD_POWER1'), 250);
@@ -113,7 +122,16 @@ test('§5.1 movement block sizes per server object kind', () => {
 test('§5.4 MovementInfo optional parts: transport (u64 guid, no time), pitch, jump, spline elevation', () => {
   const speeds = '0000803f'.repeat(6);
   const base = (flags: number, extra: string, afterFall = '') =>
-    '20' + toHex(new Uint8Array(new Uint32Array([flags, 7]).buffer)) + toHex(f(1)) + toHex(f(2)) + toHex(f(3)) + toHex(f(0.5)) + extra + '09000000' + afterFall + speeds;
+    '20' +
+    toHex(new Uint8Array(new Uint32Array([flags, 7]).buffer)) +
+    toHex(f(1)) +
+    toHex(f(2)) +
+    toHex(f(3)) +
+    toHex(f(0.5)) +
+    extra +
+    '09000000' +
+    afterFall +
+    speeds;
   // ONTRANSPORT 0x02000000: +24
   const tr = base(0x02000000, '0807060504030201' + toHex(f(10)) + toHex(f(11)) + toHex(f(12)) + toHex(f(13)));
   const m1 = decodeMovement(fromHex(tr));
@@ -133,7 +151,11 @@ test('§5.4 MovementInfo optional parts: transport (u64 guid, no time), pitch, j
   // SPLINE_ELEVATION: one float at the end
   assert.equal(decodeMovement(fromHex(base(0x04000000, '', toHex(f(6))))).movementInfo!.splineElevation, 6);
   // all four together re-encode byte for byte
-  const allHex = base(0x06202000, '0807060504030201' + toHex(f(10)) + toHex(f(11)) + toHex(f(12)) + toHex(f(13)) + toHex(f(-0.25)), toHex(f(1)) + toHex(f(2)) + toHex(f(3)) + toHex(f(4)) + toHex(f(6)));
+  const allHex = base(
+    0x06202000,
+    '0807060504030201' + toHex(f(10)) + toHex(f(11)) + toHex(f(12)) + toHex(f(13)) + toHex(f(-0.25)),
+    toHex(f(1)) + toHex(f(2)) + toHex(f(3)) + toHex(f(4)) + toHex(f(6)),
+  );
   assert.equal(fromHex(allHex).length, 1 + 28 + 24 + 4 + 16 + 4 + 24);
   assert.equal(toHex(encodeMovementForTest(decodeMovement(fromHex(allHex)))), allHex);
 });
@@ -141,7 +163,8 @@ test('§5.4 MovementInfo optional parts: transport (u64 guid, no time), pitch, j
 test('§5.7 spline block: gated by 0x00400000, facing kinds, raw nodes, final destination', () => {
   const speeds = '0000803f'.repeat(6);
   const head = '20' + toHex(new Uint8Array(new Uint32Array([0x00400001, 0]).buffer)) + '00000000'.repeat(4) + '00000000' + speeds;
-  const tail = (n: number) => '10000000' + 'e8030000' + '2a000000' + toHex(new Uint8Array(new Uint32Array([n]).buffer)) + toHex(f(1)) .repeat(3 * n) + toHex(f(5)).repeat(3);
+  const tail = (n: number) =>
+    '10000000' + 'e8030000' + '2a000000' + toHex(new Uint8Array(new Uint32Array([n]).buffer)) + toHex(f(1)).repeat(3 * n) + toHex(f(5)).repeat(3);
   const cases: Array<[number, string, (m: Movement) => void, number]> = [
     [0x100, '', (m) => assert.equal(m.spline!.facingAngle, undefined), 0],
     [0x10000, toHex(f(1)) + toHex(f(2)) + toHex(f(3)), (m) => assert.deepEqual(m.spline!.facingPoint, [1, 2, 3]), 12],
@@ -165,7 +188,10 @@ test('§5.7 spline block: gated by 0x00400000, facing kinds, raw nodes, final de
   }
   // two facing bits: readers disagree about the layout, so it is refused
   const two = fromHex(head + toHex(new Uint8Array(new Uint32Array([0x30000]).buffer)) + tail(0) + '00'.repeat(12));
-  assert.throws(() => decodeMovement(two), (e: unknown) => e instanceof DecodeError && /spline\.flags/.test(e.path));
+  assert.throws(
+    () => decodeMovement(two),
+    (e: unknown) => e instanceof DecodeError && /spline\.flags/.test(e.path),
+  );
   // SPLINE_ENABLED 0x08000000 (2.x) does not gate the spline in 1.12
   const noSpline = '20' + toHex(new Uint8Array(new Uint32Array([0x08000000, 0]).buffer)) + '00000000'.repeat(5) + speeds;
   assert.equal(decodeMovement(fromHex(noSpline)).spline, undefined);
@@ -191,7 +217,10 @@ test('§2.4 block types: unknown update type stops with a path, MOVEMENT guid wi
   const near = H('01000000 00 05 02000000 0104 00');
   assert.deepEqual(decodeBody(near).blocks[0], { updateType: 5, guids: [4n, 0n] });
   const store = new ObjectStore();
-  assert.deepEqual(store.applyBody(decodeBody(near)).map((e) => e.kind), ['near']);
+  assert.deepEqual(
+    store.applyBody(decodeBody(near)).map((e) => e.kind),
+    ['near'],
+  );
 });
 
 test('§6.2 mask block counts: any count 0 … 255 kept as sent', () => {
@@ -228,22 +257,37 @@ test('§7 compression: size + zlib, threshold 100, level 1, mismatch and bomb re
   // bytes after the stream
   const extra = new Uint8Array(z.length + 3);
   extra.set(z);
-  assert.throws(() => decodePacket(withSize(101, extra)), (e: unknown) => e instanceof DecodeError && e.path.startsWith('zlib'));
+  assert.throws(
+    () => decodePacket(withSize(101, extra)),
+    (e: unknown) => e instanceof DecodeError && e.path.startsWith('zlib'),
+  );
   // a zlib bomb: 60 MiB of zeros in a legal frame, declared small or huge
   const bomb = deflateZlib(new Uint8Array(60 * 1024 * 1024), 9);
   assert.ok(bomb.length < 65000);
   assert.throws(() => decodePacket(withSize(1000, bomb)), DecodeError);
-  assert.throws(() => decodePacket(withSize(60 * 1024 * 1024, bomb)), (e: unknown) => e instanceof LimitError && e.limit === 'wowMaxUncompressedSize');
+  assert.throws(
+    () => decodePacket(withSize(60 * 1024 * 1024, bomb)),
+    (e: unknown) => e instanceof LimitError && e.limit === 'wowMaxUncompressedSize',
+  );
   assert.throws(() => decodePacket(withSize(1 << 20, bomb)), DecodeError);
-  assert.throws(() => decodePacket(withSize(1 << 20, bomb), { limits: { maxZlibOutput: 1 << 16 } }), (e: unknown) => e instanceof LimitError && e.limit === 'maxZlibOutput');
+  assert.throws(
+    () => decodePacket(withSize(1 << 20, bomb), { limits: { maxZlibOutput: 1 << 16 } }),
+    (e: unknown) => e instanceof LimitError && e.limit === 'maxZlibOutput',
+  );
 });
 
 test('§1.1 framing: big-endian size counting the opcode, little-endian opcode', () => {
   const b = frame(0xa9, H('00000000 00'));
   assert.equal(toHex(b), '0007a90000000000' + '00');
-  assert.throws(() => decodePacket(b.subarray(0, b.length - 1)), (e: unknown) => e instanceof DecodeError && e.path === 'size');
+  assert.throws(
+    () => decodePacket(b.subarray(0, b.length - 1)),
+    (e: unknown) => e instanceof DecodeError && e.path === 'size',
+  );
   assert.throws(() => decodePacket(H('0002 a900')), DecodeError); // empty body
-  assert.throws(() => decodePacket(H('0006 dd00 00000000')), (e: unknown) => e instanceof DecodeError && e.path === 'opcode');
+  assert.throws(
+    () => decodePacket(H('0006 dd00 00000000')),
+    (e: unknown) => e instanceof DecodeError && e.path === 'opcode',
+  );
   assert.throws(() => decodePacket(H('0001 a9')), DecodeError);
   assert.throws(() => frame(0xa9, new Uint8Array(65534)));
   assert.equal(frame(0xa9, new Uint8Array(65533)).length, 65537);

@@ -52,7 +52,19 @@ test('every movement layout branch is reached by the generator', () => {
     }),
     { numRuns: 3000, seed: 7 },
   );
-  assert.deepEqual([...seen].sort(), ['angle', 'elevation', 'jumping', 'nan bits', 'no facing', 'point', 'position', 'swimming', 'target', 'transport', 'victim']);
+  assert.deepEqual([...seen].sort(), [
+    'angle',
+    'elevation',
+    'jumping',
+    'nan bits',
+    'no facing',
+    'point',
+    'position',
+    'swimming',
+    'target',
+    'transport',
+    'victim',
+  ]);
 });
 
 test('the printed JSON reads back to the same bytes (floats, NaN payloads, -0, guids)', () => {

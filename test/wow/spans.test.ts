@@ -101,7 +101,10 @@ function check(name: string, messages: Uint8Array[], body: boolean): Count {
     const leaves = leafValues(records[0]);
     for (const s of sink.spans) {
       const buf = s.layer === undefined ? bytes : m.layers?.[s.layer];
-      assert.ok(buf !== undefined && s.start >= 0 && s.start <= s.end && s.end <= buf.length, `${name} message ${i + 1}: ${s.path} [${s.start}, ${s.end}) in layer ${s.layer}`);
+      assert.ok(
+        buf !== undefined && s.start >= 0 && s.start <= s.end && s.end <= buf.length,
+        `${name} message ${i + 1}: ${s.path} [${s.start}, ${s.end}) in layer ${s.layer}`,
+      );
       if (!leaves.has(s.path)) continue;
       const got = readAs(s.kind, buf.subarray(s.start, s.end));
       if (got !== undefined) {
@@ -125,11 +128,16 @@ test(`sample ${sample.id}: every leaf linked, no orphan span, every message`, (t
   const c = check(sample.id, frames, false);
   assert.equal(c.linked, c.leaves);
   assert.ok(c.leaves > 500, `${c.leaves} leaves`);
-  t.diagnostic(`wow ${sample.id}: ${frames.length} messages, ${c.linked}/${c.leaves} leaves linked (${c.allowed} derived leaves allowed), ${c.spans} spans, 0 orphans, ${c.checked} leaf spans read back to the printed value`);
+  t.diagnostic(
+    `wow ${sample.id}: ${frames.length} messages, ${c.linked}/${c.leaves} leaves linked (${c.allowed} derived leaves allowed), ${c.spans} spans, 0 orphans, ${c.checked} leaf spans read back to the printed value`,
+  );
 });
 
 test(`sample ${sample.id} in --body mode (the update bodies alone): every leaf linked, no orphan span`, (t) => {
-  const bodies = frames.map((f) => decodePacketDetailed(f)).filter((d) => d.body !== undefined).map((d) => d.body!.slice());
+  const bodies = frames
+    .map((f) => decodePacketDetailed(f))
+    .filter((d) => d.body !== undefined)
+    .map((d) => d.body!.slice());
   const c = check(`${sample.id} --body`, bodies, true);
   assert.equal(c.linked, c.leaves);
   t.diagnostic(`wow ${sample.id} --body: ${bodies.length} bodies, ${c.linked}/${c.leaves} leaves linked (${c.allowed} allowed)`);
@@ -137,7 +145,11 @@ test(`sample ${sample.id} in --body mode (the update bodies alone): every leaf l
 
 test('the fixtures, and frames with every movement part and typed value, are linked to 100 %', async (t) => {
   const fx = loadFixtures();
-  const c1 = check('fixtures', fx.map((f) => f.full), false);
+  const c1 = check(
+    'fixtures',
+    fx.map((f) => f.full),
+    false,
+  );
   assert.equal(c1.linked, c1.leaves);
   // generated bodies: splines (all facings), transports, jumps, guid lists, typed values of every kind
   const fc = (await import('fast-check')).default;

@@ -26,12 +26,19 @@ import { rng } from './helpers.js';
 // ---------------------------------------------------------------------------
 // independent model of §10.1, straight from the field table rows
 
-const PUBLIC = 0x001, PRIVATE = 0x002, OWNER_ONLY = 0x004, UNK2 = 0x010, GROUP_ONLY = 0x040, DYNAMIC = 0x100;
+const PUBLIC = 0x001,
+  PRIVATE = 0x002,
+  OWNER_ONLY = 0x004,
+  UNK2 = 0x010,
+  GROUP_ONLY = 0x040,
+  DYNAMIC = 0x100;
 
 function slotsOf(typeId: number): Array<{ slot: number; vis: number; name: string; type: string; index: number; size: number }> {
   const t = OBJECT_TYPES[typeId]!;
   const out: Array<{ slot: number; vis: number; name: string; type: string; index: number; size: number }> = [];
-  for (const f of FIELDS) if (t.owners.includes(f.owner)) for (let s = f.index; s < f.index + f.size; s++) out.push({ slot: s, vis: f.visibility, name: f.name, type: f.type, index: f.index, size: f.size });
+  for (const f of FIELDS)
+    if (t.owners.includes(f.owner))
+      for (let s = f.index; s < f.index + f.size; s++) out.push({ slot: s, vis: f.visibility, name: f.name, type: f.type, index: f.index, size: f.size });
   return out;
 }
 
@@ -70,11 +77,19 @@ test('store: create, values, replace, out-of-range, destroy, movement; one event
   const seen: StoreEvent[] = [];
   const off = store.on((e) => seen.push(e));
   const unitGuid = 0xf130001de3000105n;
-  const unit = makeWorldObject(unitGuid, 3, { UNIT_FIELD_HEALTH: 80, UNIT_FIELD_MAXHEALTH: 100, UNIT_FIELD_BYTES_0: [1, 2, 0, 1], UNIT_FIELD_TARGET: 0x0000000100000002n });
+  const unit = makeWorldObject(unitGuid, 3, {
+    UNIT_FIELD_HEALTH: 80,
+    UNIT_FIELD_MAXHEALTH: 100,
+    UNIT_FIELD_BYTES_0: [1, 2, 0, 1],
+    UNIT_FIELD_TARGET: 0x0000000100000002n,
+  });
   const obs = newObserver(9n);
   const [pkt] = buildUpdate(obs, [unit]).packets;
   const ev = store.applyEvents(decodePacket(pkt!));
-  assert.deepEqual(ev.map((e) => e.kind), ['create']);
+  assert.deepEqual(
+    ev.map((e) => e.kind),
+    ['create'],
+  );
   const o = store.get(unitGuid)!;
   assert.equal(o.get('UNIT_FIELD_HEALTH'), 80);
   assert.deepEqual(o.get('UNIT_FIELD_BYTES_0'), [1, 2, 0, 1]);
@@ -86,22 +101,42 @@ test('store: create, values, replace, out-of-range, destroy, movement; one event
   // values
   unit.values[22] = 0xffffffff;
   const ev2 = store.applyEvents(decodePacket(buildUpdate(obs, [unit]).packets[0]!));
-  assert.deepEqual(ev2.map((e) => e.kind), ['values']);
+  assert.deepEqual(
+    ev2.map((e) => e.kind),
+    ['values'],
+  );
   assert.deepEqual((ev2[0] as { changed: number[] }).changed, [22]);
   assert.equal(o.i32('UNIT_FIELD_HEALTH'), -1);
   // a create of a known guid replaces the object entirely
-  const body: UpdateBody = { hasTransport: 0, blocks: [{ updateType: 2, guid: unitGuid, objectTypeId: 3, movement: { updateFlags: 0x10, all: 1 }, values: { mask: new Uint32Array([1 << 22]), values: new Uint32Array([5]) } }] };
+  const body: UpdateBody = {
+    hasTransport: 0,
+    blocks: [
+      {
+        updateType: 2,
+        guid: unitGuid,
+        objectTypeId: 3,
+        movement: { updateFlags: 0x10, all: 1 },
+        values: { mask: new Uint32Array([1 << 22]), values: new Uint32Array([5]) },
+      },
+    ],
+  };
   const ev3 = store.applyBody(body);
   const e3 = ev3[0]!;
   assert.equal(e3.kind === 'create' && e3.replaced, true);
   assert.equal(store.get(unitGuid)!.get('UNIT_FIELD_MAXHEALTH'), 0);
   assert.equal(store.get(unitGuid)!.get('UNIT_FIELD_HEALTH'), 5);
   // MOVEMENT replaces the stored movement block
-  store.applyBody({ hasTransport: 0, blocks: [{ updateType: 1, guid: unitGuid, movement: { updateFlags: 0x50, position: { x: 1, y: 2, z: 3, o: 0 }, all: 1 } }] });
+  store.applyBody({
+    hasTransport: 0,
+    blocks: [{ updateType: 1, guid: unitGuid, movement: { updateFlags: 0x50, position: { x: 1, y: 2, z: 3, o: 0 }, all: 1 } }],
+  });
   assert.equal(store.get(unitGuid)!.movement.position!.y, 2);
   // out of range: unknown guids ignored, known removed
   const ev4 = store.applyBody({ hasTransport: 0, blocks: [{ updateType: 4, guids: [123n, unitGuid, unitGuid] }] });
-  assert.deepEqual(ev4.map((e) => e.kind), ['remove']);
+  assert.deepEqual(
+    ev4.map((e) => e.kind),
+    ['remove'],
+  );
   assert.equal(store.size, 0);
   // destroy
   store.applyBody(body);
@@ -124,12 +159,18 @@ test('store: VALUES for an unknown guid and slots past the type are reported (or
   };
   const s1 = new ObjectStore();
   const ev = s1.applyBody(body);
-  assert.deepEqual(ev.map((e) => e.kind), ['problem', 'problem', 'create']);
+  assert.deepEqual(
+    ev.map((e) => e.kind),
+    ['problem', 'problem', 'create'],
+  );
   const go = s1.get(5n)!;
   assert.equal(go.values.length, 26); // never grows
   assert.deepEqual(go.changed, [2, 3]);
   const s2 = new ObjectStore({ unknownGuid: 'ignore', extraSlots: 'drop' });
-  assert.deepEqual(s2.applyBody(body).map((e) => e.kind), ['create']);
+  assert.deepEqual(
+    s2.applyBody(body).map((e) => e.kind),
+    ['create'],
+  );
   // consistency checks
   assert.equal(s1.validate().length, 1); // OBJECT_FIELD_GUID is 0, not 5
 });
@@ -147,7 +188,10 @@ test('builder: creates carry every non-zero visible field with the full mask cou
   const out = buildUpdate(obs, [item, me, other]);
   assert.equal(out.created, 3);
   const blocks = decodeAll(out.packets).flatMap((b) => b.blocks);
-  assert.deepEqual(blocks.map((b) => b.updateType), [2, 2, 2]);
+  assert.deepEqual(
+    blocks.map((b) => b.updateType),
+    [2, 2, 2],
+  );
   const [bi, bme, bother] = blocks as Array<Extract<UpdateBlock, { updateType: 2 | 3 }>>;
   assert.equal(bi!.values.mask.length, 2);
   assert.equal(bme!.values.mask.length, 41);
@@ -171,7 +215,10 @@ test('builder: CREATE_OBJECT2 for spawns, OUT_OF_RANGE first and never the obser
   b.spawned = true;
   const obs = newObserver(1n);
   const first = decodeAll(buildUpdate(obs, [me, a, b]).packets)[0]!;
-  assert.deepEqual(first.blocks.map((x) => x.updateType), [2, 2, 3]);
+  assert.deepEqual(
+    first.blocks.map((x) => x.updateType),
+    [2, 2, 3],
+  );
   // next tick: `a` leaves, `b` targets the player (guid change of the low half only), the player is not listed
   b.values[16] = 1; // UNIT_FIELD_TARGET low
   const out = buildUpdate(obs, [b]);
@@ -211,7 +258,9 @@ test('builder: compression above 100 bytes at level 1, split under the 32 766-by
   const p = buildUpdate(obs, [small]);
   assert.ok(p.bodyBytes[0]!.length <= 100);
   assert.equal(p.packets[0]![2], 0xa9);
-  const units = Array.from({ length: 600 }, (_, i) => makeWorldObject(0xf130000000000000n + BigInt(i + 1), 3, { UNIT_FIELD_HEALTH: i + 1, UNIT_FIELD_LEVEL: 60 }));
+  const units = Array.from({ length: 600 }, (_, i) =>
+    makeWorldObject(0xf130000000000000n + BigInt(i + 1), 3, { UNIT_FIELD_HEALTH: i + 1, UNIT_FIELD_LEVEL: 60 }),
+  );
   const big = buildUpdate(obs, units);
   assert.ok(big.packets.length >= 2);
   let creates = 0;
@@ -229,9 +278,15 @@ test('builder: compression above 100 bytes at level 1, split under the 32 766-by
   // removal of all 600 plus one create: the OUT_OF_RANGE block opens the first packet only
   const again = buildUpdate(obs, [small], { maxBodySize: 4000 });
   const bodies = decodeAll(again.packets);
-  assert.equal(bodies.flatMap((b) => b.blocks).filter((b) => b.updateType === 4).flatMap((b) => (b as { guids: bigint[] }).guids).length, 600);
+  assert.equal(
+    bodies
+      .flatMap((b) => b.blocks)
+      .filter((b) => b.updateType === 4)
+      .flatMap((b) => (b as { guids: bigint[] }).guids).length,
+    600,
+  );
   for (const b of bodies) assert.equal(b.blocks[0]!.updateType, 4);
-  bodies.forEach((b, i) => assert.ok(128 + again.bodyBytes[i]!.length + 9 * ((b.blocks[0] as { guids: bigint[] }).guids.length) < 4000));
+  bodies.forEach((b, i) => assert.ok(128 + again.bodyBytes[i]!.length + 9 * (b.blocks[0] as { guids: bigint[] }).guids.length < 4000));
   const player = makeWorldObject(5n, 4);
   for (let s = 6; s < 1282; s++) player.values[s] = s;
   assert.throws(() => buildUpdate(newObserver(5n), [player], { maxBodySize: 2000 }), EncodeError);
@@ -276,50 +331,60 @@ function mutateObject(o: WorldObject, r: () => number, count: number): void {
 
 test('property: random worlds over several ticks, per observer: builder → decode → store equals the observer view', () => {
   fc.assert(
-    fc.property(fc.integer({ min: 1, max: 0x7fffffff }), fc.constantFrom(100, 128, 0, 100000), fc.constantFrom(32766, 3000, 1500), (seed, threshold, maxBodySize) => {
-      const r = rng(seed);
-      const { objects, observers } = randomWorld(r);
-      const stores = observers.map(() => new ObjectStore());
-      for (let tick = 0; tick < 4; tick++) {
-        for (const o of objects) if (r() < 0.5) mutateObject(o, r, 1 + Math.floor(r() * 3));
-        observers.forEach((obs, k) => {
-          const visible = objects.filter((o) => o.guid === obs.guid || r() < 0.6);
-          const before = new Set(obs.known.keys());
-          const built = buildUpdate(obs, visible, { compressThreshold: threshold, maxBodySize });
-          const bodies = decodeAll(built.packets);
-          bodies.forEach((b, i) => {
-            const len = built.bodyBytes[i]!.length;
-            assert.equal(built.packets[i]![2] === 0xf6, len > threshold);
-            const oor = b.blocks.filter((x) => x.updateType === 4);
-            assert.ok(oor.length <= 1);
-            if (oor.length === 1) assert.equal(b.blocks[0]!.updateType, 4);
-            if (i > 0 && oor.length === 1) assert.equal(bodies.slice(0, i).every((p) => p.blocks.length === 1 && p.blocks[0]!.updateType === 4), true);
-            const removed = oor.length ? (oor[0] as { guids: bigint[] }).guids.length : 0;
-            assert.ok(128 + 9 * removed + len < maxBodySize);
-            for (const blk of b.blocks) {
-              if (blk.updateType === 4) assert.ok(!blk.guids.includes(obs.guid) && blk.guids.every((g) => before.has(g)));
-              if (blk.updateType === 2 || blk.updateType === 3) {
-                const o = objects.find((x) => x.guid === blk.guid)!;
-                assert.equal((blk.movement.updateFlags & 1) === 1, blk.guid === obs.guid);
-                assert.equal(blk.updateType, o.spawned ? 3 : 2);
-                assert.equal(blk.values.mask.length, OBJECT_TYPES[o.typeId]!.maskBlocks);
-              }
-              if (blk.updateType === 0) {
-                const o = objects.find((x) => x.guid === blk.guid)!;
-                const present = new Set(presentSlots(blk));
-                for (const s of slotsOf(o.typeId)) {
-                  if (s.type === 'guid' && present.has(s.slot)) assert.ok(present.has(s.index + ((s.slot - s.index) ^ 1)), `${s.name}: both halves`);
+    fc.property(
+      fc.integer({ min: 1, max: 0x7fffffff }),
+      fc.constantFrom(100, 128, 0, 100000),
+      fc.constantFrom(32766, 3000, 1500),
+      (seed, threshold, maxBodySize) => {
+        const r = rng(seed);
+        const { objects, observers } = randomWorld(r);
+        const stores = observers.map(() => new ObjectStore());
+        for (let tick = 0; tick < 4; tick++) {
+          for (const o of objects) if (r() < 0.5) mutateObject(o, r, 1 + Math.floor(r() * 3));
+          observers.forEach((obs, k) => {
+            const visible = objects.filter((o) => o.guid === obs.guid || r() < 0.6);
+            const before = new Set(obs.known.keys());
+            const built = buildUpdate(obs, visible, { compressThreshold: threshold, maxBodySize });
+            const bodies = decodeAll(built.packets);
+            bodies.forEach((b, i) => {
+              const len = built.bodyBytes[i]!.length;
+              assert.equal(built.packets[i]![2] === 0xf6, len > threshold);
+              const oor = b.blocks.filter((x) => x.updateType === 4);
+              assert.ok(oor.length <= 1);
+              if (oor.length === 1) assert.equal(b.blocks[0]!.updateType, 4);
+              if (i > 0 && oor.length === 1)
+                assert.equal(
+                  bodies.slice(0, i).every((p) => p.blocks.length === 1 && p.blocks[0]!.updateType === 4),
+                  true,
+                );
+              const removed = oor.length ? (oor[0] as { guids: bigint[] }).guids.length : 0;
+              assert.ok(128 + 9 * removed + len < maxBodySize);
+              for (const blk of b.blocks) {
+                if (blk.updateType === 4) assert.ok(!blk.guids.includes(obs.guid) && blk.guids.every((g) => before.has(g)));
+                if (blk.updateType === 2 || blk.updateType === 3) {
+                  const o = objects.find((x) => x.guid === blk.guid)!;
+                  assert.equal((blk.movement.updateFlags & 1) === 1, blk.guid === obs.guid);
+                  assert.equal(blk.updateType, o.spawned ? 3 : 2);
+                  assert.equal(blk.values.mask.length, OBJECT_TYPES[o.typeId]!.maskBlocks);
+                }
+                if (blk.updateType === 0) {
+                  const o = objects.find((x) => x.guid === blk.guid)!;
+                  const present = new Set(presentSlots(blk));
+                  for (const s of slotsOf(o.typeId)) {
+                    if (s.type === 'guid' && present.has(s.slot)) assert.ok(present.has(s.index + ((s.slot - s.index) ^ 1)), `${s.name}: both halves`);
+                  }
                 }
               }
-            }
-            stores[k]!.applyBody(b);
+              stores[k]!.applyBody(b);
+            });
+            const store = stores[k]!;
+            assert.deepEqual([...store.objects.keys()].sort(), visible.map((o) => o.guid).sort());
+            for (const o of visible)
+              assert.deepEqual(store.get(o.guid)!.values, expectedView(o, obs), `tick ${tick} observer ${obs.guid} object ${o.guid.toString(16)}`);
           });
-          const store = stores[k]!;
-          assert.deepEqual([...store.objects.keys()].sort(), visible.map((o) => o.guid).sort());
-          for (const o of visible) assert.deepEqual(store.get(o.guid)!.values, expectedView(o, obs), `tick ${tick} observer ${obs.guid} object ${o.guid.toString(16)}`);
-        });
-      }
-    }),
+        }
+      },
+    ),
     { numRuns: 60 },
   );
 });
@@ -336,11 +401,48 @@ test('typed access to array fields: floats, guids over slot pairs, two shorts, b
     hasTransport: 0,
     blocks: [
       // gameobject: GAMEOBJECT_ROTATION is 4 floats at slots 10-13
-      { updateType: 2, guid: 9n, objectTypeId: 5, movement: { updateFlags: 0 }, values: values([[10, 0x3f800000], [12, 0xbf000000]], 1) },
+      {
+        updateType: 2,
+        guid: 9n,
+        objectTypeId: 5,
+        movement: { updateFlags: 0 },
+        values: values(
+          [
+            [10, 0x3f800000],
+            [12, 0xbf000000],
+          ],
+          1,
+        ),
+      },
       // container: CONTAINER_FIELD_SLOT_1 is 36 guids from slot 50
-      { updateType: 2, guid: 10n, objectTypeId: 2, movement: { updateFlags: 0 }, values: values([[52, 0x11], [53, 0x4000], [48, 3]], 4) },
+      {
+        updateType: 2,
+        guid: 10n,
+        objectTypeId: 2,
+        movement: { updateFlags: 0 },
+        values: values(
+          [
+            [52, 0x11],
+            [53, 0x4000],
+            [48, 3],
+          ],
+          4,
+        ),
+      },
       // player: PLAYER_SKILL_INFO_1_1 two_shorts; PLAYER_BYTES bytes
-      { updateType: 2, guid: 4n, objectTypeId: 4, movement: { updateFlags: 0 }, values: values([[718, 0x00020003], [0xc1, 0x04030201]], 41) },
+      {
+        updateType: 2,
+        guid: 4n,
+        objectTypeId: 4,
+        movement: { updateFlags: 0 },
+        values: values(
+          [
+            [718, 0x00020003],
+            [0xc1, 0x04030201],
+          ],
+          41,
+        ),
+      },
     ],
   });
   const go = store.get(9n)!;
@@ -376,12 +478,17 @@ test('builder: a failed build leaves the observer as it was; a guid known under 
   assert.deepEqual([...obs.known.entries()], before);
   const asGo = makeWorldObject(unit.guid, 5, { GAMEOBJECT_DISPLAYID: 3 });
   const body = decodeAll(buildUpdate(obs, [asGo]).packets)[0]!;
-  assert.deepEqual(body.blocks.map((b) => b.updateType), [2]);
+  assert.deepEqual(
+    body.blocks.map((b) => b.updateType),
+    [2],
+  );
 });
 
 test('UpdateProducer.produce gives what buildUpdate gives, one producer serving several observers and ticks', async () => {
   const { UpdateProducer, buildUpdate, newObserver, makeWorldObject, defaultMovement } = await import('../../src/protocols/wow/index.js');
-  const world = Array.from({ length: 300 }, (_, i) => makeWorldObject(0xf130000000000000n | BigInt(i + 1), 3, { UNIT_FIELD_HEALTH: 100 + i }, defaultMovement(3, { x: i, y: 0, z: 0, o: 0 })));
+  const world = Array.from({ length: 300 }, (_, i) =>
+    makeWorldObject(0xf130000000000000n | BigInt(i + 1), 3, { UNIT_FIELD_HEALTH: 100 + i }, defaultMovement(3, { x: i, y: 0, z: 0, o: 0 })),
+  );
   const producer = new UpdateProducer({ maxBodySize: 4000 });
   for (const me of [1n, 2n]) {
     const a = newObserver(me);

@@ -30,22 +30,44 @@ test('§6.3 every chain covers its slots 0 … valuesCount − 1 exactly once', 
         hits[s]!++;
       }
     }
-    assert.ok(hits.every((h) => h === 1), `${t.name}: slots covered ${hits.join(',')}`);
+    assert.ok(
+      hits.every((h) => h === 1),
+      `${t.name}: slots covered ${hits.join(',')}`,
+    );
   }
 });
 
 test('§6.3 frequently used slots', () => {
   const unit: Array<[number, string]> = [
-    [0, 'OBJECT_FIELD_GUID'], [2, 'OBJECT_FIELD_TYPE'], [3, 'OBJECT_FIELD_ENTRY'], [4, 'OBJECT_FIELD_SCALE_X'],
-    [16, 'UNIT_FIELD_TARGET'], [22, 'UNIT_FIELD_HEALTH'], [23, 'UNIT_FIELD_POWER1'], [27, 'UNIT_FIELD_POWER5'],
-    [28, 'UNIT_FIELD_MAXHEALTH'], [34, 'UNIT_FIELD_LEVEL'], [35, 'UNIT_FIELD_FACTIONTEMPLATE'], [36, 'UNIT_FIELD_BYTES_0'],
-    [46, 'UNIT_FIELD_FLAGS'], [131, 'UNIT_FIELD_DISPLAYID'], [143, 'UNIT_DYNAMIC_FLAGS'], [147, 'UNIT_NPC_FLAGS'],
+    [0, 'OBJECT_FIELD_GUID'],
+    [2, 'OBJECT_FIELD_TYPE'],
+    [3, 'OBJECT_FIELD_ENTRY'],
+    [4, 'OBJECT_FIELD_SCALE_X'],
+    [16, 'UNIT_FIELD_TARGET'],
+    [22, 'UNIT_FIELD_HEALTH'],
+    [23, 'UNIT_FIELD_POWER1'],
+    [27, 'UNIT_FIELD_POWER5'],
+    [28, 'UNIT_FIELD_MAXHEALTH'],
+    [34, 'UNIT_FIELD_LEVEL'],
+    [35, 'UNIT_FIELD_FACTIONTEMPLATE'],
+    [36, 'UNIT_FIELD_BYTES_0'],
+    [46, 'UNIT_FIELD_FLAGS'],
+    [131, 'UNIT_FIELD_DISPLAYID'],
+    [143, 'UNIT_DYNAMIC_FLAGS'],
+    [147, 'UNIT_NPC_FLAGS'],
   ];
   for (const [slot, name] of unit) {
     assert.equal(fieldAt(3, slot)?.name, name, `unit slot ${slot}`);
     assert.equal(fieldAt(4, slot)?.name, name, `player slot ${slot}`);
   }
-  const go: Array<[number, string]> = [[8, 'GAMEOBJECT_DISPLAYID'], [9, 'GAMEOBJECT_FLAGS'], [14, 'GAMEOBJECT_STATE'], [19, 'GAMEOBJECT_DYN_FLAGS'], [21, 'GAMEOBJECT_TYPE_ID'], [24, 'GAMEOBJECT_ANIMPROGRESS']];
+  const go: Array<[number, string]> = [
+    [8, 'GAMEOBJECT_DISPLAYID'],
+    [9, 'GAMEOBJECT_FLAGS'],
+    [14, 'GAMEOBJECT_STATE'],
+    [19, 'GAMEOBJECT_DYN_FLAGS'],
+    [21, 'GAMEOBJECT_TYPE_ID'],
+    [24, 'GAMEOBJECT_ANIMPROGRESS'],
+  ];
   for (const [slot, name] of go) assert.equal(fieldAt(5, slot)?.name, name);
   // chains share slot numbers: slot 6 differs by type
   assert.equal(fieldAt(1, 6)?.name, 'ITEM_FIELD_OWNER');
@@ -66,8 +88,16 @@ test('§6.3 frequently used slots', () => {
 
 test('§3.2 guid high parts as a type hint', () => {
   const cases: Array<[bigint, number | undefined]> = [
-    [4n, 4], [0x4000000000000001n, 1], [0xf110000001000001n, 5], [0xf120000001000001n, 5], [0x1fc0000000005148n, 5],
-    [0xf130001de3000105n, 3], [0xf140000001000001n, 3], [0xf100000000000001n, 6], [0xf101000000000001n, 7], [0x1234000000000000n, undefined],
+    [4n, 4],
+    [0x4000000000000001n, 1],
+    [0xf110000001000001n, 5],
+    [0xf120000001000001n, 5],
+    [0x1fc0000000005148n, 5],
+    [0xf130001de3000105n, 3],
+    [0xf140000001000001n, 3],
+    [0xf100000000000001n, 6],
+    [0xf101000000000001n, 7],
+    [0x1234000000000000n, undefined],
   ];
   for (const [g, t] of cases) assert.equal(typeIdFromGuid(g), t, g.toString(16));
 });
@@ -86,7 +116,14 @@ test('the generated table matches the spec JSON row for row (when the shared spe
   doc.fields.forEach((f: any, i: number) => {
     const g = FIELDS[i]!;
     assert.deepEqual([g.name, g.index, g.size, g.type, g.owner], [f.name, f.index, f.size, f.type, f.owner]);
-    assert.equal(g.visibility, f.visibility.reduce((a: number, v: string) => a | flags[v]!, 0), f.name);
+    assert.equal(
+      g.visibility,
+      f.visibility.reduce((a: number, v: string) => a | flags[v]!, 0),
+      f.name,
+    );
   });
-  assert.deepEqual(OBJECT_TYPES.map((t) => t.valuesCount), doc.object_types.map((t: any) => t.valuesCount));
+  assert.deepEqual(
+    OBJECT_TYPES.map((t) => t.valuesCount),
+    doc.object_types.map((t: any) => t.valuesCount),
+  );
 });

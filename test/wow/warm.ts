@@ -14,11 +14,29 @@ function nanFrame(): Uint8Array {
     updateFlags: 0x70,
     movementInfo: { flags: 0x00400000, time: 1, x: NaN, y: 1.5, z: NaN, o: 0.72, fallTime: 0 },
     speeds: { walk: 2.5, run: NaN, runBack: 4.5, swim: 4.7, swimBack: 2.5, turnRate: 3.14 },
-    spline: { flags: 0, timePassed: 0, duration: 10, id: 1, nodes: new Float32Array(new Uint32Array([SNAN, 0x3f800000, NEG_NAN]).buffer), finalDestination: [1, NaN, 3] },
+    spline: {
+      flags: 0,
+      timePassed: 0,
+      duration: 10,
+      id: 1,
+      nodes: new Float32Array(new Uint32Array([SNAN, 0x3f800000, NEG_NAN]).buffer),
+      finalDestination: [1, NaN, 3],
+    },
     all: 1,
     nanBits: { 'movementInfo.x': SNAN, 'movementInfo.z': NEG_NAN, 'speeds.run': SNAN, 'spline.finalDestination[1]': 0x7f800001 },
   };
-  const body = encodeBody({ hasTransport: 0, blocks: [{ updateType: 2, guid: 0xf130000000000001n, objectTypeId: 3, movement: m, values: PackedValues.of([0, 0, 0, 0, 1 << 1], [SNAN]) /* slot 129: UNIT_FIELD_BOUNDINGRADIUS, a float */ }] });
+  const body = encodeBody({
+    hasTransport: 0,
+    blocks: [
+      {
+        updateType: 2,
+        guid: 0xf130000000000001n,
+        objectTypeId: 3,
+        movement: m,
+        values: PackedValues.of([0, 0, 0, 0, 1 << 1], [SNAN]) /* slot 129: UNIT_FIELD_BOUNDINGRADIUS, a float */,
+      },
+    ],
+  });
   return frame(0xa9, body);
 }
 

@@ -27,7 +27,11 @@ function outcome(fn: () => Uint8Array): Outcome {
 function agree(z: Uint8Array, opts: { expectedSize?: number; maxOutput?: number } = {}): Outcome {
   const node = outcome(() => inflateZlib(z, { ...opts, impl: 'node' }));
   const portable = outcome(() => inflateZlib(z, { ...opts, impl: 'portable' }));
-  assert.equal(portable.ok, node.ok, `${toHex(z).slice(0, 120)}: node ${node.ok ? 'ok' : node.error.message}, portable ${portable.ok ? 'ok' : portable.error.message}`);
+  assert.equal(
+    portable.ok,
+    node.ok,
+    `${toHex(z).slice(0, 120)}: node ${node.ok ? 'ok' : node.error.message}, portable ${portable.ok ? 'ok' : portable.error.message}`,
+  );
   if (node.ok && portable.ok) assert.equal(portable.hex, node.hex);
   return portable;
 }
@@ -85,7 +89,10 @@ test('issue 14 reproducer: a stored block with a wrong NLEN is a DecodeError on 
   const bad = fromHex('0016f6010500000078010105000000000000000000050001');
   for (const impl of ['node', 'portable', undefined] as const) {
     const opts = impl === undefined ? {} : { zlibImpl: impl as ZlibImpl };
-    assert.throws(() => decodePacket(bad, opts), (e: unknown) => e instanceof DecodeError && e.path.startsWith('zlib') && /stored block lengths/.test(e.message));
+    assert.throws(
+      () => decodePacket(bad, opts),
+      (e: unknown) => e instanceof DecodeError && e.path.startsWith('zlib') && /stored block lengths/.test(e.message),
+    );
   }
   // the same block with the right NLEN inflates (to nothing, as declared)
   const good = fromHex('0016f601050000007801010500faff000000000000050001');
@@ -101,8 +108,14 @@ test('issue 14 reproducer: a stored block with a wrong NLEN is a DecodeError on 
 
 test('issue 14 reproducer: an over-subscribed distance code set ("invalid distances set") is refused by both paths', () => {
   const z = invalidDistancesSet();
-  assert.throws(() => inflateZlib(z, { impl: 'node' }), (e: unknown) => e instanceof DecodeError && /distances set/.test(e.message));
-  assert.throws(() => inflateZlib(z, { impl: 'portable' }), (e: unknown) => e instanceof DecodeError && /distances set/.test(e.message));
+  assert.throws(
+    () => inflateZlib(z, { impl: 'node' }),
+    (e: unknown) => e instanceof DecodeError && /distances set/.test(e.message),
+  );
+  assert.throws(
+    () => inflateZlib(z, { impl: 'portable' }),
+    (e: unknown) => e instanceof DecodeError && /distances set/.test(e.message),
+  );
   assert.throws(() => inflateZlib(z), DecodeError);
 });
 
@@ -125,7 +138,10 @@ const bodyArb = fc.oneof(
     return new Uint8Array(out);
   }),
 );
-const mutationArb = fc.array(fc.tuple(fc.constantFrom('flip', 'set', 'insert', 'delete', 'truncate'), fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 0, maxLength: 3 });
+const mutationArb = fc.array(fc.tuple(fc.constantFrom('flip', 'set', 'insert', 'delete', 'truncate'), fc.nat(), fc.integer({ min: 0, max: 255 })), {
+  minLength: 0,
+  maxLength: 3,
+});
 
 function mutate(src: Uint8Array, muts: Array<[string, number, number]>): Uint8Array {
   let b = Array.from(src);
@@ -180,8 +196,14 @@ test('property: random bytes behind a zlib header give the same result on both p
 test('the output cap stops a bomb on both paths, with the same error kind', () => {
   const bomb = deflateZlib(new Uint8Array(8 << 20), 9);
   for (const impl of ['node', 'portable'] as const) {
-    assert.throws(() => inflateZlib(bomb, { impl, maxOutput: 1 << 16 }), (e: unknown) => e instanceof DecodeError && e.name === 'LimitError');
-    assert.throws(() => inflateZlib(bomb, { impl, expectedSize: 1000 }), (e: unknown) => e instanceof DecodeError && e.name === 'DecodeError');
+    assert.throws(
+      () => inflateZlib(bomb, { impl, maxOutput: 1 << 16 }),
+      (e: unknown) => e instanceof DecodeError && e.name === 'LimitError',
+    );
+    assert.throws(
+      () => inflateZlib(bomb, { impl, expectedSize: 1000 }),
+      (e: unknown) => e instanceof DecodeError && e.name === 'DecodeError',
+    );
   }
 });
 

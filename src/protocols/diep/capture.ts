@@ -123,7 +123,13 @@ export class DiepCaptureReader {
   }
 
   /** Decode one message payload of a connection (also for callers with their own framing). */
-  message(connection: number, direction: DiepDirection, opcode: number, data: Uint8Array, base: { time: number; frame?: number; compressed?: boolean }): DiepMessageItem {
+  message(
+    connection: number,
+    direction: DiepDirection,
+    opcode: number,
+    data: Uint8Array,
+    base: { time: number; frame?: number; compressed?: boolean },
+  ): DiepMessageItem {
     const st = this.state(connection);
     const index = direction === 'clientbound' ? st.cb++ : st.sb++;
     const item: DiepMessageItem = { kind: 'message', connection, time: base.time, direction, index, opcode, data, compressed: base.compressed ?? false };
@@ -209,7 +215,13 @@ export class DiepCaptureReader {
           const control = m.opcode === 8 ? 'close' : m.opcode === 9 ? 'ping' : 'pong';
           yield { kind: 'control', connection: c, time: m.time, direction: m.type === 'send' ? 'serverbound' : 'clientbound', control, data: m.data };
         } else {
-          yield { kind: 'problem', connection: c, time: m.time, error: new DecodeError(0, `messages[${m.index}].opcode`, 'a data or control opcode', String(m.opcode)), fatal: false };
+          yield {
+            kind: 'problem',
+            connection: c,
+            time: m.time,
+            error: new DecodeError(0, `messages[${m.index}].opcode`, 'a data or control opcode', String(m.opcode)),
+            fatal: false,
+          };
         }
       }
     }

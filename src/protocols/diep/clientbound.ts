@@ -237,7 +237,6 @@ function decodeClientboundAt(r: ByteReader, ctx: Ctx, allowCompressed: boolean):
   }
 }
 
-
 /** Encode one clientbound packet. */
 export function encodeClientbound(p: ClientboundPacket, opts?: DiepEncodeOptions): Uint8Array {
   const w = new ByteWriter(256);
@@ -334,7 +333,8 @@ function writeVuFixed(w: ByteWriter, v: number): void {
 /** An `Unknown` packet: its id (not one with a layout of its own) and body. */
 export function writeUnknown(w: ByteWriter, header: number, body: Uint8Array, known: ReadonlySet<number>): void {
   if (!Number.isInteger(header) || header < 0 || header > 255) throw new EncodeError('header', `must be a byte, got ${excerpt(header)}`);
-  if (known.has(header)) throw new EncodeError('header', `0x${header.toString(16).padStart(2, '0')} has a layout of its own: write it as that packet type, not Unknown`);
+  if (known.has(header))
+    throw new EncodeError('header', `0x${header.toString(16).padStart(2, '0')} has a layout of its own: write it as that packet type, not Unknown`);
   if (!(body instanceof Uint8Array)) throw new EncodeError('body', `expected bytes, got ${excerpt(body)}`);
   w.u8(header);
   w.bytes(body);

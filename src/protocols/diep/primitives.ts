@@ -5,7 +5,7 @@
  * Readers work on a `Cursor` (a core `ByteReader` is one: its `bytes`, `pos`, `end`)
  * and throw `DecodeError`s; they record no spans (the codec records spans per field).
  */
-import { ByteWriter, DecodeError, EncodeError, LimitError, decodeUtf8, f32ToBits, bitsToF32, excerpt } from '../../core/index.js';
+import { type ByteWriter, DecodeError, EncodeError, LimitError, decodeUtf8, f32ToBits, bitsToF32, excerpt } from '../../core/index.js';
 import { F32Bits, type EntityRef } from './types.js';
 import { DIEP_DEFAULT_LIMITS } from './limits.js';
 

@@ -110,7 +110,8 @@ export function wireValue(enc: number, v: Scalar): Scalar {
 function checkValue(enc: number, v: unknown, key: string): void {
   let ok: boolean;
   if (enc === ENC_STRING) ok = typeof v === 'string' && isWritableString(v);
-  else if (enc === ENC_ENTID) ok = v === null || (typeof v === 'object' && typeof (v as EntityRef).id === 'number' && typeof (v as EntityRef).hash === 'number');
+  else if (enc === ENC_ENTID)
+    ok = v === null || (typeof v === 'object' && typeof (v as EntityRef).id === 'number' && typeof (v as EntityRef).hash === 'number');
   else if (enc === ENC_F32) ok = typeof v === 'number' || v instanceof F32Bits;
   else ok = typeof v === 'number' && Number.isFinite(v);
   if (!ok) throw new EncodeError(key, `cannot hold ${excerpt(v)}`);
@@ -507,4 +508,3 @@ export function* serverInterest(world: World, viewer: ViewerProducer): Iterable<
     if (x + ex >= cx - hw && x - ex <= cx + hw && y + ey >= cy - hh && y - ey <= cy + hh) yield e;
   }
 }
-

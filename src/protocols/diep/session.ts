@@ -244,8 +244,14 @@ export class EntityStore implements ClientMirror<Uint8Array | UpdatePacket> {
   changesOf(r: ApplyResult): DiepChanges {
     const fields = this.table.fields;
     const updated = new Map<string, string[]>();
-    for (const [id, fs] of r.changed) updated.set(String(id), fs.map((f) => fields[f]!.key));
-    const issues: MirrorIssue[] = r.issues.map((i) => (i.id < 0 ? { kind: i.kind, message: i.message } : { kind: i.kind, message: i.message, id: String(i.id) }));
+    for (const [id, fs] of r.changed)
+      updated.set(
+        String(id),
+        fs.map((f) => fields[f]!.key),
+      );
+    const issues: MirrorIssue[] = r.issues.map((i) =>
+      i.id < 0 ? { kind: i.kind, message: i.message } : { kind: i.kind, message: i.message, id: String(i.id) },
+    );
     return { tick: r.tick, created: r.created.map(String), updated, removed: r.removed.map(String), issues, issuesDropped: r.issuesDropped };
   }
 
@@ -295,7 +301,7 @@ export class EntityStore implements ClientMirror<Uint8Array | UpdatePacket> {
     const issues: StoreIssue[] = [];
     const tick = p.tick;
     const result: ApplyResult = { tick, issues, issuesDropped: 0, removed: [], created: [], changed: track ? new Map() : NO_CHANGES };
-    if (this.lastTick !== undefined && tick !== ((this.lastTick + 1) >>> 0)) {
+    if (this.lastTick !== undefined && tick !== (this.lastTick + 1) >>> 0) {
       this.report(result, { kind: 'tickGap', tick, id: -1, hash: 0, message: `tick ${tick} after ${this.lastTick}` });
     }
     const entities = this.entities;
@@ -454,11 +460,11 @@ export interface DiepEntityView {
     rightX: number | F32Bits;
     bottomY: number | F32Bits;
     scoreboardAmount: number;
-    scoreboardNames: (string)[];
+    scoreboardNames: string[];
     scoreboardScores: (number | F32Bits)[];
-    scoreboardColors: (number)[];
-    scoreboardSuffixes: (string)[];
-    scoreboardTanks: (number)[];
+    scoreboardColors: number[];
+    scoreboardSuffixes: string[];
+    scoreboardTanks: number[];
     leaderX: number | F32Bits;
     leaderY: number | F32Bits;
     playersNeeded: number;
@@ -478,9 +484,9 @@ export interface DiepEntityView {
     levelbarProgress: number | F32Bits;
     levelbarMax: number | F32Bits;
     statsAvailable: number;
-    statNames: (string)[];
-    statLevels: (number)[];
-    statLimits: (number)[];
+    statNames: string[];
+    statLevels: number[];
+    statLimits: number[];
     cameraX: number | F32Bits;
     cameraY: number | F32Bits;
     score: number | F32Bits;
@@ -513,7 +519,6 @@ export interface DiepEntityView {
     mothershipY: number | F32Bits;
     flags: number;
   };
-
 }
 
 /** Build the view of a stored entity: one object per present group, its fields by name. */

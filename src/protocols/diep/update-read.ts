@@ -135,7 +135,7 @@ function readDeletions(cur: Cur, buf: UpdateBuffer, n: number, spans: SpanSink |
 }
 
 /** Where an error happened inside an upcreate, for its path. */
-const enum Part {
+enum Part {
   Entity,
   Mode,
   Groups,
@@ -391,7 +391,17 @@ function readChangeFields(cur: Cur, buf: UpdateBuffer, ent: number, table: Field
       } else {
         if (spans !== undefined) spans.add(`${prefix}.changed.${table.fields[f]!.key}`, jumpAt, pos, 'jump');
         cur.pos = pos;
-        ent = readElementTable(cur, buf, ent, f, len, table.fieldUpdateEnc[f]!, maxString, spans, prefix === '' ? '' : `${prefix}.changed.${table.fields[f]!.key}`);
+        ent = readElementTable(
+          cur,
+          buf,
+          ent,
+          f,
+          len,
+          table.fieldUpdateEnc[f]!,
+          maxString,
+          spans,
+          prefix === '' ? '' : `${prefix}.changed.${table.fields[f]!.key}`,
+        );
         pos = cur.pos;
         entField = buf.entField;
         entNum = buf.entNum;

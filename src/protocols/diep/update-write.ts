@@ -178,7 +178,8 @@ export function writeChangeBody(
   table: FieldTable,
   maxString = DIEP_DEFAULT_LIMITS.maxStringLength,
 ): void {
-  if (!Array.isArray(fields) || !Array.isArray(values) || fields.length !== values.length) throw new EncodeError('fields', 'an update needs parallel arrays fields and values');
+  if (!Array.isArray(fields) || !Array.isArray(values) || fields.length !== values.length)
+    throw new EncodeError('fields', 'an update needs parallel arrays fields and values');
   let prev = -1;
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;

@@ -11,8 +11,19 @@ import { writeData } from './layouts-write.js';
 import { SM_DEFAULT_LIMITS } from './limits.js';
 import { Out } from './out.js';
 import { arr, bytes as bytesOf, int, obj } from './primitives.js';
-import { CT_CHILDSHAPE_BLOCK, CT_CHILDSHAPE_PART, CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, NETOBJ_TYPES, SM_MAX_DELTA_BASE, SM_MAX_RAW_SIZE, UPDATE_TYPES, type NetworkUpdate, type NetworkUpdateBody, type Variant } from './types.js';
-
+import {
+  CT_CHILDSHAPE_BLOCK,
+  CT_CHILDSHAPE_PART,
+  CT_RIGIDBODY_DYNAMIC,
+  CT_RIGIDBODY_STATIC,
+  NETOBJ_TYPES,
+  SM_MAX_DELTA_BASE,
+  SM_MAX_RAW_SIZE,
+  UPDATE_TYPES,
+  type NetworkUpdate,
+  type NetworkUpdateBody,
+  type Variant,
+} from './types.js';
 
 const NETOBJ_BY_NAME = new Map<string, number>(NETOBJ_TYPES.map((n, i) => [n, i]));
 const UT_MAP = new Map<string, number>(Object.entries(UPDATE_TYPES));
@@ -95,7 +106,8 @@ export class SubUpdateWriter {
     const start = o.pos;
     writeNetworkUpdate(o, u, path, variantHint);
     const len = o.pos - start;
-    if (this.tracker !== undefined) verify(o.buf, start, len, this.tracker, path, (u as { data?: unknown }).data, (u as { variant?: unknown }).variant ?? variantHint);
+    if (this.tracker !== undefined)
+      verify(o.buf, start, len, this.tracker, path, (u as { data?: unknown }).data, (u as { variant?: unknown }).variant ?? variantHint);
     let used: 'raw' | 'delta' = 'raw';
     const keepBase = len <= SM_MAX_DELTA_BASE + 2;
     const cur = this.cur;
@@ -106,7 +118,12 @@ export class SubUpdateWriter {
     if (form !== 'raw') {
       const can = this.prevLen === len && keepBase;
       if (!can && form === 'delta') {
-        const why = this.prevLen === 0 ? 'it is the first update of the body' : this.prevLen !== len ? `the previous update is ${this.prevLen} bytes, this one ${len}` : `its ${len - 2} data bytes exceed 63`;
+        const why =
+          this.prevLen === 0
+            ? 'it is the first update of the body'
+            : this.prevLen !== len
+              ? `the previous update is ${this.prevLen} bytes, this one ${len}`
+              : `its ${len - 2} data bytes exceed 63`;
         throw new EncodeError(`${path}.form`, `cannot be a delta: ${why}`);
       }
       if (can) {
@@ -119,7 +136,10 @@ export class SubUpdateWriter {
           if ((bitfield[0]! & 0x80) === 0) throw new EncodeError(`${path}.bitfield`, 'the top bit (delta marker) must be 1');
           for (let i = 0; i < n; i++) {
             if ((bitfield[k - 1 - (i >>> 3)]! >>> (i & 7)) & 1 && prev[2 + i] !== cur[2 + i]) {
-              throw new EncodeError(`${path}.bitfield`, `keeps data byte ${i} from the previous update, but it differs (0x${prev[2 + i]!.toString(16)} → 0x${cur[2 + i]!.toString(16)})`);
+              throw new EncodeError(
+                `${path}.bitfield`,
+                `keeps data byte ${i} from the previous update, but it differs (0x${prev[2 + i]!.toString(16)} → 0x${cur[2 + i]!.toString(16)})`,
+              );
             }
           }
           for (let j = 0; j < k; j++) bf[j] = bitfield[j]!;
@@ -164,7 +184,11 @@ function verify(buf: Uint8Array, start: number, len: number, tracker: Controller
         ? pickVariant(tracker.get(ot, id), n, CT_RIGIDBODY_STATIC, 5, CT_RIGIDBODY_DYNAMIC, 2, 0, false)
         : pickVariant(tracker.get(ot, id), n, CT_CHILDSHAPE_BLOCK, 22, CT_CHILDSHAPE_PART, 17, 0, false);
     const read = r & (PICK_CT_UNKNOWN | PICK_VARIANT_UNKNOWN) ? 'opaque data' : ot === 0 ? (r & PICK_B ? 'dynamic' : 'static') : r & PICK_B ? 'part' : 'block';
-    if (read !== variant) throw new EncodeError(`${path}.variant`, `the decoder would read these ${n} data bytes as ${read}, not ${excerpt(variant)} (trailing bytes change the length that decides it)`);
+    if (read !== variant)
+      throw new EncodeError(
+        `${path}.variant`,
+        `the decoder would read these ${n} data bytes as ${read}, not ${excerpt(variant)} (trailing bytes change the length that decides it)`,
+      );
   }
   try {
     checkUpdate(buf, start + 2, start + len, tracker, false);
@@ -195,7 +219,11 @@ export function writeBody(o: Out, body: unknown, policy: DeltaPolicy, path: stri
   o.u32(int(b.tick, 0, 0xffffffff, `${path === '' ? '' : `${path}.`}tick`));
   const updates = arr(b.updates, `${path === '' ? '' : `${path}.`}updates`);
   const max = SM_DEFAULT_LIMITS.smMaxUpdates;
-  if (updates.length > max) throw new EncodeError(`${path === '' ? '' : `${path}.`}updates`, `${updates.length} updates: the decoder reads at most ${max} per body (limit smMaxUpdates)`);
+  if (updates.length > max)
+    throw new EncodeError(
+      `${path === '' ? '' : `${path}.`}updates`,
+      `${updates.length} updates: the decoder reads at most ${max} per body (limit smMaxUpdates)`,
+    );
   const w = new SubUpdateWriter(o, tracker);
   for (let i = 0; i < updates.length; i++) {
     const p = `${path === '' ? '' : `${path}.`}updates[${i}]`;
@@ -211,4 +239,3 @@ export function writeBody(o: Out, body: unknown, policy: DeltaPolicy, path: stri
     w.write(u, form, bf, p);
   }
 }
-

@@ -148,4 +148,3 @@ export class ControllerTable implements ControllerTracker {
     return this.count;
   }
 }
-

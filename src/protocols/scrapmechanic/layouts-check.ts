@@ -4,7 +4,20 @@
  */
 import { DecodeError } from '../../core/errors.js';
 import type { ControllerTracker } from './controllers.js';
-import { characterUpdateBits, CREATE, isOpaqueType, P, PICK_B, PICK_CONFLICT, PICK_CT_UNKNOWN, PICK_VARIANT_UNKNOWN, pickVariant, REMOVE, trunc, UPDATE } from './rules.js';
+import {
+  characterUpdateBits,
+  CREATE,
+  isOpaqueType,
+  P,
+  PICK_B,
+  PICK_CONFLICT,
+  PICK_CT_UNKNOWN,
+  PICK_VARIANT_UNKNOWN,
+  pickVariant,
+  REMOVE,
+  trunc,
+  UPDATE,
+} from './rules.js';
 import { ANY_CT, CONTAINER_ITEM_LAYOUT, CONTAINER_SLOT_CHANGE_LAYOUT, LAYOUTS, layoutOf, VARIANT_PAIRS, type CompiledLayout } from './tables/layouts.js';
 import { checkHeader } from './subupdate.js';
 import { NetObj } from './types.js';
@@ -81,7 +94,13 @@ export function checkData(ut: number, ot: number, ct: number | undefined, b: Uin
     }
     if (l.lengths !== undefined) {
       if (!l.lengths.includes(len)) {
-        if (strict) throw new DecodeError(p, 'data', `a known layout (${len < l.minSize ? 'TRUNCATED' : 'TRAILING_BYTES'})`, `${l.name} of ${len} data bytes, the community layout has ${l.lengths.join(' or ')}`);
+        if (strict)
+          throw new DecodeError(
+            p,
+            'data',
+            `a known layout (${len < l.minSize ? 'TRUNCATED' : 'TRAILING_BYTES'})`,
+            `${l.name} of ${len} data bytes, the community layout has ${l.lengths.join(' or ')}`,
+          );
         return CHECK_WARN;
       }
       q = end;
@@ -118,7 +137,8 @@ function checkContainerUpdate(b: Uint8Array, p: number, end: number, strict: boo
   const n = (b[p]! << 8) | b[p + 1]!;
   let q = p + 2;
   const csz = CONTAINER_SLOT_CHANGE_LAYOUT.size;
-  if (n * csz + 1 > end - q) throw new DecodeError(q, 'data.slotChanges', `${n} slot changes of ${csz} bytes and the filter flag (TRUNCATED)`, `${end - q} bytes left`);
+  if (n * csz + 1 > end - q)
+    throw new DecodeError(q, 'data.slotChanges', `${n} slot changes of ${csz} bytes and the filter flag (TRUNCATED)`, `${end - q} bytes left`);
   q += n * csz;
   const b0 = b[q]!;
   if ((b0 & 0x80) === 0) return checkPadding(b0 & 0x7f, q, strict) ? -(q + 1) : q + 1;
@@ -196,4 +216,3 @@ export function checkUpdate(b: Uint8Array, p: number, end: number, tracker: Cont
   if (ut === REMOVE) tracker.delete(ot, id);
   return flags;
 }
-

@@ -6,7 +6,7 @@ import { EncodeError } from '../../core/errors.js';
 import { excerpt } from '../../core/json.js';
 import { CREATE, isOpaqueType, P, REMOVE, UPDATE } from './rules.js';
 import { CONTAINER_ITEM_LAYOUT, CONTAINER_SLOT_CHANGE_LAYOUT, layoutOf, VARIANT_PAIRS, type CompiledField, type CompiledLayout } from './tables/layouts.js';
-import { Out } from './out.js';
+import type { Out } from './out.js';
 import { bytes as bytesOf, f16ToBits, u64, writeF32, writeUuid } from './primitives.js';
 import { CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, NetObj, NETOBJ_TYPES, type Variant } from './types.js';
 
@@ -91,7 +91,6 @@ class Bits {
   }
 }
 
-
 /**
  * Write the type-specific data of `u` (in-memory or JSON form). `ut`/`ot` are the
  * update and NetObj type numbers; `ct` the Create controller type; `path` the
@@ -135,7 +134,13 @@ export function writeData(o: Out, u: Record<string, unknown>, ut: number, ot: nu
     const pair = ut === UPDATE ? VARIANT_PAIRS[ot] : undefined;
     if (pair !== undefined) {
       l = uv === pair.a.variant ? pair.a : uv === pair.b.variant ? pair.b : undefined;
-      if (l === undefined) fail(B, ot === NetObj.ChildShape ? 'variant' : '', '', `${NETOBJ_TYPES[ot]} Update needs variant "${pair.a.variant}" or "${pair.b.variant}" (or opaque)`);
+      if (l === undefined)
+        fail(
+          B,
+          ot === NetObj.ChildShape ? 'variant' : '',
+          '',
+          `${NETOBJ_TYPES[ot]} Update needs variant "${pair.a.variant}" or "${pair.b.variant}" (or opaque)`,
+        );
     } else {
       l = layoutOf(ut, ot, ct);
       if (l === undefined) fail(B, '', '', `RigidBody Create with controller type ${String(ct)} has no known layout (use opaque)`);
@@ -194,7 +199,17 @@ function compileWriter(l: CompiledLayout): Writer | undefined {
   }
   code += `o.pos = at + ${l.size};`;
   try {
-    const make = new Function('intv', 'objv', 'u64', 'pathOf', 'writeF32', 'f16ToBits', 'writeUuid', 'axisNibble', `return function write(o, d, base) { ${code} };`);
+    const make = new Function(
+      'intv',
+      'objv',
+      'u64',
+      'pathOf',
+      'writeF32',
+      'f16ToBits',
+      'writeUuid',
+      'axisNibble',
+      `return function write(o, d, base) { ${code} };`,
+    );
     return make(intv, objv, u64, pathOf, writeF32, f16ToBits, writeUuid, axisNibble) as Writer;
   } catch {
     return undefined;

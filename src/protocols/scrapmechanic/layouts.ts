@@ -9,8 +9,30 @@
 import { DecodeError } from '../../core/errors.js';
 import type { SpanSink } from '../../core/spans.js';
 import { f16FromBits, readF32, readUuid } from './primitives.js';
-import { characterUpdateBits, CREATE, isOpaqueType, P, PICK_B, PICK_CONFLICT, PICK_CT_UNKNOWN, PICK_INFERRED, PICK_VARIANT_UNKNOWN, pickVariant, REMOVE, trunc, UPDATE } from './rules.js';
-import { CONTAINER_ITEM_LAYOUT, CONTAINER_SLOT_CHANGE_LAYOUT, LAYOUTS, layoutOf, VARIANT_PAIRS, type CompiledField, type CompiledLayout } from './tables/layouts.js';
+import {
+  characterUpdateBits,
+  CREATE,
+  isOpaqueType,
+  P,
+  PICK_B,
+  PICK_CONFLICT,
+  PICK_CT_UNKNOWN,
+  PICK_INFERRED,
+  PICK_VARIANT_UNKNOWN,
+  pickVariant,
+  REMOVE,
+  trunc,
+  UPDATE,
+} from './rules.js';
+import {
+  CONTAINER_ITEM_LAYOUT,
+  CONTAINER_SLOT_CHANGE_LAYOUT,
+  LAYOUTS,
+  layoutOf,
+  VARIANT_PAIRS,
+  type CompiledField,
+  type CompiledLayout,
+} from './tables/layouts.js';
 import { CT_CHILDSHAPE_BLOCK, CT_CHILDSHAPE_PART, NetObj, type CharacterUpdate, type ContainerItem, type NetworkUpdate, type SlotChange } from './types.js';
 
 export { characterUpdateBits, CREATE, isOpaqueType, P, PICK_B, PICK_CONFLICT, PICK_CT_UNKNOWN, PICK_VARIANT_UNKNOWN, pickVariant, REMOVE, trunc, UPDATE };
@@ -139,14 +161,29 @@ function compileBuilder(l: CompiledLayout): Builder | undefined {
   }
 }
 
-for (const l of [...LAYOUTS.values(), ...VARIANT_PAIRS.flatMap((v) => (v === undefined ? [] : [v.a, v.b])), CONTAINER_ITEM_LAYOUT, CONTAINER_SLOT_CHANGE_LAYOUT]) l.build = compileBuilder(l);
+for (const l of [
+  ...LAYOUTS.values(),
+  ...VARIANT_PAIRS.flatMap((v) => (v === undefined ? [] : [v.a, v.b])),
+  CONTAINER_ITEM_LAYOUT,
+  CONTAINER_SLOT_CHANGE_LAYOUT,
+])
+  l.build = compileBuilder(l);
 
 /**
  * The fields of a table layout at `b[p..p+len)` as a new object (nested objects for
  * `position.x`, in table order). Fields past `len` are absent (Harvestable Update).
  * `prefix` is the span path of the object (`data`, `data.items[2]`).
  */
-export function readFields(l: CompiledLayout, u: NetworkUpdate, b: Uint8Array, dv: DataView, p: number, len: number, ctx: LayoutCtx, prefix: string): Record<string, unknown> {
+export function readFields(
+  l: CompiledLayout,
+  u: NetworkUpdate,
+  b: Uint8Array,
+  dv: DataView,
+  p: number,
+  len: number,
+  ctx: LayoutCtx,
+  prefix: string,
+): Record<string, unknown> {
   if (ctx.spans === undefined) {
     const build = l.build as Builder | undefined;
     if (build !== undefined) return build(b, dv, p, u, ctx);
@@ -155,7 +192,16 @@ export function readFields(l: CompiledLayout, u: NetworkUpdate, b: Uint8Array, d
 }
 
 /** `readFields` by walking the field list (spans, optional fields, or no compiled builder). */
-export function interpretFields(l: CompiledLayout, u: NetworkUpdate, b: Uint8Array, dv: DataView, p: number, len: number, ctx: LayoutCtx, prefix: string): Record<string, unknown> {
+export function interpretFields(
+  l: CompiledLayout,
+  u: NetworkUpdate,
+  b: Uint8Array,
+  dv: DataView,
+  p: number,
+  len: number,
+  ctx: LayoutCtx,
+  prefix: string,
+): Record<string, unknown> {
   const root: Record<string, unknown> = {};
   let sub: Record<string, unknown> = root;
   let subKey = '';
@@ -244,7 +290,17 @@ function chooseVariant(u: NetworkUpdate, ot: number, tracked: number | undefined
  * and NetObj type numbers; `ct` is the controller type (Create: from the wire;
  * Update: tracked by the session, or undefined).
  */
-export function readData(u: NetworkUpdate, ut: number, ot: number, ct: number | undefined, b: Uint8Array, dv: DataView, p: number, end: number, ctx: LayoutCtx): void {
+export function readData(
+  u: NetworkUpdate,
+  ut: number,
+  ot: number,
+  ct: number | undefined,
+  b: Uint8Array,
+  dv: DataView,
+  p: number,
+  end: number,
+  ctx: LayoutCtx,
+): void {
   const len = end - p;
   if (isOpaqueType(ot)) {
     opaque(u, b, p, end, ctx);
@@ -276,7 +332,15 @@ export function readData(u: NetworkUpdate, ut: number, ot: number, ct: number | 
     }
     if (l.lengths !== undefined) {
       if (!l.lengths.includes(len)) {
-        unknownLayout(u, len < l.minSize ? 'TRUNCATED' : 'TRAILING_BYTES', `${l.name} of ${len} data bytes, the community layout has ${l.lengths.join(' or ')}`, b, p, end, ctx);
+        unknownLayout(
+          u,
+          len < l.minSize ? 'TRUNCATED' : 'TRAILING_BYTES',
+          `${l.name} of ${len} data bytes, the community layout has ${l.lengths.join(' or ')}`,
+          b,
+          p,
+          end,
+          ctx,
+        );
         return;
       }
     } else if (len < l.size) trunc(p, 'data', l.size, len);
@@ -286,7 +350,16 @@ export function readData(u: NetworkUpdate, ut: number, ot: number, ct: number | 
   trailing(u, b, q, end, ctx);
 }
 
-function readItems(l: CompiledLayout, u: NetworkUpdate, b: Uint8Array, dv: DataView, q: number, n: number, ctx: LayoutCtx, name: string): Array<Record<string, unknown>> {
+function readItems(
+  l: CompiledLayout,
+  u: NetworkUpdate,
+  b: Uint8Array,
+  dv: DataView,
+  q: number,
+  n: number,
+  ctx: LayoutCtx,
+  name: string,
+): Array<Record<string, unknown>> {
   const out: Array<Record<string, unknown>> = new Array(n);
   const S = ctx.spans;
   for (let i = 0; i < n; i++, q += l.size) out[i] = readFields(l, u, b, dv, q, l.size, ctx, S === undefined ? '' : `data.${name}[${i}]`);
@@ -330,7 +403,8 @@ function readContainerUpdate(u: NetworkUpdate, b: Uint8Array, dv: DataView, p: n
   const n = dv.getUint16(p);
   let q = p + 2;
   const csz = CONTAINER_SLOT_CHANGE_LAYOUT.size;
-  if (n * csz + 1 > end - q) throw new DecodeError(q, 'data.slotChanges', `${n} slot changes of ${csz} bytes and the filter flag (TRUNCATED)`, `${end - q} bytes left`);
+  if (n * csz + 1 > end - q)
+    throw new DecodeError(q, 'data.slotChanges', `${n} slot changes of ${csz} bytes and the filter flag (TRUNCATED)`, `${end - q} bytes left`);
   if (S !== undefined) span(ctx, 'data.slotChanges', p, p + 2, 'u16be count');
   const changes = readItems(CONTAINER_SLOT_CHANGE_LAYOUT, u, b, dv, q, n, ctx, 'slotChanges') as unknown as SlotChange[];
   q += n * csz;
@@ -393,7 +467,14 @@ function readCharacterUpdate(u: NetworkUpdate, b: Uint8Array, p: number, end: nu
   // the four flag bits say which groups follow: they belong to `data` itself
   if (S !== undefined) span(ctx, 'data', p, p + 1, 'flags4');
   if (m) {
-    d.movementStates = { downed: bitAt(b, p, 4), swimming: bitAt(b, p, 5), diving: bitAt(b, p, 6), unknown: bitAt(b, p, 7), climbing: bitAt(b, p, 8), tumbling: bitAt(b, p, 9) };
+    d.movementStates = {
+      downed: bitAt(b, p, 4),
+      swimming: bitAt(b, p, 5),
+      diving: bitAt(b, p, 6),
+      unknown: bitAt(b, p, 7),
+      climbing: bitAt(b, p, 8),
+      tumbling: bitAt(b, p, 9),
+    };
     if (S !== undefined) for (let i = 0; i < 6; i++) bitSpan(ctx, `data.movementStates.${MOVEMENT_STATES[i]}`, p, 4 + i, 1, 'bit');
     bit = 10;
   }

@@ -45,7 +45,8 @@ export function readMessage(bytes: Uint8Array, options: ScrapDecodeOptions = {})
     const limits = resolveScrapLimits(opts.limits);
     // the LZ4 block: its bytes are the whole decoded packet (the decompressed payload
     // is the 'lz4' layer); an opaque packet shows it as its payload
-    if (spans !== undefined) spans.add(id === PACKET_NETWORK_UPDATE || id === PACKET_INIT_NETWORK_UPDATE || id === PACKET_COMPOUND ? '' : 'payload', 1, bytes.length, 'lz4');
+    if (spans !== undefined)
+      spans.add(id === PACKET_NETWORK_UPDATE || id === PACKET_INIT_NETWORK_UPDATE || id === PACKET_COMPOUND ? '' : 'payload', 1, bytes.length, 'lz4');
     try {
       payload = decodeLz4Block(bytes.subarray(1), limits.maxLz4Output);
     } catch (e) {
@@ -95,7 +96,8 @@ function readCompound(buf: Uint8Array, start: number, end: number, opts: ScrapDe
     if (i >= limits.maxArrayLength) throw new LimitError(pos, `packets[${i}]`, 'maxArrayLength', i + 1, limits.maxArrayLength);
     if (end - pos < 5) throw new DecodeError(pos, `packets[${i}]`, 'a be u32 size and a packet id (COMPOUND_SIZE_INVALID)', `${end - pos} stray bytes`);
     const size = ((buf[pos]! << 24) | (buf[pos + 1]! << 16) | (buf[pos + 2]! << 8) | buf[pos + 3]!) >>> 0;
-    if (size === 0 || size > end - pos - 4) throw new DecodeError(pos, `packets[${i}].size`, `a size in 1..${end - pos - 4} (COMPOUND_SIZE_INVALID)`, String(size));
+    if (size === 0 || size > end - pos - 4)
+      throw new DecodeError(pos, `packets[${i}].size`, `a size in 1..${end - pos - 4} (COMPOUND_SIZE_INVALID)`, String(size));
     const id = buf[pos + 4]!;
     if (spans !== undefined) {
       spans.push(`packets[${i}]`);
@@ -187,7 +189,10 @@ export function encodeMessage(packet: Packet | unknown, opts: ScrapEncodeOptions
 /** id byte + payload, compressing the payload when the id is in the compressed class. */
 export function frameMessage(id: number, payload: Uint8Array, lz4: 'fast' | 'literal' = 'fast'): Uint8Array {
   if (isCompressedId(id) && payload.length > SM_LZ4_CAP) {
-    throw new EncodeError('', `payload of ${payload.length} bytes is larger than the game's 0x80000-byte buffer (split the updates, e.g. with NetworkUpdateProducer)`);
+    throw new EncodeError(
+      '',
+      `payload of ${payload.length} bytes is larger than the game's 0x80000-byte buffer (split the updates, e.g. with NetworkUpdateProducer)`,
+    );
   }
   const block = isCompressedId(id) ? (lz4 === 'literal' ? literalLz4Block(payload) : encodeLz4Block(payload)) : payload;
   const out = new Uint8Array(1 + block.length);

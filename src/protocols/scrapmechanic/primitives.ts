@@ -158,7 +158,8 @@ export function writeUuid(b: Uint8Array, p: number, v: unknown, reversed: boolea
   if (typeof v !== 'string') throw badUuid(v, base, name, index, sub);
   const dashed = v.length === 36;
   if (!dashed && v.length !== 32) throw badUuid(v, base, name, index, sub);
-  if (dashed && (v.charCodeAt(8) !== 45 || v.charCodeAt(13) !== 45 || v.charCodeAt(18) !== 45 || v.charCodeAt(23) !== 45)) throw badUuid(v, base, name, index, sub);
+  if (dashed && (v.charCodeAt(8) !== 45 || v.charCodeAt(13) !== 45 || v.charCodeAt(18) !== 45 || v.charCodeAt(23) !== 45))
+    throw badUuid(v, base, name, index, sub);
   let c = 0;
   for (let i = 0; i < 16; i++) {
     if (dashed && (c === 8 || c === 13 || c === 18 || c === 23)) c++;

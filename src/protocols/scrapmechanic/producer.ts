@@ -76,7 +76,15 @@ export class NetworkUpdateProducer implements Producer<[number, readonly Network
   }
 
   /** Write update i; when it does not fit, start a new body with it (returns true). */
-  private writeOne(w: SubUpdateWriter, updates: readonly NetworkUpdate[], i: number, form: 'raw' | 'auto', max: number, bodies: Uint8Array[], tick: number): boolean {
+  private writeOne(
+    w: SubUpdateWriter,
+    updates: readonly NetworkUpdate[],
+    i: number,
+    form: 'raw' | 'auto',
+    max: number,
+    bodies: Uint8Array[],
+    tick: number,
+  ): boolean {
     const o = this.out;
     const u = obj(updates[i], `updates[${i}]`);
     const hint = this.variantOf(u);
@@ -117,6 +125,4 @@ export class NetworkUpdateProducer implements Producer<[number, readonly Network
     if (ot === 0) return ct === CT_RIGIDBODY_STATIC ? 'static' : ct === CT_RIGIDBODY_DYNAMIC ? 'dynamic' : undefined;
     return ct === CT_CHILDSHAPE_BLOCK ? 'block' : ct === CT_CHILDSHAPE_PART ? 'part' : undefined;
   }
-
 }
-

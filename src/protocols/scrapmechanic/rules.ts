@@ -33,7 +33,16 @@ export const PICK_VARIANT_UNKNOWN = 16; // opaque: untracked and no variant has 
  * and the data length (§8.1, §8.2). Pure: strict-mode errors are thrown, the rest is
  * returned as PICK_* bits (shared by the reader, the checker and the encoder).
  */
-export function pickVariant(tracked: number | undefined, len: number, ctA: number, lenA: number, ctB: number, lenB: number, at: number, strict: boolean): number {
+export function pickVariant(
+  tracked: number | undefined,
+  len: number,
+  ctA: number,
+  lenA: number,
+  ctB: number,
+  lenB: number,
+  at: number,
+  strict: boolean,
+): number {
   if (tracked === ctA || tracked === ctB) {
     const mine = tracked === ctA;
     const expect = mine ? lenA : lenB;

@@ -209,85 +209,84 @@ export class BodyScanner {
     // fused pass: the delta is built from the scratch before the next one overwrites it)
     const dv = out === undefined ? undefined : new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
     const ctx: LayoutCtx = { strict: opts.strict === true, spans: undefined, shift: 0 };
-  const limits = resolveScrapLimits(opts.limits);
-  const tracker = opts.tracker ?? new ControllerTable();
-  const strict = opts.strict === true;
-  if (end - start < 4) throw new DecodeError(start, 'tick', 'a be u32 tick (TRUNCATED)', `${end - start} bytes`);
-  const tick = ((buf[start]! << 24) | (buf[start + 1]! << 16) | (buf[start + 2]! << 8) | buf[start + 3]!) >>> 0;
-  const maxUpdates = limits.smMaxUpdates;
-  // the index is written straight into the shared arena after what earlier scans took
-  let index = this.arena;
-  let ibase = this.used;
-  const scratch = this.scratch;
-  let pos = start + 4;
-  let prevAt = -1; // start of the previous raw update (size field) in buf
-  let prevSize = 0;
-  let prevInScratch = false;
-  let i = 0;
-  // where a throw comes from, for the one catch around the loop:
-  // 0 = outside a sub-update, 1 = in sub-update i (from `at`), 2 = checking a reconstruction
-  let phase = 0;
-  let at = pos;
-  try {
-    while (pos < end) {
-      if (i >= maxUpdates) throw new LimitError(pos, `updates[${i}]`, 'smMaxUpdates', i + 1, maxUpdates);
-      at = pos;
-      let o = ibase + i * STRIDE;
-      if (o + STRIDE > index.length) {
-        // a fresh arena, with room for twice what this body has needed so far
-        const next = new Int32Array(Math.max(this.arenaInts, (i + 1) * STRIDE * 2));
-        for (let j = 0; j < i * STRIDE; j++) next[j] = index[ibase + j]!;
-        index = this.arena = next;
-        ibase = 0;
-        o = i * STRIDE;
-      }
-      phase = 1;
-      index[o + F_WIRE_START] = pos;
-      if ((buf[pos]! & 0x80) === 0) {
-        if (end - pos < 2) throw new DecodeError(pos, 'size', 'a be u16 size (RAW_SIZE_INVALID)', `${end - pos} byte left`);
-        const size = (buf[pos]! << 8) | buf[pos + 1]!;
-        if (size < 2 || size > end - pos) throw new DecodeError(pos, 'size', `a size in 2..${end - pos} (RAW_SIZE_INVALID)`, String(size));
-        const word = checkUpdate(buf, pos + 2, pos + size, tracker, strict) | ((size - 2) << 16);
-        index[o + F_WORD] = word;
-        if (out !== undefined) out.push(buildFrom(buf, dv!, pos + 2, word, ctx, 'raw'));
-        prevAt = pos;
-        prevSize = size;
-        prevInScratch = false;
-        pos += size;
-      } else {
-        // reconstruct in place: the scratch holds the previous reconstruction
-        if (!prevInScratch) for (let j = 0; j < prevSize; j++) scratch[j] = buf[prevAt + j]!;
-        const q = rebuildDelta(buf, pos, end, prevSize, scratch);
-        phase = 2;
-        const flags = checkUpdate(scratch, 2, prevSize, tracker, strict);
-        phase = 1;
-        index[o + F_WORD] = flags | FLAG_DELTA | ((prevSize - 2) << 16);
-        if (out !== undefined) {
-          const u = buildFrom(scratch, this.scratchDv, 2, index[o + F_WORD]!, ctx, 'delta');
-          u.bitfield = hexOf(buf, pos, (prevSize + 6) >>> 3);
-          out.push(u);
+    const limits = resolveScrapLimits(opts.limits);
+    const tracker = opts.tracker ?? new ControllerTable();
+    const strict = opts.strict === true;
+    if (end - start < 4) throw new DecodeError(start, 'tick', 'a be u32 tick (TRUNCATED)', `${end - start} bytes`);
+    const tick = ((buf[start]! << 24) | (buf[start + 1]! << 16) | (buf[start + 2]! << 8) | buf[start + 3]!) >>> 0;
+    const maxUpdates = limits.smMaxUpdates;
+    // the index is written straight into the shared arena after what earlier scans took
+    let index = this.arena;
+    let ibase = this.used;
+    const scratch = this.scratch;
+    let pos = start + 4;
+    let prevAt = -1; // start of the previous raw update (size field) in buf
+    let prevSize = 0;
+    let prevInScratch = false;
+    let i = 0;
+    // where a throw comes from, for the one catch around the loop:
+    // 0 = outside a sub-update, 1 = in sub-update i (from `at`), 2 = checking a reconstruction
+    let phase = 0;
+    let at = pos;
+    try {
+      while (pos < end) {
+        if (i >= maxUpdates) throw new LimitError(pos, `updates[${i}]`, 'smMaxUpdates', i + 1, maxUpdates);
+        at = pos;
+        let o = ibase + i * STRIDE;
+        if (o + STRIDE > index.length) {
+          // a fresh arena, with room for twice what this body has needed so far
+          const next = new Int32Array(Math.max(this.arenaInts, (i + 1) * STRIDE * 2));
+          for (let j = 0; j < i * STRIDE; j++) next[j] = index[ibase + j]!;
+          index = this.arena = next;
+          ibase = 0;
+          o = i * STRIDE;
         }
-        prevInScratch = true;
-        pos = q;
+        phase = 1;
+        index[o + F_WIRE_START] = pos;
+        if ((buf[pos]! & 0x80) === 0) {
+          if (end - pos < 2) throw new DecodeError(pos, 'size', 'a be u16 size (RAW_SIZE_INVALID)', `${end - pos} byte left`);
+          const size = (buf[pos]! << 8) | buf[pos + 1]!;
+          if (size < 2 || size > end - pos) throw new DecodeError(pos, 'size', `a size in 2..${end - pos} (RAW_SIZE_INVALID)`, String(size));
+          const word = checkUpdate(buf, pos + 2, pos + size, tracker, strict) | ((size - 2) << 16);
+          index[o + F_WORD] = word;
+          if (out !== undefined) out.push(buildFrom(buf, dv!, pos + 2, word, ctx, 'raw'));
+          prevAt = pos;
+          prevSize = size;
+          prevInScratch = false;
+          pos += size;
+        } else {
+          // reconstruct in place: the scratch holds the previous reconstruction
+          if (!prevInScratch) for (let j = 0; j < prevSize; j++) scratch[j] = buf[prevAt + j]!;
+          const q = rebuildDelta(buf, pos, end, prevSize, scratch);
+          phase = 2;
+          const flags = checkUpdate(scratch, 2, prevSize, tracker, strict);
+          phase = 1;
+          index[o + F_WORD] = flags | FLAG_DELTA | ((prevSize - 2) << 16);
+          if (out !== undefined) {
+            const u = buildFrom(scratch, this.scratchDv, 2, index[o + F_WORD]!, ctx, 'delta');
+            u.bitfield = hexOf(buf, pos, (prevSize + 6) >>> 3);
+            out.push(u);
+          }
+          prevInScratch = true;
+          pos = q;
+        }
+        phase = 0;
+        i++;
       }
-      phase = 0;
-      i++;
+    } catch (e) {
+      if (phase === 0) throw e;
+      if (phase === 2 && e instanceof DecodeError) {
+        // offsets inside the reconstruction mean nothing in the body: point at the delta
+        e.offset = pos;
+        e.under('reconstructed');
+      }
+      throw rethrowAt(e, `updates[${i}]`, at);
     }
-  } catch (e) {
-    if (phase === 0) throw e;
-    if (phase === 2 && e instanceof DecodeError) {
-      // offsets inside the reconstruction mean nothing in the body: point at the delta
-      e.offset = pos;
-      e.under('reconstructed');
-    }
-    throw rethrowAt(e, `updates[${i}]`, at);
-  }
-  const used = i * STRIDE;
-  this.used = ibase + used;
-  return new ScannedBody(tick, i, index.subarray(ibase, ibase + used), buf, end, strict);
+    const used = i * STRIDE;
+    this.used = ibase + used;
+    return new ScannedBody(tick, i, index.subarray(ibase, ibase + used), buf, end, strict);
   }
 }
-
 
 /** Build the update whose data starts at `b[p]` from its index word (validated). */
 function buildFrom(b: Uint8Array, dv: DataView, p: number, word: number, ctx: LayoutCtx, form: 'raw' | 'delta'): SubUpdate {

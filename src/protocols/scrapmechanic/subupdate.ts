@@ -66,4 +66,3 @@ export function checkHeader(b: Uint8Array, p: number, end: number): number {
   if (ut === 1 && end - p < 6) throw new DecodeError(p, 'id', 'a Create header, 6 bytes (TRUNCATED)', `${end - p} bytes`);
   return h;
 }
-

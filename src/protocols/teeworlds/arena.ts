@@ -152,4 +152,3 @@ export function buildIndex(keys: Int32Array, n: number, arena?: Arena): Int32Arr
   if (arena !== undefined) arena.duplicateAt = dup;
   return idx;
 }
-

@@ -47,16 +47,72 @@ export interface SystemMessageIds {
 }
 
 const SYS_06: SystemMessageIds = {
-  EX: 0, INFO: 1, MAP_CHANGE: 2, MAP_DATA: 3, SERVERINFO: -1, CON_READY: 4, SNAP: 5, SNAPEMPTY: 6, SNAPSINGLE: 7, SNAPSMALL: 8,
-  INPUTTIMING: 9, RCON_AUTH_STATUS: 10, RCON_AUTH_ON: -1, RCON_AUTH_OFF: -1, RCON_LINE: 11, RCON_CMD_ADD: 25, RCON_CMD_REM: 26,
-  AUTH_CHALLANGE: 12, AUTH_RESULT: 13, READY: 14, ENTERGAME: 15, INPUT: 16, RCON_CMD: 17, RCON_AUTH: 18, REQUEST_MAP_DATA: 19,
-  AUTH_START: 20, AUTH_RESPONSE: 21, PING: 22, PING_REPLY: 23, ERROR: 24, MAPLIST_ENTRY_ADD: -1, MAPLIST_ENTRY_REM: -1,
+  EX: 0,
+  INFO: 1,
+  MAP_CHANGE: 2,
+  MAP_DATA: 3,
+  SERVERINFO: -1,
+  CON_READY: 4,
+  SNAP: 5,
+  SNAPEMPTY: 6,
+  SNAPSINGLE: 7,
+  SNAPSMALL: 8,
+  INPUTTIMING: 9,
+  RCON_AUTH_STATUS: 10,
+  RCON_AUTH_ON: -1,
+  RCON_AUTH_OFF: -1,
+  RCON_LINE: 11,
+  RCON_CMD_ADD: 25,
+  RCON_CMD_REM: 26,
+  AUTH_CHALLANGE: 12,
+  AUTH_RESULT: 13,
+  READY: 14,
+  ENTERGAME: 15,
+  INPUT: 16,
+  RCON_CMD: 17,
+  RCON_AUTH: 18,
+  REQUEST_MAP_DATA: 19,
+  AUTH_START: 20,
+  AUTH_RESPONSE: 21,
+  PING: 22,
+  PING_REPLY: 23,
+  ERROR: 24,
+  MAPLIST_ENTRY_ADD: -1,
+  MAPLIST_ENTRY_REM: -1,
 };
 const SYS_07: SystemMessageIds = {
-  EX: 0, INFO: 1, MAP_CHANGE: 2, MAP_DATA: 3, SERVERINFO: 4, CON_READY: 5, SNAP: 6, SNAPEMPTY: 7, SNAPSINGLE: 8, SNAPSMALL: 9,
-  INPUTTIMING: 10, RCON_AUTH_STATUS: -1, RCON_AUTH_ON: 11, RCON_AUTH_OFF: 12, RCON_LINE: 13, RCON_CMD_ADD: 14, RCON_CMD_REM: 15,
-  AUTH_CHALLANGE: 16, AUTH_RESULT: 17, READY: 18, ENTERGAME: 19, INPUT: 20, RCON_CMD: 21, RCON_AUTH: 22, REQUEST_MAP_DATA: 23,
-  AUTH_START: 24, AUTH_RESPONSE: 25, PING: 26, PING_REPLY: 27, ERROR: 28, MAPLIST_ENTRY_ADD: 29, MAPLIST_ENTRY_REM: 30,
+  EX: 0,
+  INFO: 1,
+  MAP_CHANGE: 2,
+  MAP_DATA: 3,
+  SERVERINFO: 4,
+  CON_READY: 5,
+  SNAP: 6,
+  SNAPEMPTY: 7,
+  SNAPSINGLE: 8,
+  SNAPSMALL: 9,
+  INPUTTIMING: 10,
+  RCON_AUTH_STATUS: -1,
+  RCON_AUTH_ON: 11,
+  RCON_AUTH_OFF: 12,
+  RCON_LINE: 13,
+  RCON_CMD_ADD: 14,
+  RCON_CMD_REM: 15,
+  AUTH_CHALLANGE: 16,
+  AUTH_RESULT: 17,
+  READY: 18,
+  ENTERGAME: 19,
+  INPUT: 20,
+  RCON_CMD: 21,
+  RCON_AUTH: 22,
+  REQUEST_MAP_DATA: 23,
+  AUTH_START: 24,
+  AUTH_RESPONSE: 25,
+  PING: 26,
+  PING_REPLY: 27,
+  ERROR: 28,
+  MAPLIST_ENTRY_ADD: 29,
+  MAPLIST_ENTRY_REM: 30,
 };
 
 /** System message ids by version (−1: not in that version). */
@@ -67,7 +123,9 @@ export const SYSTEM_MESSAGE_IDS: Readonly<Record<TwVersion, Readonly<SystemMessa
 };
 
 /** Game message ids needed to join (reference §4.4). */
-export const GAME_MESSAGE_IDS: Readonly<Record<TwVersion, Readonly<{ SV_MOTD: number; SV_READYTOENTER: number; SV_CLIENTINFO: number; CL_STARTINFO: number }>>> = {
+export const GAME_MESSAGE_IDS: Readonly<
+  Record<TwVersion, Readonly<{ SV_MOTD: number; SV_READYTOENTER: number; SV_CLIENTINFO: number; CL_STARTINFO: number }>>
+> = {
   '0.6': { SV_MOTD: 1, SV_READYTOENTER: 8, SV_CLIENTINFO: -1, CL_STARTINFO: 20 },
   ddnet: { SV_MOTD: 1, SV_READYTOENTER: 8, SV_CLIENTINFO: -1, CL_STARTINFO: 20 },
   '0.7': { SV_MOTD: 1, SV_READYTOENTER: 8, SV_CLIENTINFO: 18, CL_STARTINFO: 27 },
@@ -148,7 +206,12 @@ export function decodeSnapMessage(bytes: Uint8Array, version: TwVersion, opts: S
   else if ((h & 1) === 1 && h >= 0 && id === ids.SNAPEMPTY) kind = 'snap_empty';
   else {
     const name = h >= 0 && (h & 1) === 1 ? systemMessageName(version, id) : undefined;
-    throw new DecodeError(0, 'msgId', `a ${version} snapshot message (header ${ids.SNAP * 2 + 1}, ${ids.SNAPSINGLE * 2 + 1} or ${ids.SNAPEMPTY * 2 + 1})`, `${h}${name ? ` (${name})` : (h & 1) === 0 ? ' (a game message)' : ''}`);
+    throw new DecodeError(
+      0,
+      'msgId',
+      `a ${version} snapshot message (header ${ids.SNAP * 2 + 1}, ${ids.SNAPSINGLE * 2 + 1} or ${ids.SNAPEMPTY * 2 + 1})`,
+      `${h}${name ? ` (${name})` : (h & 1) === 0 ? ' (a game message)' : ''}`,
+    );
   }
   const tick = u.int('tick');
   const deltaPos = u.pos;
@@ -185,11 +248,25 @@ export function encodeSnapMessage(m: SnapMessage, version: TwVersion): Uint8Arra
   const p = new Packer(16 + m.data.length);
   const delta = (m.tick - m.deltaTick) | 0;
   if (m.kind === 'snap_empty') {
-    p.int((ids.SNAPEMPTY << 1) | 1).int(m.tick).int(delta);
+    p.int((ids.SNAPEMPTY << 1) | 1)
+      .int(m.tick)
+      .int(delta);
   } else if (m.kind === 'snap_single') {
-    p.int((ids.SNAPSINGLE << 1) | 1).int(m.tick).int(delta).int(m.crc).int(m.data.length).raw(m.data);
+    p.int((ids.SNAPSINGLE << 1) | 1)
+      .int(m.tick)
+      .int(delta)
+      .int(m.crc)
+      .int(m.data.length)
+      .raw(m.data);
   } else {
-    p.int((ids.SNAP << 1) | 1).int(m.tick).int(delta).int(m.numParts).int(m.part).int(m.crc).int(m.data.length).raw(m.data);
+    p.int((ids.SNAP << 1) | 1)
+      .int(m.tick)
+      .int(delta)
+      .int(m.numParts)
+      .int(m.part)
+      .int(m.crc)
+      .int(m.data.length)
+      .raw(m.data);
   }
   return p.finish();
 }
@@ -222,6 +299,13 @@ export function sliceSnapshot(tick: number, deltaTick: number, crc: number, delt
 }
 
 /** `sliceSnapshot` then `encodeSnapMessage` for each part. */
-export function encodeSnapshotMessages(version: TwVersion, tick: number, deltaTick: number, crc: number, delta: Uint8Array, opts: SliceOptions = {}): Uint8Array[] {
+export function encodeSnapshotMessages(
+  version: TwVersion,
+  tick: number,
+  deltaTick: number,
+  crc: number,
+  delta: Uint8Array,
+  opts: SliceOptions = {},
+): Uint8Array[] {
   return sliceSnapshot(tick, deltaTick, crc, delta, opts).map((m) => encodeSnapMessage(m, version));
 }

@@ -7,7 +7,7 @@
  */
 import { DecodeError, EncodeError } from '../../core/errors.js';
 import { DEFAULT_TW_LIMITS as DEFAULT_LIMITS, type TwLimits as Limits } from './limits.js';
-import { MAX_ID, MAX_TYPE, Snapshot } from './snapshot.js';
+import { MAX_ID, MAX_TYPE, type Snapshot } from './snapshot.js';
 import { unpackFused } from './unpack.js';
 import { DeltaPacker } from './pack.js';
 import { encodeInts, intOffsets } from './varint.js';
@@ -80,7 +80,10 @@ export function createDelta(from: Snapshot, to: Snapshot, sizes: Int32Array): In
     if (fi >= 0) {
       const fs = from.offsets[fi]!;
       if (from.offsets[fi + 1]! - fs !== size) {
-        throw new EncodeError(`items[${i}]`, `item (type ${type}, id ${key & 0xffff}) changed size from ${from.offsets[fi + 1]! - fs} to ${size} ints; delete it first`);
+        throw new EncodeError(
+          `items[${i}]`,
+          `item (type ${type}, id ${key & 0xffff}) changed size from ${from.offsets[fi + 1]! - fs} to ${size} ints; delete it first`,
+        );
       }
       let any = 0;
       const rec = p;

@@ -8,10 +8,19 @@
  */
 import { EncodeError } from '../../core/errors.js';
 import { huffmanCompress } from './net/huffman.js';
-import { Snapshot } from './snapshot.js';
+import type { Snapshot } from './snapshot.js';
 import { createDelta, STATIC_SIZES, type TwVersion } from './delta.js';
 import { encodeInts } from './varint.js';
-import { crc32, DEMO_HEADER_SIZE, DEMO_MAX_MARKERS, DEMO_SHA256_EXTENSION, snapshotToInts, CHUNKTYPE_DELTA, CHUNKTYPE_MESSAGE, CHUNKTYPE_SNAPSHOT } from './demo.js';
+import {
+  crc32,
+  DEMO_HEADER_SIZE,
+  DEMO_MAX_MARKERS,
+  DEMO_SHA256_EXTENSION,
+  snapshotToInts,
+  CHUNKTYPE_DELTA,
+  CHUNKTYPE_MESSAGE,
+  CHUNKTYPE_SNAPSHOT,
+} from './demo.js';
 
 export const NET_VERSION_06 = '0.6 626fce9a778df4d4';
 export const NET_VERSION_07 = '0.7 802f1be60a05665f';
@@ -105,7 +114,8 @@ export class DemoWriter {
 
   /** Record the snapshot of a tick (ticks must increase). */
   snapshot(tick: number, snap: Snapshot): void {
-    if (!Number.isInteger(tick) || tick < 0 || tick <= this.lastTickMarker) throw new EncodeError('tick', `increasing ticks (got ${tick} after ${this.lastTickMarker})`);
+    if (!Number.isInteger(tick) || tick < 0 || tick <= this.lastTickMarker)
+      throw new EncodeError('tick', `increasing ticks (got ${tick} after ${this.lastTickMarker})`);
     const kf = this.opts.keyframeTicks ?? 250;
     if (this.last === undefined || this.lastKeyframe < 0 || tick - this.lastKeyframe > kf) {
       this.tickMarker(tick, true);

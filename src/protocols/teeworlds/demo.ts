@@ -88,7 +88,7 @@ export interface DemoOptions {
 
 export type DemoChunk =
   | { kind: 'tick'; offset: number; tick: number; keyframe: boolean; inline: boolean }
-  | { kind: 'snapshot' | 'delta' | 'message'; offset: number; tick: number; type: number; /** Compressed size on disk. */ size: number; ints: Int32Array };
+  | { kind: 'snapshot' | 'delta' | 'message'; offset: number; tick: number; type: number /** Compressed size on disk. */; size: number; ints: Int32Array };
 
 let CRC_TABLE: Int32Array | undefined;
 /** CRC-32 (IEEE, as zlib computes it). */
@@ -238,7 +238,8 @@ export function snapshotFromInts(ints: Int32Array, path = 'snapshot'): Snapshot 
   if (n < 0 || n > 1024 * 64) throw new DecodeError(4, `${path}.numItems`, 'a count of items', String(n));
   if (dataSize < 0 || dataSize % 4 !== 0) throw new DecodeError(0, `${path}.dataSize`, 'a non-negative multiple of 4', String(dataSize));
   const base = 2 + n;
-  if (base + dataSize / 4 > ints.length) throw new DecodeError(0, `${path}.dataSize`, `${dataSize} bytes of items within the chunk`, `${(ints.length - base) * 4}`);
+  if (base + dataSize / 4 > ints.length)
+    throw new DecodeError(0, `${path}.dataSize`, `${dataSize} bytes of items within the chunk`, `${(ints.length - base) * 4}`);
   const end = base + dataSize / 4;
   const keys = new Int32Array(n);
   const offsets = new Int32Array(n + 1);
@@ -247,10 +248,12 @@ export function snapshotFromInts(ints: Int32Array, path = 'snapshot'): Snapshot 
   let prev = -1;
   for (let i = 0; i < n; i++) {
     const off = ints[2 + i]!;
-    if (off % 4 !== 0 || off / 4 <= prev || base + off / 4 >= end) throw new DecodeError(8 + 4 * i, `${path}.offsets[${i}]`, 'increasing item offsets within the data', String(off));
+    if (off % 4 !== 0 || off / 4 <= prev || base + off / 4 >= end)
+      throw new DecodeError(8 + 4 * i, `${path}.offsets[${i}]`, 'increasing item offsets within the data', String(off));
     prev = off / 4;
     const next = i + 1 < n ? ints[3 + i]! / 4 : dataSize / 4;
-    if (!(next > prev) || base + next > end) throw new DecodeError(8 + 4 * (i + 1), `${path}.offsets[${i + 1}]`, 'increasing item offsets within the data', String(next * 4));
+    if (!(next > prev) || base + next > end)
+      throw new DecodeError(8 + 4 * (i + 1), `${path}.offsets[${i + 1}]`, 'increasing item offsets within the data', String(next * 4));
     keys[i] = ints[base + prev]!;
     offsets[i] = o;
     const len = next - prev - 1;

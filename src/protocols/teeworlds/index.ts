@@ -95,7 +95,7 @@ export {
   declarationKey,
 } from './items.js';
 export { type ObjectDef, type ExtObjectDef, OBJECTS_06, OBJECTS_07, EXT_OBJECTS } from './tables/objects.js';
-export { type DeltaSpans } from './unpack.js';
+export type { DeltaSpans } from './unpack.js';
 export { type TwLimits, DEFAULT_TW_LIMITS, resolveTwLimits } from './limits.js';
 export { SnapshotReceiver, type ReceiverOptions, type ReceiveStatus, type ReceiveResult } from './session.js';
 export {

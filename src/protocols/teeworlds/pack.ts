@@ -83,7 +83,10 @@ export class DeltaPacker {
         hint = fi + 1;
         const fs = fOff[fi]!;
         if (fOff[fi + 1]! - fs !== size) {
-          throw new EncodeError(`items[${i}]`, `item (type ${type}, id ${key & 0xffff}) changed size from ${fOff[fi + 1]! - fs} to ${size} ints; delete it first`);
+          throw new EncodeError(
+            `items[${i}]`,
+            `item (type ${type}, id ${key & 0xffff}) changed size from ${fOff[fi + 1]! - fs} to ${size} ints; delete it first`,
+          );
         }
         const f0 = fD + fs;
         let any = 0;
@@ -119,4 +122,3 @@ export class DeltaPacker {
     return result;
   }
 }
-

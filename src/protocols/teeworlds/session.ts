@@ -248,8 +248,10 @@ export class SnapshotReceiver implements ClientMirror {
     if (r.status === 'complete') changes = this.diff(prev ?? Snapshot.EMPTY, r.snapshot!, m.tick);
     else {
       changes = noChanges(m.tick);
-      if (r.status === 'crc-error') changes.issues.push({ kind: 'crc-error', message: `tick ${m.tick}: CRC ${m.crc} in the message, ${r.crc} rebuilt; snapshot dropped` });
-      else if (r.status === 'missing-base') changes.issues.push({ kind: 'missing-base', message: `tick ${m.tick}: no stored snapshot for base tick ${m.deltaTick}; asking for a full one` });
+      if (r.status === 'crc-error')
+        changes.issues.push({ kind: 'crc-error', message: `tick ${m.tick}: CRC ${m.crc} in the message, ${r.crc} rebuilt; snapshot dropped` });
+      else if (r.status === 'missing-base')
+        changes.issues.push({ kind: 'missing-base', message: `tick ${m.tick}: no stored snapshot for base tick ${m.deltaTick}; asking for a full one` });
       else if (r.status === 'bad-delta') changes.issues.push({ kind: 'bad-delta', message: `tick ${m.tick}: ${r.error?.message ?? 'malformed delta'}` });
     }
     this.lastChanges = changes;

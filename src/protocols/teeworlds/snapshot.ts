@@ -96,7 +96,15 @@ export class Snapshot {
   }
 
   /** @internal A decoded snapshot whose data is `mem[dOff .. dOff + offsets[numItems])`. */
-  static _inArena(numItems: number, keys: Int32Array, offsets: Int32Array, mem: Int32Array, dOff: number, crc: number, index: Int32Array | undefined): Snapshot {
+  static _inArena(
+    numItems: number,
+    keys: Int32Array,
+    offsets: Int32Array,
+    mem: Int32Array,
+    dOff: number,
+    crc: number,
+    index: Int32Array | undefined,
+  ): Snapshot {
     const s = new Snapshot(numItems, keys, offsets, mem, crc, index);
     s._dOff = dOff;
     s._data = undefined;
@@ -344,7 +352,6 @@ export class SnapshotBuilder {
     return new Snapshot(n, Int32Array.from(this.keys), Int32Array.from(this.offsets), Int32Array.from(this.data));
   }
 }
-
 
 // Moved to their own files; re-exported here for existing imports.
 export { Arena, ARENA_CHUNK_INTS, Chunk, DEFAULT_ARENA, buildIndex, trackChunks } from './arena.js';

@@ -2,7 +2,7 @@
  * Snapshots by tick (reference §6.2 step 13, §13.1): the client's store of
  * possible bases and the server's per-client store of sent snapshots.
  */
-import { Snapshot } from './snapshot.js';
+import type { Snapshot } from './snapshot.js';
 
 /** Options of a `SnapshotStorage`. */
 export interface StorageOptions {

@@ -17,7 +17,7 @@
 import { DecodeError, LimitError } from '../../core/errors.js';
 import { DEFAULT_TW_LIMITS as DEFAULT_LIMITS, type TwLimits as Limits } from './limits.js';
 import type { VarintMode } from './varint.js';
-import { Arena, buildIndex, DEFAULT_ARENA, MAX_ID, MAX_TYPE, Snapshot, snapshotByteSize, trackChunks } from './snapshot.js';
+import { type Arena, buildIndex, DEFAULT_ARENA, MAX_ID, MAX_TYPE, Snapshot, snapshotByteSize, trackChunks } from './snapshot.js';
 
 /**
  * Where a delta's ints sit and what they change, for the inspector. Called in
@@ -313,7 +313,7 @@ function applyRecords(st: DeltaState, arena: Arena, base: Snapshot, numUpdated: 
   let hint = 0;
   for (let r = 0; r < numUpdated; r++) {
     const recStart = st.pos;
-    let q = recStart;
+    const q = recStart;
     let type: number;
     let id: number;
     const t0 = q + 1 < end ? bytes[q]! | bytes[q + 1]! : 0x80;

@@ -136,7 +136,8 @@ function writeBlock(w: ByteWriter, b: UpdateBlock, moveGuid: MovementGuidWidth, 
     case 5: {
       const guids = b.guids;
       if (!Array.isArray(guids)) throw new EncodeError('guids', `expected an array of guids, got ${excerpt(guids)}`);
-      if (guids.length > limits.maxArrayLength) throw new EncodeError('guids', `${guids.length} guids, past the decoder's limit maxArrayLength (${limits.maxArrayLength})`);
+      if (guids.length > limits.maxArrayLength)
+        throw new EncodeError('guids', `${guids.length} guids, past the decoder's limit maxArrayLength (${limits.maxArrayLength})`);
       w.u8(t).u32le(guids.length);
       for (let i = 0; i < guids.length; i++) writePackedGuid(w, guids[i]!, `guids[${i}]`);
       return;
@@ -164,14 +165,16 @@ function writeBodyTo(w: ByteWriter, body: UpdateBody, opts?: WowEncodeOptions): 
   if (body === null || typeof body !== 'object') throw new EncodeError('', `expected a body, got ${excerpt(body)}`);
   const blocks = body.blocks;
   if (!Array.isArray(blocks)) throw new EncodeError('blocks', `expected an array, got ${excerpt(blocks)}`);
-  if (blocks.length > limits.wowMaxBlocks) throw new EncodeError('blocks', `${blocks.length} blocks, past the decoder's limit wowMaxBlocks (${limits.wowMaxBlocks})`);
+  if (blocks.length > limits.wowMaxBlocks)
+    throw new EncodeError('blocks', `${blocks.length} blocks, past the decoder's limit wowMaxBlocks (${limits.wowMaxBlocks})`);
   w.u32le(blocks.length);
   w.u8(checkU(body.hasTransport, 0xff, 'hasTransport'));
   for (let i = 0; i < blocks.length; i++) {
     try {
       writeBlock(w, blocks[i]!, moveGuid, limits);
     } catch (e) {
-      if (e instanceof EncodeError) throw new EncodeError(e.path === '' ? `blocks[${i}]` : `blocks[${i}].${e.path}`, e.message.slice(e.path === '' ? 0 : e.path.length + 2));
+      if (e instanceof EncodeError)
+        throw new EncodeError(e.path === '' ? `blocks[${i}]` : `blocks[${i}].${e.path}`, e.message.slice(e.path === '' ? 0 : e.path.length + 2));
       throw e;
     }
   }

@@ -417,7 +417,17 @@ class KeyBook {
         else conflicts += n;
       }
     }
-    return { kind: 'key', conn, source, known: this.known(), key: Array.from(this.val, (v) => (v < 0 ? null : v)), evidence, conflicts, frames: 0, badOpcodes: 0 };
+    return {
+      kind: 'key',
+      conn,
+      source,
+      known: this.known(),
+      key: Array.from(this.val, (v) => (v < 0 ? null : v)),
+      evidence,
+      conflicts,
+      frames: 0,
+      badOpcodes: 0,
+    };
   }
 }
 
@@ -589,7 +599,15 @@ class Framer {
     }
   }
 
-  private frame(offset: number, size: number, opcode: number | undefined, header: WowFrame['header'], bytes: Uint8Array, complete: boolean, index: number): void {
+  private frame(
+    offset: number,
+    size: number,
+    opcode: number | undefined,
+    header: WowFrame['header'],
+    bytes: Uint8Array,
+    complete: boolean,
+    index: number,
+  ): void {
     if (this.emit === undefined) return;
     const w = this.ds.whenAt(Math.min(offset + 2 + size, this.ds.end) - 1);
     this.emit({
@@ -1078,7 +1096,8 @@ function* decodeConnections(conns: ConnState[], opts: WowCaptureOptions): Genera
       [ss, 'server', hs[1]],
       [cs, 'client', hs[0]],
     ] as const) {
-      for (const g of ds.gaps) events.push({ kind: 'gap', conn: c.info.id, direction: dir, offset: g.offset, length: g.length, reason: g.reason, pcapFrame: g.frame, time: g.time });
+      for (const g of ds.gaps)
+        events.push({ kind: 'gap', conn: c.info.id, direction: dir, offset: g.offset, length: g.length, reason: g.reason, pcapFrame: g.frame, time: g.time });
       // A copy of the key: the segment-end rule may still fill bytes in while reading.
       new Framer(ds, dir, given ? key : key.clone(), !given, (e) => events.push(e), c.info.id).run(h);
     }
@@ -1102,7 +1121,8 @@ function* decodeConnections(conns: ConnState[], opts: WowCaptureOptions): Genera
  * DecodeError (a malformed capture file).
  */
 export function decodeWowCapture(bytes: Uint8Array, opts: WowCaptureOptions = {}): WowCaptureEvent[] {
-  if (opts.sessionKey !== undefined && opts.sessionKey.length !== KEY_LEN) throw new DecodeError(0, 'sessionKey', `${KEY_LEN} key bytes`, String(opts.sessionKey.length));
+  if (opts.sessionKey !== undefined && opts.sessionKey.length !== KEY_LEN)
+    throw new DecodeError(0, 'sessionKey', `${KEY_LEN} key bytes`, String(opts.sessionKey.length));
   const cap = readCapture(bytes, opts.capture);
   const conns = new Map<number, ConnState>();
   const order: ConnState[] = [];
@@ -1133,4 +1153,3 @@ export function decodeWowCapture(bytes: Uint8Array, opts: WowCaptureOptions = {}
     throw new DecodeError(0, 'capture', 'a decodable capture', `internal error: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
-

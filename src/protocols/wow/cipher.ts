@@ -126,7 +126,8 @@ export function sessionKeyFromHex(hex: string, order: 'db' | 'bytes' = 'db'): Ui
     for (let i = 0; i < SESSION_KEY_LENGTH; i++) out[i] = parseInt(h.slice(2 * i, 2 * i + 2), 16);
     return out;
   }
-  if (h.length > 2 * SESSION_KEY_LENGTH) throw new EncodeError('session-key', `expected at most ${2 * SESSION_KEY_LENGTH} hex digits (a 320-bit number), got ${h.length}`);
+  if (h.length > 2 * SESSION_KEY_LENGTH)
+    throw new EncodeError('session-key', `expected at most ${2 * SESSION_KEY_LENGTH} hex digits (a 320-bit number), got ${h.length}`);
   const full = h.padStart(2 * SESSION_KEY_LENGTH, '0');
   const out = new Uint8Array(SESSION_KEY_LENGTH);
   // Big-endian text, little-endian bytes.

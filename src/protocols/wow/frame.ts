@@ -39,7 +39,8 @@ function inflateBody(r: ByteReader, ctx: ReadContext, impl: ZlibImpl | undefined
   if (sizeAt + 4 > r.end) r.need(4, 'uncompressedSize');
   const size = r.view.getUint32(sizeAt, true);
   r.pos = sizeAt + 4;
-  if (size > ctx.limits.wowMaxUncompressedSize) throw new LimitError(sizeAt, 'uncompressedSize', 'wowMaxUncompressedSize', size, ctx.limits.wowMaxUncompressedSize);
+  if (size > ctx.limits.wowMaxUncompressedSize)
+    throw new LimitError(sizeAt, 'uncompressedSize', 'wowMaxUncompressedSize', size, ctx.limits.wowMaxUncompressedSize);
   const zAt = r.pos;
   const zlib = r.rest();
   const spans = ctx.spans;
@@ -60,7 +61,8 @@ function inflateBody(r: ByteReader, ctx: ReadContext, impl: ZlibImpl | undefined
     throw rethrowAt(e, 'zlib', zAt);
   }
   // Nothing may follow the stream: its last four bytes must be the Adler-32 trailer of the body.
-  if (trailerOf(zlib) !== adler32(body)) throw new DecodeError(zAt + zlib.length, 'zlib', 'end of payload right after the zlib stream', 'bytes after the Adler-32 trailer');
+  if (trailerOf(zlib) !== adler32(body))
+    throw new DecodeError(zAt + zlib.length, 'zlib', 'end of payload right after the zlib stream', 'bytes after the Adler-32 trailer');
   return { size, zlib, body };
 }
 
@@ -136,7 +138,12 @@ export function decodePacketDetailed(bytes: Uint8Array, opts?: WowDecodeOptions)
       if (ctx.ranges !== undefined) ctx.ranges.push({ guid, start: s, end: r.pos, block: -1 });
       return { packet: { opcode, guid }, size, bodyOffset: -1 };
     }
-    throw new DecodeError(2, 'opcode', 'SMSG_UPDATE_OBJECT (0x0a9), SMSG_COMPRESSED_UPDATE_OBJECT (0x1f6) or SMSG_DESTROY_OBJECT (0x0aa)', `0x${opcode.toString(16).padStart(4, '0')}`);
+    throw new DecodeError(
+      2,
+      'opcode',
+      'SMSG_UPDATE_OBJECT (0x0a9), SMSG_COMPRESSED_UPDATE_OBJECT (0x1f6) or SMSG_DESTROY_OBJECT (0x0aa)',
+      `0x${opcode.toString(16).padStart(4, '0')}`,
+    );
   } catch (e) {
     throw rethrowAt(e, '', r.pos);
   }

@@ -120,7 +120,15 @@ function movementToJson(m: Movement): Obj {
   const out: Obj = { updateFlags: hex(m.updateFlags, 2), updateFlagNames: flagNames(m.updateFlags, UPDATE_FLAG_NAMES) };
   const mi = m.movementInfo;
   if (mi !== undefined) {
-    const j: Obj = { flags: hex(mi.flags, 8), flagNames: flagNames(mi.flags, MOVE_FLAG_NAMES), time: mi.time, x: f(mi.x, 'movementInfo.x'), y: f(mi.y, 'movementInfo.y'), z: f(mi.z, 'movementInfo.z'), o: f(mi.o, 'movementInfo.o') };
+    const j: Obj = {
+      flags: hex(mi.flags, 8),
+      flagNames: flagNames(mi.flags, MOVE_FLAG_NAMES),
+      time: mi.time,
+      x: f(mi.x, 'movementInfo.x'),
+      y: f(mi.y, 'movementInfo.y'),
+      z: f(mi.z, 'movementInfo.z'),
+      o: f(mi.o, 'movementInfo.o'),
+    };
     if (mi.transport !== undefined) {
       const t = mi.transport;
       j.transport = {
@@ -272,7 +280,9 @@ export function bodyToJson(body: UpdateBody, opts?: JsonOptions & { length?: num
 export function packetToJson(p: ServerPacket, info: { size: number; bodyLength?: number }, opts?: JsonOptions): Obj {
   const frame = { size: info.size, opcode: hex(p.opcode, 4), opcodeName: OPCODE_NAMES[p.opcode], payloadLength: info.size - 2 };
   if (p.opcode === SMSG_DESTROY_OBJECT) return { frame, guid: guidHex(p.guid) };
-  const bodyOpts: JsonOptions & { length?: number } = { length: info.bodyLength ?? (p.opcode === SMSG_COMPRESSED_UPDATE_OBJECT ? p.uncompressedSize : info.size - 2) };
+  const bodyOpts: JsonOptions & { length?: number } = {
+    length: info.bodyLength ?? (p.opcode === SMSG_COMPRESSED_UPDATE_OBJECT ? p.uncompressedSize : info.size - 2),
+  };
   if (opts?.typeOf !== undefined) bodyOpts.typeOf = opts.typeOf;
   if (p.opcode === SMSG_UPDATE_OBJECT) return { frame, compression: null, body: bodyToJson(p.body, bodyOpts) };
   const z = p.zlib;
@@ -409,7 +419,8 @@ function valuesFromJson(v: unknown, path: string): UpdateValues {
     const given = arr(o.mask, `${path}.mask`);
     if (given.length !== count) throw new EncodeError(`${path}.mask`, `${given.length} words but blockCount ${count}`);
     given.forEach((w, i) => {
-      if (uintFromJson(w, 0xffffffff, `${path}.mask[${i}]`) !== mask[i]) throw new EncodeError(`${path}.mask[${i}]`, 'does not match the slots listed in fields');
+      if (uintFromJson(w, 0xffffffff, `${path}.mask[${i}]`) !== mask[i])
+        throw new EncodeError(`${path}.mask[${i}]`, 'does not match the slots listed in fields');
     });
   }
   let pop = 0;
@@ -452,7 +463,14 @@ export function bodyFromJson(v: unknown, path = 'body'): UpdateBody {
 export function packetFromJson(v: unknown): ServerPacket {
   const o = obj(v, '');
   const fr = o.frame === undefined ? {} : obj(o.frame, 'frame');
-  const opcode = fr.opcode === undefined ? (o.compression ? SMSG_COMPRESSED_UPDATE_OBJECT : o.guid !== undefined && o.body === undefined ? SMSG_DESTROY_OBJECT : SMSG_UPDATE_OBJECT) : uintFromJson(fr.opcode, 0xffff, 'frame.opcode');
+  const opcode =
+    fr.opcode === undefined
+      ? o.compression
+        ? SMSG_COMPRESSED_UPDATE_OBJECT
+        : o.guid !== undefined && o.body === undefined
+          ? SMSG_DESTROY_OBJECT
+          : SMSG_UPDATE_OBJECT
+      : uintFromJson(fr.opcode, 0xffff, 'frame.opcode');
   if (opcode === SMSG_DESTROY_OBJECT) return { opcode, guid: guidFromJson(o.guid, 'guid') };
   const body = bodyFromJson(o.body, 'body');
   if (opcode === SMSG_UPDATE_OBJECT) return { opcode, body };

@@ -7,7 +7,7 @@
  * that does not fit) and, when a span sink is given, one span per field.
  */
 import { ByteReader } from '../../core/reader.js';
-import { ByteWriter } from '../../core/writer.js';
+import type { ByteWriter } from '../../core/writer.js';
 import { DecodeError, EncodeError, rethrowAt } from '../../core/errors.js';
 import { excerpt } from '../../core/json.js';
 import { ReadContext, type WowDecodeOptions } from './context.js';
@@ -53,9 +53,27 @@ type Field = readonly [path: string, size: number, kind: string];
 
 const f4 = (path: string): Field => [path, 4, 'f32le'];
 const u4 = (path: string): Field => [path, 4, 'u32le'];
-const MI_HEAD: readonly Field[] = [u4('movementInfo.flags'), u4('movementInfo.time'), f4('movementInfo.x'), f4('movementInfo.y'), f4('movementInfo.z'), f4('movementInfo.o')];
-const MI_TRANSPORT: readonly Field[] = [['movementInfo.transport.guid', 8, 'u64le'], f4('movementInfo.transport.x'), f4('movementInfo.transport.y'), f4('movementInfo.transport.z'), f4('movementInfo.transport.o')];
-const MI_JUMP: readonly Field[] = [f4('movementInfo.jump.zSpeed'), f4('movementInfo.jump.cosAngle'), f4('movementInfo.jump.sinAngle'), f4('movementInfo.jump.xySpeed')];
+const MI_HEAD: readonly Field[] = [
+  u4('movementInfo.flags'),
+  u4('movementInfo.time'),
+  f4('movementInfo.x'),
+  f4('movementInfo.y'),
+  f4('movementInfo.z'),
+  f4('movementInfo.o'),
+];
+const MI_TRANSPORT: readonly Field[] = [
+  ['movementInfo.transport.guid', 8, 'u64le'],
+  f4('movementInfo.transport.x'),
+  f4('movementInfo.transport.y'),
+  f4('movementInfo.transport.z'),
+  f4('movementInfo.transport.o'),
+];
+const MI_JUMP: readonly Field[] = [
+  f4('movementInfo.jump.zSpeed'),
+  f4('movementInfo.jump.cosAngle'),
+  f4('movementInfo.jump.sinAngle'),
+  f4('movementInfo.jump.xySpeed'),
+];
 const SPEEDS: readonly Field[] = [f4('speeds.walk'), f4('speeds.run'), f4('speeds.runBack'), f4('speeds.swim'), f4('speeds.swimBack'), f4('speeds.turnRate')];
 const POSITION: readonly Field[] = [f4('position.x'), f4('position.y'), f4('position.z'), f4('position.o')];
 
@@ -85,7 +103,16 @@ function livingLayout(mf: number): { fields: Field[]; groups: Group[] } {
 
 /** Size in bytes of MovementInfo and the speeds for movement flags `mf`. */
 function livingSize(mf: number): number {
-  return 8 + 16 + ((mf & MoveFlag.ONTRANSPORT) !== 0 ? 24 : 0) + ((mf & MoveFlag.SWIMMING) !== 0 ? 4 : 0) + 4 + ((mf & MoveFlag.JUMPING) !== 0 ? 16 : 0) + ((mf & MoveFlag.SPLINE_ELEVATION) !== 0 ? 4 : 0) + 24;
+  return (
+    8 +
+    16 +
+    ((mf & MoveFlag.ONTRANSPORT) !== 0 ? 24 : 0) +
+    ((mf & MoveFlag.SWIMMING) !== 0 ? 4 : 0) +
+    4 +
+    ((mf & MoveFlag.JUMPING) !== 0 ? 16 : 0) +
+    ((mf & MoveFlag.SPLINE_ELEVATION) !== 0 ? 4 : 0) +
+    24
+  );
 }
 
 /** Throw the error of the first field of `fields` (laid out from `start`) that does not fit before `r.end`. */
@@ -200,7 +227,12 @@ function readSpline(r: ByteReader, ctx: ReadContext, m: Movement): Spline {
   let facingAngle: number | undefined;
   if (facing !== 0) {
     if ((facing & (facing - 1)) !== 0) {
-      throw new DecodeError(start, 'spline.flags', 'at most one of FINAL_POINT, FINAL_TARGET, FINAL_ANGLE (readers disagree on the layout otherwise)', `0x${(flags >>> 0).toString(16).padStart(8, '0')}`);
+      throw new DecodeError(
+        start,
+        'spline.flags',
+        'at most one of FINAL_POINT, FINAL_TARGET, FINAL_ANGLE (readers disagree on the layout otherwise)',
+        `0x${(flags >>> 0).toString(16).padStart(8, '0')}`,
+      );
     }
     if (facing === SplineFlag.FINAL_POINT) facingPoint = vec3(r, m, 'spline.facingPoint');
     else if (facing === SplineFlag.FINAL_TARGET) facingTarget = r.u64le('spline.facingTarget');
@@ -346,7 +378,8 @@ function writeMovementInfo(w: ByteWriter, mi: MovementInfo, m: Movement): number
     wf32(w, j.sinAngle, m, 'movementInfo.jump.sinAngle');
     wf32(w, j.xySpeed, m, 'movementInfo.jump.xySpeed');
   } else absent(mi.jump, 'movement.movementInfo.jump', 'JUMPING is not set');
-  if ((mf & MoveFlag.SPLINE_ELEVATION) !== 0) wf32(w, need(mi.splineElevation, 'movement.movementInfo.splineElevation', 'SPLINE_ELEVATION'), m, 'movementInfo.splineElevation');
+  if ((mf & MoveFlag.SPLINE_ELEVATION) !== 0)
+    wf32(w, need(mi.splineElevation, 'movement.movementInfo.splineElevation', 'SPLINE_ELEVATION'), m, 'movementInfo.splineElevation');
   else absent(mi.splineElevation, 'movement.movementInfo.splineElevation', 'SPLINE_ELEVATION is not set');
   return mf;
 }
@@ -396,7 +429,8 @@ function writeSpline(w: ByteWriter, s: Spline, m: Movement, maxPoints: number): 
   w.u32le(flags);
   if (facing === SplineFlag.FINAL_POINT) writeVec3(w, need(s.facingPoint, 'movement.spline.facingPoint', 'FINAL_POINT'), m, 'spline.facingPoint');
   else absent(s.facingPoint, 'movement.spline.facingPoint', 'FINAL_POINT is not set');
-  if (facing === SplineFlag.FINAL_TARGET) w.u64le(checkGuid(need(s.facingTarget, 'movement.spline.facingTarget', 'FINAL_TARGET'), 'movement.spline.facingTarget'));
+  if (facing === SplineFlag.FINAL_TARGET)
+    w.u64le(checkGuid(need(s.facingTarget, 'movement.spline.facingTarget', 'FINAL_TARGET'), 'movement.spline.facingTarget'));
   else absent(s.facingTarget, 'movement.spline.facingTarget', 'FINAL_TARGET is not set');
   if (facing === SplineFlag.FINAL_ANGLE) wf32(w, need(s.facingAngle, 'movement.spline.facingAngle', 'FINAL_ANGLE'), m, 'spline.facingAngle');
   else absent(s.facingAngle, 'movement.spline.facingAngle', 'FINAL_ANGLE is not set');
@@ -404,8 +438,10 @@ function writeSpline(w: ByteWriter, s: Spline, m: Movement, maxPoints: number): 
   w.u32le(checkU(s.duration, 0xffffffff, 'movement.spline.duration'));
   w.u32le(checkU(s.id, 0xffffffff, 'movement.spline.id'));
   const nodes = s.nodes;
-  if (!(nodes instanceof Float32Array) || nodes.length % 3 !== 0) throw new EncodeError('movement.spline.nodes', `expected a Float32Array of x, y, z triples, got ${excerpt(nodes)}`);
-  if (nodes.length / 3 > maxPoints) throw new EncodeError('movement.spline.nodes', `${nodes.length / 3} points, past the decoder's limit wowMaxSplinePoints (${maxPoints})`);
+  if (!(nodes instanceof Float32Array) || nodes.length % 3 !== 0)
+    throw new EncodeError('movement.spline.nodes', `expected a Float32Array of x, y, z triples, got ${excerpt(nodes)}`);
+  if (nodes.length / 3 > maxPoints)
+    throw new EncodeError('movement.spline.nodes', `${nodes.length / 3} points, past the decoder's limit wowMaxSplinePoints (${maxPoints})`);
   w.u32le(nodes.length / 3);
   const bits = new Uint32Array(nodes.buffer, nodes.byteOffset, nodes.length);
   w.ensure(4 * bits.length);

@@ -337,7 +337,10 @@ export function setField(values: Uint32Array, typeId: number, name: string, valu
     values[s] = Number(value & 0xffffffffn);
     if (width === 2) values[s + 1] = Number((value >> 32n) & 0xffffffffn);
   } else if (Array.isArray(value)) {
-    values[s] = f.type === 'two_shorts' ? ((value[0]! & 0xffff) | ((value[1]! & 0xffff) << 16)) >>> 0 : ((value[0]! & 0xff) | ((value[1]! & 0xff) << 8) | ((value[2]! & 0xff) << 16) | ((value[3]! & 0xff) << 24)) >>> 0;
+    values[s] =
+      f.type === 'two_shorts'
+        ? ((value[0]! & 0xffff) | ((value[1]! & 0xffff) << 16)) >>> 0
+        : ((value[0]! & 0xff) | ((value[1]! & 0xff) << 8) | ((value[2]! & 0xff) << 16) | ((value[3]! & 0xff) << 24)) >>> 0;
   } else if (f.type === 'float') {
     values[s] = f32ToBits(value);
   } else {

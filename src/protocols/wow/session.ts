@@ -118,7 +118,8 @@ export class WowObject {
 
   private slotOf(name: string | number, element: number, width: number): number {
     if (typeof name === 'number') {
-      if (name < 0 || name >= this.values.length) throw new RangeError(`slot ${name} is outside ${this.type?.name ?? 'this type'} (0 … ${this.values.length - 1})`);
+      if (name < 0 || name >= this.values.length)
+        throw new RangeError(`slot ${name} is outside ${this.type?.name ?? 'this type'} (0 … ${this.values.length - 1})`);
       return name;
     }
     const f = fieldByName(this.typeId, name);
@@ -350,7 +351,8 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
       case 0: {
         const o = this.objects.get(b.guid);
         if (o === undefined) {
-          if (this.opts.unknownGuid === 'report') this.emit(out, { kind: 'problem', guid: b.guid, message: `VALUES for unknown object ${guidHex(b.guid)}`, block });
+          if (this.opts.unknownGuid === 'report')
+            this.emit(out, { kind: 'problem', guid: b.guid, message: `VALUES for unknown object ${guidHex(b.guid)}`, block });
           return out;
         }
         o.changed = this.setValues(o, b.values, block, out, false)!;
@@ -360,7 +362,8 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
       case 1: {
         const o = this.objects.get(b.guid);
         if (o === undefined) {
-          if (this.opts.unknownGuid === 'report') this.emit(out, { kind: 'problem', guid: b.guid, message: `MOVEMENT for unknown object ${guidHex(b.guid)}`, block });
+          if (this.opts.unknownGuid === 'report')
+            this.emit(out, { kind: 'problem', guid: b.guid, message: `MOVEMENT for unknown object ${guidHex(b.guid)}`, block });
           return out;
         }
         o.movement = ownMovement(b.movement);
@@ -463,7 +466,12 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
       }
     }
     if (extra > 0 && this.opts.extraSlots === 'report') {
-      this.emit(out, { kind: 'problem', guid: o.guid, message: `${extra} slot(s) at or above the values count ${limit} of ${o.type?.name ?? `type ${o.typeId}`} were dropped`, block });
+      this.emit(out, {
+        kind: 'problem',
+        guid: o.guid,
+        message: `${extra} slot(s) at or above the values count ${limit} of ${o.type?.name ?? `type ${o.typeId}`} were dropped`,
+        block,
+      });
     }
     if (!create) return slotsOf(words.subarray(0, n), limit);
     const room = o.slab === undefined ? 0 : (o.type?.maskBlocks ?? 0);
@@ -485,7 +493,10 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
       if (o.type === undefined) continue;
       const g = o.guidAt(0);
       if (g !== o.guid) problems.push(`${guidHex(o.guid)}: OBJECT_FIELD_GUID is ${guidHex(g)}`);
-      if (o.values[2] !== o.type.typeMask) problems.push(`${guidHex(o.guid)}: OBJECT_FIELD_TYPE is 0x${(o.values[2] ?? 0).toString(16)}, expected 0x${o.type.typeMask.toString(16)} for ${o.type.name}`);
+      if (o.values[2] !== o.type.typeMask)
+        problems.push(
+          `${guidHex(o.guid)}: OBJECT_FIELD_TYPE is 0x${(o.values[2] ?? 0).toString(16)}, expected 0x${o.type.typeMask.toString(16)} for ${o.type.name}`,
+        );
       if ((o.movement.updateFlags & UpdateFlag.SELF) !== 0) selves.push(o.guid);
     }
     if (selves.length > 1) problems.push(`SELF is set on ${selves.length} objects: ${selves.map(guidHex).join(', ')}`);
@@ -501,7 +512,6 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     this.hasTransport = 0;
   }
 }
-
 
 /** A movement block the store may keep: spline nodes copied out of the decoder's body-wide word pool (so that a kept object does not hold its whole message). */
 function ownMovement(m: Movement): Movement {

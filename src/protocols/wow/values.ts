@@ -1,6 +1,6 @@
 /** The ValuesBlock (§6): `u8` mask block count, the mask words, one `u32` per set bit. */
-import { ByteReader } from '../../core/reader.js';
-import { ByteWriter } from '../../core/writer.js';
+import type { ByteReader } from '../../core/reader.js';
+import type { ByteWriter } from '../../core/writer.js';
 import { EncodeError } from '../../core/errors.js';
 import { excerpt } from '../../core/json.js';
 import type { ReadContext } from './context.js';
@@ -95,7 +95,8 @@ export function writeValues(w: ByteWriter, v: UpdateValues): void {
   }
   const mask = v.mask;
   const values = v.values;
-  if (!(mask instanceof Uint32Array) || mask.length > 255) throw new EncodeError('values.mask', `expected a Uint32Array of at most 255 words, got ${excerpt(mask)}`);
+  if (!(mask instanceof Uint32Array) || mask.length > 255)
+    throw new EncodeError('values.mask', `expected a Uint32Array of at most 255 words, got ${excerpt(mask)}`);
   if (!(values instanceof Uint32Array)) throw new EncodeError('values.values', `expected a Uint32Array, got ${excerpt(values)}`);
   let count = 0;
   for (let i = 0; i < mask.length; i++) if (mask[i] !== 0) count += popcount32(mask[i]!);

@@ -35,7 +35,9 @@ function chart(points: readonly Point[]): string {
   const x1 = Math.max(xs[xs.length - 1]!, x0 + 1);
   const W = 240;
   const H = 40;
-  const pts = points.map((p, i) => `${(((p.message - x0) / (x1 - x0)) * W).toFixed(1)},${(H - (hi === lo ? H / 2 : ((ys[i]! - lo) / (hi - lo)) * H)).toFixed(1)}`).join(' ');
+  const pts = points
+    .map((p, i) => `${(((p.message - x0) / (x1 - x0)) * W).toFixed(1)},${(H - (hi === lo ? H / 2 : ((ys[i]! - lo) / (hi - lo)) * H)).toFixed(1)}`)
+    .join(' ');
   return `<svg class="chart" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}" role="img" aria-label="values from ${lo} to ${hi}"><polyline fill="none" stroke="currentColor" stroke-width="1.5" points="${pts}"/></svg><span class="muted">${fmtValue(lo)} … ${fmtValue(hi)}</span>`;
 }
 
@@ -50,7 +52,12 @@ export function renderHistory(host: HTMLElement, messages: readonly MessageView[
   for (const [k, pts] of h.fields) {
     const numeric = pts.length > 1 && pts.every((p) => typeof p.value === 'number' && Number.isFinite(p.value));
     const changes = pts.filter((p, i) => i === 0 || JSON.stringify(p.value) !== JSON.stringify(pts[i - 1]!.value));
-    const body = numeric ? chart(pts) : changes.slice(0, 12).map((p) => `<span class="hv" data-i="${p.message}">#${p.message + 1}: ${esc(fmtValue(p.value))}</span>`).join(' ') + (changes.length > 12 ? ` … ${changes.length - 12} more changes` : '');
+    const body = numeric
+      ? chart(pts)
+      : changes
+          .slice(0, 12)
+          .map((p) => `<span class="hv" data-i="${p.message}">#${p.message + 1}: ${esc(fmtValue(p.value))}</span>`)
+          .join(' ') + (changes.length > 12 ? ` … ${changes.length - 12} more changes` : '');
     html += `<tr data-field="${esc(k)}"><td>${esc(k)}</td><td>${body}</td><td>${esc(fmtValue(pts[pts.length - 1]!.value))}</td></tr>`;
   }
   html += '</tbody></table>';

@@ -77,8 +77,10 @@ function renderOptions(values?: OptionValues): void {
   for (const [k, o] of Object.entries(f.options)) {
     if (!optionOnPage(o)) continue;
     const title = esc(o.description);
-    if (o.type === 'boolean') html += `<label title="${title}"><input type="checkbox" data-opt="${esc(k)}"${v[k] === true ? ' checked' : ''}> ${esc(k)}</label>`;
-    else if (o.choices) html += `<label title="${title}">${esc(k)} <select data-opt="${esc(k)}">${o.choices.map((c) => `<option${v[k] === c ? ' selected' : ''}>${esc(c)}</option>`).join('')}</select></label>`;
+    if (o.type === 'boolean')
+      html += `<label title="${title}"><input type="checkbox" data-opt="${esc(k)}"${v[k] === true ? ' checked' : ''}> ${esc(k)}</label>`;
+    else if (o.choices)
+      html += `<label title="${title}">${esc(k)} <select data-opt="${esc(k)}">${o.choices.map((c) => `<option${v[k] === c ? ' selected' : ''}>${esc(c)}</option>`).join('')}</select></label>`;
     else html += `<label title="${title}">${esc(k)} <input size="8" data-opt="${esc(k)}" value="${esc(String(v[k] ?? ''))}"></label>`;
   }
   ui.options.innerHTML = html;
@@ -301,7 +303,10 @@ function renderErrorBanner(m: MessageView): void {
   ui.error.innerHTML = '';
   const text = document.createElement('span');
   text.className = 'text';
-  const inner = e.layer !== undefined ? ` (an offset in the inner buffer “${e.layer}”${m.layers[e.layer] === undefined ? ', which the failed decode did not return' : ''})` : '';
+  const inner =
+    e.layer !== undefined
+      ? ` (an offset in the inner buffer “${e.layer}”${m.layers[e.layer] === undefined ? ', which the failed decode did not return' : ''})`
+      : '';
   text.textContent = `${label}${e.decodeError ? 'DecodeError ' : ''}${e.message}${inner}`;
   ui.error.append(text);
   if (e.decodeError && m.bytes !== undefined && (e.layer === undefined || m.layers[e.layer] !== undefined)) {
@@ -323,7 +328,9 @@ function renderFields(m: MessageView | undefined): void {
   }
   const layerOrder = new Map<string | undefined, number>([[undefined, 0]]);
   for (const s of spans) if (!layerOrder.has(s.layer)) layerOrder.set(s.layer, layerOrder.size);
-  const sorted = spans.map((s, i) => ({ s, i })).sort((a, b) => layerOrder.get(a.s.layer)! - layerOrder.get(b.s.layer)! || a.s.start - b.s.start || b.s.end - a.s.end || a.i - b.i);
+  const sorted = spans
+    .map((s, i) => ({ s, i }))
+    .sort((a, b) => layerOrder.get(a.s.layer)! - layerOrder.get(b.s.layer)! || a.s.start - b.s.start || b.s.end - a.s.end || a.i - b.i);
   let html = '';
   for (const { s, i } of sorted) {
     const depth = s.path.split(/[.[]/).length - 1;
@@ -361,7 +368,8 @@ function renderState(t: EntityTable | undefined): void {
     html += `<tr class="${cls}" data-id="${esc(r.id)}"><td class="id">${esc(r.id)}</td><td>${esc(r.type)}</td><td>${fs}</td></tr>`;
   }
   html += '</tbody></table>';
-  if (t.removed.length > 0) html += `<div class="removed">removed by this message: ${t.removed.map((id) => `<s data-id="${esc(id)}">${esc(id)}</s>`).join('')}</div>`;
+  if (t.removed.length > 0)
+    html += `<div class="removed">removed by this message: ${t.removed.map((id) => `<s data-id="${esc(id)}">${esc(id)}</s>`).join('')}</div>`;
   ui.state.innerHTML = html;
 }
 
@@ -457,7 +465,9 @@ function scrollToByte(s: Span): void {
 
 function entitySpan(m: MessageView | undefined, id: string | undefined): Span | undefined {
   const r = m?.entities.find((x) => x.id === id);
-  return r === undefined ? undefined : { start: r.start, end: r.end, path: `entity ${r.id}`, kind: 'entity', ...(r.layer !== undefined ? { layer: r.layer } : {}) };
+  return r === undefined
+    ? undefined
+    : { start: r.start, end: r.end, path: `entity ${r.id}`, kind: 'entity', ...(r.layer !== undefined ? { layer: r.layer } : {}) };
 }
 
 // ---------------------------------------------------------------- events
@@ -593,7 +603,8 @@ function wireLinks(): void {
     const t = byteTarget(e);
     if (t === undefined) return;
     const s = spanAtByte(t.layer, t.offset);
-    if (s === undefined || (selected !== undefined && s.path === selected.path && s.layer === selected.layer && s.record === selected.record)) return setSelected(undefined, undefined);
+    if (s === undefined || (selected !== undefined && s.path === selected.path && s.layer === selected.layer && s.record === selected.record))
+      return setSelected(undefined, undefined);
     const el = treeElFor(s);
     if (el !== undefined) {
       revealTreeEl(el);

@@ -102,7 +102,15 @@ function diffOf(state: EntityTable | undefined): EntityTable | undefined {
   return { rows: state.rows.filter((r) => r.created || r.changed.length > 0), removed: state.removed };
 }
 
-function view(family: FamilyAdapter, index: number, bytes: Uint8Array | undefined, d: DecodedMessage | undefined, spans: Span[], state: EntityTable | undefined, error: MessageError | undefined): MessageView {
+function view(
+  family: FamilyAdapter,
+  index: number,
+  bytes: Uint8Array | undefined,
+  d: DecodedMessage | undefined,
+  spans: Span[],
+  state: EntityTable | undefined,
+  error: MessageError | undefined,
+): MessageView {
   let summary: MessageSummary = { type: error !== undefined ? 'decode error' : '(no record)' };
   if (d !== undefined) {
     try {
@@ -174,7 +182,11 @@ export function* iterMessages(family: FamilyAdapter, options: OptionValues, inpu
  * The state after message `i`: the nearest keyframe at or before it, then every diff up
  * to `i`. `cache` (the last answer) makes stepping forward one diff's work.
  */
-export function stateAt(messages: readonly MessageView[], i: number, cache?: { index: number; table: Map<string, EntityRow>; removed: string[] }): { index: number; table: Map<string, EntityRow>; removed: string[] } | undefined {
+export function stateAt(
+  messages: readonly MessageView[],
+  i: number,
+  cache?: { index: number; table: Map<string, EntityRow>; removed: string[] },
+): { index: number; table: Map<string, EntityRow>; removed: string[] } | undefined {
   const m = messages[i];
   if (m === undefined || m.stateDiff === undefined) return undefined;
   let k: number;
@@ -200,7 +212,11 @@ export function stateAt(messages: readonly MessageView[], i: number, cache?: { i
 }
 
 /** The state table after message `i`, with the rows this message changed marked as it marked them. */
-export function stateTableAt(messages: readonly MessageView[], i: number, cache?: Parameters<typeof stateAt>[2]): { table: EntityTable; cache: NonNullable<ReturnType<typeof stateAt>> } | undefined {
+export function stateTableAt(
+  messages: readonly MessageView[],
+  i: number,
+  cache?: Parameters<typeof stateAt>[2],
+): { table: EntityTable; cache: NonNullable<ReturnType<typeof stateAt>> } | undefined {
   const st = stateAt(messages, i, cache);
   if (st === undefined) return undefined;
   const mine = new Set((messages[i]!.stateDiff?.rows ?? []).map((r) => r.id));
@@ -220,7 +236,7 @@ export function errorLayer(path: string, sink: SpanSink): string | undefined {
   for (const s of sink.spans) {
     if (s.path === '' || (best !== undefined && s.path.length <= best.path.length)) continue;
     const c = path.charCodeAt(s.path.length);
-    if (path.startsWith(s.path) && (path.length === s.path.length || c === 46 /* . */ || c === 91 /* [ */)) best = s;
+    if (path.startsWith(s.path) && (path.length === s.path.length || c === 46 /* . */ || c === 91) /* [ */) best = s;
   }
   return best?.layer;
 }
@@ -230,7 +246,8 @@ export function parseHexLines(text: string): Uint8Array[] {
   try {
     return parseLines(text);
   } catch (e) {
-    if (e instanceof DecodeError) throw new Error(`${e.path}: bad hex at character ${e.offset + 1}: expected ${e.expected}${e.found ? `, found ${e.found}` : ''}`);
+    if (e instanceof DecodeError)
+      throw new Error(`${e.path}: bad hex at character ${e.offset + 1}: expected ${e.expected}${e.found ? `, found ${e.found}` : ''}`);
     throw e;
   }
 }
@@ -306,7 +323,11 @@ export function planFile(family: FamilyAdapter, options: OptionValues, bytes: Ui
       return { kind: 'hex lines', inputError: (e as Error).message, messages: [] };
     }
     const dropped = inputs.length > MAX_MESSAGES ? ` (the first ${MAX_MESSAGES} of ${inputs.length}: the rest are not decoded)` : '';
-    return { kind: `${inputs.length} hex line${inputs.length === 1 ? '' : 's'}${dropped}`, total: Math.min(inputs.length, MAX_MESSAGES), messages: iterMessages(family, options, inputs) };
+    return {
+      kind: `${inputs.length} hex line${inputs.length === 1 ? '' : 's'}${dropped}`,
+      total: Math.min(inputs.length, MAX_MESSAGES),
+      messages: iterMessages(family, options, inputs),
+    };
   }
   if (format !== 'binary' && family.decodeFile !== undefined) {
     let iter: Iterable<DecodedMessage> | undefined;
@@ -355,7 +376,8 @@ export class SpanIndex {
       for (let p = parentPath(s.path), guard = 0; guard < 64; p = parentPath(p), guard++) {
         const pk = nodeKey(r, p);
         const u = this.unions.get(pk);
-        if (u === undefined) this.unions.set(pk, { start: s.start, end: s.end, path: p, kind: 'group', record: r, ...(s.layer !== undefined ? { layer: s.layer } : {}) });
+        if (u === undefined)
+          this.unions.set(pk, { start: s.start, end: s.end, path: p, kind: 'group', record: r, ...(s.layer !== undefined ? { layer: s.layer } : {}) });
         else if (u.layer === s.layer) {
           if (s.start < u.start) u.start = s.start;
           if (s.end > u.end) u.end = s.end;

@@ -19,15 +19,17 @@ export function nodeSummary(value: object): string {
   const o = value as Record<string, unknown>;
   const keys = Object.keys(o);
   let type: string | undefined;
-  for (const k of TYPE_KEYS) if (typeof o[k] === 'string' && (o[k] as string).length <= 40) {
-    type = o[k] as string;
-    break;
-  }
+  for (const k of TYPE_KEYS)
+    if (typeof o[k] === 'string' && (o[k] as string).length <= 40) {
+      type = o[k] as string;
+      break;
+    }
   let id: string | undefined;
-  for (const k of ID_KEYS) if (typeof o[k] === 'number' || (typeof o[k] === 'string' && (o[k] as string).length <= 24)) {
-    id = `${k} ${String(o[k])}`;
-    break;
-  }
+  for (const k of ID_KEYS)
+    if (typeof o[k] === 'number' || (typeof o[k] === 'string' && (o[k] as string).length <= 24)) {
+      id = `${k} ${String(o[k])}`;
+      break;
+    }
   const head = [type, id].filter((x) => x !== undefined).join(' ');
   return head === '' ? `{${keys.length}}` : `${head} {${keys.length}}`;
 }

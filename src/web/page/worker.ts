@@ -32,7 +32,13 @@ self.onmessage = (ev: MessageEvent<LoadRequest>) => {
     const family = FAMILIES.find((f) => f.name === req.family);
     if (family === undefined) throw new Error(`unknown family ${req.family}`);
     const plan = planFile(family, req.options, req.bytes, req.format);
-    post({ id: req.id, type: 'start', kind: plan.kind, ...(plan.total !== undefined ? { total: plan.total } : {}), ...(plan.inputError !== undefined ? { inputError: plan.inputError } : {}) });
+    post({
+      id: req.id,
+      type: 'start',
+      kind: plan.kind,
+      ...(plan.total !== undefined ? { total: plan.total } : {}),
+      ...(plan.inputError !== undefined ? { inputError: plan.inputError } : {}),
+    });
     let batch: MessageView[] = [];
     let done = 0;
     let t0 = performance.now();

@@ -11,7 +11,6 @@ import { FIELDS_6F59094D } from '../../../src/protocols/diep/tables/index.js';
 import { DIEP_DEFAULT_LIMITS } from '../../../src/protocols/diep/limits.js';
 import type { Change, Creation, ElementChanges, EntityRef, Scalar, UpdatePacket, Upcreate } from '../../../src/protocols/diep/types.js';
 
-
 interface Ctx {
   table: FieldTable;
   limits: { diepMaxEntities: number; maxStringLength: number };

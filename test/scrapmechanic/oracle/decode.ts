@@ -18,15 +18,7 @@ const SCRATCH_DV = new DataView(SCRATCH.buffer);
  * Read one NetworkUpdate occupying `b[p..end)` (header byte first, no size field).
  * Records the controller type of Creates in `tracker` and forgets it on Remove.
  */
-export function readUpdate(
-  u: SubUpdate,
-  b: Uint8Array,
-  dv: DataView,
-  p: number,
-  end: number,
-  ctx: LayoutCtx,
-  tracker: ControllerTracker,
-): void {
+export function readUpdate(u: SubUpdate, b: Uint8Array, dv: DataView, p: number, end: number, ctx: LayoutCtx, tracker: ControllerTracker): void {
   const h = checkHeader(b, p, end);
   const ut = h >>> 5;
   const ot = h & 31;

@@ -108,7 +108,16 @@ export const PICK_VARIANT_UNKNOWN = 16; // opaque: untracked and no variant has 
  * and the data length (§8.1, §8.2). Pure: strict-mode errors are thrown, the rest is
  * returned as PICK_* bits (shared by the decoder and the scanner).
  */
-export function pickVariant(tracked: number | undefined, len: number, ctA: number, lenA: number, ctB: number, lenB: number, at: number, strict: boolean): number {
+export function pickVariant(
+  tracked: number | undefined,
+  len: number,
+  ctA: number,
+  lenA: number,
+  ctB: number,
+  lenB: number,
+  at: number,
+  strict: boolean,
+): number {
   if (tracked === ctA || tracked === ctB) {
     const mine = tracked === ctA;
     const expect = mine ? lenA : lenB;
@@ -166,7 +175,17 @@ function chooseVariant(
  * and NetObj type numbers; `ct` is the controller type (Create: from the wire;
  * Update: tracked by the session, or undefined).
  */
-export function readData(u: NetworkUpdate, ut: number, ot: number, ct: number | undefined, b: Uint8Array, dv: DataView, p: number, end: number, ctx: LayoutCtx): void {
+export function readData(
+  u: NetworkUpdate,
+  ut: number,
+  ot: number,
+  ct: number | undefined,
+  b: Uint8Array,
+  dv: DataView,
+  p: number,
+  end: number,
+  ctx: LayoutCtx,
+): void {
   const len = end - p;
   const S = ctx.spans;
   if (isOpaqueType(ot)) {
@@ -335,7 +354,15 @@ export function readData(u: NetworkUpdate, ut: number, ot: number, ct: number | 
         q = p + 36;
       } else {
         if (len !== 4 && len !== 8) {
-          unknownLayout(u, len < 4 ? 'TRUNCATED' : 'TRAILING_BYTES', `Harvestable Update of ${len} data bytes, the community layout has 4 or 8`, b, p, end, ctx);
+          unknownLayout(
+            u,
+            len < 4 ? 'TRUNCATED' : 'TRAILING_BYTES',
+            `Harvestable Update of ${len} data bytes, the community layout has 4 or 8`,
+            b,
+            p,
+            end,
+            ctx,
+          );
           return;
         }
         u.data = len === 8 ? { color: rgba(b, p), seatedCharacterId: dv.getUint32(p + 4) } : { color: rgba(b, p) };
@@ -443,7 +470,8 @@ function readContainerUpdate(u: NetworkUpdate, b: Uint8Array, dv: DataView, p: n
   if (end - p < 3) trunc(p, 'data', 3, end - p);
   const n = dv.getUint16(p);
   let q = p + 2;
-  if (n * 24 + 1 > end - q) throw new DecodeError(q, 'data.slotChanges', `${n} slot changes of 24 bytes and the filter flag (TRUNCATED)`, `${end - q} bytes left`);
+  if (n * 24 + 1 > end - q)
+    throw new DecodeError(q, 'data.slotChanges', `${n} slot changes of 24 bytes and the filter flag (TRUNCATED)`, `${end - q} bytes left`);
   const changes: SlotChange[] = new Array(n);
   for (let i = 0; i < n; i++, q += 24) {
     changes[i] = { uuid: readUuid(b, q, true), instanceId: dv.getUint32(q + 16), quantity: dv.getUint16(q + 20), slot: dv.getUint16(q + 22) };

@@ -29,7 +29,16 @@ for (const g of j.groups) out.push(`    ${line({ id: g.id, name: g.name, fields:
 out.push('  ],');
 out.push('  fields: [');
 for (const f of j.fields) {
-  const o = { index: f.index, groupId: f.groupId, group: f.group, idInGroup: f.idInGroup, name: f.name, encoding: f.encoding, length: f.length, default: f.default };
+  const o = {
+    index: f.index,
+    groupId: f.groupId,
+    group: f.group,
+    idInGroup: f.idInGroup,
+    name: f.name,
+    encoding: f.encoding,
+    length: f.length,
+    default: f.default,
+  };
   if (f.updateElementEncoding) o.updateElementEncoding = f.updateElementEncoding;
   out.push(`    ${line(o)},`);
 }

@@ -106,7 +106,7 @@ function bad(msg: string): never {
 }
 
 function encodingOf(s: unknown, where: string): EncodingName {
-  if (typeof s === 'string' && Object.prototype.hasOwnProperty.call(ENCODING_CODES, s)) return s as EncodingName;
+  if (typeof s === 'string' && Object.hasOwn(ENCODING_CODES, s)) return s as EncodingName;
   return bad(`${where}: unknown encoding ${JSON.stringify(s)}`);
 }
 

@@ -74,8 +74,18 @@ const f = (name: string, offset: number, kind: FieldKind): LayoutField => ({ nam
 const vec3f = (n: string, o: number): LayoutField[] => [f(`${n}.x`, o, 'f32'), f(`${n}.y`, o + 4, 'f32'), f(`${n}.z`, o + 8, 'f32')];
 /** Vec3fZYX: z first on the wire. */
 const vec3fZYX = (n: string, o: number): LayoutField[] => [f(`${n}.x`, o + 8, 'f32'), f(`${n}.y`, o + 4, 'f32'), f(`${n}.z`, o, 'f32')];
-const quatXYZW = (n: string, o: number): LayoutField[] => [f(`${n}.x`, o, 'f32'), f(`${n}.y`, o + 4, 'f32'), f(`${n}.z`, o + 8, 'f32'), f(`${n}.w`, o + 12, 'f32')];
-const quatWZYX = (n: string, o: number): LayoutField[] => [f(`${n}.x`, o + 12, 'f32'), f(`${n}.y`, o + 8, 'f32'), f(`${n}.z`, o + 4, 'f32'), f(`${n}.w`, o, 'f32')];
+const quatXYZW = (n: string, o: number): LayoutField[] => [
+  f(`${n}.x`, o, 'f32'),
+  f(`${n}.y`, o + 4, 'f32'),
+  f(`${n}.z`, o + 8, 'f32'),
+  f(`${n}.w`, o + 12, 'f32'),
+];
+const quatWZYX = (n: string, o: number): LayoutField[] => [
+  f(`${n}.x`, o + 12, 'f32'),
+  f(`${n}.y`, o + 8, 'f32'),
+  f(`${n}.z`, o + 4, 'f32'),
+  f(`${n}.w`, o, 'f32'),
+];
 const vec3i16 = (n: string, o: number): LayoutField[] => [f(`${n}.x`, o, 'i16'), f(`${n}.y`, o + 2, 'i16'), f(`${n}.z`, o + 4, 'i16')];
 const vec3i32 = (n: string, o: number): LayoutField[] => [f(`${n}.x`, o, 'i32'), f(`${n}.y`, o + 4, 'i32'), f(`${n}.z`, o + 8, 'i32')];
 const colorABGR = (n: string, o: number): LayoutField[] => [f(`${n}.r`, o + 3, 'u8'), f(`${n}.g`, o + 2, 'u8'), f(`${n}.b`, o + 1, 'u8'), f(`${n}.a`, o, 'u8')];
@@ -85,17 +95,42 @@ const childShapeCommon = [f('uuidIndex', 0, 'u16'), f('bodyId', 2, 'u32'), ...ve
 
 // --- the layouts ----------------------------------------------------------------------
 
-const RIGIDBODY_CREATE_STATIC: Layout = { name: 'RigidBody Create static', size: 30, variant: 'static', fields: [f('worldId', 0, 'u16'), ...quatWZYX('rotation', 2), ...vec3f('position', 18)] };
+const RIGIDBODY_CREATE_STATIC: Layout = {
+  name: 'RigidBody Create static',
+  size: 30,
+  variant: 'static',
+  fields: [f('worldId', 0, 'u16'), ...quatWZYX('rotation', 2), ...vec3f('position', 18)],
+};
 const RIGIDBODY_CREATE_DYNAMIC: Layout = {
   name: 'RigidBody Create dynamic',
   size: 54,
   variant: 'dynamic',
   fields: [f('worldId', 0, 'u16'), ...quatXYZW('rotation', 2), ...vec3f('position', 18), ...vec3f('velocity', 30), ...vec3f('angularVelocity', 42)],
 };
-const RIGIDBODY_UPDATE_STATIC: Layout = { name: 'RigidBody Update static', size: 5, variant: 'static', fields: [f('unknown0', 0, 'u8'), f('unknown1', 1, 'i32')] };
-const RIGIDBODY_UPDATE_DYNAMIC: Layout = { name: 'RigidBody Update dynamic', size: 2, variant: 'dynamic', fields: [f('unknown0', 0, 'u8'), f('revision', 1, 'u8')] };
-const CHILDSHAPE_UPDATE_BLOCK: Layout = { name: 'ChildShape Update block', size: 22, variant: 'block', fields: [...childShapeCommon, ...vec3i16('bounds', 16)] };
-const CHILDSHAPE_UPDATE_PART: Layout = { name: 'ChildShape Update part', size: 17, variant: 'part', fields: [...childShapeCommon, f('xAxis', 16, 'axisLo'), f('zAxis', 16, 'axisHi')] };
+const RIGIDBODY_UPDATE_STATIC: Layout = {
+  name: 'RigidBody Update static',
+  size: 5,
+  variant: 'static',
+  fields: [f('unknown0', 0, 'u8'), f('unknown1', 1, 'i32')],
+};
+const RIGIDBODY_UPDATE_DYNAMIC: Layout = {
+  name: 'RigidBody Update dynamic',
+  size: 2,
+  variant: 'dynamic',
+  fields: [f('unknown0', 0, 'u8'), f('revision', 1, 'u8')],
+};
+const CHILDSHAPE_UPDATE_BLOCK: Layout = {
+  name: 'ChildShape Update block',
+  size: 22,
+  variant: 'block',
+  fields: [...childShapeCommon, ...vec3i16('bounds', 16)],
+};
+const CHILDSHAPE_UPDATE_PART: Layout = {
+  name: 'ChildShape Update part',
+  size: 17,
+  variant: 'part',
+  fields: [...childShapeCommon, f('xAxis', 16, 'axisLo'), f('zAxis', 16, 'axisHi')],
+};
 const JOINT_UPDATE: Layout = {
   name: 'Joint Update',
   size: 40,
@@ -116,15 +151,38 @@ const HARVESTABLE_CREATE: Layout = {
   name: 'Harvestable Create',
   size: 36,
   lengths: [36],
-  fields: [f('worldId', 0, 'u16'), f('uuidIndex', 2, 'u16'), ...vec3f('position', 4), ...quatWZYX('rotation', 16), f('unknownA', 32, 'f16'), f('unknownB', 34, 'f16')],
+  fields: [
+    f('worldId', 0, 'u16'),
+    f('uuidIndex', 2, 'u16'),
+    ...vec3f('position', 4),
+    ...quatWZYX('rotation', 16),
+    f('unknownA', 32, 'f16'),
+    f('unknownB', 34, 'f16'),
+  ],
 };
-const HARVESTABLE_UPDATE: Layout = { name: 'Harvestable Update', size: 8, lengths: [4, 8], fields: [...colorRGBA('color', 0), f('seatedCharacterId', 4, 'u32')] };
+const HARVESTABLE_UPDATE: Layout = {
+  name: 'Harvestable Update',
+  size: 8,
+  lengths: [4, 8],
+  fields: [...colorRGBA('color', 0), f('seatedCharacterId', 4, 'u32')],
+};
 const CHARACTER_CREATE: Layout = {
   name: 'Character Create',
   size: 46,
-  fields: [f('steamId64', 0, 'u64'), ...vec3fZYX('position', 8), f('worldId', 20, 'u16'), f('yaw', 22, 'f32'), f('pitch', 26, 'f32'), f('characterUuid', 30, 'uuidLE')],
+  fields: [
+    f('steamId64', 0, 'u64'),
+    ...vec3fZYX('position', 8),
+    f('worldId', 20, 'u16'),
+    f('yaw', 22, 'f32'),
+    f('pitch', 26, 'f32'),
+    f('characterUuid', 30, 'uuidLE'),
+  ],
 };
-const LIFT_CREATE: Layout = { name: 'Lift Create', size: 26, fields: [f('steamId64', 0, 'u64'), f('worldId', 8, 'u16'), ...vec3i32('position', 10), f('level', 22, 'i32')] };
+const LIFT_CREATE: Layout = {
+  name: 'Lift Create',
+  size: 26,
+  fields: [f('steamId64', 0, 'u64'), f('worldId', 8, 'u16'), ...vec3i32('position', 10), f('level', 22, 'i32')],
+};
 const LIFT_UPDATE: Layout = { name: 'Lift Update', size: 4, fields: [f('level', 0, 'i32')] };
 const TOOL_CREATE: Layout = { name: 'Tool Create', size: 16, fields: [f('uuid', 0, 'uuidLE')] };
 const TOOL_UPDATE: Layout = { name: 'Tool Update', size: 4, fields: [f('ownerPlayerId', 0, 'u32')] };
@@ -133,7 +191,11 @@ const CHILDSHAPE_CREATE: Layout = { name: 'ChildShape Create', size: 0, fields: 
 const JOINT_CREATE: Layout = { name: 'Joint Create', size: 0, fields: [] };
 
 /** Container Create item and Update slot change (§7.4): elements of the variable-length layouts. */
-export const CONTAINER_ITEM: Layout = { name: 'Container item', size: 22, fields: [f('uuid', 0, 'uuidLE'), f('instanceId', 16, 'u32'), f('quantity', 20, 'u16')] };
+export const CONTAINER_ITEM: Layout = {
+  name: 'Container item',
+  size: 22,
+  fields: [f('uuid', 0, 'uuidLE'), f('instanceId', 16, 'u32'), f('quantity', 20, 'u16')],
+};
 export const CONTAINER_SLOT_CHANGE: Layout = { name: 'Container slot change', size: 24, fields: [...CONTAINER_ITEM.fields, f('slot', 22, 'u16')] };
 
 /** Update type numbers (§6). */
@@ -200,13 +262,18 @@ export interface CompiledLayout extends Layout {
   build?: unknown;
 }
 
-
 /** The layout with its fields' paths split. */
 export function compile(l: Layout): CompiledLayout {
   {
     const cfields = l.fields.map((x): CompiledField => {
       const dot = x.name.indexOf('.');
-      return { ...x, top: dot < 0 ? x.name : x.name.slice(0, dot), sub: dot < 0 ? '' : x.name.slice(dot + 1), path: `data.${x.name}`, width: KIND_WIDTH[x.kind] };
+      return {
+        ...x,
+        top: dot < 0 ? x.name : x.name.slice(0, dot),
+        sub: dot < 0 ? '' : x.name.slice(dot + 1),
+        path: `data.${x.name}`,
+        width: KIND_WIDTH[x.kind],
+      };
     });
     // nested fields of one sub-object must be contiguous (the readers build one object per run)
     const seen = new Set<string>();

@@ -495,7 +495,9 @@ export class TeeworldsClient {
         // start over: forget the stored snapshots and acknowledge -1 (a full snapshot follows).
         this.ignoredSnaps++;
         if (this.ignoredSnaps >= 10 && now - this.lastSnapAt > 1000) {
-          this.problem(`no snapshot completed for ${Math.round(now - this.lastSnapAt)} ms while ${this.ignoredSnaps} were ignored: resetting the snapshot state`);
+          this.problem(
+            `no snapshot completed for ${Math.round(now - this.lastSnapAt)} ms while ${this.ignoredSnaps} were ignored: resetting the snapshot state`,
+          );
           this.snapshots.reset();
           this.ignoredSnaps = 0;
           this.lastSnapAt = now;
@@ -587,4 +589,3 @@ export class TeeworldsClient {
     }
   }
 }
-

@@ -231,4 +231,3 @@ export class NetConn {
     return this.unacked.length;
   }
 }
-

@@ -57,7 +57,9 @@ function fields(version: NetVersion, codecVersion: TwVersion, d: MessageDescript
         return { tick: m.tick, deltaTick: m.deltaTick, numParts: m.numParts, part: m.part, crc: m.crc, partSize: m.data.length };
       }
       case ids.info:
-        return v7 ? { version: r.str('version'), password: r.str('password'), clientVersion: r.int('clientVersion') } : { version: r.str('version'), password: r.str('password') };
+        return v7
+          ? { version: r.str('version'), password: r.str('password'), clientVersion: r.int('clientVersion') }
+          : { version: r.str('version'), password: r.str('password') };
       case ids.mapChange: {
         const o: Record<string, unknown> = { name: r.str('name'), crc: r.int('crc'), size: r.int('size') };
         if (v7) {

@@ -96,7 +96,13 @@ function decode06(bytes: Uint8Array, opts: PacketOptions): NetPacket {
   if ((b0 & 0x0c) !== 0) pk.reservedBits = (b0 >> 2) & 3;
   let payload = decompressPayload(bytes.subarray(3), pk.compression, opts.maxPayload ?? 2048, 3);
   if (opts.securityToken) {
-    if (payload.length < 4) throw new DecodeError(pk.compression ? 3 : bytes.length, 'securityToken', '4 bytes of DDNet security token at the end of the payload', `${payload.length}`);
+    if (payload.length < 4)
+      throw new DecodeError(
+        pk.compression ? 3 : bytes.length,
+        'securityToken',
+        '4 bytes of DDNet security token at the end of the payload',
+        `${payload.length}`,
+      );
     pk.securityToken = u32be(payload, payload.length - 4);
     payload = payload.subarray(0, payload.length - 4);
   }

@@ -6,14 +6,54 @@
 export const UPDATE_FLAG_NAMES: readonly string[] = ['SELF', 'TRANSPORT', 'MELEE_ATTACKING', 'HIGHGUID', 'ALL', 'LIVING', 'HAS_POSITION', 'UNKNOWN7'];
 
 export const MOVE_FLAG_NAMES: readonly string[] = [
-  'FORWARD', 'BACKWARD', 'STRAFE_LEFT', 'STRAFE_RIGHT', 'TURN_LEFT', 'TURN_RIGHT', 'PITCH_UP', 'PITCH_DOWN',
-  'WALK_MODE', 'UNUSED10', 'LEVITATING', 'FIXED_Z', 'ROOT', 'JUMPING', 'FALLINGFAR', 'PENDING_STOP',
-  'PENDING_UNSTRAFE', 'PENDING_FORWARD', 'PENDING_BACKWARD', 'PENDING_STR_LEFT', 'PENDING_STR_RGHT', 'SWIMMING', 'SPLINE_ENABLED', 'MOVED',
-  'FLYING', 'ONTRANSPORT', 'SPLINE_ELEVATION', 'UNUSED28', 'WATERWALKING', 'SAFE_FALL', 'HOVER', 'UNUSED32',
+  'FORWARD',
+  'BACKWARD',
+  'STRAFE_LEFT',
+  'STRAFE_RIGHT',
+  'TURN_LEFT',
+  'TURN_RIGHT',
+  'PITCH_UP',
+  'PITCH_DOWN',
+  'WALK_MODE',
+  'UNUSED10',
+  'LEVITATING',
+  'FIXED_Z',
+  'ROOT',
+  'JUMPING',
+  'FALLINGFAR',
+  'PENDING_STOP',
+  'PENDING_UNSTRAFE',
+  'PENDING_FORWARD',
+  'PENDING_BACKWARD',
+  'PENDING_STR_LEFT',
+  'PENDING_STR_RGHT',
+  'SWIMMING',
+  'SPLINE_ENABLED',
+  'MOVED',
+  'FLYING',
+  'ONTRANSPORT',
+  'SPLINE_ELEVATION',
+  'UNUSED28',
+  'WATERWALKING',
+  'SAFE_FALL',
+  'HOVER',
+  'UNUSED32',
 ];
 
 export const SPLINE_FLAG_NAMES: readonly string[] = Array.from({ length: 32 }, (_, i) => {
-  const known: Record<number, string> = { 0: 'DONE', 1: 'FALLING', 8: 'RUNMODE', 9: 'FLYING', 10: 'NO_SPLINE', 16: 'FINAL_POINT', 17: 'FINAL_TARGET', 18: 'FINAL_ANGLE', 20: 'CYCLIC', 21: 'ENTER_CYCLE', 22: 'FROZEN' };
+  const known: Record<number, string> = {
+    0: 'DONE',
+    1: 'FALLING',
+    8: 'RUNMODE',
+    9: 'FLYING',
+    10: 'NO_SPLINE',
+    16: 'FINAL_POINT',
+    17: 'FINAL_TARGET',
+    18: 'FINAL_ANGLE',
+    20: 'CYCLIC',
+    21: 'ENTER_CYCLE',
+    22: 'FROZEN',
+  };
   return known[i] ?? `UNKNOWN${i + 1}`;
 });
 

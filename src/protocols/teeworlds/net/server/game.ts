@@ -203,8 +203,21 @@ export class TeeworldsGameServer {
 
   private newCounts(): SnapCounts {
     return {
-      full: 0, delta: 0, empty: 0, parts: 0, multiPartFull: 0, multiPartDelta: 0, inputs: 0, firstAck: -1, lastAck: -1,
-      ackedDelta: 0, ackedFull: 0, ackedMultiPart: 0, ackedMultiPartDelta: 0, ackRegressions: 0, mapChunks: 0,
+      full: 0,
+      delta: 0,
+      empty: 0,
+      parts: 0,
+      multiPartFull: 0,
+      multiPartDelta: 0,
+      inputs: 0,
+      firstAck: -1,
+      lastAck: -1,
+      ackedDelta: 0,
+      ackedFull: 0,
+      ackedMultiPart: 0,
+      ackedMultiPartDelta: 0,
+      ackRegressions: 0,
+      mapChunks: 0,
     };
   }
 
@@ -360,7 +373,12 @@ export class TeeworldsGameServer {
     const start = chunk * MAP_CHUNK_06;
     const end = Math.min(size, start + MAP_CHUNK_06);
     const last = end >= size ? 1 : 0;
-    const w = msgHeader(new MsgWriter(), true, 3).int(last).int(this.map.crc).int(chunk).int(end - start).raw(this.map.data.subarray(start, end));
+    const w = msgHeader(new MsgWriter(), true, 3)
+      .int(last)
+      .int(this.map.crc)
+      .int(chunk)
+      .int(end - start)
+      .raw(this.map.data.subarray(start, end));
     p.counts.mapChunks++;
     this.sendSys(p, w, true, now);
     if (chunk === 0 || last === 1) this.log({ event: 'map-data', cid: p.cid, chunk, last: last === 1 });
@@ -382,7 +400,13 @@ export class TeeworldsGameServer {
   }
 
   private clientInfo07(tee: { cid: number; name: string; clan: string; country: number; skinParts: string[] }, local: boolean): Uint8Array {
-    const w = msgHeader(new MsgWriter(), false, G07.clientInfo).int(tee.cid).int(local ? 1 : 0).int(0).str(tee.name).str(tee.clan).int(tee.country);
+    const w = msgHeader(new MsgWriter(), false, G07.clientInfo)
+      .int(tee.cid)
+      .int(local ? 1 : 0)
+      .int(0)
+      .str(tee.name)
+      .str(tee.clan)
+      .int(tee.country);
     for (let i = 0; i < 6; i++) w.str(tee.skinParts[i] ?? '');
     for (let i = 0; i < 6; i++) w.int(0);
     for (let i = 0; i < 6; i++) w.int(0);

@@ -63,9 +63,7 @@ export const MAX_LAYER_TILES = 4 << 20;
 
 /** Where the Debian packages put their maps, per version. */
 export function mapDirs(version: '0.6' | '0.7' | 'ddnet'): string[] {
-  return version === '0.7'
-    ? ['/usr/share/games/teeworlds/data/maps']
-    : ['/usr/share/games/ddnet/data/maps', '/usr/share/games/teeworlds/data/maps'];
+  return version === '0.7' ? ['/usr/share/games/teeworlds/data/maps'] : ['/usr/share/games/ddnet/data/maps', '/usr/share/games/teeworlds/data/maps'];
 }
 
 /** Resolve `--map NAME|FILE`: a path to a `.map` file, or a map name in the version's data directory. */
@@ -144,7 +142,8 @@ export function readGameLayer(f: Uint8Array): GameLayer {
       layerNum = i32(typesAt + i * 12 + 8, `itemTypes[${i}].num`);
     }
   }
-  if (layerStart < 0 || layerNum < 0 || layerStart + layerNum > numItems) throw new DecodeError(typesAt, 'itemTypes', 'layer items within the item table', `${layerStart}+${layerNum}`);
+  if (layerStart < 0 || layerNum < 0 || layerStart + layerNum > numItems)
+    throw new DecodeError(typesAt, 'itemTypes', 'layer items within the item table', `${layerStart}+${layerNum}`);
   for (let i = layerStart; i < layerStart + layerNum; i++) {
     const off = i32(itemOffsetsAt + i * 4, `itemOffsets[${i}]`);
     if (off < 0 || off + 8 > itemSize) throw new DecodeError(itemOffsetsAt + i * 4, `itemOffsets[${i}]`, 'an offset within the items', `${off}`);
@@ -160,11 +159,13 @@ export function readGameLayer(f: Uint8Array): GameLayer {
     const width = i32(d + 16, `items[${i}].width`);
     const height = i32(d + 20, `items[${i}].height`);
     const dataIndex = i32(d + 56, `items[${i}].data`);
-    if (width <= 0 || height <= 0 || width * height > MAX_LAYER_TILES) throw new DecodeError(d + 16, `items[${i}].size`, `a layer of at most ${MAX_LAYER_TILES} tiles`, `${width}x${height}`);
+    if (width <= 0 || height <= 0 || width * height > MAX_LAYER_TILES)
+      throw new DecodeError(d + 16, `items[${i}].size`, `a layer of at most ${MAX_LAYER_TILES} tiles`, `${width}x${height}`);
     if (dataIndex < 0 || dataIndex >= numData) throw new DecodeError(d + 56, `items[${i}].data`, `a data index below ${numData}`, `${dataIndex}`);
     const start = i32(dataOffsetsAt + dataIndex * 4, `dataOffsets[${dataIndex}]`);
     const end = dataIndex + 1 < numData ? i32(dataOffsetsAt + (dataIndex + 1) * 4, `dataOffsets[${dataIndex + 1}]`) : dataSize;
-    if (start < 0 || end < start || end > dataSize) throw new DecodeError(dataOffsetsAt + dataIndex * 4, `dataOffsets[${dataIndex}]`, 'a range within the data', `${start}..${end}`);
+    if (start < 0 || end < start || end > dataSize)
+      throw new DecodeError(dataOffsetsAt + dataIndex * 4, `dataOffsets[${dataIndex}]`, 'a range within the data', `${start}..${end}`);
     const want = width * height * 4;
     let raw: Uint8Array;
     if (version === 4) {

@@ -198,7 +198,10 @@ export class TeeworldsNetServer {
       this.stats.tokenRequests++;
       const extra = new Uint8Array(4);
       writeU32be(extra, 0, this.tokenFor(from));
-      this.sendRaw({ connless: false, control: true, resend: false, compression: false, ack: 0, numChunks: 0, token: m.token, payload: controlPayload(CTRL_TOKEN, extra) }, from);
+      this.sendRaw(
+        { connless: false, control: true, resend: false, compression: false, ack: 0, numChunks: 0, token: m.token, payload: controlPayload(CTRL_TOKEN, extra) },
+        from,
+      );
       return;
     }
     if (m.type === 'connect') {
@@ -207,11 +210,29 @@ export class TeeworldsNetServer {
         this.stats.wrongToken++;
         return;
       }
-      const slot = this.allocate(from, '0.7', now, (c) => {
-        c.peerToken = m.token;
-      }, ours);
+      const slot = this.allocate(
+        from,
+        '0.7',
+        now,
+        (c) => {
+          c.peerToken = m.token;
+        },
+        ours,
+      );
       if (slot === undefined) {
-        this.sendRaw({ connless: false, control: true, resend: false, compression: false, ack: 0, numChunks: 0, token: m.token, payload: closePayload('This server is full') }, from);
+        this.sendRaw(
+          {
+            connless: false,
+            control: true,
+            resend: false,
+            compression: false,
+            ack: 0,
+            numChunks: 0,
+            token: m.token,
+            payload: closePayload('This server is full'),
+          },
+          from,
+        );
         return;
       }
       slot.conn.sendControl(CTRL_CONNECTACCEPT, undefined, now);
@@ -229,7 +250,16 @@ export class TeeworldsNetServer {
           // CONNECT + "TKEN" + ffffffff: answer CONNECTACCEPT + "TKEN" + our token. Stateless.
           this.stats.tokenRequests++;
           this.sendRaw(
-            { connless: false, control: true, resend: false, compression: false, ack: 0, numChunks: 0, securityToken: this.tokenFor(from), payload: controlPayload(CTRL_CONNECTACCEPT, DDNET_TKEN) },
+            {
+              connless: false,
+              control: true,
+              resend: false,
+              compression: false,
+              ack: 0,
+              numChunks: 0,
+              securityToken: this.tokenFor(from),
+              payload: controlPayload(CTRL_CONNECTACCEPT, DDNET_TKEN),
+            },
             from,
             true,
           );
@@ -238,7 +268,10 @@ export class TeeworldsNetServer {
         if (m.ddnetToken !== true && this.plain06) {
           const slot = this.allocate(from, '0.6-plain', now, () => {});
           if (slot === undefined) {
-            this.sendRaw({ connless: false, control: true, resend: false, compression: false, ack: 0, numChunks: 0, payload: closePayload('This server is full') }, from);
+            this.sendRaw(
+              { connless: false, control: true, resend: false, compression: false, ack: 0, numChunks: 0, payload: closePayload('This server is full') },
+              from,
+            );
             return;
           }
           slot.conn.sendControl(CTRL_CONNECTACCEPT, undefined, now);
@@ -264,7 +297,20 @@ export class TeeworldsNetServer {
       c.securityToken = ours;
     });
     if (slot === undefined) {
-      this.sendRaw({ connless: false, control: true, resend: false, compression: false, ack: 0, numChunks: 0, securityToken: ours, payload: closePayload('This server is full') }, from, true);
+      this.sendRaw(
+        {
+          connless: false,
+          control: true,
+          resend: false,
+          compression: false,
+          ack: 0,
+          numChunks: 0,
+          securityToken: ours,
+          payload: closePayload('This server is full'),
+        },
+        from,
+        true,
+      );
       return;
     }
     this.handler?.connect(slot, now);

@@ -44,7 +44,16 @@ export interface TeeInput {
   wantedWeapon: number;
 }
 
-export const IDLE_INPUT: Readonly<TeeInput> = Object.freeze({ direction: 0, targetX: 1, targetY: 0, jump: 0, fire: 0, hook: 0, playerFlags: 0, wantedWeapon: 0 });
+export const IDLE_INPUT: Readonly<TeeInput> = Object.freeze({
+  direction: 0,
+  targetX: 1,
+  targetY: 0,
+  jump: 0,
+  fire: 0,
+  hook: 0,
+  playerFlags: 0,
+  wantedWeapon: 0,
+});
 
 export interface Tee {
   cid: number;
@@ -122,7 +131,24 @@ const PROJ: Record<number, { speed: number; curvature: number; life: number }> =
   [WEAPON_GRENADE]: { speed: 1000, curvature: 7, life: 2 },
 };
 
-const SKINS_06 = ['default', 'bluekitty', 'cammo', 'coala', 'pinky', 'redbopp', 'twinbop', 'warpaint', 'brownbear', 'limekitty', 'saddo', 'twintri', 'toptri', 'redstripe', 'bluestripe', 'cammostripes'];
+const SKINS_06 = [
+  'default',
+  'bluekitty',
+  'cammo',
+  'coala',
+  'pinky',
+  'redbopp',
+  'twinbop',
+  'warpaint',
+  'brownbear',
+  'limekitty',
+  'saddo',
+  'twintri',
+  'toptri',
+  'redstripe',
+  'bluestripe',
+  'cammostripes',
+];
 const BODIES_07 = ['standard', 'kitty', 'bear', 'fox', 'koala', 'monkey', 'mouse', 'piglet', 'raccoon', 'beaver', 'dog', 'hippo', 'bat', 'spiky'];
 const PHYS_RADIUS = 14;
 const MAX_PROJECTILES = 256;
@@ -159,7 +185,9 @@ export class World {
     this.layer = map.layer;
     this.random = rng(opts.seed ?? 0x7e3);
     this.shuffleEvery = opts.shuffleEvery ?? 200;
-    this.spawns = map.entities.filter((e) => e.entity === ENTITY_SPAWN || e.entity === ENTITY_SPAWN_RED || e.entity === ENTITY_SPAWN_BLUE).map((e) => ({ x: e.x, y: e.y }));
+    this.spawns = map.entities
+      .filter((e) => e.entity === ENTITY_SPAWN || e.entity === ENTITY_SPAWN_RED || e.entity === ENTITY_SPAWN_BLUE)
+      .map((e) => ({ x: e.x, y: e.y }));
     this.freeSpots = this.findFreeSpots();
     if (this.spawns.length === 0) this.spawns.push(this.freeSpots[0] ?? { x: this.layer.width * 16, y: this.layer.height * 16 });
     let id = 0;
@@ -402,15 +430,7 @@ export class World {
       if (v07) {
         b.add(11, tee.cid, [tee.bot ? 64 : 0, tee.score, tee.latency]); // PlayerInfo: flags (BOT), score, latency
       } else {
-        b.add(11, tee.cid, [
-          ...strToInts(tee.name, 4),
-          ...strToInts(tee.clan, 3),
-          tee.country,
-          ...strToInts(tee.skin, 6),
-          0,
-          0,
-          0,
-        ]);
+        b.add(11, tee.cid, [...strToInts(tee.name, 4), ...strToInts(tee.clan, 3), tee.country, ...strToInts(tee.skin, 6), 0, 0, 0]);
         b.add(10, tee.cid, [tee.cid === localCid ? 1 : 0, tee.cid, 0, tee.score, tee.latency]);
       }
       if (!tee.alive) continue;
