@@ -322,7 +322,14 @@ export function* demoEvents(b: Uint8Array, info: DemoInfo, opts: DemoOptions = {
       try {
         s = snapshotFromInts(c.ints, `${path}.snapshot`);
       } catch (e) {
-        throw (e as DecodeError).shifted(c.offset);
+        // the snapshot builder refuses duplicate or out-of-range items with an EncodeError: bad input here
+        if (e instanceof DecodeError) throw e.shifted(c.offset);
+        throw new DecodeError(
+          c.offset,
+          `${path}.snapshot`,
+          'a valid snapshot (unique, in-range items)',
+          e instanceof Error ? e.message.slice(0, 200) : String(e),
+        );
       }
       last = s;
       yield { kind: 'snapshot', tick: c.tick, keyframe, offset: c.offset, snapshot: s };
