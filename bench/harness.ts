@@ -25,8 +25,12 @@ export interface BenchResult {
   msPerRun: number;
   /** Best wall-clock milliseconds per run. */
   wallMsPerRun: number;
-  /** Throughput by CPU time. */
+  /** Throughput by CPU time (the best round). */
   mbps?: number;
+  /** Throughput by CPU time of the worst round (the spread: min of rounds; `mbps` is the max). */
+  mbpsMin?: number;
+  /** Number of timed rounds. */
+  rounds?: number;
   /** Throughput by wall-clock time. */
   wallMbps?: number;
   itemsPerSec?: number;
@@ -60,8 +64,10 @@ export function measure(c: BenchCase, ms = 400, roundMs = 50): BenchResult {
   const warmEnd = performance.now() + ms / 4;
   while (performance.now() < warmEnd) sink = c.fn();
   let bestCpu = Infinity;
+  let worstCpu = 0;
   let bestWall = Infinity;
   let totalRuns = 0;
+  let rounds = 0;
   const end = performance.now() + ms;
   for (let round = 0; round < 5 || performance.now() < end; round++) {
     const t0 = performance.now();
@@ -76,13 +82,18 @@ export function measure(c: BenchCase, ms = 400, roundMs = 50): BenchResult {
     const c1 = cpuMs();
     totalRuns += runs;
     bestWall = Math.min(bestWall, (t1 - t0) / runs);
-    if (c1 > c0) bestCpu = Math.min(bestCpu, (c1 - c0) / runs);
+    if (c1 > c0) {
+      bestCpu = Math.min(bestCpu, (c1 - c0) / runs);
+      worstCpu = Math.max(worstCpu, (c1 - c0) / runs);
+    }
+    rounds++;
   }
   void sink;
   const best = Number.isFinite(bestCpu) ? bestCpu : bestWall;
-  const r: BenchResult = { group: c.group, name: c.name, runs: totalRuns, msPerRun: best, wallMsPerRun: bestWall };
+  const r: BenchResult = { group: c.group, name: c.name, runs: totalRuns, rounds, msPerRun: best, wallMsPerRun: bestWall };
   if (c.bytes !== undefined) {
     r.mbps = c.bytes / 1e6 / (best / 1000);
+    if (worstCpu > 0) r.mbpsMin = c.bytes / 1e6 / (worstCpu / 1000);
     r.wallMbps = c.bytes / 1e6 / (bestWall / 1000);
   }
   if (c.items !== undefined) {
@@ -105,7 +116,7 @@ function fmt(n: number | undefined, digits = 1): string {
 }
 
 export function table(results: BenchResult[]): string {
-  const rows = [['group', 'case', 'cpu ms/run', 'MB/s', 'wall MB/s', 'items/s', 'target', 'ok']];
+  const rows = [['group', 'case', 'cpu ms/run', 'MB/s', 'min–max MB/s', 'wall MB/s', 'items/s', 'target', 'ok']];
   for (const r of results) {
     const t = r.target
       ? [r.target.mbps ? `${r.target.mbps} MB/s` : '', r.target.itemsPerSec ? `${fmt(r.target.itemsPerSec)}/s` : ''].filter(Boolean).join(', ')
@@ -115,6 +126,7 @@ export function table(results: BenchResult[]): string {
       r.name,
       r.msPerRun < 0.01 ? r.msPerRun.toExponential(2) : r.msPerRun.toFixed(3),
       r.mbps === undefined ? '' : r.mbps.toFixed(1),
+      r.mbps === undefined || r.mbpsMin === undefined ? '' : `${r.mbpsMin.toFixed(1)}–${r.mbps.toFixed(1)}`,
       r.wallMbps === undefined ? '' : r.wallMbps.toFixed(1),
       r.itemsPerSec === undefined ? '' : `${fmt(r.itemsPerSec)} ${r.itemUnit}`,
       t,
