@@ -10,78 +10,11 @@
  * Side 0 of a connection is the endpoint that sent the first SYN (the
  * initiator), or the first sender seen when the capture starts mid-connection.
  */
-import { networkLayer, type Capture, type CapturedFrame } from './pcap.js';
+import type { Capture } from './pcap.js';
+import { frameToTcp, TCP_ACK, TCP_FIN, TCP_RST, TCP_SYN, type TcpSegment } from './tcp.js';
 
-export interface TcpSegment {
-  frame: number;
-  time: number;
-  src: string;
-  srcPort: number;
-  dst: string;
-  dstPort: number;
-  seq: number;
-  flags: number;
-  payload: Uint8Array;
-}
-
-export const TCP_FIN = 0x01;
-export const TCP_SYN = 0x02;
-export const TCP_RST = 0x04;
-export const TCP_ACK = 0x10;
-
-function ipText(b: Uint8Array, at: number, v6: boolean): string {
-  if (!v6) return `${b[at]}.${b[at + 1]}.${b[at + 2]}.${b[at + 3]}`;
-  const parts: string[] = [];
-  for (let i = 0; i < 8; i++) parts.push(((b[at + 2 * i]! << 8) | b[at + 2 * i + 1]!).toString(16));
-  return parts.join(':');
-}
-
-/** Parse one frame into a TCP segment; undefined for anything else (or a truncated / fragmented packet). */
-export function frameToTcp(f: CapturedFrame, index = 0): TcpSegment | undefined {
-  const ip = networkLayer(f);
-  if (ip === undefined || ip.length < 1) return undefined;
-  const v = ip[0]! >> 4;
-  let tcp: number;
-  let end: number;
-  let v6 = false;
-  if (v === 4) {
-    if (ip.length < 20) return undefined;
-    const ihl = (ip[0]! & 0x0f) * 4;
-    const total = (ip[2]! << 8) | ip[3]!;
-    const frag = ((ip[6]! << 8) | ip[7]!) & 0x3fff;
-    if (ihl < 20 || ip[9] !== 6 || frag !== 0 || total < ihl + 20 || total > ip.length) return undefined;
-    tcp = ihl;
-    end = total;
-  } else if (v === 6) {
-    if (ip.length < 40) return undefined;
-    end = 40 + ((ip[4]! << 8) | ip[5]!);
-    if (end > ip.length) return undefined;
-    let next = ip[6]!;
-    let p = 40;
-    while (next === 0 || next === 43 || next === 60) {
-      if (p + 8 > end) return undefined;
-      next = ip[p]!;
-      p += 8 + ip[p + 1]! * 8;
-    }
-    if (next !== 6) return undefined;
-    tcp = p;
-    v6 = true;
-  } else return undefined;
-  if (tcp + 20 > end) return undefined;
-  const off = (ip[tcp + 12]! >> 4) * 4;
-  if (off < 20 || tcp + off > end) return undefined;
-  return {
-    frame: index,
-    time: f.time,
-    src: ipText(ip, v6 ? 8 : 12, v6),
-    srcPort: (ip[tcp]! << 8) | ip[tcp + 1]!,
-    dst: ipText(ip, v6 ? 24 : 16, v6),
-    dstPort: (ip[tcp + 2]! << 8) | ip[tcp + 3]!,
-    seq: ((ip[tcp + 4]! << 24) | (ip[tcp + 5]! << 16) | (ip[tcp + 6]! << 8) | ip[tcp + 7]!) >>> 0,
-    flags: ip[tcp + 13]!,
-    payload: ip.subarray(tcp + off, end),
-  };
-}
+// Segments are parsed by the one TCP parser of `core/tcp.ts`.
+export { frameToTcp, TCP_ACK, TCP_FIN, TCP_RST, TCP_SYN, type TcpSegment };
 
 export interface TcpEndpoint {
   addr: string;
