@@ -13,6 +13,8 @@ import fc from 'fast-check';
 import { TeeworldsGameServer, type ServeVersion } from '../../src/protocols/teeworlds/net/server/game.js';
 import { CTRL_CONNECT, msgHeader, MsgWriter, NetConn, NETVERSION_06, type NetVersion } from '../../src/protocols/teeworlds/index.js';
 import { rng } from '../helpers/rng.js';
+import { parseMap } from '../../src/protocols/teeworlds/net/server/map.js';
+import { DecodeError } from '../../src/core/errors.js';
 import { fixtureMap, Rig } from './rig.js';
 
 const VERSIONS: { serve: ServeVersion; client: NetVersion; ddnetToken: boolean }[] = [
@@ -181,4 +183,31 @@ test('serve: a peer that never acknowledges is dropped once its re-send queue pa
   assert.deepEqual(drops, ['too many unacknowledged messages']);
   assert.equal(server.net.clients.length, 0);
   assert.ok(toPeer.length > 40);
+});
+
+test('serve: the map reader is total: mutated and random map files give a map or a DecodeError', () => {
+  const base = fixtureMap('0.7').data;
+  const r = rng(0x3a9);
+  let ok = 0;
+  let errors = 0;
+  const check = (bytes: Uint8Array) => {
+    try {
+      const m = parseMap('x', bytes);
+      assert.ok(m.layer.tiles.length === m.layer.width * m.layer.height);
+      ok++;
+    } catch (e) {
+      assert.ok(e instanceof DecodeError, `not a DecodeError: ${e instanceof Error ? e.stack : String(e)}`);
+      errors++;
+    }
+  };
+  for (let i = 0; i < 400; i++) check(mutate(base, r));
+  // Header fields (counts, offsets, sizes) are where a reader is most likely to trust bytes.
+  for (let i = 0; i < 400; i++) {
+    const b = base.slice();
+    const at = 4 + 4 * Math.floor(r() * 40);
+    new DataView(b.buffer).setInt32(at, [0, -1, 0x7fffffff, Math.floor(r() * 100000), Math.floor(r() * 64)][i % 5]!, true);
+    check(b);
+  }
+  fc.assert(fc.property(fc.uint8Array({ maxLength: 400 }), (b) => check(b)), { numRuns: 200, seed: 7 });
+  assert.ok(ok > 0 && errors > 0, `${ok} maps, ${errors} errors`);
 });

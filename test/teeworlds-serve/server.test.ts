@@ -25,6 +25,7 @@ import {
   type NetVersion,
 } from '../../src/protocols/teeworlds/index.js';
 import { TeeworldsGameServer, type ServeVersion } from '../../src/protocols/teeworlds/net/server/game.js';
+import { World } from '../../src/protocols/teeworlds/net/server/world.js';
 import { fixtureMap, Rig } from './rig.js';
 
 const CASES: { serve: ServeVersion; client: NetVersion; ddnetToken: boolean; handshake: string }[] = [
@@ -274,5 +275,34 @@ test('serve: the game layer of both Debian dm1 maps is read (size, spawns, picku
     assert.equal(m.entities.length, 32);
     // Spawns are in the air, not inside walls.
     for (const e of m.entities) assert.equal(m.layer.tiles[Math.floor(e.y / 32) * 60 + Math.floor(e.x / 32)]! > 191, true);
+  }
+});
+
+test('serve: a crowded world stays within the games\' 1023-item snapshot limit', () => {
+  // A synthetic 600×40 map: solid border, floors every 4 rows, spawns in the air.
+  const width = 600;
+  const height = 40;
+  const tiles = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (x === 0 || y === 0 || x === width - 1 || y === height - 1 || (y % 4 === 0 && x % 10 !== 0)) tiles[y * width + x] = 1;
+    }
+  }
+  const entities = [1, 2, 3, 4].map((k) => ({ entity: 1, x: k * 320 + 16, y: 2 * 32 + 16 }));
+  const map = { name: 'synthetic', data: new Uint8Array(0), crc: 0, sha256: new Uint8Array(32), layer: { width, height, tiles }, entities };
+  const world = new World(map, { bots: 8, bulkPickups: 600, firstBotId: 56 });
+  assert.equal(world.pickups.length, 600);
+  for (let cid = 0; cid < 56; cid++) world.addTee(cid, { name: `p${cid}`, bot: false });
+  for (let i = 0; i < 20; i++) world.step();
+  // As many projectiles as the world allows in flight.
+  for (let id = 0; id < 256; id++) world.projectiles.set(id, { id, x0: 100 + id, y0: 100, dx: 1, dy: 0, weapon: 1, startTick: world.tick, owner: 0 });
+  for (const v of ['0.7', 'ddnet'] as const) {
+    const s = world.snapshotFor(v, 0);
+    const alive: number = [...world.tees.values()].filter((t) => t.alive).length;
+    const wanted: number = 1 + 64 * (v === '0.7' ? 1 : 2) + alive + world.projectiles.size + world.pickups.length;
+    assert.equal(s.numItems, Math.min(1023, wanted), `${v}: ${wanted} items wanted`);
+    if (v === 'ddnet') assert.ok(wanted > 1023, 'the limit is reached');
+    // Every player's items are in: 0.7 PlayerInfo (type 11), 0.6 ClientInfo (11) + PlayerInfo (10).
+    for (let cid = 0; cid < 64; cid++) assert.ok(s.find(11, cid) !== undefined, `${v}: player ${cid}`);
   }
 });

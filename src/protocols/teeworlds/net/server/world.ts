@@ -11,7 +11,7 @@
  * the snapshots. The items are written with each version's layout
  * (`snapshotFor`).
  */
-import { SnapshotBuilder, type Snapshot } from '../../snapshot.js';
+import { BUILDER_MAX_ITEMS, SnapshotBuilder, type Snapshot } from '../../snapshot.js';
 import { strToInts } from '../../strings.js';
 import type { TwVersion } from '../../delta.js';
 import {
@@ -455,10 +455,16 @@ export class World {
       if (v07) b.add(10, tee.cid, [...core, 10, 0, 10, tee.weapon, 0, tee.attackTick, 0]);
       else b.add(9, tee.cid, [...core, 0, 10, 0, 10, tee.weapon, 0, tee.attackTick]);
     }
+    // The games' item limit: players always fit (at most 64 × 3 items); projectiles and
+    // pickups fill what is left.
     for (const p of this.projectiles.values()) {
+      if (b.numItems >= BUILDER_MAX_ITEMS) break;
       b.add(2, p.id, [Math.round(p.x0), Math.round(p.y0), Math.round(p.dx * 100), Math.round(p.dy * 100), p.weapon, p.startTick]);
     }
-    for (const p of this.pickups) b.add(4, p.id, pickupData(version, p));
+    for (const p of this.pickups) {
+      if (b.numItems >= BUILDER_MAX_ITEMS) break;
+      b.add(4, p.id, pickupData(version, p));
+    }
     return b.finish();
   }
 }
