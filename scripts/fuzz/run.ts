@@ -45,8 +45,24 @@ export interface FuzzResult {
   output: string;
 }
 
-export async function fuzzTarget(target: string, seconds: number): Promise<FuzzResult> {
-  const work = join(root, '.fuzz');
+/**
+ * The line of libFuzzer/Jazzer output that says why a run stopped (the thrown error, a timeout,
+ * out-of-memory), for a failure message that leads with the cause.
+ */
+export function crashCause(output: string): string {
+  const lines = output.split('\n');
+  const i = lines.findIndex((l) => /==\d+== ERROR|ERROR: libFuzzer|Uncaught Exception|Error:|timeout after|out-of-memory/i.test(l));
+  return i < 0 ? '(no cause line found)' : lines.slice(i, i + 12).join('\n');
+}
+
+/**
+ * Fuzz one target for `seconds`. `seed` fixes libFuzzer's random seed (the suite passes one, so
+ * that a CI failure can be replayed); undefined lets libFuzzer pick. `workDir` replaces `.fuzz/`
+ * (the suite uses a fresh one: it starts from the seeds alone, as on a fresh CI machine).
+ */
+export async function fuzzTarget(target: string, seconds: number, seed?: number, workDir?: string): Promise<FuzzResult> {
+  // workDir: where the bundle, corpus and artifacts go (default .fuzz/, kept between runs)
+  const work = workDir ?? join(root, '.fuzz');
   const bundle = join(work, 'build', `${target}.js`);
   const corpus = join(work, 'corpus', target);
   const artifacts = join(work, 'artifacts', target);
@@ -77,7 +93,7 @@ export async function fuzzTarget(target: string, seconds: number): Promise<FuzzR
       corpus,
       '--sync',
       '--includes',
-      'fuzz/build',
+      join(work, 'build'),
       '--timeout',
       '10000',
       '--',
@@ -86,6 +102,7 @@ export async function fuzzTarget(target: string, seconds: number): Promise<FuzzR
       '-rss_limit_mb=3072',
       '-max_len=65536',
       '-print_final_stats=1',
+      ...(seed === undefined ? [] : [`-seed=${seed}`]),
     ],
     { cwd: root, encoding: 'utf8', env: { ...process.env, TICKWIRE_ROOT: root }, maxBuffer: 64 << 20 },
   );

@@ -6,9 +6,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { fuzzTarget, listTargets } from '../../scripts/fuzz/run.js';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crashCause, fuzzTarget, listTargets } from '../../scripts/fuzz/run.js';
 
 const seconds = Number(process.env.FUZZ_SECONDS ?? 8);
+/** A fixed libFuzzer seed, so that a failure seen in CI can be replayed (FUZZ_SEED=N to vary it). */
+const seed = Number(process.env.FUZZ_SEED ?? 20261126);
 const root = new URL('../../', import.meta.url).pathname;
 
 test('the fuzz targets: one per family decoder, the stateful receivers, the network client, the pcap reader', () => {
@@ -20,10 +25,18 @@ test('every target runs clean for a short fixed time', { timeout: 30 * 60_000 },
   // make the prebuilt libFuzzer addon loadable on this Debian (idempotent)
   const fix = spawnSync(process.execPath, ['scripts/fuzz/jazzer-debian12.mjs'], { cwd: root, encoding: 'utf8' });
   assert.equal(fix.status, 0, fix.stderr);
+  // a fresh corpus (seeds only), as on a fresh CI machine; a crash's input is kept in .fuzz/ci-artifacts
+  const work = mkdtempSync(join(tmpdir(), 'tickwire-fuzz-'));
+  t.after(() => {
+    const arts = join(work, 'artifacts');
+    if (existsSync(arts)) cpSync(arts, join(root, '.fuzz/ci-artifacts'), { recursive: true });
+    rmSync(work, { recursive: true, force: true });
+  });
   for (const name of listTargets()) {
-    const r = await fuzzTarget(name, seconds);
-    t.diagnostic(`${name}: ${r.executions} executions in ${r.seconds.toFixed(1)} s, corpus ${r.corpus}`);
-    assert.ok(r.ok, `${name} crashed:\n${r.output.split('\n').slice(-30).join('\n')}`);
+    const r = await fuzzTarget(name, seconds, seed, work);
+    t.diagnostic(`${name}: ${r.executions} executions in ${r.seconds.toFixed(1)} s, corpus ${r.corpus}${r.ok ? '' : ' — CRASHED'}`);
+    if (!r.ok) console.error(`fuzz target ${name} crashed (seed ${seed}):\n${crashCause(r.output)}`);
+    assert.ok(r.ok, `fuzz target ${name} crashed (seed ${seed}): ${crashCause(r.output)}\n--- last lines ---\n${r.output.split('\n').slice(-30).join('\n')}`);
     assert.ok(r.executions > 0, `${name} ran nothing:\n${r.output.slice(-2000)}`);
   }
 });
