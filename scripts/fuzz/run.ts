@@ -52,7 +52,8 @@ export interface FuzzResult {
 export function crashCause(output: string): string {
   const lines = output.split('\n');
   const i = lines.findIndex((l) => /==\d+== ERROR|ERROR: libFuzzer|Uncaught Exception|Error:|timeout after|out-of-memory/i.test(l));
-  return i < 0 ? '(no cause line found)' : lines.slice(i, i + 12).join('\n');
+  const end = [...lines].reverse().find((l) => l.startsWith('[jazzer ')) ?? '';
+  return i < 0 ? `(no cause line found) ${end}` : `${lines.slice(i, i + 12).join('\n')}\n${end}`;
 }
 
 /**
@@ -106,7 +107,8 @@ export async function fuzzTarget(target: string, seconds: number, seed?: number,
     ],
     { cwd: root, encoding: 'utf8', env: { ...process.env, TICKWIRE_ROOT: root }, maxBuffer: 64 << 20 },
   );
-  const output = `${r.stdout}\n${r.stderr}`;
+  const ended = r.error ? `spawn error: ${r.error.message}` : r.signal ? `killed by ${r.signal}` : `exit ${r.status}`;
+  const output = `${r.stdout}\n${r.stderr}\n[jazzer ${ended}]`;
   const exec = /stat::number_of_executed_units:\s*(\d+)/.exec(output) ?? /Done (\d+) runs/.exec(output);
   return {
     target,
