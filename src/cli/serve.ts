@@ -7,6 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { Io } from './main.js';
+import { findFamily } from '../families/registry.js';
 
 export const SERVE_USAGE = `usage:
   tickwire serve teeworlds [--version 0.7|ddnet|0.6] [--port 8303] [--host 127.0.0.1]
@@ -19,8 +20,9 @@ projectiles, pickups). --map takes a map name from the Debian data packages
 clients without the map download it. Binds to 127.0.0.1 unless --host says
 otherwise. Stops on SIGINT / SIGTERM or after --seconds.`;
 
+/** One line naming the problem; a usage error (2) adds where the usage is, not the usage itself. */
 function fail(io: Io, msg: string, code: number): number {
-  io.stderr.write(`tickwire serve: ${msg}\n${code === 2 ? `${SERVE_USAGE}\n` : ''}`);
+  io.stderr.write(`tickwire serve: ${msg}\n${code === 2 ? '(tickwire serve --help for usage)\n' : ''}`);
   return code;
 }
 
@@ -32,7 +34,11 @@ function intOpt(v: unknown, name: string, lo: number, hi: number, def: number): 
 }
 
 export async function serveCommand(args: string[], io: Io): Promise<number> {
-  const family = args[0];
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout.write(`${SERVE_USAGE}\n`);
+    return 0;
+  }
+  const family = args[0] === undefined ? undefined : (findFamily(args[0])?.name ?? args[0]);
   if (family !== 'teeworlds')
     return fail(io, family === undefined ? 'missing <family> (only teeworlds can serve)' : `${family} cannot serve (only teeworlds)`, 2);
   let values: Record<string, string | boolean | undefined>;

@@ -5,7 +5,7 @@ import type { FamilyAdapter } from '../families/types.js';
 /** A wrong command line. Exit code 2: one line, and a hint where one helps. */
 export class UsageError extends Error {}
 
-export const COMMANDS = ['decode', 'encode', 'watch', 'stats', 'families', 'help'] as const;
+export const COMMANDS = ['decode', 'encode', 'watch', 'stats', 'serve', 'families', 'help'] as const;
 
 export function usage(): string {
   return `usage:
@@ -13,6 +13,7 @@ export function usage(): string {
   tickwire encode <family> [FILE|-] [--stream] [--hex] [options]
   tickwire stats <family> [FILE|DIR|-] [--format table|json] [--csv] [options]
   tickwire watch <family> TARGET [--seconds N] [options]
+  tickwire serve teeworlds [--version 0.7|ddnet|0.6] [--port N] [--map NAME|FILE] [options]   (serve --help)
   tickwire families
   tickwire help <family>
 

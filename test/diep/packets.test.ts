@@ -35,6 +35,20 @@ test('float32 values print as the shortest decimal that reads back to the same f
   }
 });
 
+/** The JSON form minus the named flag breakdowns (`flagNames`, derived; the fixtures predate them). */
+function withoutFlagNames(json: Record<string, unknown>): Record<string, unknown> {
+  const strip = (list: unknown) =>
+    Array.isArray(list)
+      ? list.map((u) => {
+          const { flagNames: _, ...rest } = u as Record<string, unknown>;
+          return rest;
+        })
+      : list;
+  const out = { ...json };
+  for (const k of ['updates', 'creations', 'upcreates']) if (k in out) out[k] = strip(out[k]);
+  return out;
+}
+
 test('update vectors: decode to the fixture form, re-encode byte for byte, encode the fixture form', () => {
   assert.equal(vectors.updatePackets.length, 5);
   for (const v of vectors.updatePackets) {
@@ -42,7 +56,7 @@ test('update vectors: decode to the fixture form, re-encode byte for byte, encod
     const p = decodeClientbound(bytes);
     assert.equal(p.type, 'Update');
     const json = clientboundToJson(p) as Record<string, unknown>;
-    const { type, ...rest } = json;
+    const { type, ...rest } = withoutFlagNames(json);
     assert.equal(type, 'Update');
     // same values; floats printed as the shortest decimal of the same float32 (the fixture has the double)
     assert.deepEqual(asF32(rest), asF32(v.decoded), v.id);

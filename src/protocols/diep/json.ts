@@ -11,7 +11,7 @@
  * - byte strings (0x02 block, unknown bodies) are lowercase hex.
  */
 import { EncodeError, fromHex, toHex, excerpt } from '../../core/index.js';
-import { ENC_F32, type FieldTable } from './tables/schema.js';
+import { ENC_F32, flagNamesOf, type FieldTable } from './tables/schema.js';
 import { FIELDS_6F59094D } from './tables/index.js';
 import { F32Bits, INPUT_FLAGS } from './types.js';
 import type { ClientboundPacket, Creation, Change, ElementChanges, EntityRef, Scalar, ServerboundPacket, Upcreate } from './types.js';
@@ -78,7 +78,28 @@ function creationToJson(c: Creation, table: FieldTable, withKind: boolean): Obj 
     fields[def.key] = Array.isArray(v) ? v.map((x) => scalarToJson(def.enc, x)) : scalarToJson(def.enc, v);
   }
   const groups = c.groups.map((g) => table.groups[g]?.name ?? g);
-  return withKind ? { kind: 'creation', id: c.id, hash: c.hash, groups, fields } : { id: c.id, hash: c.hash, groups, fields };
+  const o: Obj = withKind ? { kind: 'creation', id: c.id, hash: c.hash, groups, fields } : { id: c.id, hash: c.hash, groups, fields };
+  const names = flagNamesJson(table, c.values, (f) => f);
+  if (names !== undefined) o.flagNames = names;
+  return o;
+}
+
+/**
+ * The named breakdown of the flag fields present (`{"style.flags": ["isVisible", "isFlashing"]}`),
+ * in field order; undefined when there is none. Derived from the values (encode ignores it).
+ */
+function flagNamesJson(table: FieldTable, values: readonly unknown[], fieldOf: (i: number) => number): Obj | undefined {
+  let out: Obj | undefined;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (typeof v !== 'number') continue;
+    const f = fieldOf(i);
+    const names = table.fieldFlagNames[f];
+    if (names === undefined) continue;
+    out ??= {};
+    out[table.fields[f]!.key] = flagNamesOf(names, v);
+  }
+  return out;
 }
 
 function changeToJson(c: Change, table: FieldTable, withKind: boolean): Obj {
@@ -94,7 +115,10 @@ function changeToJson(c: Change, table: FieldTable, withKind: boolean): Obj {
       changed[def.key] = o;
     }
   }
-  return withKind ? { kind: 'update', id: c.id, hash: c.hash, changed } : { id: c.id, hash: c.hash, changed };
+  const o: Obj = withKind ? { kind: 'update', id: c.id, hash: c.hash, changed } : { id: c.id, hash: c.hash, changed };
+  const names = flagNamesJson(table, c.values, (i) => c.fields[i]!);
+  if (names !== undefined) o.flagNames = names;
+  return o;
 }
 
 /** JSON form of one upcreate (with its `kind`). */

@@ -13,7 +13,7 @@
 import { DecodeError, LimitError, rethrowAt, type DecodeOptions, type SpanSink } from '../../core/index.js';
 import { readVu as readVuImported, readString as readStringImported, readEntid as readEntidImported, readF32 as readF32Imported, Cur } from './primitives.js';
 import * as schema from './tables/schema.js';
-import type { FieldTable } from './tables/schema.js';
+import { flagNamesOf, type FieldTable } from './tables/schema.js';
 import { FIELDS_6F59094D } from './tables/index.js';
 import { DIEP_DEFAULT_LIMITS, resolveDiepLimits, type DiepLimits } from './limits.js';
 import { UpdateBuffer } from './update-buffer.js';
@@ -297,7 +297,11 @@ function readCreationFields(
       buf.entField[ent] = readInto(cur, buf, ent, enc, maxString) ? ~f : f;
       buf.entElem[ent] = -1;
       ent++;
-      if (spans !== undefined) valueSpan(spans, `${prefix}.fields.${table.fields[f]!.key}`, valueAt, valueAt, cur.pos, enc, cur.bytes);
+      if (spans !== undefined) {
+        valueSpan(spans, `${prefix}.fields.${table.fields[f]!.key}`, valueAt, valueAt, cur.pos, enc, cur.bytes);
+        const names = table.fieldFlagNames[f];
+        if (names !== undefined) flagSpans(spans, names, `${prefix}.flagNames.${table.fields[f]!.key}`, buf.entNum[ent - 1]!, valueAt, cur.pos);
+      }
     } else {
       for (let elem = 0; elem < len; elem++) {
         at.elem = elem;
@@ -387,7 +391,11 @@ function readChangeFields(cur: Cur, buf: UpdateBuffer, ent: number, table: Field
         }
         buf.entElem[ent] = -1;
         ent++;
-        if (spans !== undefined) valueSpan(spans, `${prefix}.changed.${table.fields[f]!.key}`, jumpAt, valueAt, pos, fieldEnc[f]!, bytes);
+        if (spans !== undefined) {
+          valueSpan(spans, `${prefix}.changed.${table.fields[f]!.key}`, jumpAt, valueAt, pos, fieldEnc[f]!, bytes);
+          const names = table.fieldFlagNames[f];
+          if (names !== undefined) flagSpans(spans, names, `${prefix}.flagNames.${table.fields[f]!.key}`, buf.entNum[ent - 1]!, valueAt, pos);
+        }
       } else {
         if (spans !== undefined) spans.add(`${prefix}.changed.${table.fields[f]!.key}`, jumpAt, pos, 'jump');
         cur.pos = pos;
@@ -482,6 +490,12 @@ function valueSpan(spans: SpanSink, path: string, start: number, valueAt: number
   p++;
   spans.add(`${path}.hash`, valueAt, p, 'entid.hash');
   spans.add(`${path}.id`, p, end, 'entid.id');
+}
+
+/** One `alias` span per named bit set in a flag field's value (`….flagNames.style.flags[k]`), over the value's bytes. */
+function flagSpans(spans: SpanSink, names: readonly string[], path: string, value: number, start: number, end: number): void {
+  const n = flagNamesOf(names, value).length;
+  for (let k = 0; k < n; k++) spans.add(`${path}[${k}]`, start, end, 'alias');
 }
 
 /** Read one value into entry `j`; true when it went to `entObj` (not a number). */

@@ -98,7 +98,20 @@ export interface FieldTable {
   /** Group id by name. */
   groupByName: ReadonlyMap<string, number>;
   flagBits: Readonly<Record<string, Record<string, number>>>;
+  /**
+   * Per field index: for a flag field (a key of `flagBits`), the name of each bit by
+   * position (`bit9` where the table names none); undefined for other fields.
+   */
+  fieldFlagNames: readonly (readonly string[] | undefined)[];
   colors: readonly string[];
+}
+
+/** The names of the bits set in flag value `value` (lowest first), from a field's `fieldFlagNames`. */
+export function flagNamesOf(names: readonly string[], value: number): string[] {
+  const out: string[] = [];
+  let v = value;
+  for (let i = 0; v >= 1 && i < 53; i++, v = Math.floor(v / 2)) if (v % 2 === 1) out.push(names[i] ?? `bit${i}`);
+  return out;
 }
 
 function bad(msg: string): never {
@@ -173,6 +186,20 @@ export function compileFieldTable(json: FieldTableJson): FieldTable {
     const count = fields.filter((f) => f.groupId === g.id).length;
     if (count !== g.fields.length) bad(`group ${g.name}: field list does not match the fields' groupId`);
   }
+  const fieldFlagNames: (string[] | undefined)[] = new Array(fieldCount).fill(undefined);
+  for (const [key, bits] of Object.entries(json.flagBits ?? {})) {
+    const f = byKey.get(key);
+    if (f === undefined) bad(`flagBits: unknown field ${key}`);
+    if (fields[f]!.length !== 0 || (fields[f]!.enc !== ENC_VU && fields[f]!.enc !== ENC_VI)) bad(`flagBits: ${key} is not an integer scalar`);
+    const names: string[] = [];
+    for (let i = 0; i < 32; i++) names.push(`bit${i}`);
+    for (const [name, bit] of Object.entries(bits)) {
+      const i = Math.log2(bit);
+      if (!Number.isInteger(i) || i < 0 || i > 31) bad(`flagBits: ${key}.${name} = ${bit} is not one bit`);
+      names[i] = name;
+    }
+    fieldFlagNames[f] = names;
+  }
   return {
     build: json.build,
     fieldCount,
@@ -186,6 +213,7 @@ export function compileFieldTable(json: FieldTableJson): FieldTable {
     byKey,
     groupByName,
     flagBits: json.flagBits ?? {},
+    fieldFlagNames,
     colors: json.colors ?? [],
   };
 }
