@@ -69,6 +69,15 @@ const putBe32 = (out: Uint8Array, at: number, v: number): void => {
   out[at + 3] = v & 0xff;
 };
 
+/** True when an item of `to` is also in `from` with another size. */
+function resized(from: Snapshot, to: Snapshot): boolean {
+  for (let i = 0; i < to.numItems; i++) {
+    const fi = from.indexOf(to.keys[i]!);
+    if (fi >= 0 && from.offsets[fi + 1]! - from.offsets[fi]! !== to.offsets[i + 1]! - to.offsets[i]!) return true;
+  }
+  return false;
+}
+
 export class DemoWriter {
   readonly version: number;
   private readonly opts: DemoWriterOptions;
@@ -117,7 +126,8 @@ export class DemoWriter {
     if (!Number.isInteger(tick) || tick < 0 || tick <= this.lastTickMarker)
       throw new EncodeError('tick', `increasing ticks (got ${tick} after ${this.lastTickMarker})`);
     const kf = this.opts.keyframeTicks ?? 250;
-    if (this.last === undefined || this.lastKeyframe < 0 || tick - this.lastKeyframe > kf) {
+    // A delta cannot say that an item changed size: such a snapshot is written whole (as a keyframe).
+    if (this.last === undefined || this.lastKeyframe < 0 || tick - this.lastKeyframe > kf || resized(this.last, snap)) {
       this.tickMarker(tick, true);
       this.data(CHUNKTYPE_SNAPSHOT, snapshotToInts(snap));
       this.lastKeyframe = tick;
@@ -132,9 +142,16 @@ export class DemoWriter {
 
   /**
    * Record a packed game or system message. Like the games' recorder it writes
-   * no tick marker: the message belongs to the tick of the last snapshot.
+   * no tick marker: the message belongs to the tick of the last snapshot. When
+   * `tick` is given and later than the last tick marker, a tick marker with no
+   * data (an unchanged snapshot, as 0.7.5's recorder writes one) goes first, so
+   * that a reader gives the message that tick.
    */
-  message(data: Uint8Array): void {
+  message(data: Uint8Array, tick?: number): void {
+    if (tick !== undefined && tick > this.lastTickMarker && this.last !== undefined) {
+      if (!Number.isInteger(tick)) throw new EncodeError('tick', `an integer tick (got ${tick})`);
+      this.tickMarker(tick, false);
+    }
     const padded = new Uint8Array((data.length + 3) & ~3);
     padded.set(data);
     this.data(CHUNKTYPE_MESSAGE, new Int32Array(padded.buffer));
