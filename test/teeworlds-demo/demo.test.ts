@@ -21,6 +21,7 @@ import {
   type DemoInfo,
 } from '../../src/protocols/teeworlds/index.js';
 import { fakeIo } from '../helpers/cli-io.js';
+import { rewrite } from './rewrite.js';
 import { rng } from '../helpers/rng.js';
 
 /** Same ints (a cheap check: assert.deepEqual's diff of two big typed arrays is very slow). */
@@ -34,43 +35,6 @@ const FIX = new URL('../fixtures/teeworlds/demos/', import.meta.url);
 const read = (name: string) => new Uint8Array(readFileSync(new URL(name, FIX)));
 const DD = 'ddnet164-server-dm1.demo';
 const TW = 'tw075-server-autorecord-dm1.demo';
-
-/** Rewrite a demo chunk by chunk with our writer: snapshots (re-delta'd by our createDelta), empty ticks, messages. */
-function rewrite(b: Uint8Array, info: DemoInfo): Uint8Array {
-  const o: ConstructorParameters<typeof DemoWriter>[0] = {
-    codec: info.codec,
-    version: info.header.version,
-    netVersion: info.header.netVersion,
-    mapName: info.header.mapName,
-    map: info.map,
-    type: info.header.type as 'server',
-    timestamp: info.header.timestamp,
-    markers: info.markers,
-  };
-  if (info.markersRaw) o.markersRaw = info.markersRaw;
-  if (info.mapSha256) o.mapSha256 = info.mapSha256;
-  const w = new DemoWriter(o);
-  const snaps = new Map<number, Snapshot>();
-  for (const e of demoEvents(b, info)) if (e.kind !== 'message') snaps.set(e.offset, e.snapshot);
-  let last: Snapshot | undefined;
-  let pendingTick = -1;
-  for (const c of demoChunks(b, info)) {
-    if (c.kind === 'tick') {
-      if (pendingTick >= 0) w.snapshot(pendingTick, last!); // a marker with no data: an unchanged snapshot
-      pendingTick = c.tick;
-    } else if (c.kind === 'message') {
-      // a marker followed by a message, not by a delta: the recorder found the snapshot unchanged (0.7.5 writes the marker anyway)
-      if (pendingTick >= 0) w.snapshot(pendingTick, last!);
-      pendingTick = -1;
-      w.message(new Uint8Array(c.ints.buffer, c.ints.byteOffset, c.ints.byteLength));
-    } else {
-      last = snaps.get(c.offset)!;
-      w.snapshot(c.tick, last);
-      pendingTick = -1;
-    }
-  }
-  return w.finish();
-}
 
 for (const [file, codec, version, net] of [
   [DD, 'ddnet', 6, '0.6 626fce9a778df4d4'],
@@ -285,6 +249,7 @@ test('teeworlds demo: CLI decode --demo, encode --demo gives the same file back'
     for (const [file, map] of [
       [DD, 'dm1-ddnet.map'],
       [TW, 'dm1-tw075.map'],
+      ['tw075-client-record-dm1.demo', 'dm1-tw075.map'],
     ] as const) {
       const path = new URL(file, FIX).pathname;
       let f = fakeIo();

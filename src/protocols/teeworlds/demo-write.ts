@@ -51,6 +51,19 @@ export interface DemoWriterOptions {
   markEmptyTicks?: boolean;
   /** The whole 260-byte marker block as read (unused slots included), instead of `markers`. */
   markersRaw?: Uint8Array;
+  /**
+   * Keep each snapshot's items sorted by key before writing it (and before
+   * making the next delta), as the 0.7.5 games hold their snapshots: the
+   * items of a delta then come in the recorder's order. Default: true for 0.7.
+   */
+  sortItems?: boolean;
+}
+
+/** The snapshot with its items sorted by key (itself when they already are). */
+function sorted(s: Snapshot): Snapshot {
+  const k = s.keys;
+  for (let i = 1; i < s.numItems; i++) if (k[i - 1]! > k[i]!) return s.sortedByKey();
+  return s;
 }
 
 function putString(out: Uint8Array, at: number, n: number, s: string, field: string): void {
@@ -122,9 +135,10 @@ export class DemoWriter {
   }
 
   /** Record the snapshot of a tick (ticks must increase). */
-  snapshot(tick: number, snap: Snapshot): void {
+  snapshot(tick: number, given: Snapshot): void {
     if (!Number.isInteger(tick) || tick < 0 || tick <= this.lastTickMarker)
       throw new EncodeError('tick', `increasing ticks (got ${tick} after ${this.lastTickMarker})`);
+    const snap = (this.opts.sortItems ?? this.opts.codec === '0.7') ? sorted(given) : given;
     const kf = this.opts.keyframeTicks ?? 250;
     // A delta cannot say that an item changed size: such a snapshot is written whole (as a keyframe).
     if (this.last === undefined || this.lastKeyframe < 0 || tick - this.lastKeyframe > kf || resized(this.last, snap)) {
