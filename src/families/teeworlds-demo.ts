@@ -29,7 +29,22 @@ const options: Record<string, FamilyOption> = {
     type: 'boolean',
     description: 'decode: read FILE as a demo (.demo of Teeworlds 0.6 / 0.7 or DDNet); encode: write a demo from a JSON array of records',
   },
+  map: {
+    type: 'string',
+    description: 'encode --demo: store this map file in the demo (records carry no map; its size and CRC32 go into the header)',
+  },
 };
+
+/** The 260-byte marker block the writer makes from the marker list (unused slots zero). */
+function plainMarkers(markers: number[]): Uint8Array {
+  const m = new Uint8Array(4 + 4 * 64);
+  const v = new DataView(m.buffer);
+  v.setUint32(0, markers.length);
+  markers.forEach((t, i) => v.setUint32(4 + 4 * i, t >>> 0));
+  return m;
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
 
 export function demoHeaderRecord(info: DemoInfo): Record<string, unknown> {
   const h = info.header;
@@ -48,6 +63,8 @@ export function demoHeaderRecord(info: DemoInfo): Record<string, unknown> {
     markers: info.markers,
   };
   if (info.mapSha256) r.mapSha256 = toHex(info.mapSha256);
+  // Unused marker slots as stored when they are not zero (DDNet 16.4 leaves uninitialised memory there).
+  if (info.markersRaw !== undefined && !sameBytes(info.markersRaw, plainMarkers(info.markers))) r.markersRaw = toHex(info.markersRaw);
   return r;
 }
 
@@ -99,6 +116,7 @@ const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof
 /** `encode --demo`: the whole input is one JSON array; the output is one demo file. */
 class DemoEncoder implements StreamEncoder {
   constructor(
+    private readonly map: Uint8Array | undefined,
     private readonly version: TwVersion,
     private readonly snapshotFromJson: (version: TwVersion, items: unknown, path?: string) => import('../protocols/teeworlds/index.js').Snapshot,
   ) {}
@@ -123,6 +141,12 @@ class DemoEncoder implements StreamEncoder {
       if (Array.isArray(head.markers)) opts.markers = head.markers.filter((m): m is number => typeof m === 'number');
       const sha = str('mapSha256');
       if (sha !== undefined) opts.mapSha256 = fromHex(sha);
+      const raw = str('markersRaw');
+      if (raw !== undefined) opts.markersRaw = fromHex(raw);
+    }
+    if (this.map !== undefined) {
+      opts.map = this.map;
+      delete opts.mapCrc; // the CRC32 of the stored map
     }
     const w = new DemoWriter(opts);
     json.forEach((r, i) => {
@@ -130,7 +154,7 @@ class DemoEncoder implements StreamEncoder {
       const path = `[${i}]`;
       if (r.record === 'message') {
         if (typeof r.hex !== 'string') throw new EncodeError(path, 'a message record needs "hex"');
-        w.message(fromHex(r.hex));
+        w.message(fromHex(r.hex), typeof r.tick === 'number' ? r.tick : undefined);
         return;
       }
       if (r.items === undefined) return;
@@ -154,6 +178,19 @@ export const teeworldsDemoExtras = {
     version: TwVersion,
     snapshotFromJson: (version: TwVersion, items: unknown, path?: string) => import('../protocols/teeworlds/index.js').Snapshot,
   ): StreamEncoder | undefined {
-    return opts.demo === true ? new DemoEncoder(version, snapshotFromJson) : undefined;
+    if (opts.demo !== true) return undefined;
+    let map: Uint8Array | undefined;
+    if (typeof opts.map === 'string') {
+      // Node only (no static node:fs import below cli/ and web/: the page bundles this file)
+      const proc = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+      const fs = proc?.getBuiltinModule?.('node:fs') as { readFileSync(p: string): Uint8Array } | undefined;
+      if (fs === undefined) throw new EncodeError('--map', 'reading a map file needs Node');
+      try {
+        map = new Uint8Array(fs.readFileSync(opts.map));
+      } catch (e) {
+        throw new EncodeError('--map', `cannot read ${opts.map}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    return new DemoEncoder(map, version, snapshotFromJson);
   },
 };

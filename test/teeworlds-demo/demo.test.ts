@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
+import fc from 'fast-check';
 import { DecodeError } from '../../src/core/errors.js';
 import { run } from '../../src/cli/main.js';
 import {
@@ -20,6 +21,7 @@ import {
   type DemoInfo,
 } from '../../src/protocols/teeworlds/index.js';
 import { fakeIo } from '../helpers/cli-io.js';
+import { rewrite } from './rewrite.js';
 import { rng } from '../helpers/rng.js';
 
 /** Same ints (a cheap check: assert.deepEqual's diff of two big typed arrays is very slow). */
@@ -33,40 +35,6 @@ const FIX = new URL('../fixtures/teeworlds/demos/', import.meta.url);
 const read = (name: string) => new Uint8Array(readFileSync(new URL(name, FIX)));
 const DD = 'ddnet164-server-dm1.demo';
 const TW = 'tw075-server-autorecord-dm1.demo';
-
-/** Rewrite a demo chunk by chunk with our writer: snapshots (re-delta'd by our createDelta), empty ticks, messages. */
-function rewrite(b: Uint8Array, info: DemoInfo): Uint8Array {
-  const o: ConstructorParameters<typeof DemoWriter>[0] = {
-    codec: info.codec,
-    version: info.header.version,
-    netVersion: info.header.netVersion,
-    mapName: info.header.mapName,
-    map: info.map,
-    type: info.header.type as 'server',
-    timestamp: info.header.timestamp,
-    markers: info.markers,
-  };
-  if (info.markersRaw) o.markersRaw = info.markersRaw;
-  if (info.mapSha256) o.mapSha256 = info.mapSha256;
-  const w = new DemoWriter(o);
-  const snaps = new Map<number, Snapshot>();
-  for (const e of demoEvents(b, info)) if (e.kind !== 'message') snaps.set(e.offset, e.snapshot);
-  let last: Snapshot | undefined;
-  let pendingTick = -1;
-  for (const c of demoChunks(b, info)) {
-    if (c.kind === 'tick') {
-      if (pendingTick >= 0) w.snapshot(pendingTick, last!); // a marker with no data: an unchanged snapshot
-      pendingTick = c.tick;
-    } else if (c.kind === 'message') {
-      w.message(new Uint8Array(c.ints.buffer, c.ints.byteOffset, c.ints.byteLength));
-    } else {
-      last = snaps.get(c.offset)!;
-      w.snapshot(c.tick, last);
-      pendingTick = -1;
-    }
-  }
-  return w.finish();
-}
 
 for (const [file, codec, version, net] of [
   [DD, 'ddnet', 6, '0.6 626fce9a778df4d4'],
@@ -120,9 +88,7 @@ for (const [file, codec, version, net] of [
     }
   });
 
-  test(`teeworlds demo: rewriting the real ${file} with our writer gives the same bytes`, {
-    todo: codec === '0.7' ? 'not byte-exact yet for 0.7.5 (empty-tick markers around messages differ)' : false,
-  }, () => {
+  test(`teeworlds demo: rewriting the real ${file} with our writer gives the same bytes`, () => {
     const b = read(file);
     const out = rewrite(b, readDemoInfo(b));
     assert.equal(out.length, b.length);
@@ -130,9 +96,7 @@ for (const [file, codec, version, net] of [
   });
 }
 
-test('teeworlds demo: write and read back (versions 3 to 6, inline and full tick markers, keyframes, big chunks)', {
-  todo: 'fails at the deadline: one assertion still to be found',
-}, () => {
+test('teeworlds demo: write and read back (versions 3 to 6, inline and full tick markers, keyframes, big chunks)', () => {
   const r = rng(3);
   const map = deflateSync(new Uint8Array(3000).map((_, i) => i * 13));
   for (const [codec, version] of [
@@ -147,7 +111,8 @@ test('teeworlds demo: write and read back (versions 3 to 6, inline and full tick
     let tick = 10;
     let items = [{ type: 100, id: 0, data: Array.from({ length: 22 }, (_, i) => i) }];
     for (let k = 0; k < 60; k++) {
-      tick += 1 + Math.floor(r() * (k % 7 === 0 ? 100 : 20));
+      // every 7th step beyond the inline range of every version (63 ticks), never past a keyframe interval
+      tick += k % 7 === 0 ? 64 + Math.floor(r() * 100) : 1 + Math.floor(r() * 20);
       items = items.map((it) => ({ ...it, data: it.data.map((v) => (r() < 0.2 ? v + Math.floor(r() * 5) : v)) }));
       if (r() < 0.3) items.push({ type: 100, id: items.length, data: Array.from({ length: 22 }, () => Math.floor(r() * 1e6)) });
       const snap = Snapshot.fromItems(items);
@@ -177,10 +142,115 @@ test('teeworlds demo: write and read back (versions 3 to 6, inline and full tick
   }
 });
 
-test('teeworlds demo: CLI decode --demo, encode --demo gives the same file back', { todo: 'fails at the deadline: to be investigated' }, async () => {
+// Property: any sequence of snapshots (ticks increasing, any gaps), messages (some at a later tick) and
+// writer settings gives a demo that reads back to the same snapshots at the same ticks and the same messages.
+const itemArb = fc.record({ type: fc.integer({ min: 0, max: 30 }), id: fc.integer({ min: 0, max: 6 }), len: fc.integer({ min: 0, max: 12 }) });
+const stepArb = fc.oneof(
+  fc.record({ kind: fc.constant('fresh' as const), gap: fc.integer({ min: 1, max: 300 }), items: fc.array(itemArb, { maxLength: 12 }), seed: fc.integer() }),
+  fc.record({ kind: fc.constant('same' as const), gap: fc.integer({ min: 1, max: 70 }) }),
+  fc.record({
+    kind: fc.constant('tweak' as const),
+    gap: fc.integer({ min: 1, max: 70 }),
+    at: fc.nat(),
+    value: fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }),
+  }),
+  fc.record({ kind: fc.constant('message' as const), later: fc.integer({ min: 0, max: 80 }), data: fc.uint8Array({ minLength: 1, maxLength: 40 }) }),
+);
+
+test('teeworlds demo: property: random snapshot records → demo → read back equal (fast-check, every codec and demo version)', () => {
+  fc.assert(
+    fc.property(
+      fc.constantFrom(['0.6', 3], ['0.6', 4], ['0.7', 4], ['0.7', 5], ['ddnet', 6]),
+      fc.integer({ min: 1, max: 400 }),
+      fc.boolean(),
+      fc.integer({ min: 0, max: 1_000_000 }),
+      fc.array(stepArb, { minLength: 1, maxLength: 30 }),
+      ([codec, version], keyframeTicks, markEmptyTicks, tick0, steps) => {
+        const sizes = STATIC_SIZES[codec];
+        const w = new DemoWriter({ codec, version, keyframeTicks, markEmptyTicks, mapName: 'prop' });
+        const snaps: { tick: number; snap: Snapshot }[] = [];
+        const msgs: { data: Uint8Array; tick: number | undefined; after: number }[] = [];
+        let items: { type: number; id: number; data: number[] }[] = [];
+        let tick = tick0;
+        let lastMarked = -1; // the latest tick the writer was given
+        for (const st of steps) {
+          if (st.kind === 'message') {
+            // a later tick only once a snapshot was written (before it, messages belong to tick 0)
+            const t = st.later > 0 && snaps.length > 0 ? lastMarked + st.later : undefined;
+            w.message(st.data, t);
+            if (t !== undefined) lastMarked = t;
+            msgs.push({ data: st.data, tick: t, after: snaps.length });
+            continue;
+          }
+          tick = Math.max(tick, lastMarked) + st.gap;
+          if (st.kind === 'fresh') {
+            const seen = new Set<string>();
+            let v = st.seed | 0;
+            items = [];
+            for (const it of st.items) {
+              if (seen.has(`${it.type}:${it.id}`)) continue;
+              seen.add(`${it.type}:${it.id}`);
+              const n = it.type < sizes.length && sizes[it.type]! > 0 ? sizes[it.type]! : it.len;
+              items.push({ type: it.type, id: it.id, data: Array.from({ length: n }, () => (v = (Math.imul(v, 1103515245) + 12345) | 0)) });
+            }
+          } else if (st.kind === 'tweak') {
+            const all = items.flatMap((it, i) => it.data.map((_, j) => [i, j] as const));
+            if (all.length > 0) {
+              const [i, j] = all[st.at % all.length]!;
+              items = items.map((it, k) => (k === i ? { ...it, data: it.data.map((x, m) => (m === j ? st.value : x)) } : it));
+            }
+          }
+          const snap = Snapshot.fromItems(items);
+          w.snapshot(tick, snap);
+          snaps.push({ tick, snap });
+          lastMarked = tick;
+        }
+        const b = w.finish();
+        const info = readDemoInfo(b);
+        assert.equal(info.header.version, version);
+        assert.equal(info.codec === 'ddnet' ? 'ddnet' : info.codec, version >= 6 ? 'ddnet' : codec === '0.7' ? '0.7' : '0.6');
+        const events = [...demoEvents(b, info)];
+        // Snapshots: the one in effect at each written tick (the last read at or before it) is the one written.
+        const read = events.filter((e) => e.kind !== 'message');
+        let k = 0;
+        let current: Snapshot | undefined;
+        for (const x of snaps) {
+          while (k < read.length && read[k]!.tick <= x.tick) current = read[k++]!.snapshot;
+          assert.ok(current?.equals(x.snap), `snapshot at tick ${x.tick}`);
+        }
+        assert.equal(k, read.length, 'no snapshot read that was not written');
+        // Ticks of data chunks increase, the first snapshot is a whole one.
+        if (read.length > 0) assert.equal(read[0]!.kind, 'snapshot');
+        for (let i = 1; i < read.length; i++) assert.ok(read[i]!.tick > read[i - 1]!.tick);
+        // Messages: same bytes (padded to whole ints), in order, at the tick given (or at most the last snapshot's).
+        const got = events.filter((e) => e.kind === 'message');
+        assert.equal(got.length, msgs.length);
+        msgs.forEach((m, i) => {
+          const g = got[i]!;
+          assert.deepEqual([...g.data.subarray(0, m.data.length)], [...m.data]);
+          assert.equal(g.data.length, (m.data.length + 3) & ~3);
+          assert.ok(g.data.subarray(m.data.length).every((x) => x === 0));
+          if (m.tick !== undefined) assert.equal(g.tick, m.tick);
+          else assert.ok(g.tick <= (m.after > 0 ? Math.max(snaps[m.after - 1]!.tick, ...msgs.slice(0, i).map((p) => p.tick ?? 0)) : 0));
+        });
+      },
+    ),
+    { numRuns: 300, seed: 0x7eed },
+  );
+});
+
+const MAPS = new URL('../fixtures/teeworlds-serve/', import.meta.url);
+
+test('teeworlds demo: CLI decode --demo, encode --demo gives the same file back', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tickwire-demo-'));
+  const out = (f: ReturnType<typeof fakeIo>) => new Uint8Array(Buffer.concat(f.out.map((c) => Buffer.from(c))));
   try {
-    for (const file of [DD, TW]) {
+    // The maps stored in the real demos are the Debian data packages' dm1 (same CRC32): records carry no map, --map gives it back.
+    for (const [file, map] of [
+      [DD, 'dm1-ddnet.map'],
+      [TW, 'dm1-tw075.map'],
+      ['tw075-client-record-dm1.demo', 'dm1-tw075.map'],
+    ] as const) {
       const path = new URL(file, FIX).pathname;
       let f = fakeIo();
       assert.equal(await run(['decode', 'teeworlds', '--demo', path, '--format', 'json'], f.io), 0, f.err.join(''));
@@ -193,25 +263,36 @@ test('teeworlds demo: CLI decode --demo, encode --demo gives the same file back'
       f = fakeIo();
       assert.equal(await run(['decode', 'teeworlds', path, '--format', 'jsonl'], f.io), 0);
       assert.equal(f.text().trim().split('\n').length, recs.length);
-      // encode --demo: one JSON array in, a demo out, which decodes to the same records.
       const json = join(dir, 'recs.json');
       writeFileSync(json, JSON.stringify(recs));
+      // encode --demo --map: the very same bytes as the recorder's file.
+      f = fakeIo();
+      assert.equal(await run(['encode', 'teeworlds', '--demo', '--map', new URL(map, MAPS).pathname, json], f.io), 0, f.err.join(''));
+      const exact = out(f);
+      assert.equal(exact.length, read(file).length, `${file}: length`);
+      assert.ok(Buffer.from(exact).equals(Buffer.from(read(file))), `${file}: bytes`);
+      // encode --demo without a map: a smaller file that decodes to the same records (offsets and map fields aside).
       f = fakeIo();
       assert.equal(await run(['encode', 'teeworlds', '--demo', json], f.io), 0, f.err.join(''));
-      const demo = new Uint8Array(Buffer.concat(f.out.map((c) => (typeof c === 'string' ? Buffer.from(c) : Buffer.from(c)))));
       const again = join(dir, 'again.demo');
-      writeFileSync(again, demo);
+      writeFileSync(again, out(f));
       f = fakeIo();
       assert.equal(await run(['decode', 'teeworlds', '--demo', again, '--format', 'json'], f.io), 0, f.err.join(''));
       const recs2 = JSON.parse(f.text());
-      const strip = (xs: Record<string, unknown>[]) => xs.filter((x) => x.record !== 'demo').map(({ offset, ...rest }) => (void offset, rest));
-      // No map in the re-encoded file (records carry none), so offsets differ; everything else is equal.
+      assert.equal(recs2[0].mapSize, 0);
+      const strip = (xs: Record<string, unknown>[]) =>
+        xs.map((x) => Object.fromEntries(Object.entries(x).filter(([k]) => k !== 'offset' && k !== 'mapSize' && k !== 'mapCrcOk')));
+      assert.equal(recs2.length, recs.length);
       assert.deepEqual(strip(recs2), strip(recs));
     }
+    // A map that cannot be read: one line, exit 1.
+    const f = fakeIo('[]');
+    assert.equal(await run(['encode', 'teeworlds', '--demo', '--map', join(dir, 'missing.map'), '-'], f.io), 1);
+    assert.match(f.err.join(''), /--map: cannot read .*missing\.map/);
     // A truncated demo: one line naming the offset, exit 1.
-    const f = fakeIo(read(DD).subarray(0, 7000));
-    assert.equal(await run(['decode', 'teeworlds', '--demo', '-'], f.io), 1);
-    assert.match(f.err.join(''), /at byte \d+/);
+    const g = fakeIo(read(DD).subarray(0, 7000));
+    assert.equal(await run(['decode', 'teeworlds', '--demo', '-'], g.io), 1);
+    assert.match(g.err.join(''), /at byte \d+/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

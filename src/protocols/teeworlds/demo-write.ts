@@ -51,6 +51,19 @@ export interface DemoWriterOptions {
   markEmptyTicks?: boolean;
   /** The whole 260-byte marker block as read (unused slots included), instead of `markers`. */
   markersRaw?: Uint8Array;
+  /**
+   * Keep each snapshot's items sorted by key before writing it (and before
+   * making the next delta), as the 0.7.5 games hold their snapshots: the
+   * items of a delta then come in the recorder's order. Default: true for 0.7.
+   */
+  sortItems?: boolean;
+}
+
+/** The snapshot with its items sorted by key (itself when they already are). */
+function sorted(s: Snapshot): Snapshot {
+  const k = s.keys;
+  for (let i = 1; i < s.numItems; i++) if (k[i - 1]! > k[i]!) return s.sortedByKey();
+  return s;
 }
 
 function putString(out: Uint8Array, at: number, n: number, s: string, field: string): void {
@@ -68,6 +81,15 @@ const putBe32 = (out: Uint8Array, at: number, v: number): void => {
   out[at + 2] = (v >>> 8) & 0xff;
   out[at + 3] = v & 0xff;
 };
+
+/** True when an item of `to` is also in `from` with another size. */
+function resized(from: Snapshot, to: Snapshot): boolean {
+  for (let i = 0; i < to.numItems; i++) {
+    const fi = from.indexOf(to.keys[i]!);
+    if (fi >= 0 && from.offsets[fi + 1]! - from.offsets[fi]! !== to.offsets[i + 1]! - to.offsets[i]!) return true;
+  }
+  return false;
+}
 
 export class DemoWriter {
   readonly version: number;
@@ -113,11 +135,13 @@ export class DemoWriter {
   }
 
   /** Record the snapshot of a tick (ticks must increase). */
-  snapshot(tick: number, snap: Snapshot): void {
+  snapshot(tick: number, given: Snapshot): void {
     if (!Number.isInteger(tick) || tick < 0 || tick <= this.lastTickMarker)
       throw new EncodeError('tick', `increasing ticks (got ${tick} after ${this.lastTickMarker})`);
+    const snap = (this.opts.sortItems ?? this.opts.codec === '0.7') ? sorted(given) : given;
     const kf = this.opts.keyframeTicks ?? 250;
-    if (this.last === undefined || this.lastKeyframe < 0 || tick - this.lastKeyframe > kf) {
+    // A delta cannot say that an item changed size: such a snapshot is written whole (as a keyframe).
+    if (this.last === undefined || this.lastKeyframe < 0 || tick - this.lastKeyframe > kf || resized(this.last, snap)) {
       this.tickMarker(tick, true);
       this.data(CHUNKTYPE_SNAPSHOT, snapshotToInts(snap));
       this.lastKeyframe = tick;
@@ -132,9 +156,16 @@ export class DemoWriter {
 
   /**
    * Record a packed game or system message. Like the games' recorder it writes
-   * no tick marker: the message belongs to the tick of the last snapshot.
+   * no tick marker: the message belongs to the tick of the last snapshot. When
+   * `tick` is given and later than the last tick marker, a tick marker with no
+   * data (an unchanged snapshot, as 0.7.5's recorder writes one) goes first, so
+   * that a reader gives the message that tick.
    */
-  message(data: Uint8Array): void {
+  message(data: Uint8Array, tick?: number): void {
+    if (tick !== undefined && tick > this.lastTickMarker && this.last !== undefined) {
+      if (!Number.isInteger(tick)) throw new EncodeError('tick', `an integer tick (got ${tick})`);
+      this.tickMarker(tick, false);
+    }
     const padded = new Uint8Array((data.length + 3) & ~3);
     padded.set(data);
     this.data(CHUNKTYPE_MESSAGE, new Int32Array(padded.buffer));
