@@ -208,6 +208,9 @@ test('serve: the map reader is total: mutated and random map files give a map or
     new DataView(b.buffer).setInt32(at, [0, -1, 0x7fffffff, Math.floor(r() * 100000), Math.floor(r() * 64)][i % 5]!, true);
     check(b);
   }
-  fc.assert(fc.property(fc.uint8Array({ maxLength: 400 }), (b) => check(b)), { numRuns: 200, seed: 7 });
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 400 }), (b) => check(b)),
+    { numRuns: 200, seed: 7 },
+  );
   assert.ok(ok > 0 && errors > 0, `${ok} maps, ${errors} errors`);
 });

@@ -278,7 +278,7 @@ test('serve: the game layer of both Debian dm1 maps is read (size, spawns, picku
   }
 });
 
-test('serve: a crowded world stays within the games\' 1023-item snapshot limit', () => {
+test("serve: a crowded world stays within the games' 1023-item snapshot limit", () => {
   // A synthetic 600×40 map: solid border, floors every 4 rows, spawns in the air.
   const width = 600;
   const height = 40;
