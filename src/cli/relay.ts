@@ -11,12 +11,15 @@ import type { Io } from './main.js';
 
 export const RELAY_USAGE = `usage:
   tickwire relay --nats nats://127.0.0.1:4222 --world NAME --listen ws://127.0.0.1:PORT
-                 [--udp PORT] [--schema FILE] [--mtu N] [--name NAME] [--log-every S] [--seconds S]
+                 [--udp PORT] [--schema FILE] [--mtu N] [--ws-mtu N] [--name NAME]
+                 [--log-every S] [--seconds S]
 
 Follows the world NAME in NATS JetStream (from its latest keyframe, then its
 deltas) and serves clients over WebSocket (--listen) and UDP (--udp, on the
 same host). --schema FILE (the JSON of schemaToJson) checks the authority's
-schema; without it the relay takes the schema from the keyframes. Needs the
+schema; without it the relay takes the schema from the keyframes. WebSocket
+clients get reliable delivery (packets up to --ws-mtu, default 16384 bytes), UDP
+clients acked delivery (up to --mtu, default 1200). Needs the
 optional dependencies @nats-io/transport-node and @nats-io/jetstream. Stops on
 SIGINT / SIGTERM or after --seconds.`;
 
@@ -37,6 +40,7 @@ export async function relayCommand(args: string[], io: Io): Promise<number> {
         udp: { type: 'string' },
         schema: { type: 'string' },
         mtu: { type: 'string' },
+        'ws-mtu': { type: 'string' },
         name: { type: 'string' },
         'log-every': { type: 'string' },
         seconds: { type: 'string' },
@@ -69,11 +73,13 @@ export async function relayCommand(args: string[], io: Io): Promise<number> {
   };
   let udpPort: number | undefined;
   let mtu: number | undefined;
+  let wsMtu: number | undefined;
   let logEvery: number;
   let seconds: number | undefined;
   try {
     udpPort = num('udp', 0, 65535);
     mtu = num('mtu', 64, 65000);
+    wsMtu = num('ws-mtu', 64, 1 << 20);
     logEvery = num('log-every', 0.1, 3600) ?? 5;
     seconds = num('seconds', 0, 1e9);
   } catch (e) {
@@ -107,6 +113,7 @@ export async function relayCommand(args: string[], io: Io): Promise<number> {
     world,
     entities,
     mtu,
+    reliableMtu: wsMtu,
     name: values.name as string | undefined,
     onEvent: (e) => out({ event: e.type, ...e, type: undefined }),
   });

@@ -15,7 +15,7 @@ import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
 import { ReplicationClient } from '../client.js';
 import { schemaFromJson, schemaHash, type AnyEntityDef } from '../schema.js';
-import { ReplicationServer, type ClientOptions, type Delivery } from '../server.js';
+import { ReplicationServer, type Delivery } from '../server.js';
 import { hex32 } from '../wire.js';
 import { H, worldNames, type WorldNames } from './names.js';
 
@@ -33,9 +33,10 @@ export interface NatsRelayOptions {
   world: string;
   /** The schema; default: the one in the keyframe's header (a mismatch with a given one is an error). */
   entities?: readonly AnyEntityDef[];
-  /** For the relay's own clients (defaults as ReplicationServer's: acked, 1200, 32). */
-  delivery?: Delivery;
+  /** Largest packet for acked delivery (UDP; default 1200). */
   mtu?: number;
+  /** Largest packet for reliable delivery (WebSocket; default 16384: a join rarely needs more than one packet). */
+  reliableMtu?: number;
   baselineWindow?: number;
   /** Name of this relay (sent with inputs). */
   name?: string;
@@ -58,8 +59,10 @@ export class NatsRelay {
   readonly names: WorldNames;
   readonly name: string;
   readonly stats: RelayStats = { deltas: 0, keyframes: 0, gaps: 0, resyncs: 0, lost: 0, ticks: 0 };
-  /** The relay's world and its clients; undefined until the first keyframe. */
-  server: ReplicationServer | undefined;
+  /** The relay's worlds for its clients, one per delivery mode in use (reliable for WebSocket, acked for UDP). */
+  private readonly servers = new Map<Delivery, ReplicationServer>();
+  private defs: readonly AnyEntityDef[] | undefined;
+  private committed = 0;
   /** The authority's hash of the world at the relay's current tick, when published. */
   authorityHash: number | undefined;
   private input: ReplicationClient | undefined;
@@ -78,7 +81,7 @@ export class NatsRelay {
   private connected = true;
   private closed = false;
   private restarting = false;
-  private readonly tickListeners: Array<(server: ReplicationServer, tick: number) => void> = [];
+  private readonly tickListeners: Array<(tick: number) => void> = [];
   private readonly resetListeners: Array<() => void> = [];
   private ready: (() => void) | undefined;
   /** Resolves when the first keyframe is applied. */
@@ -96,11 +99,30 @@ export class NatsRelay {
 
   /** The relay's tick (the authority's tick it mirrors; 0 before the first keyframe). */
   get tick(): number {
-    return this.server?.currentTick ?? 0;
+    return this.committed;
+  }
+
+  /**
+   * The relay's server for a delivery mode (created on first use with the
+   * current world); undefined before the first keyframe. Transports add their
+   * clients to it and send `packetFor` after each tick.
+   */
+  serverFor(delivery: Delivery): ReplicationServer | undefined {
+    const input = this.input;
+    if (input === undefined || this.committed === 0) return undefined;
+    let s = this.servers.get(delivery);
+    if (s === undefined) {
+      const mtu = delivery === 'reliable' ? (this.opts.reliableMtu ?? 16384) : this.opts.mtu;
+      s = new ReplicationServer({ entities: this.defs!, delivery, mtu, baselineWindow: this.opts.baselineWindow });
+      s.applyFrom(input, { spawned: [...input.entities.keys()], changed: new Map(), despawned: [] });
+      s.tick(Math.max(this.committed, this.pending));
+      this.servers.set(delivery, s);
+    }
+    return s;
   }
 
   /** Called after each relay tick, to send every client its packet. */
-  onTick(fn: (server: ReplicationServer, tick: number) => void): void {
+  onTick(fn: (tick: number) => void): void {
     this.tickListeners.push(fn);
   }
 
@@ -127,6 +149,8 @@ export class NatsRelay {
         this.connected = s.type === 'reconnect';
         this.lastMsgAt = Date.now();
         this.emit({ type: 'nats', status: s.type });
+        // the server may have lost the (ephemeral) consumer: make a new one after the last sequence seen
+        if (this.connected) setTimeout(() => this.connected && !this.restarting && void this.follow('reconnected'), 250);
       }
     }
   }
@@ -163,7 +187,7 @@ export class NatsRelay {
     if (this.closed || this.restarting || !this.connected) return;
     const quiet = Date.now() - this.lastMsgAt;
     if (quiet > (this.opts.stallMs ?? 2000)) void this.follow(`no message for ${quiet} ms`);
-    else if (!this.synced && this.server !== undefined) this.askKey();
+    else if (!this.synced && this.input !== undefined) this.askKey();
   }
 
   private askKey(): void {
@@ -209,20 +233,21 @@ export class NatsRelay {
       // the authority restarted: its ticks begin again; start a new world
       this.emit({ type: 'epoch', epoch });
       for (const fn of this.resetListeners) fn();
-      this.server = undefined;
+      this.servers.clear();
       this.input = undefined;
+      this.committed = 0;
       this.synced = false;
       this.pending = 0;
     }
     // in step with the deltas, a keyframe is for the tick just applied; one ahead means deltas were missed
-    if (this.server !== undefined && tick <= Math.max(this.tick, this.pending)) return;
-    if (this.server === undefined) this.load(m);
+    if (this.input !== undefined && tick <= Math.max(this.tick, this.pending)) return;
+    if (this.input === undefined) this.load(m);
     this.epoch = epoch;
     const input = this.input!;
     const from = Math.max(this.tick, this.pending);
     const r = input.receive(m.data);
     if (r.ignored !== undefined) return;
-    this.server!.applyFrom(input, r);
+    for (const srv of this.servers.values()) srv.applyFrom(input, r);
     this.stats.resyncs++;
     this.synced = true;
     this.queue(tick, hash);
@@ -244,12 +269,12 @@ export class NatsRelay {
     }
     if (defs === undefined) throw new Error('no schema: the keyframe carries none and none was given');
     this.input = new ReplicationClient({ entities: defs, window: 64 });
-    this.server = new ReplicationServer({ entities: defs, delivery: this.opts.delivery, mtu: this.opts.mtu, baselineWindow: this.opts.baselineWindow });
+    this.defs = defs;
   }
 
   private onDelta(m: JsMsg, tick: number, base: number, epoch: string, hash: number | undefined): void {
     this.stats.deltas++;
-    if (!this.synced || this.server === undefined || epoch !== this.epoch) {
+    if (!this.synced || this.input === undefined || epoch !== this.epoch) {
       this.askKey();
       return;
     }
@@ -269,7 +294,7 @@ export class NatsRelay {
       this.askKey();
       return;
     }
-    this.server.applyFrom(input, r);
+    for (const srv of this.servers.values()) srv.applyFrom(input, r);
     this.queue(tick, hash);
   }
 
@@ -284,16 +309,16 @@ export class NatsRelay {
 
   private flush(): void {
     this.flushQueued = false;
-    const server = this.server;
-    if (server === undefined || this.pending <= server.currentTick) return;
-    const t = server.tick(this.pending);
+    if (this.input === undefined || this.pending <= this.committed) return;
+    const t = (this.committed = this.pending);
+    for (const srv of this.servers.values()) if (srv.currentTick < t) srv.tick(t);
     this.authorityHash = this.pendingHash;
     this.stats.ticks++;
     if (this.ready !== undefined) {
       this.ready();
       this.ready = undefined;
     }
-    for (const fn of this.tickListeners) fn(server, t);
+    for (const fn of this.tickListeners) fn(t);
   }
 
   /** Forward a client's input to the authority. */
@@ -307,11 +332,6 @@ export class NatsRelay {
     } catch {
       // dropped while NATS is away (inputs are not stored)
     }
-  }
-
-  /** Add a client of this relay (transports call this). */
-  addClient(key: string | number, opts?: ClientOptions): void {
-    this.server?.addClient(key, opts);
   }
 
   async close(): Promise<void> {

@@ -7,7 +7,7 @@
  */
 import { createSocket, type RemoteInfo } from 'node:dgram';
 import { WebSocketServer, WebSocket } from 'ws';
-import type { ReplicationServer, ClientOptions } from '../server.js';
+import type { ReplicationServer, ClientOptions, Delivery } from '../server.js';
 import { ACK_MAGIC } from '../wire.js';
 import type { NatsRelay } from './relay.js';
 
@@ -40,10 +40,10 @@ function deliver(server: ReplicationServer, key: string, c: Conn): void {
   if (!c.busy()) c.send(server.packetFor(key));
 }
 
-function fromClient(relay: NatsRelay, key: string, c: Conn, bytes: Uint8Array): void {
+function fromClient(relay: NatsRelay, delivery: Delivery, key: string, c: Conn, bytes: Uint8Array): void {
   if (bytes.length === 0) return;
   if (bytes[0] === ACK_MAGIC) {
-    if (c.server === undefined || c.server !== relay.server) return;
+    if (c.server === undefined || c.server !== relay.serverFor(delivery)) return;
     try {
       c.server.receive(key, bytes);
     } catch {
@@ -52,7 +52,12 @@ function fromClient(relay: NatsRelay, key: string, c: Conn, bytes: Uint8Array): 
   } else relay.forwardInput(key, bytes);
 }
 
-/** Serve the relay's clients over WebSocket (binary messages: state packets out, acks and inputs in). */
+/**
+ * Serve the relay's clients over WebSocket (binary messages: state packets out,
+ * inputs in). WebSocket is reliable and ordered, so its clients get reliable
+ * delivery (each packet against the previous one; no acknowledgement needed,
+ * none waited for).
+ */
 export function serveWebSocket(relay: NatsRelay, opts: ListenOptions & { maxBuffered?: number }): Promise<Listener> {
   const conns = new Map<string, Conn & { ws: WebSocket }>();
   const maxBuffered = opts.maxBuffered ?? 256 * 1024;
@@ -69,7 +74,7 @@ export function serveWebSocket(relay: NatsRelay, opts: ListenOptions & { maxBuff
     };
     conns.set(key, c);
     ws.on('message', (data, isBinary) => {
-      if (isBinary) fromClient(relay, key, c, new Uint8Array(data as Buffer));
+      if (isBinary) fromClient(relay, 'reliable', key, c, new Uint8Array(data as Buffer));
     });
     ws.on('close', () => {
       conns.delete(key);
@@ -77,8 +82,9 @@ export function serveWebSocket(relay: NatsRelay, opts: ListenOptions & { maxBuff
     });
     ws.on('error', () => ws.terminate());
   });
-  relay.onTick((server) => {
-    for (const [key, c] of conns) deliver(server, key, c);
+  relay.onTick(() => {
+    const server = relay.serverFor('reliable');
+    if (server !== undefined) for (const [key, c] of conns) deliver(server, key, c);
   });
   relay.onReset(() => {
     for (const c of conns.values()) c.ws.close(1012, 'the authority restarted');
@@ -100,7 +106,7 @@ export function serveWebSocket(relay: NatsRelay, opts: ListenOptions & { maxBuff
   });
 }
 
-/** Serve the relay's clients over UDP: a client's first datagram (an ack of tick 0) registers it; silent for `idleMs`, it is dropped. */
+/** Serve the relay's clients over UDP, acked delivery: a client's first datagram (an ack of tick 0) registers it; silent for `idleMs`, it is dropped. */
 export function serveUdp(relay: NatsRelay, opts: ListenOptions & { idleMs?: number }): Promise<Listener> {
   const socket = createSocket('udp4');
   const conns = new Map<string, Conn & { peer: RemoteInfo; seen: number }>();
@@ -120,9 +126,11 @@ export function serveUdp(relay: NatsRelay, opts: ListenOptions & { idleMs?: numb
       conns.set(key, c);
     }
     c.seen = Date.now();
-    fromClient(relay, key, c, new Uint8Array(msg));
+    fromClient(relay, 'acked', key, c, new Uint8Array(msg));
   });
-  relay.onTick((server) => {
+  relay.onTick(() => {
+    const server = relay.serverFor('acked');
+    if (server === undefined) return;
     const now = Date.now();
     for (const [key, c] of conns) {
       if (now - c.seen > idleMs) {
