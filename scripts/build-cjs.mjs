@@ -16,6 +16,7 @@ export const CJS_ENTRIES = {
   wow: 'src/protocols/wow/index.ts',
   diep: 'src/protocols/diep/index.ts',
   replication: 'src/replication/index.ts',
+  nats: 'src/replication/nats/index.ts',
 };
 
 export async function buildCjs(outdir = join(root, 'dist/cjs')) {
@@ -28,8 +29,9 @@ export async function buildCjs(outdir = join(root, 'dist/cjs')) {
         format: 'cjs',
         platform: 'node',
         target: 'node20',
-        // node:* built-ins stay requires; fflate is bundled so each entry is one file
-        external: ['node:*'],
+        // node:* built-ins stay requires; fflate is bundled so each entry is one file;
+        // the NATS client (optional) and ws stay requires of the nats entry
+        external: ['node:*', '@nats-io/*', 'ws'],
         logLevel: 'warning',
       }),
     ),

@@ -61,6 +61,8 @@ export async function run(argv: string[], io: Io): Promise<number> {
         return await watchCommand(rest, io);
       case 'serve':
         return await (await import('./serve.js')).serveCommand(rest, io);
+      case 'relay':
+        return await (await import('./relay.js')).relayCommand(rest, io);
       case 'families':
         for (const f of FAMILIES) io.stdout.write(`${f.name.padEnd(14)} ${f.summary}\n`);
         return 0;

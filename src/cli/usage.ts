@@ -5,7 +5,7 @@ import type { FamilyAdapter } from '../families/types.js';
 /** A wrong command line. Exit code 2: one line, and a hint where one helps. */
 export class UsageError extends Error {}
 
-export const COMMANDS = ['decode', 'encode', 'watch', 'stats', 'serve', 'families', 'help'] as const;
+export const COMMANDS = ['decode', 'encode', 'watch', 'stats', 'serve', 'relay', 'families', 'help'] as const;
 
 export function usage(): string {
   return `usage:
@@ -14,6 +14,7 @@ export function usage(): string {
   tickwire stats <family> [FILE|DIR|-] [--format table|json] [--csv] [options]
   tickwire watch <family> TARGET [--seconds N] [options]
   tickwire serve teeworlds [--version 0.7|ddnet|0.6] [--port N] [--map NAME|FILE] [options]   (serve --help)
+  tickwire relay --nats nats://127.0.0.1:4222 --world NAME --listen ws://127.0.0.1:PORT [--udp PORT] [--schema FILE]
   tickwire families
   tickwire help <family>
 
@@ -33,6 +34,8 @@ encode reads the JSON that decode prints (one object; with --stream JSON lines
 or a JSON array) and writes binary, or hex lines with --hex.
 stats prints bytes and counts per message type, entity type and field
 (--format json for JSON); --csv prints the entity table over time instead.
+relay follows a world published to NATS JetStream and serves its clients over
+WebSocket and UDP (tickwire relay --help; README, "Relays over NATS").
 exit codes: 0 ok, 1 bad input, 2 usage error.`;
 }
 

@@ -222,9 +222,15 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
   }
 
-  /** Commit this tick's changes; returns the new tick number. */
-  tick(): number {
-    const t = ++this.t;
+  /**
+   * Commit this tick's changes; returns the new tick number. `to` (relays):
+   * commit them as tick `to` (above the current tick) to keep the source's tick
+   * numbers; the ticks skipped carry no changes.
+   */
+  tick(to?: number): number {
+    if (to !== undefined && (!Number.isInteger(to) || to <= this.t || to > 0xffffffff))
+      throw new EncodeError('tick', `must be an integer above the current tick ${this.t}, not ${to}`);
+    const t = (this.t = to ?? this.t + 1);
     const changed: Ent[] = [];
     const floor = t - this.window;
     for (const e of this.dirty) {
@@ -248,8 +254,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     this.dirty.length = 0;
     this.log.set(t, changed);
-    const dropped = this.log.get(floor);
-    this.log.delete(floor);
+    // ticks leave the window in order (several at once after a jump)
+    let dropped: Ent[] | undefined;
+    for (const [k, l] of this.log) {
+      if (k > floor) break;
+      this.log.delete(k);
+      dropped = dropped === undefined ? l : dropped.concat(l);
+    }
     for (const p of this.profiles) {
       if (p.interest !== undefined) this.updateInterest(p, t, changed);
       if (dropped) for (const e of dropped) if (e.despawnTick <= t) p.acc.delete(e);
@@ -277,9 +288,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     } else for (const e of changed) check(e);
     p.log.set(t, toggled);
     const floor = t - this.window;
-    const old = p.log.get(floor);
-    p.log.delete(floor);
-    if (old) {
+    for (const [k, old] of p.log) {
+      if (k > floor) break;
+      p.log.delete(k);
       for (const e of old) {
         const arr = p.toggles.get(e);
         if (arr === undefined) continue;

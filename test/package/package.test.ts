@@ -35,9 +35,11 @@ test('package.json: LICENSE, sideEffects false, prepack (not prepare), ./package
 test('the lockfile matches package.json (a fresh npm install leaves the tree clean)', () => {
   const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8'));
   const me = lock.packages[''];
-  for (const k of ['name', 'version', 'license', 'bin', 'dependencies', 'devDependencies', 'optionalDependencies', 'engines']) {
+  for (const k of ['name', 'version', 'license', 'bin', 'devDependencies', 'optionalDependencies', 'engines']) {
     assert.deepEqual(me[k], pkg[k], `package-lock.json packages[""].${k}`);
   }
+  // npm lists the optional dependencies among the lockfile's dependencies too
+  assert.deepEqual(me.dependencies, { ...pkg.dependencies, ...pkg.optionalDependencies }, 'package-lock.json packages[""].dependencies');
 });
 
 test('the root entry pulls in no protocol family (what `import { ByteReader } from "tickwire"` bundles)', async () => {

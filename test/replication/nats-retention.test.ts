@@ -1,0 +1,135 @@
+/**
+ * A relay cut off from NATS (a TCP proxy in between, closed for a while) while
+ * the authority publishes more than the stream keeps: when it comes back it
+ * says what JetStream's retention lost (`lost`), resynchronises from a
+ * keyframe, and its world equals the authority's again. Debian's nats-server
+ * on 127.0.0.1 with a temporary store; skipped without it. Everything binds to
+ * and contacts 127.0.0.1 only.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect as tcpConnect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
+import { NatsPublisher, NatsRelay, connectNats, viewHash, type RelayEvent } from '../../src/replication/nats/index.js';
+import { Ship, entities } from '../../examples/nats-world.js';
+
+const NATS = '/usr/sbin/nats-server';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const p = (s.address() as { port: number }).port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+/** A TCP proxy 127.0.0.1:port → 127.0.0.1:target that can cut every connection and refuse new ones for a while. */
+function proxy(port: number, target: number): { cut(): void; restore(): void; close(): void } {
+  const socks = new Set<Socket>();
+  let server: Server | undefined;
+  const listen = () => {
+    server = createServer((a) => {
+      const b = tcpConnect(target, '127.0.0.1');
+      socks.add(a).add(b);
+      a.pipe(b).pipe(a);
+      const end = () => (a.destroy(), b.destroy(), socks.delete(a), socks.delete(b));
+      a.on('error', end).on('close', end);
+      b.on('error', end).on('close', end);
+    }).listen(port, '127.0.0.1');
+  };
+  listen();
+  return {
+    cut: () => {
+      server?.close();
+      server = undefined;
+      for (const s of socks) s.destroy();
+    },
+    restore: listen,
+    close: () => {
+      server?.close();
+      for (const s of socks) s.destroy();
+    },
+  };
+}
+
+test('a relay away longer than JetStream keeps says what was lost, resyncs from a keyframe, and mirrors the authority again', async (t) => {
+  if (!existsSync(NATS)) {
+    if (process.env.CI === 'true') assert.fail(`${NATS} is missing (Debian package nats-server)`);
+    t.skip(`${NATS} not installed (apt-get install nats-server): retention test skipped`);
+    return;
+  }
+  const store = mkdtempSync(join(tmpdir(), 'tickwire-nats-ret-'));
+  const natsPort = await freePort();
+  const proxyPort = await freePort();
+  const nats = spawn(NATS, ['-js', '-sd', store, '-a', '127.0.0.1', '-p', String(natsPort)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let log = '';
+  nats.stderr!.on('data', (d) => (log += d));
+  const px = proxy(proxyPort, natsPort);
+  try {
+    for (let i = 0; i < 100 && !log.includes('Server is ready'); i++) await sleep(100);
+    const server = new ReplicationServer({ entities });
+    const ids: number[] = [];
+    for (let i = 0; i < 50; i++) ids.push(server.spawn(Ship, { x: i, y: -i, hp: i, name: `s${i}` }));
+    const anc = await connectNats(`nats://127.0.0.1:${natsPort}`);
+    const pub = await NatsPublisher.start(anc, server, { world: 'ret', keyframeEvery: 10, maxMsgs: 30, storage: 'memory' });
+    const hashes = new Map<number, number>();
+    let n = 0;
+    const step = () => {
+      n++;
+      for (const id of ids) if ((id + n) % 4 === 0) server.set(id, { x: n + id, hp: (n + id) % 256 });
+      const tick = server.tick();
+      const h = viewHash(ids.map((id) => [id, server.get(id)!] as [number, { type: string; values: Record<string, unknown> }]));
+      hashes.set(tick, h);
+      pub.publish(h);
+    };
+    const timer = setInterval(step, 20);
+    const events: RelayEvent[] = [];
+    const rnc = await connectNats(`nats://127.0.0.1:${proxyPort}`);
+    const relay = new NatsRelay(rnc, { world: 'ret', onEvent: (e) => events.push(e) });
+    await relay.start();
+    await relay.loaded;
+    await sleep(500);
+    const before = relay.tick;
+    assert.ok(before > 0);
+    // away for 2 s: about 100 ticks (a delta each, a keyframe every 10), the stream keeps 30 messages
+    px.cut();
+    await sleep(2000);
+    px.restore();
+    for (let i = 0; i < 100 && !events.some((e) => e.type === 'resync'); i++) await sleep(100);
+    await sleep(500);
+    clearInterval(timer);
+    await sleep(300);
+    const lost = events.find((e) => e.type === 'lost');
+    assert.ok(lost && lost.type === 'lost' && lost.count > 30, `a lost event: ${JSON.stringify(events.filter((e) => e.type !== 'consumer'))}`);
+    assert.ok(
+      events.some((e) => e.type === 'resync'),
+      'resynced',
+    );
+    assert.ok(relay.stats.lost === (lost as { count: number }).count || relay.stats.lost > 30);
+    // the relay's world (as a new client of it sees it) is the authority's at the relay's tick
+    const srv = relay.serverFor('reliable')!;
+    srv.addClient('check');
+    const c = new ReplicationClient({ entities });
+    const r = c.receive(srv.packetFor('check'));
+    assert.equal(r.deferred, 0);
+    assert.ok(relay.tick > before + 50, `relay at ${relay.tick}, was ${before}`);
+    assert.equal(viewHash(c.entities), hashes.get(relay.tick), `tick ${relay.tick}`);
+    assert.equal(relay.authorityHash, hashes.get(relay.tick));
+    await relay.close();
+    pub.close();
+    await rnc.close();
+    await anc.close();
+  } finally {
+    px.close();
+    nats.kill('SIGTERM');
+    await new Promise((r) => nats.once('exit', r));
+    rmSync(store, { recursive: true, force: true });
+  }
+});
