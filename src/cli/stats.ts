@@ -10,7 +10,7 @@ import type { Io } from './input.js';
 import { UsageError } from './usage.js';
 import { summarize } from '../families/summary.js';
 import type { FamilyAdapter } from '../families/types.js';
-import { StatsCollector, statsHeadline, statsTables, type StreamStats } from '../families/stats.js';
+import { StatsCollector, statsHeadline, statsTables, wireSize, type StreamStats } from '../families/stats.js';
 
 export function collectStats(family: FamilyAdapter, src: DecodeSource, io: Io): { stats: StreamStats; failed: number } {
   const decoder = family.createDecoder(src.values);
@@ -25,7 +25,7 @@ export function collectStats(family: FamilyAdapter, src: DecodeSource, io: Io): 
     }
     const m = item.message;
     const spans = item.spans?.spans ?? m.spans;
-    const size = item.size || m.bytes?.length || (spans ?? []).reduce((a, s) => (s.layer === undefined ? Math.max(a, s.end) : a), 0);
+    const size = item.size || wireSize(m) || (spans ?? []).reduce((a, s) => (s.layer === undefined ? Math.max(a, s.end) : a), 0);
     c.add({ summary: summarize(family, m), size, state: m.state ?? decoder.state?.(), entities: m.entities, spans });
   }
   return { stats: c.stats, failed };

@@ -33,6 +33,16 @@ export interface StreamStats {
   fieldBytes: Record<string, Tally>;
 }
 
+/**
+ * A message's size on the wire: its own bytes, or for a message read from a capture
+ * that keeps them in a layer instead (a WoW frame, a Diep WebSocket message), its first layer.
+ */
+export function wireSize(m: { bytes?: Uint8Array | undefined; layers?: Record<string, Uint8Array> | undefined }): number {
+  if (m.bytes !== undefined) return m.bytes.length;
+  for (const k in m.layers ?? {}) return m.layers![k]!.length;
+  return 0;
+}
+
 /** One message's contribution. */
 export interface MessageFacts {
   summary: MessageSummary;

@@ -5,6 +5,7 @@
  * stream of 100,000 messages stays responsive.
  */
 import { esc } from './dom.js';
+import { wireSize } from '../../families/stats.js';
 import type { MessageView } from './model.js';
 
 const WINDOW = 400;
@@ -12,7 +13,7 @@ const WINDOW = 400;
 const ROW_PX = 18;
 
 export function messageSize(m: MessageView): number {
-  return m.bytes?.length ?? 0;
+  return wireSize(m);
 }
 
 export function summaryLine(m: MessageView): string {

@@ -1,5 +1,5 @@
 /** The Statistics view: the same numbers as `tickwire stats`, over the loaded stream. */
-import { StatsCollector, statsHeadline, statsTables } from '../../families/stats.js';
+import { StatsCollector, statsHeadline, statsTables, wireSize } from '../../families/stats.js';
 import { esc } from './dom.js';
 import type { MessageView } from './model.js';
 
@@ -7,7 +7,7 @@ export function renderStatsView(host: HTMLElement, messages: readonly MessageVie
   const c = new StatsCollector();
   for (const m of messages) {
     if (m.error !== undefined) continue;
-    c.add({ summary: m.summary, size: m.bytes?.length ?? 0, state: m.stateDiff, entities: m.entities, spans: m.spans });
+    c.add({ summary: m.summary, size: wireSize(m), state: m.stateDiff, entities: m.entities, spans: m.spans });
   }
   let html = `<p class="headline">${esc(statsHeadline(c.stats))}</p>`;
   for (const t of statsTables(c.stats)) {
