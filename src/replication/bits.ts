@@ -74,6 +74,8 @@ export class BitOut {
   }
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 /** A bit reader over a byte range; every read past the end is a DecodeError at the byte offset. */
 export class BitIn {
   private readonly w: Uint32Array;
@@ -84,8 +86,16 @@ export class BitIn {
 
   constructor(bytes: Uint8Array, start: number, end: number) {
     const n = end - start;
-    this.w = new Uint32Array(((n + 3) >>> 2) + 1);
-    for (let i = 0; i < n; i++) this.w[i >>> 2]! |= bytes[start + i]! << ((i & 3) << 3);
+    const words = ((n + 3) >>> 2) + 1;
+    if (LITTLE_ENDIAN) {
+      // a byte copy read as little-endian words
+      const u8 = new Uint8Array(words * 4);
+      u8.set(bytes.subarray(start, end));
+      this.w = new Uint32Array(u8.buffer);
+    } else {
+      this.w = new Uint32Array(words);
+      for (let i = 0; i < n; i++) this.w[i >>> 2]! |= bytes[start + i]! << ((i & 3) << 3);
+    }
     this.end = n * 8;
     this.base = start;
   }

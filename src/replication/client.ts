@@ -32,7 +32,12 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
   ) {}
   /** Values as numbers, strings, ...; computed on first use. NaN payloads are exact only in `raw`. */
   get values(): V {
-    return (this.cache ??= valuesOf(this.def, this.raw, this.fb) as V);
+    let c = this.cache;
+    if (c === undefined) {
+      c = valuesOf(this.def, this.raw, this.fb) as V;
+      this.cache = c;
+    }
+    return c;
   }
 }
 
@@ -70,7 +75,9 @@ export interface ClientOptions<Defs extends readonly AnyEntityDef[]> {
   window?: number;
 }
 
+/** A decoded packet before it is applied (one per client, reused: records 0..n-1). */
 interface Parsed {
+  n: number;
   tick: number;
   base: number | null;
   deferred: number;
@@ -78,6 +85,8 @@ interface Parsed {
   vers: (ReplicatedEntity | null)[];
   /** Update records: the change mask (or -1: compare the fields); other records: 0. */
   masks: number[];
+  /** What the client held at the baseline for each record's id. */
+  helds: (ReplicatedEntity | null)[];
 }
 
 export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly AnyEntityDef[]> implements ClientMirror {
@@ -94,6 +103,8 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   /** Field names by change mask, per type (the `changed` lists of the fast path). */
   private readonly names = new Map<AnyEntityDef, Map<number, string[]>>();
   private latest = 0;
+  private readonly hdr = [0, 0, 0, 0];
+  private readonly scratch: Parsed = { n: 0, tick: 0, base: null, deferred: 0, ids: [], vers: [], masks: [], helds: [] };
   /**
    * The newest baseline the server has used. The server's baselines never go
    * back (it deltas against the newest ack, or sends a full state), so history
@@ -131,6 +142,26 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
    * and then changes nothing.
    */
   receive(bytes: Uint8Array): ReceiveResult {
+    const h = this.hdr;
+    const pos = fastHeader(bytes, this.hash, h);
+    if (pos < 0) return this.receiveChecked(bytes);
+    const tick = h[0]!;
+    const ago = h[1]!;
+    if (ago > tick) throw new DecodeError(6, 'baseAgo', `at most the tick (${tick})`, String(ago));
+    const base = ago === 0 ? null : tick - ago;
+    if (tick === 0) throw new DecodeError(5, 'tick', 'a tick of at least 1', '0');
+    if (tick <= this.latest) return ignoredResult(tick, base, 'old');
+    if (base !== null && !this.applied.has(base)) return ignoredResult(tick, base, 'missing-baseline');
+    const deferred = h[2]!;
+    const count = h[3]!;
+    const end = bytes.length;
+    if (count > (end - pos) * 4) throw new DecodeError(pos, 'count', `at most ${(end - pos) * 4} records in ${end - pos} bytes`, String(count));
+    const parsed = this.parse(new BitIn(bytes, pos, end), this.start(tick, base, deferred), count);
+    return this.commit(parsed);
+  }
+
+  /** `receive` through a ByteReader: the unusual headers (errors, truncation, long varints). */
+  private receiveChecked(bytes: Uint8Array): ReceiveResult {
     const r = new ByteReader(bytes);
     const magic = r.u8('magic');
     if (magic !== STATE_MAGIC) throw new DecodeError(0, 'magic', `0x${STATE_MAGIC.toString(16)} (state packet)`, `0x${magic.toString(16)}`);
@@ -147,7 +178,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const count = r.vu32('count');
     // each record takes at least 2 bits
     if (count > (r.end - r.pos) * 4) throw new DecodeError(r.pos, 'count', `at most ${(r.end - r.pos) * 4} records in ${r.end - r.pos} bytes`, String(count));
-    const parsed = this.parse(new BitIn(bytes, r.pos, r.end), { tick, base, deferred, ids: [], vers: [], masks: [] }, count);
+    const parsed = this.parse(new BitIn(bytes, r.pos, r.end), this.start(tick, base, deferred), count);
     return this.commit(parsed);
   }
 
@@ -165,6 +196,17 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     return n instanceof ReplicatedEntity ? n : null;
   }
 
+  private start(tick: number, base: number | null, deferred: number): Parsed {
+    const p = this.scratch;
+    p.vers.fill(null, 0, p.n);
+    p.helds.fill(null, 0, p.n);
+    p.n = 0;
+    p.tick = tick;
+    p.base = base;
+    p.deferred = deferred;
+    return p;
+  }
+
   private parse(inp: BitIn, p: Parsed, count: number): Parsed {
     let id = 0;
     const defs = this.defs;
@@ -179,9 +221,11 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
         if (inp.bit('op') === 0) {
           if (held === null) inp.fail('op', `an entity held at the baseline for an update (id ${id})`, 'none');
           const raw = held.raw.slice();
-          p.masks.push(readBodyInto(inp, held.def, held.raw, raw));
-          p.ids.push(id);
-          p.vers.push(new ReplicatedEntity(held.type, held.def, raw, this.fb));
+          const k = p.n++;
+          p.masks[k] = readBodyInto(inp, held.def, held.raw, raw);
+          p.helds[k] = held;
+          p.ids[k] = id;
+          p.vers[k] = new ReplicatedEntity(held.type, held.def, raw, this.fb);
         } else if (inp.bit('op') === 0) {
           if (held !== null) inp.fail('op', `no entity held at the baseline for a creation (id ${id})`, 'one');
           const type = inp.read(this.typeBits, 'type');
@@ -189,14 +233,18 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
           if (def === undefined) inp.fail('type', `a type index below ${defs.length}`, String(type));
           const raw = def.defaults.slice();
           readBodyInto(inp, def, def.defaults, raw);
-          p.masks.push(0);
-          p.ids.push(id);
-          p.vers.push(new ReplicatedEntity(def.name, def, raw, this.fb));
+          const k = p.n++;
+          p.masks[k] = 0;
+          p.helds[k] = null;
+          p.ids[k] = id;
+          p.vers[k] = new ReplicatedEntity(def.name, def, raw, this.fb);
         } else {
           if (held === null) inp.fail('op', `an entity held at the baseline for a despawn (id ${id})`, 'none');
-          p.masks.push(0);
-          p.ids.push(id);
-          p.vers.push(null);
+          const k = p.n++;
+          p.masks[k] = 0;
+          p.helds[k] = held;
+          p.ids[k] = id;
+          p.vers[k] = null;
         }
       } catch (e) {
         throw rethrowAt(e, `records[${i}]`, inp.offset);
@@ -215,13 +263,45 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const floor = Math.max(this.floor, t - this.window);
     if (p.base !== null && p.base === this.latest) {
       // the usual case: the baseline is what the mirror shows; apply the records
-      const ids = p.ids;
-      const vers = p.vers;
-      const masks = p.masks;
-      for (let i = 0; i < ids.length; i++) this.change(ids[i]!, t, vers[i]!, res, touched, floor, masks[i]!);
+      const { ids, vers, masks, helds, n } = p;
+      const view = this.view;
+      for (let i = 0; i < n; i++) {
+        const id = ids[i]!;
+        const v = vers[i]!;
+        const held = helds[i]!;
+        touched.push(id);
+        if (v === null) {
+          // despawn (held is the current version)
+          if (held.since <= floor) held.prev = null;
+          view.delete(id);
+          this.gone.set(id, new Gap(t, held));
+          res.despawned.push(id);
+          continue;
+        }
+        v.since = t;
+        view.set(id, v);
+        if (held === null) {
+          // creation: the id was not held now; its history may be a gap
+          const g = this.gone.get(id);
+          if (g !== undefined) {
+            if (g.since <= floor) g.prev = null;
+            this.gone.delete(id);
+            v.prev = g;
+          }
+          res.spawned.push(id);
+          continue;
+        }
+        if (held.since <= floor) held.prev = null;
+        v.prev = held;
+        const mask = masks[i]!;
+        // fields whose set mask bit always means a new value (all but strings, bytes, arrays): names from the mask
+        if (mask >= 0 && (mask & planOf(v.def).maybeSame) === 0) {
+          if (mask !== 0) res.changed.set(id, this.namesOf(v.def, mask));
+        } else this.changedNames(id, held, v, res);
+      }
     } else {
       const next = new Map<number, ReplicatedEntity | null>();
-      for (let i = 0; i < p.ids.length; i++) next.set(p.ids[i]!, p.vers[i]!);
+      for (let i = 0; i < p.n; i++) next.set(p.ids[i]!, p.vers[i]!);
       if (p.base === null) {
         for (const id of this.view.keys()) if (!next.has(id)) next.set(id, null);
       } else {
@@ -233,6 +313,9 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       }
       for (const [id, v] of next) this.change(id, t, v, res, touched, floor, -1);
     }
+    p.vers.fill(null, 0, p.n);
+    p.helds.fill(null, 0, p.n);
+    p.n = 0;
     this.applied.set(t, touched);
     this.latest = t;
     for (const [k, ids] of this.applied) {
@@ -274,12 +357,17 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       res.spawned.push(id);
       return;
     }
-    if (mask >= 0 && planOf(def).maskIsChange) {
+    if (mask >= 0 && (mask & planOf(def).maybeSame) === 0) {
       if (mask !== 0) res.changed.set(id, this.namesOf(def, mask));
       return;
     }
+    this.changedNames(id, prev, v, res);
+  }
+
+  /** List the fields that differ between two versions of one type in `res.changed`. */
+  private changedNames(id: number, prev: ReplicatedEntity, v: ReplicatedEntity, res: ReceiveResult): void {
     const names: string[] = [];
-    const list = def.list;
+    const list = v.def.list;
     for (let f = 0; f < list.length; f++) {
       const a = prev.raw[f];
       const b = v.raw[f];
@@ -351,6 +439,31 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const e = this.view.get(Number(id));
     return e && { type: e.type, fields: e.values };
   }
+}
+
+/**
+ * The header of a well-formed state packet of this schema without a reader
+ * object: tick, baseAgo, deferred, count into `out`; returns the offset of the
+ * records, or -1 for anything else (then the checked path reads it and reports).
+ */
+function fastHeader(b: Uint8Array, hash: number, out: number[]): number {
+  const n = b.length;
+  if (n < 9 || b[0] !== STATE_MAGIC || (b[1]! | (b[2]! << 8) | (b[3]! << 16) | (b[4]! << 24)) >>> 0 !== hash) return -1;
+  let p = 5;
+  for (let k = 0; k < 4; k++) {
+    // at most 4 bytes (values < 2^28) here; longer ones go the checked way
+    let v = 0;
+    let shift = 0;
+    for (;;) {
+      if (p >= n || shift === 28) return -1;
+      const x = b[p++]!;
+      v |= (x & 0x7f) << shift;
+      if (x < 0x80) break;
+      shift += 7;
+    }
+    out[k] = v;
+  }
+  return p;
 }
 
 function ignoredResult(tick: number, base: number | null, why: 'old' | 'missing-baseline'): ReceiveResult {

@@ -243,8 +243,8 @@ export interface Plan {
   readonly lenBits: Uint8Array;
   /** Width in bits (fixed-width kinds). */
   readonly width: Uint8Array;
-  /** Every field of the type changes its value whenever its mask bit is set (no string, bytes or array). */
-  readonly maskIsChange: boolean;
+  /** Fields (of the first 32) whose mask bit may be set with an equal value (string, bytes, array). */
+  readonly maybeSame: number;
   /** Raw values are all numbers compared with === (no f64, bytes, array). */
   readonly allScalar: boolean;
 }
@@ -274,14 +274,22 @@ function codeOf(k: FieldKind): number {
   }
 }
 
+let lastDef: AnyEntityDef | undefined;
+let lastPlan: Plan | undefined;
+
 export function planOf(def: AnyEntityDef): Plan {
+  if (def === lastDef) return lastPlan!;
   let p = plans.get(def);
-  if (p !== undefined) return p;
+  if (p !== undefined) {
+    lastDef = def;
+    lastPlan = p;
+    return p;
+  }
   const n = def.list.length;
   const code = new Uint8Array(n);
   const lenBits = new Uint8Array(n);
   const width = new Uint8Array(n);
-  let maskIsChange = true;
+  let maybeSame = 0;
   let allScalar = true;
   for (let i = 0; i < n; i++) {
     const k = def.list[i]!.kind;
@@ -289,11 +297,13 @@ export function planOf(def: AnyEntityDef): Plan {
     const w = WIDTH[k] ?? 0;
     width[i] = w;
     lenBits[i] = w === 0 ? 0 : LEN_BITS[w]!;
-    if (k === 'string' || k === 'bytes' || k === 'array') maskIsChange = false;
+    if ((k === 'string' || k === 'bytes' || k === 'array') && i < 32) maybeSame |= 1 << i;
     if (k === 'f64' || k === 'bytes' || k === 'array') allScalar = false;
   }
-  p = { n, code, lenBits, width, maskIsChange, allScalar };
+  p = { n, code, lenBits, width, maybeSame, allScalar };
   plans.set(def, p);
+  lastDef = def;
+  lastPlan = p;
   return p;
 }
 
