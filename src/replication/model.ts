@@ -42,6 +42,8 @@ export class Ent {
   despawnPending = false;
   dirty = false;
   mark = 0;
+  /** Interest: bit `slot & 31` of word `slot >> 5` is set when the profile of that slot sees this entity now. */
+  vis: Uint32Array | null = null;
   /** The newest published version (its `older` chain: the window plus the one before it). */
   top: Version | null = null;
   constructor(
@@ -75,6 +77,10 @@ export class Profile {
   /** Interest toggles by entity (ticks; visible when an odd number are <= t). */
   readonly toggles = new Map<Ent, number[]>();
   readonly visible = new Set<Ent>();
+  /** This profile's bit in `Ent.vis` (interest profiles only). */
+  slot = -1;
+  /** Re-evaluate interest for every entity each tick (else only for changed entities and after a refresh). */
+  everyTick = true;
   readonly log = new Map<number, Ent[]>();
   readonly acc = new Map<Ent, number>();
   refresh = true;

@@ -49,8 +49,18 @@ export interface ServerOptions {
 }
 
 export interface ClientOptions {
-  /** Which entities this client sees; re-evaluated for an entity when it changes, and for all on `refreshInterest`. */
+  /**
+   * Which entities this client sees. Re-evaluated at every `tick()` for every
+   * entity, so a hook that reads a moving viewpoint brings entities in and out
+   * as it moves (see `interestEvery`).
+   */
   interest?: (id: number, values: Record<string, unknown>) => boolean;
+  /**
+   * `'tick'` (default): the interest hook runs for every entity at every tick.
+   * `'change'`: only for entities that changed that tick, and for all after
+   * `refreshInterest(key)` (cheaper when the viewpoint rarely moves).
+   */
+  interestEvery?: 'tick' | 'change';
   /** Owner tag: the client sees the owner-only fields of entities spawned with the same tag. */
   owner?: OwnerTag;
 }
@@ -71,6 +81,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly logV = new Map<number, Version[]>();
   private readonly clients = new Map<ClientKey, ClientState>();
   private readonly publicProfile = new Profile(undefined, undefined);
+  private readonly freeSlots: number[] = [];
+  private nextSlot = 0;
   private readonly profiles = new Set<Profile>();
   private readonly fb = new FloatBits();
   private readonly scratch = new BitOut(256);
@@ -265,41 +277,74 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       this.logV.delete(floor);
       for (let i = 0; i < droppedV.length; i++) droppedV[i]!.older = null;
     }
+    const all: Profile[] = [];
+    const some: Profile[] = [];
     for (const p of this.profiles) {
-      if (p.interest !== undefined) this.updateInterest(p, t, changed);
+      if (p.interest !== undefined) (p.refresh || p.everyTick ? all : some).push(p);
       if (dropped) for (const e of dropped) if (e.despawnTick <= t) p.acc.delete(e);
     }
+    if (all.length > 0) this.updateInterest(all, t, changed, true);
+    if (some.length > 0) this.updateInterest(some, t, changed, false);
     return t;
   }
 
-  private updateInterest(p: Profile, t: number, changed: Ent[]): void {
-    const toggled: Ent[] = [];
+  /**
+   * Re-run the interest hooks of `ps` at tick `t`: for every entity when
+   * `all` (entity by entity, so that its values are read once for every
+   * profile), else for the entities changed this tick; log the toggles.
+   */
+  private updateInterest(ps: Profile[], t: number, changed: Ent[], all: boolean): void {
+    const np = ps.length;
+    const toggled: Ent[][] = ps.map(() => []);
     const check = (e: Ent): void => {
-      const vis = e.despawnTick === Infinity && e.spawnTick >= 0 && p.interest!(e.id, this.valuesOf(e.cur, e.def));
-      if (vis !== p.visible.has(e)) {
-        if (vis) p.visible.add(e);
-        else p.visible.delete(e);
+      const alive = e.despawnTick === Infinity && e.spawnTick >= 0;
+      const values = alive ? this.valuesOf(e.top ?? e.cur, e.def) : undefined;
+      const id = e.id;
+      for (let k = 0; k < np; k++) {
+        const p = ps[k]!;
+        const vis = values !== undefined && p.interest!(id, values);
+        const w = p.slot >>> 5;
+        const bit = 1 << (p.slot & 31);
+        let v = e.vis;
+        const was = v !== null && w < v.length && (v[w]! & bit) !== 0;
+        if (vis === was) continue;
+        if (v === null || w >= v.length) {
+          const nv = new Uint32Array(w + 1);
+          if (v !== null) nv.set(v);
+          e.vis = v = nv;
+        }
+        if (vis) {
+          v[w]! |= bit;
+          p.visible.add(e);
+        } else {
+          v[w]! &= ~bit;
+          p.visible.delete(e);
+        }
         let arr = p.toggles.get(e);
         if (arr === undefined) p.toggles.set(e, (arr = []));
         arr.push(t);
-        toggled.push(e);
+        toggled[k]!.push(e);
       }
     };
-    if (p.refresh) {
-      p.refresh = false;
+    if (all) {
+      // every entity (a viewpoint may have moved), and the ones that just left the world
       for (const e of this.ents.values()) check(e);
       for (const e of changed) if (e.despawnTick !== Infinity) check(e);
     } else for (const e of changed) check(e);
-    p.log.set(t, toggled);
     const floor = t - this.window;
-    const old = p.log.get(floor);
-    p.log.delete(floor);
-    if (old) {
-      for (const e of old) {
-        const arr = p.toggles.get(e);
-        if (arr === undefined) continue;
-        while (arr.length >= 2 && arr[1]! <= floor) arr.splice(0, 2);
-        if (arr.length === 0) p.toggles.delete(e);
+    for (let k = 0; k < np; k++) {
+      const p = ps[k]!;
+      p.refresh = false;
+      p.log.set(t, toggled[k]!);
+      const old = p.log.get(floor);
+      p.log.delete(floor);
+      if (old) {
+        for (const e of old) {
+          const arr = p.toggles.get(e);
+          if (arr === undefined) continue;
+          while (arr.length >= 2 && arr[1]! <= floor) arr.splice(0, 2);
+          if (arr.length === 0) p.toggles.delete(e);
+        }
       }
     }
   }
@@ -315,8 +360,12 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let profile = this.publicProfile;
     if (opts.interest !== undefined || opts.owner !== undefined) {
       profile = new Profile(opts.interest, opts.owner);
+      if (opts.interest !== undefined) {
+        profile.slot = this.freeSlots.pop() ?? this.nextSlot++;
+        profile.everyTick = opts.interestEvery !== 'change';
+      }
       this.profiles.add(profile);
-      if (opts.interest !== undefined) this.updateInterest(profile, this.t, []);
+      if (opts.interest !== undefined) this.updateInterest([profile], this.t, [], true);
     }
     this.clients.set(key, { profile, sent: new Map(), acked: -1, last: null });
   }
@@ -325,10 +374,20 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const c = this.clients.get(key);
     if (c === undefined) return;
     this.clients.delete(key);
-    if (c.profile !== this.publicProfile) this.profiles.delete(c.profile);
+    if (c.profile !== this.publicProfile) {
+      this.profiles.delete(c.profile);
+      const slot = c.profile.slot;
+      if (slot >= 0) {
+        // clear the slot's bits before another profile takes it
+        const w = slot >>> 5;
+        const bit = ~(1 << (slot & 31));
+        for (const e of c.profile.visible) if (e.vis !== null && w < e.vis.length) e.vis[w]! &= bit;
+        this.freeSlots.push(slot);
+      }
+    }
   }
 
-  /** Re-evaluate a client's interest in every entity at the next `tick()` (call when its viewpoint moves). */
+  /** Re-evaluate a client's interest in every entity at the next `tick()` (for `interestEvery: 'change'` clients whose viewpoint moved). */
   refreshInterest(key: ClientKey): void {
     this.client(key).profile.refresh = true;
   }
