@@ -300,18 +300,21 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
         } else this.changedNames(id, held, v, res);
       }
     } else {
-      const next = new Map<number, ReplicatedEntity | null>();
-      for (let i = 0; i < p.n; i++) next.set(p.ids[i]!, p.vers[i]!);
-      if (p.base === null) {
-        for (const id of this.view.keys()) if (!next.has(id)) next.set(id, null);
+      const { ids, vers, n } = p;
+      const base = p.base;
+      // entities changed after the baseline and not in the packet go back to what the baseline had
+      // (found before anything is applied: ids are in increasing order, so a binary search tells)
+      let back: Map<number, ReplicatedEntity | null> | null = null;
+      if (base === null) {
+        for (const id of this.view.keys()) if (!sortedHas(ids, n, id)) (back ??= new Map()).set(id, null);
       } else {
-        // entities changed after the baseline go back to what the baseline had
-        for (const [k, ids] of this.applied) {
-          if (k <= p.base) continue;
-          for (const id of ids) if (!next.has(id)) next.set(id, this.heldAt(id, p.base));
+        for (const [k, touchedAt] of this.applied) {
+          if (k <= base) continue;
+          for (const id of touchedAt) if (!sortedHas(ids, n, id) && !back?.has(id)) (back ??= new Map()).set(id, this.heldAt(id, base));
         }
       }
-      for (const [id, v] of next) this.change(id, t, v, res, touched, floor, -1);
+      for (let i = 0; i < n; i++) this.change(ids[i]!, t, vers[i]!, res, touched, floor, -1);
+      if (back !== null) for (const [id, v] of back) this.change(id, t, v, res, touched, floor, -1);
     }
     p.vers.fill(null, 0, p.n);
     p.helds.fill(null, 0, p.n);
@@ -439,6 +442,20 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const e = this.view.get(Number(id));
     return e && { type: e.type, fields: e.values };
   }
+}
+
+/** Whether `id` is among the first `n` entries of the ascending `ids`. */
+function sortedHas(ids: readonly number[], n: number, id: number): boolean {
+  let lo = 0;
+  let hi = n - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const x = ids[mid]!;
+    if (x === id) return true;
+    if (x < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
 }
 
 /**
