@@ -594,7 +594,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (cached !== undefined) return cached;
     const typeBits = this.typeBits;
     const cands = this.candidates(p, base, t);
-    cands.sort(byId);
+    // usually already in id order (one tick's changes, set in id order): sort only when not
+    for (let i = 1; i < cands.length; i++) {
+      if (cands[i]!.id < cands[i - 1]!.id) {
+        cands.sort(byId);
+        break;
+      }
+    }
     // the records, in id order, in reused parallel arrays (no object per record)
     const recE = this.recE;
     const recHeld = this.recHeld;
