@@ -69,8 +69,7 @@ type Held = (id: number, base: number | null) => ReplicatedEntity | null;
 
 /** The client's baseline lookup (what it holds for `id` at tick `base`), used before the packet is applied. */
 function heldOf(client: ReplicationClient): Held {
-  const c = client as unknown as { heldAt: Held };
-  return (id, base) => c.heldAt(id, base);
+  return (id, base) => client.heldAt(id, base);
 }
 
 /** A value as printed: numbers, strings, hex for bytes; `"NaN"`, `"Infinity"` and `"-0"` as strings (JSON has none of them). */

@@ -39,20 +39,29 @@ export class BitOut {
     this.pos = p + n;
   }
 
-  /** Append `bits` bits held in `words` (as produced by `take`). */
-  append(words: ArrayLike<number>, bits: number): void {
+  /** Append `bits` bits held in `a` from word `off` on. */
+  appendFrom(a: Uint32Array, off: number, bits: number): void {
     const full = bits >>> 5;
-    for (let i = 0; i < full; i++) this.write(words[i]!, 32);
+    for (let i = 0; i < full; i++) this.write(a[off + i]!, 32);
     const rest = bits & 31;
-    if (rest > 0) this.write(words[full]!, rest);
+    if (rest > 0) this.write(a[off + full]!, rest);
   }
 
-  /** Copy of the words written so far (a plain array: cheaper than a typed array for a few words). */
-  take(): number[] {
-    const n = (this.pos + 31) >>> 5;
-    const out: number[] = new Array(n);
-    for (let i = 0; i < n; i++) out[i] = this.words[i]!;
-    return out;
+  /** Write the bytes written so far (padded to a whole byte) into `dst` at `at`. */
+  bytesInto(dst: Uint8Array, at: number): void {
+    const n = (this.pos + 7) >>> 3;
+    const w = this.words;
+    const full = n >>> 2;
+    let j = at;
+    for (let i = 0; i < full; i++) {
+      const x = w[i]!;
+      dst[j] = x;
+      dst[j + 1] = x >>> 8;
+      dst[j + 2] = x >>> 16;
+      dst[j + 3] = x >>> 24;
+      j += 4;
+    }
+    for (let i = full * 4; i < n; i++) dst[j++] = w[i >>> 2]! >>> ((i & 3) << 3);
   }
 
   /** The bytes written so far (padded with zero bits to a whole byte). */
@@ -65,6 +74,8 @@ export class BitOut {
   }
 }
 
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+
 /** A bit reader over a byte range; every read past the end is a DecodeError at the byte offset. */
 export class BitIn {
   private readonly w: Uint32Array;
@@ -75,8 +86,16 @@ export class BitIn {
 
   constructor(bytes: Uint8Array, start: number, end: number) {
     const n = end - start;
-    this.w = new Uint32Array(((n + 3) >>> 2) + 1);
-    for (let i = 0; i < n; i++) this.w[i >>> 2]! |= bytes[start + i]! << ((i & 3) << 3);
+    const words = ((n + 3) >>> 2) + 1;
+    if (LITTLE_ENDIAN) {
+      // a byte copy read as little-endian words
+      const u8 = new Uint8Array(words * 4);
+      u8.set(bytes.subarray(start, end));
+      this.w = new Uint32Array(u8.buffer);
+    } else {
+      this.w = new Uint32Array(words);
+      for (let i = 0; i < n; i++) this.w[i >>> 2]! |= bytes[start + i]! << ((i & 3) << 3);
+    }
     this.end = n * 8;
     this.base = start;
   }

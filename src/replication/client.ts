@@ -11,7 +11,7 @@ import { ByteWriter } from '../core/writer.js';
 import { DecodeError, EncodeError, rethrowAt } from '../core/errors.js';
 import type { ClientMirror, MirrorChanges, MirrorIssue } from '../core/mirror.js';
 import { BitIn, bitLength, readGamma } from './bits.js';
-import { readBody } from './codec.js';
+import { planOf, readBodyInto } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, rawEq, valuesOf } from './values.js';
 import { ACK_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
@@ -19,6 +19,10 @@ import { ACK_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
 /** One entity as a client sees it: its type name, typed values, and raw values (floats as bits). */
 export class ReplicatedEntity<N extends string = string, V = Record<string, unknown>> {
   private cache: V | undefined;
+  /** @internal The first tick at which the client held this version. */
+  since = 0;
+  /** @internal What the client held for this id before `since` (history for baselines; cut below the oldest baseline). */
+  prev: ReplicatedEntity | Gap | null = null;
   constructor(
     readonly type: N,
     readonly def: AnyEntityDef,
@@ -28,8 +32,21 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
   ) {}
   /** Values as numbers, strings, ...; computed on first use. NaN payloads are exact only in `raw`. */
   get values(): V {
-    return (this.cache ??= valuesOf(this.def, this.raw, this.fb) as V);
+    let c = this.cache;
+    if (c === undefined) {
+      c = valuesOf(this.def, this.raw, this.fb) as V;
+      this.cache = c;
+    }
+    return c;
   }
+}
+
+/** @internal History node: the id was not held from `since` on. */
+class Gap {
+  constructor(
+    readonly since: number,
+    public prev: ReplicatedEntity | Gap | null,
+  ) {}
 }
 
 /** The entity type of a list of definitions, as a union tagged by `type`. */
@@ -58,17 +75,18 @@ export interface ClientOptions<Defs extends readonly AnyEntityDef[]> {
   window?: number;
 }
 
-interface History {
-  ticks: number[];
-  vers: (ReplicatedEntity | null)[];
-}
-
+/** A decoded packet before it is applied (one per client, reused: records 0..n-1). */
 interface Parsed {
+  n: number;
   tick: number;
   base: number | null;
   deferred: number;
   ids: number[];
   vers: (ReplicatedEntity | null)[];
+  /** Update records: the change mask (or -1: compare the fields); other records: 0. */
+  masks: number[];
+  /** What the client held at the baseline for each record's id. */
+  helds: (ReplicatedEntity | null)[];
 }
 
 export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly AnyEntityDef[]> implements ClientMirror {
@@ -78,10 +96,15 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly typeBits: number;
   private readonly fb = new FloatBits();
   private readonly view = new Map<number, ReplicatedEntity>();
-  private readonly hist = new Map<number, History>();
+  /** History of ids not held now (despawned or out of interest) that a baseline may still need. */
+  private readonly gone = new Map<number, Gap>();
   /** Applied ticks (ascending) and the ids each touched. */
   private readonly applied = new Map<number, number[]>();
+  /** Field names by change mask, per type (the `changed` lists of the fast path). */
+  private readonly names = new Map<AnyEntityDef, Map<number, string[]>>();
   private latest = 0;
+  private readonly hdr = [0, 0, 0, 0];
+  private readonly scratch: Parsed = { n: 0, tick: 0, base: null, deferred: 0, ids: [], vers: [], masks: [], helds: [] };
   /**
    * The newest baseline the server has used. The server's baselines never go
    * back (it deltas against the newest ack, or sends a full state), so history
@@ -119,6 +142,26 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
    * and then changes nothing.
    */
   receive(bytes: Uint8Array): ReceiveResult {
+    const h = this.hdr;
+    const pos = fastHeader(bytes, this.hash, h);
+    if (pos < 0) return this.receiveChecked(bytes);
+    const tick = h[0]!;
+    const ago = h[1]!;
+    if (ago > tick) throw new DecodeError(6, 'baseAgo', `at most the tick (${tick})`, String(ago));
+    const base = ago === 0 ? null : tick - ago;
+    if (tick === 0) throw new DecodeError(5, 'tick', 'a tick of at least 1', '0');
+    if (tick <= this.latest) return ignoredResult(tick, base, 'old');
+    if (base !== null && !this.applied.has(base)) return ignoredResult(tick, base, 'missing-baseline');
+    const deferred = h[2]!;
+    const count = h[3]!;
+    const end = bytes.length;
+    if (count > (end - pos) * 4) throw new DecodeError(pos, 'count', `at most ${(end - pos) * 4} records in ${end - pos} bytes`, String(count));
+    const parsed = this.parse(new BitIn(bytes, pos, end), this.start(tick, base, deferred), count);
+    return this.commit(parsed);
+  }
+
+  /** `receive` through a ByteReader: the unusual headers (errors, truncation, long varints). */
+  private receiveChecked(bytes: Uint8Array): ReceiveResult {
     const r = new ByteReader(bytes);
     const magic = r.u8('magic');
     if (magic !== STATE_MAGIC) throw new DecodeError(0, 'magic', `0x${STATE_MAGIC.toString(16)} (state packet)`, `0x${magic.toString(16)}`);
@@ -135,42 +178,73 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const count = r.vu32('count');
     // each record takes at least 2 bits
     if (count > (r.end - r.pos) * 4) throw new DecodeError(r.pos, 'count', `at most ${(r.end - r.pos) * 4} records in ${r.end - r.pos} bytes`, String(count));
-    const parsed = this.parse(new BitIn(bytes, r.pos, r.end), { tick, base, deferred, ids: [], vers: [] }, count);
+    const parsed = this.parse(new BitIn(bytes, r.pos, r.end), this.start(tick, base, deferred), count);
     return this.commit(parsed);
   }
 
-  private heldAt(id: number, base: number | null): ReplicatedEntity | null {
+  /**
+   * What this client held for entity `id` at the applied tick `base` (null: nothing,
+   * or `base` is null, i.e. a full state). Valid for `base` from the oldest
+   * baseline still kept up to the newest applied tick; used by tools that walk
+   * a packet's records against its baseline before applying it.
+   */
+  heldAt(id: number, base: number | null): ReplicatedEntity | null {
     if (base === null) return null;
-    if (base === this.latest) return this.view.get(id) ?? null;
-    const h = this.hist.get(id);
-    if (h === undefined) return null;
-    for (let i = h.ticks.length - 1; i >= 0; i--) if (h.ticks[i]! <= base) return h.vers[i]!;
-    return null;
+    let n: ReplicatedEntity | Gap | null | undefined = this.view.get(id);
+    if (n === undefined) n = this.gone.get(id);
+    while (n != null && n.since > base) n = n.prev;
+    return n instanceof ReplicatedEntity ? n : null;
+  }
+
+  private start(tick: number, base: number | null, deferred: number): Parsed {
+    const p = this.scratch;
+    p.vers.fill(null, 0, p.n);
+    p.helds.fill(null, 0, p.n);
+    p.n = 0;
+    p.tick = tick;
+    p.base = base;
+    p.deferred = deferred;
+    return p;
   }
 
   private parse(inp: BitIn, p: Parsed, count: number): Parsed {
     let id = 0;
     const defs = this.defs;
+    const base = p.base;
+    // the usual case: the baseline is what the mirror shows now
+    const current = base !== null && base === this.latest;
     for (let i = 0; i < count; i++) {
       try {
         id += readGamma(inp, 'id');
         if (id > 0xffffffff) inp.fail('id', 'an id below 2^32', String(id));
-        const held = this.heldAt(id, p.base);
+        const held = base === null ? null : current ? (this.view.get(id) ?? null) : this.heldAt(id, base);
         if (inp.bit('op') === 0) {
           if (held === null) inp.fail('op', `an entity held at the baseline for an update (id ${id})`, 'none');
-          p.ids.push(id);
-          p.vers.push(new ReplicatedEntity(held.type, held.def, readBody(inp, held.def, held.raw), this.fb));
+          const raw = held.raw.slice();
+          const k = p.n++;
+          p.masks[k] = readBodyInto(inp, held.def, held.raw, raw);
+          p.helds[k] = held;
+          p.ids[k] = id;
+          p.vers[k] = new ReplicatedEntity(held.type, held.def, raw, this.fb);
         } else if (inp.bit('op') === 0) {
           if (held !== null) inp.fail('op', `no entity held at the baseline for a creation (id ${id})`, 'one');
           const type = inp.read(this.typeBits, 'type');
           const def = defs[type];
           if (def === undefined) inp.fail('type', `a type index below ${defs.length}`, String(type));
-          p.ids.push(id);
-          p.vers.push(new ReplicatedEntity(def.name, def, readBody(inp, def, def.defaults), this.fb));
+          const raw = def.defaults.slice();
+          readBodyInto(inp, def, def.defaults, raw);
+          const k = p.n++;
+          p.masks[k] = 0;
+          p.helds[k] = null;
+          p.ids[k] = id;
+          p.vers[k] = new ReplicatedEntity(def.name, def, raw, this.fb);
         } else {
           if (held === null) inp.fail('op', `an entity held at the baseline for a despawn (id ${id})`, 'none');
-          p.ids.push(id);
-          p.vers.push(null);
+          const k = p.n++;
+          p.masks[k] = 0;
+          p.helds[k] = held;
+          p.ids[k] = id;
+          p.vers[k] = null;
         }
       } catch (e) {
         throw rethrowAt(e, `records[${i}]`, inp.offset);
@@ -184,27 +258,69 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const t = p.tick;
     const res: ReceiveResult = { tick: t, baseTick: p.base, spawned: [], changed: new Map(), despawned: [], deferred: p.deferred };
     const touched: number[] = [];
-    if (p.base !== null && p.base === this.latest) {
-      // the usual case: the baseline is what the mirror shows; apply the records
-      for (let i = 0; i < p.ids.length; i++) this.change(p.ids[i]!, t, p.vers[i]!, res, touched);
-    } else {
-      const next = new Map<number, ReplicatedEntity | null>();
-      for (let i = 0; i < p.ids.length; i++) next.set(p.ids[i]!, p.vers[i]!);
-      if (p.base === null) {
-        for (const id of this.view.keys()) if (!next.has(id)) next.set(id, null);
-      } else {
-        // entities changed after the baseline go back to what the baseline had
-        for (const [k, ids] of this.applied) {
-          if (k <= p.base) continue;
-          for (const id of ids) if (!next.has(id)) next.set(id, this.heldAt(id, p.base));
-        }
-      }
-      for (const [id, v] of next) this.change(id, t, v, res, touched);
-    }
-    this.applied.set(t, touched);
-    this.latest = t;
+    // the history floor after this packet: nothing older is needed again
     if (p.base !== null && p.base > this.floor) this.floor = p.base;
     const floor = Math.max(this.floor, t - this.window);
+    if (p.base !== null && p.base === this.latest) {
+      // the usual case: the baseline is what the mirror shows; apply the records
+      const { ids, vers, masks, helds, n } = p;
+      const view = this.view;
+      for (let i = 0; i < n; i++) {
+        const id = ids[i]!;
+        const v = vers[i]!;
+        const held = helds[i]!;
+        touched.push(id);
+        if (v === null) {
+          // despawn (held is the current version)
+          if (held.since <= floor) held.prev = null;
+          view.delete(id);
+          this.gone.set(id, new Gap(t, held));
+          res.despawned.push(id);
+          continue;
+        }
+        v.since = t;
+        view.set(id, v);
+        if (held === null) {
+          // creation: the id was not held now; its history may be a gap
+          const g = this.gone.get(id);
+          if (g !== undefined) {
+            if (g.since <= floor) g.prev = null;
+            this.gone.delete(id);
+            v.prev = g;
+          }
+          res.spawned.push(id);
+          continue;
+        }
+        if (held.since <= floor) held.prev = null;
+        v.prev = held;
+        const mask = masks[i]!;
+        // fields whose set mask bit always means a new value (all but strings, bytes, arrays): names from the mask
+        if (mask >= 0 && (mask & planOf(v.def).maybeSame) === 0) {
+          if (mask !== 0) res.changed.set(id, this.namesOf(v.def, mask));
+        } else this.changedNames(id, held, v, res);
+      }
+    } else {
+      const { ids, vers, n } = p;
+      const base = p.base;
+      // entities changed after the baseline and not in the packet go back to what the baseline had
+      // (found before anything is applied: ids are in increasing order, so a binary search tells)
+      let back: Map<number, ReplicatedEntity | null> | null = null;
+      if (base === null) {
+        for (const id of this.view.keys()) if (!sortedHas(ids, n, id)) (back ??= new Map()).set(id, null);
+      } else {
+        for (const [k, touchedAt] of this.applied) {
+          if (k <= base) continue;
+          for (const id of touchedAt) if (!sortedHas(ids, n, id) && !back?.has(id)) (back ??= new Map()).set(id, this.heldAt(id, base));
+        }
+      }
+      for (let i = 0; i < n; i++) this.change(ids[i]!, t, vers[i]!, res, touched, floor, -1);
+      if (back !== null) for (const [id, v] of back) this.change(id, t, v, res, touched, floor, -1);
+    }
+    p.vers.fill(null, 0, p.n);
+    p.helds.fill(null, 0, p.n);
+    p.n = 0;
+    this.applied.set(t, touched);
+    this.latest = t;
     for (const [k, ids] of this.applied) {
       if (k >= floor) break;
       this.applied.delete(k);
@@ -213,22 +329,46 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     return res;
   }
 
-  private change(id: number, t: number, v: ReplicatedEntity | null, res: ReceiveResult, touched: number[]): void {
+  /** Make `v` (null: nothing) what the client holds for `id` from tick `t` on. `mask`: the record's change mask, or -1 (compare). */
+  private change(id: number, t: number, v: ReplicatedEntity | null, res: ReceiveResult, touched: number[], floor: number, mask: number): void {
     const prev = this.view.get(id) ?? null;
     if (prev === v) return;
+    let prevNode: ReplicatedEntity | Gap | null | undefined = prev ?? undefined;
+    if (prevNode === undefined) prevNode = this.gone.get(id) ?? null;
     touched.push(id);
-    this.record(id, t, v);
+    // history: the new node points at the old one, which is cut below the floor
+    if (prevNode !== null && prevNode.since <= floor) prevNode.prev = null;
     if (v === null) {
       this.view.delete(id);
+      this.gone.set(id, new Gap(t, prevNode));
       res.despawned.push(id);
       return;
     }
+    // a version already in the history (a revert to the baseline's) gets a node of its own
+    if (v.since !== 0) v = new ReplicatedEntity(v.type, v.def, v.raw, this.fb);
+    v.since = t;
+    v.prev = prevNode;
     this.view.set(id, v);
-    if (prev === null || prev.def !== v.def) {
-      if (prev !== null) res.despawned.push(id);
+    if (prev === null) {
+      if (prevNode !== null) this.gone.delete(id);
       res.spawned.push(id);
       return;
     }
+    const def = v.def;
+    if (prev.def !== def) {
+      res.despawned.push(id);
+      res.spawned.push(id);
+      return;
+    }
+    if (mask >= 0 && (mask & planOf(def).maybeSame) === 0) {
+      if (mask !== 0) res.changed.set(id, this.namesOf(def, mask));
+      return;
+    }
+    this.changedNames(id, prev, v, res);
+  }
+
+  /** List the fields that differ between two versions of one type in `res.changed`. */
+  private changedNames(id: number, prev: ReplicatedEntity, v: ReplicatedEntity, res: ReceiveResult): void {
     const names: string[] = [];
     const list = v.def.list;
     for (let f = 0; f < list.length; f++) {
@@ -239,29 +379,43 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     if (names.length > 0) res.changed.set(id, names);
   }
 
-  private record(id: number, t: number, v: ReplicatedEntity | null): void {
-    let h = this.hist.get(id);
-    if (h === undefined) this.hist.set(id, (h = { ticks: [], vers: [] }));
-    h.ticks.push(t);
-    h.vers.push(v);
-    if (h.ticks.length > 2) this.prune(id, Math.max(this.floor, t - this.window));
+  /** The names of the fields in a change mask (a fresh array; the list per mask is cached). */
+  private namesOf(def: AnyEntityDef, mask: number): string[] {
+    let m = this.names.get(def);
+    if (m === undefined) this.names.set(def, (m = new Map()));
+    let l = m.get(mask);
+    if (l === undefined) {
+      l = [];
+      for (let f = 0; f < def.list.length; f++) if ((mask >>> f) & 1) l.push(def.list[f]!.name);
+      if (m.size < 4096) m.set(mask, l);
+    }
+    return l.slice();
   }
 
   /** Drop history older than `floor` (keeping the version in force at `floor`), and forget entities long gone. */
   private prune(id: number, floor: number): void {
-    const h = this.hist.get(id);
-    if (h === undefined) return;
-    while (h.ticks.length > 1 && h.ticks[1]! <= floor) {
-      h.ticks.shift();
-      h.vers.shift();
+    let n: ReplicatedEntity | Gap | null | undefined = this.view.get(id);
+    if (n === undefined) {
+      const g = this.gone.get(id);
+      if (g === undefined) return;
+      if (g.since <= floor) {
+        this.gone.delete(id);
+        return;
+      }
+      n = g;
     }
-    if (h.ticks.length === 1 && h.vers[0] === null && h.ticks[0]! <= floor) this.hist.delete(id);
+    while (n !== null && n.since > floor) n = n.prev;
+    if (n !== null) n.prev = null;
   }
 
   /** Entries of history held (for tests of bounded memory). */
   historySize(): number {
     let n = this.applied.size;
-    for (const h of this.hist.values()) n += h.ticks.length;
+    const count = (x: ReplicatedEntity | Gap | null): void => {
+      for (; x !== null; x = x.prev) n++;
+    };
+    for (const e of this.view.values()) count(e);
+    for (const g of this.gone.values()) count(g);
     return n;
   }
 
@@ -288,6 +442,45 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const e = this.view.get(Number(id));
     return e && { type: e.type, fields: e.values };
   }
+}
+
+/** Whether `id` is among the first `n` entries of the ascending `ids`. */
+function sortedHas(ids: readonly number[], n: number, id: number): boolean {
+  let lo = 0;
+  let hi = n - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const x = ids[mid]!;
+    if (x === id) return true;
+    if (x < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return false;
+}
+
+/**
+ * The header of a well-formed state packet of this schema without a reader
+ * object: tick, baseAgo, deferred, count into `out`; returns the offset of the
+ * records, or -1 for anything else (then the checked path reads it and reports).
+ */
+function fastHeader(b: Uint8Array, hash: number, out: number[]): number {
+  const n = b.length;
+  if (n < 9 || b[0] !== STATE_MAGIC || (b[1]! | (b[2]! << 8) | (b[3]! << 16) | (b[4]! << 24)) >>> 0 !== hash) return -1;
+  let p = 5;
+  for (let k = 0; k < 4; k++) {
+    // at most 4 bytes (values < 2^28) here; longer ones go the checked way
+    let v = 0;
+    let shift = 0;
+    for (;;) {
+      if (p >= n || shift === 28) return -1;
+      const x = b[p++]!;
+      v |= (x & 0x7f) << shift;
+      if (x < 0x80) break;
+      shift += 7;
+    }
+    out[k] = v;
+  }
+  return p;
 }
 
 function ignoredResult(tick: number, base: number | null, why: 'old' | 'missing-baseline'): ReceiveResult {

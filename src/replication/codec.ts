@@ -222,6 +222,111 @@ export function readField(inp: BitIn, f: Field<unknown>, b: unknown, path: strin
 // --- entity bodies ---------------------------------------------------------------
 
 /**
+ * Field kinds with a fixed-width wrapped-difference coding, as small integer
+ * codes (so the hot loops switch on a number, not a string). `C_OTHER`: the
+ * generic `writeField` / `readField`.
+ */
+const C_BOOL = 0;
+const C_U8 = 1;
+const C_I8 = 2;
+const C_U16 = 3;
+const C_I16 = 4;
+const C_U32 = 5; // u32, ref, f32: wrapped to an unsigned 32-bit value
+const C_I32 = 6;
+const C_OTHER = 7;
+
+/** Per entity definition: field codes and coding parameters, computed once. */
+export interface Plan {
+  readonly n: number;
+  readonly code: Uint8Array;
+  /** Length-prefix bits (fixed-width kinds). */
+  readonly lenBits: Uint8Array;
+  /** Width in bits (fixed-width kinds). */
+  readonly width: Uint8Array;
+  /** Fields (of the first 32) whose mask bit may be set with an equal value (string, bytes, array). */
+  readonly maybeSame: number;
+  /** Raw values are all numbers compared with === (no f64, bytes, array). */
+  readonly allScalar: boolean;
+}
+
+const plans = new WeakMap<AnyEntityDef, Plan>();
+
+function codeOf(k: FieldKind): number {
+  switch (k) {
+    case 'bool':
+      return C_BOOL;
+    case 'u8':
+      return C_U8;
+    case 'i8':
+      return C_I8;
+    case 'u16':
+      return C_U16;
+    case 'i16':
+      return C_I16;
+    case 'u32':
+    case 'ref':
+    case 'f32':
+      return C_U32;
+    case 'i32':
+      return C_I32;
+    default:
+      return C_OTHER;
+  }
+}
+
+let lastDef: AnyEntityDef | undefined;
+let lastPlan: Plan | undefined;
+
+export function planOf(def: AnyEntityDef): Plan {
+  if (def === lastDef) return lastPlan!;
+  let p = plans.get(def);
+  if (p !== undefined) {
+    lastDef = def;
+    lastPlan = p;
+    return p;
+  }
+  const n = def.list.length;
+  const code = new Uint8Array(n);
+  const lenBits = new Uint8Array(n);
+  const width = new Uint8Array(n);
+  let maybeSame = 0;
+  let allScalar = true;
+  for (let i = 0; i < n; i++) {
+    const k = def.list[i]!.kind;
+    code[i] = codeOf(k);
+    const w = WIDTH[k] ?? 0;
+    width[i] = w;
+    lenBits[i] = w === 0 ? 0 : LEN_BITS[w]!;
+    if ((k === 'string' || k === 'bytes' || k === 'array') && i < 32) maybeSame |= 1 << i;
+    if (k === 'f64' || k === 'bytes' || k === 'array') allScalar = false;
+  }
+  p = { n, code, lenBits, width, maybeSame, allScalar };
+  plans.set(def, p);
+  lastDef = def;
+  lastPlan = p;
+  return p;
+}
+
+/** Write one fixed-width field (code 1..6) whose value `v` differs from `b`. */
+function writeFixed(out: BitOut, c: number, lenBits: number, b: number, v: number): void {
+  let d = v - b;
+  d = c === C_U8 || c === C_I8 ? (d << 24) >> 24 : c === C_U16 || c === C_I16 ? (d << 16) >> 16 : d | 0;
+  const zz = ((d << 1) ^ (d >> 31)) >>> 0;
+  const L = 32 - Math.clz32(zz);
+  if (L - 1 + lenBits <= 32) {
+    // the prefix and the bits below the top bit in one write
+    out.write((L - 1) | ((zz & ~(0x80000000 >>> (32 - L))) << lenBits), L - 1 + lenBits);
+  } else {
+    out.write(L - 1, lenBits);
+    out.write(zz, L - 1);
+  }
+}
+
+function differs(f: Field<unknown>, a: unknown, b: unknown): boolean {
+  return a !== b && (typeof a !== 'object' || !rawEq(f, a, b));
+}
+
+/**
  * Write the body of an update (or of a creation, with `base` = defaults): the
  * change mask (one bit per field), then each changed field. Returns false (and
  * writes nothing) when no field differs.
@@ -231,63 +336,89 @@ export function writeBody(out: BitOut, def: AnyEntityDef, base: readonly unknown
   const n = list.length;
   if (n <= 32) {
     let m = 0;
-    for (let i = 0; i < n; i++) {
-      const a = base[i];
-      const b = raw[i];
-      if (a !== b && (typeof a !== 'object' || !rawEq(list[i]!.f, a, b))) m |= 1 << i;
-    }
+    for (let i = 0; i < n; i++) if (differs(list[i]!.f, base[i], raw[i])) m |= 1 << i;
     if (m === 0) return false;
     out.write(m, n);
-    for (let i = 0; i < n; i++) if ((m >>> i) & 1) writeField(out, list[i]!.f, base[i], raw[i]);
+    const p = planOf(def);
+    const code = p.code;
+    while (m !== 0) {
+      const i = 31 - Math.clz32(m & -m);
+      m &= m - 1;
+      const c = code[i]!;
+      if (c === C_BOOL) continue;
+      if (c === C_OTHER) writeField(out, list[i]!.f, base[i], raw[i]);
+      else writeFixed(out, c, p.lenBits[i]!, base[i] as number, raw[i] as number);
+    }
     return true;
   }
   let any = false;
-  for (let i = 0; i < n && !any; i++) any = base[i] !== raw[i] && !rawEq(list[i]!.f, base[i], raw[i]);
+  for (let i = 0; i < n && !any; i++) any = differs(list[i]!.f, base[i], raw[i]);
   if (!any) return false;
   for (let i = 0; i < n; i += 32) {
     let m = 0;
     const end = Math.min(n, i + 32);
-    for (let j = i; j < end; j++) if (base[j] !== raw[j] && !rawEq(list[j]!.f, base[j], raw[j])) m |= 1 << (j - i);
+    for (let j = i; j < end; j++) if (differs(list[j]!.f, base[j], raw[j])) m |= 1 << (j - i);
     out.write(m, end - i);
   }
-  for (let i = 0; i < n; i++) {
-    if (base[i] !== raw[i] && !rawEq(list[i]!.f, base[i], raw[i])) writeField(out, list[i]!.f, base[i], raw[i]);
-  }
+  for (let i = 0; i < n; i++) if (differs(list[i]!.f, base[i], raw[i])) writeField(out, list[i]!.f, base[i], raw[i]);
   return true;
 }
 
 /** Read a body coded against `base`; returns the new raw array. */
 export function readBody(inp: BitIn, def: AnyEntityDef, base: readonly unknown[]): unknown[] {
-  const list = def.list;
-  const n = list.length;
   const raw = base.slice();
-  if (n <= 32) {
-    let m = inp.read(n, 'mask');
-    while (m !== 0) {
-      const j = 31 - Math.clz32(m & -m);
-      m &= m - 1;
-      readOne(inp, def, list[j]!, base, raw);
-    }
-    return raw;
-  }
-  const masks: number[] = [];
-  for (let i = 0; i < n; i += 32) masks.push(inp.read(Math.min(32, n - i), 'mask'));
-  for (let i = 0; i < masks.length; i++) {
-    let m = masks[i]!;
-    while (m !== 0) {
-      const j = 31 - Math.clz32(m & -m);
-      m &= m - 1;
-      readOne(inp, def, list[i * 32 + j]!, base, raw);
-    }
-  }
+  readBodyInto(inp, def, base, raw);
   return raw;
 }
 
-function readOne(inp: BitIn, def: AnyEntityDef, fi: AnyEntityDef['list'][number], base: readonly unknown[], raw: unknown[]): void {
+/**
+ * Read a body coded against `base` into `raw` (a copy of `base`). Returns the
+ * change mask for types of at most 32 fields, else -1. DecodeErrors carry the
+ * path `Type.field`.
+ */
+export function readBodyInto(inp: BitIn, def: AnyEntityDef, base: readonly unknown[], raw: unknown[]): number {
+  const list = def.list;
+  const n = list.length;
+  let j = -1;
   try {
-    raw[fi.index] = readField(inp, fi.f, base[fi.index], fi.name);
+    if (n <= 32) {
+      const mask = inp.read(n, 'mask');
+      const p = planOf(def);
+      const code = p.code;
+      let m = mask;
+      while (m !== 0) {
+        j = 31 - Math.clz32(m & -m);
+        m &= m - 1;
+        const c = code[j]!;
+        if (c === C_OTHER) {
+          raw[j] = readField(inp, list[j]!.f, base[j], list[j]!.name);
+          continue;
+        }
+        const b = base[j] as number;
+        if (c === C_BOOL) {
+          raw[j] = b === 1 ? 0 : 1;
+          continue;
+        }
+        const zz = readLen(inp, p.lenBits[j]!, p.width[j]!, list[j]!.name);
+        const v = b + ((zz >>> 1) ^ -(zz & 1));
+        raw[j] =
+          c === C_U32 ? v >>> 0 : c === C_U8 ? v & 0xff : c === C_U16 ? v & 0xffff : c === C_I8 ? (v << 24) >> 24 : c === C_I16 ? (v << 16) >> 16 : v | 0;
+      }
+      return mask;
+    }
+    const masks: number[] = [];
+    for (let i = 0; i < n; i += 32) masks.push(inp.read(Math.min(32, n - i), 'mask'));
+    for (let i = 0; i < masks.length; i++) {
+      let m = masks[i]!;
+      while (m !== 0) {
+        j = i * 32 + 31 - Math.clz32(m & -m);
+        m &= m - 1;
+        raw[j] = readField(inp, list[j]!.f, base[j], list[j]!.name);
+      }
+    }
+    return -1;
   } catch (e) {
-    throw rethrowAt(e, def.name, inp.offset);
+    throw j < 0 && e instanceof DecodeError ? e : rethrowAt(e, def.name, inp.offset);
   }
 }
 

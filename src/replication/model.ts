@@ -8,15 +8,18 @@ export type ClientKey = string | number;
 export type OwnerTag = string | number;
 export type InterestFn = (id: number, values: Record<string, unknown>) => boolean;
 
-/** Encoded record body, shared between clients. */
+/** Encoded record body, shared between clients: `bits` bits from word `off` of the arena `a`. */
 export interface Enc {
-  words: ArrayLike<number>;
+  a: Uint32Array;
+  off: number;
   bits: number;
 }
-export const NO_CHANGE: Enc = { words: [], bits: 0 };
+export const NO_CHANGE: Enc = { a: new Uint32Array(0), off: 0, bits: 0 };
 
 export class Version {
   tick = -1;
+  /** The published version before this one (history; cut below the baseline window). */
+  older: Version | null = null;
   pub: unknown[] | undefined;
   values: Record<string, unknown> | undefined;
   /** The first update encoded from this version (not owner-specific): its target and encoding. */
@@ -39,9 +42,10 @@ export class Ent {
   despawnPending = false;
   dirty = false;
   mark = 0;
-  /** Published versions (ticks ascending), the window plus the one before it. */
-  ticks: number[] = [];
-  vers: Version[] = [];
+  /** Interest: bit `slot & 31` of word `slot >> 5` is set when the profile of that slot sees this entity now. */
+  vis: Uint32Array | null = null;
+  /** The newest published version (its `older` chain: the window plus the one before it). */
+  top: Version | null = null;
   constructor(
     readonly id: number,
     readonly def: AnyEntityDef,
@@ -51,8 +55,9 @@ export class Ent {
     this.cur = v;
   }
   versionAt(t: number): Version | null {
-    for (let i = this.ticks.length - 1; i >= 0; i--) if (this.ticks[i]! <= t) return this.vers[i]!;
-    return null;
+    let v = this.top;
+    while (v !== null && v.tick > t) v = v.older;
+    return v;
   }
 }
 
@@ -72,6 +77,10 @@ export class Profile {
   /** Interest toggles by entity (ticks; visible when an odd number are <= t). */
   readonly toggles = new Map<Ent, number[]>();
   readonly visible = new Set<Ent>();
+  /** This profile's bit in `Ent.vis` (interest profiles only). */
+  slot = -1;
+  /** Re-evaluate interest for every entity each tick (else only for changed entities and after a refresh). */
+  everyTick = true;
   readonly log = new Map<number, Ent[]>();
   readonly acc = new Map<Ent, number>();
   refresh = true;

@@ -11,7 +11,6 @@
  * and each entity record once per (held version, new version) and shared.
  */
 import { ByteReader } from '../core/reader.js';
-import { ByteWriter } from '../core/writer.js';
 import { DecodeError, EncodeError } from '../core/errors.js';
 import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
 import { maxRecordBits, writeBody } from './codec.js';
@@ -50,8 +49,18 @@ export interface ServerOptions {
 }
 
 export interface ClientOptions {
-  /** Which entities this client sees; re-evaluated for an entity when it changes, and for all on `refreshInterest`. */
+  /**
+   * Which entities this client sees. Re-evaluated at every `tick()` for every
+   * entity, so a hook that reads a moving viewpoint brings entities in and out
+   * as it moves (see `interestEvery`).
+   */
   interest?: (id: number, values: Record<string, unknown>) => boolean;
+  /**
+   * `'tick'` (default): the interest hook runs for every entity at every tick.
+   * `'change'`: only for entities that changed that tick, and for all after
+   * `refreshInterest(key)` (cheaper when the viewpoint rarely moves).
+   */
+  interestEvery?: 'tick' | 'change';
   /** Owner tag: the client sees the owner-only fields of entities spawned with the same tag. */
   owner?: OwnerTag;
 }
@@ -68,13 +77,25 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly ents = new Map<number, Ent>();
   private readonly dirty: Ent[] = [];
   private readonly log = new Map<number, Ent[]>();
+  /** The versions published at each tick of the window. */
+  private readonly logV = new Map<number, Version[]>();
   private readonly clients = new Map<ClientKey, ClientState>();
   private readonly publicProfile = new Profile(undefined, undefined);
+  private readonly freeSlots: number[] = [];
+  private nextSlot = 0;
   private readonly profiles = new Set<Profile>();
   private readonly fb = new FloatBits();
   private readonly scratch = new BitOut(256);
   private readonly pkt = new BitOut(512);
   private readonly setIdx: number[] = [];
+  private readonly head = new Uint8Array(HEADER_MAX);
+  private arena = new Uint32Array(ARENA_WORDS);
+  private arenaPos = 0;
+  private readonly recE: (Ent | undefined)[] = [];
+  private readonly recHeld: (Version | null)[] = [];
+  private readonly recTarget: (Version | null)[] = [];
+  private readonly recEnc: Enc[] = [];
+  private readonly recBits: number[] = [];
   private readonly setRaw: unknown[] = [];
   private nextId = 1;
   private t = 0;
@@ -232,6 +253,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       throw new EncodeError('tick', `must be an integer above the current tick ${this.t}, not ${to}`);
     const t = (this.t = to ?? this.t + 1);
     const changed: Ent[] = [];
+    const published: Version[] = [];
     const floor = t - this.window;
     for (const e of this.dirty) {
       e.dirty = false;
@@ -243,59 +265,98 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         continue;
       }
       if (e.spawnTick < 0) e.spawnTick = t;
-      e.cur.tick = t;
-      e.ticks.push(t);
-      e.vers.push(e.cur);
-      while (e.ticks.length > 1 && e.ticks[1]! <= floor) {
-        e.ticks.shift();
-        e.vers.shift();
-      }
+      const v = e.cur;
+      v.tick = t;
+      v.older = e.top;
+      e.top = v;
       changed.push(e);
+      published.push(v);
     }
     this.dirty.length = 0;
     this.log.set(t, changed);
-    // ticks leave the window in order (several at once after a jump)
+    this.logV.set(t, published);
+    // ticks leave the window in order (several at once after a jump: a relay's tick(to))
     let dropped: Ent[] | undefined;
     for (const [k, l] of this.log) {
       if (k > floor) break;
       this.log.delete(k);
       dropped = dropped === undefined ? l : dropped.concat(l);
     }
+    // the versions published at or before the floor are now the oldest any baseline needs: forget what came before them
+    for (const [k, vs] of this.logV) {
+      if (k > floor) break;
+      this.logV.delete(k);
+      for (let i = 0; i < vs.length; i++) vs[i]!.older = null;
+    }
+    const all: Profile[] = [];
+    const some: Profile[] = [];
     for (const p of this.profiles) {
-      if (p.interest !== undefined) this.updateInterest(p, t, changed);
+      if (p.interest !== undefined) (p.refresh || p.everyTick ? all : some).push(p);
       if (dropped) for (const e of dropped) if (e.despawnTick <= t) p.acc.delete(e);
     }
+    if (all.length > 0) this.updateInterest(all, t, changed, true);
+    if (some.length > 0) this.updateInterest(some, t, changed, false);
     return t;
   }
 
-  private updateInterest(p: Profile, t: number, changed: Ent[]): void {
-    const toggled: Ent[] = [];
+  /**
+   * Re-run the interest hooks of `ps` at tick `t`: for every entity when
+   * `all` (entity by entity, so that its values are read once for every
+   * profile), else for the entities changed this tick; log the toggles.
+   */
+  private updateInterest(ps: Profile[], t: number, changed: Ent[], all: boolean): void {
+    const np = ps.length;
+    const toggled: Ent[][] = ps.map(() => []);
     const check = (e: Ent): void => {
-      const vis = e.despawnTick === Infinity && e.spawnTick >= 0 && p.interest!(e.id, this.valuesOf(e.cur, e.def));
-      if (vis !== p.visible.has(e)) {
-        if (vis) p.visible.add(e);
-        else p.visible.delete(e);
+      const alive = e.despawnTick === Infinity && e.spawnTick >= 0;
+      const values = alive ? this.valuesOf(e.top ?? e.cur, e.def) : undefined;
+      const id = e.id;
+      for (let k = 0; k < np; k++) {
+        const p = ps[k]!;
+        const vis = values !== undefined && p.interest!(id, values);
+        const w = p.slot >>> 5;
+        const bit = 1 << (p.slot & 31);
+        let v = e.vis;
+        const was = v !== null && w < v.length && (v[w]! & bit) !== 0;
+        if (vis === was) continue;
+        if (v === null || w >= v.length) {
+          const nv = new Uint32Array(w + 1);
+          if (v !== null) nv.set(v);
+          e.vis = v = nv;
+        }
+        if (vis) {
+          v[w]! |= bit;
+          p.visible.add(e);
+        } else {
+          v[w]! &= ~bit;
+          p.visible.delete(e);
+        }
         let arr = p.toggles.get(e);
         if (arr === undefined) p.toggles.set(e, (arr = []));
         arr.push(t);
-        toggled.push(e);
+        toggled[k]!.push(e);
       }
     };
-    if (p.refresh) {
-      p.refresh = false;
+    if (all) {
+      // every entity (a viewpoint may have moved), and the ones that just left the world
       for (const e of this.ents.values()) check(e);
       for (const e of changed) if (e.despawnTick !== Infinity) check(e);
     } else for (const e of changed) check(e);
-    p.log.set(t, toggled);
     const floor = t - this.window;
-    for (const [k, old] of p.log) {
-      if (k > floor) break;
-      p.log.delete(k);
-      for (const e of old) {
-        const arr = p.toggles.get(e);
-        if (arr === undefined) continue;
-        while (arr.length >= 2 && arr[1]! <= floor) arr.splice(0, 2);
-        if (arr.length === 0) p.toggles.delete(e);
+    for (let k = 0; k < np; k++) {
+      const p = ps[k]!;
+      p.refresh = false;
+      p.log.set(t, toggled[k]!);
+      // (several ticks at once after a jump)
+      for (const [kk, old] of p.log) {
+        if (kk > floor) break;
+        p.log.delete(kk);
+        for (const e of old) {
+          const arr = p.toggles.get(e);
+          if (arr === undefined) continue;
+          while (arr.length >= 2 && arr[1]! <= floor) arr.splice(0, 2);
+          if (arr.length === 0) p.toggles.delete(e);
+        }
       }
     }
   }
@@ -311,8 +372,12 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let profile = this.publicProfile;
     if (opts.interest !== undefined || opts.owner !== undefined) {
       profile = new Profile(opts.interest, opts.owner);
+      if (opts.interest !== undefined) {
+        profile.slot = this.freeSlots.pop() ?? this.nextSlot++;
+        profile.everyTick = opts.interestEvery !== 'change';
+      }
       this.profiles.add(profile);
-      if (opts.interest !== undefined) this.updateInterest(profile, this.t, []);
+      if (opts.interest !== undefined) this.updateInterest([profile], this.t, [], true);
     }
     this.clients.set(key, { profile, sent: new Map(), acked: -1, last: null });
   }
@@ -321,10 +386,20 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const c = this.clients.get(key);
     if (c === undefined) return;
     this.clients.delete(key);
-    if (c.profile !== this.publicProfile) this.profiles.delete(c.profile);
+    if (c.profile !== this.publicProfile) {
+      this.profiles.delete(c.profile);
+      const slot = c.profile.slot;
+      if (slot >= 0) {
+        // clear the slot's bits before another profile takes it
+        const w = slot >>> 5;
+        const bit = ~(1 << (slot & 31));
+        for (const e of c.profile.visible) if (e.vis !== null && w < e.vis.length) e.vis[w]! &= bit;
+        this.freeSlots.push(slot);
+      }
+    }
   }
 
-  /** Re-evaluate a client's interest in every entity at the next `tick()` (call when its viewpoint moves). */
+  /** Re-evaluate a client's interest in every entity at the next `tick()` (for `interestEvery: 'change'` clients whose viewpoint moved). */
   refreshInterest(key: ClientKey): void {
     this.client(key).profile.refresh = true;
   }
@@ -465,11 +540,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const hit = target.create[k];
       if (hit !== undefined) return hit;
       s.reset();
-      const n = def.list.length;
-      // all fields at their defaults: just a mask of zeros
-      const enc: Enc = writeBody(s, def, def.defaults, rawOf(def, target, ownV))
-        ? { words: s.take(), bits: s.pos }
-        : { words: new Uint32Array(((n + 31) >>> 5) + 1), bits: n };
+      if (!writeBody(s, def, def.defaults, rawOf(def, target, ownV))) {
+        // all fields at their defaults: just a mask of zeros
+        for (let n = def.list.length; n > 0; n -= 32) s.write(0, Math.min(32, n));
+      }
+      const enc = this.stash(s);
       target.create[k] = enc;
       return enc;
     }
@@ -492,7 +567,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       if (hit !== undefined) return hit;
     }
     s.reset();
-    const enc = writeBody(s, def, rawOf(def, held, ownH), rawOf(def, target, ownV)) ? { words: s.take(), bits: s.pos } : NO_CHANGE;
+    const enc = writeBody(s, def, rawOf(def, held, ownH), rawOf(def, target, ownV)) ? this.stash(s) : NO_CHANGE;
     if (k === 0 && held.next0 === undefined) {
       held.next0 = target;
       held.enc0 = enc;
@@ -506,6 +581,21 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return enc;
   }
 
+  /** Keep the bits written in `s` in the encoding arena (one small object per encoding, no array). */
+  private stash(s: BitOut): Enc {
+    const n = (s.pos + 31) >>> 5;
+    let a = this.arena;
+    let off = this.arenaPos;
+    if (off + n > a.length) {
+      this.arena = a = new Uint32Array(Math.max(ARENA_WORDS, n));
+      off = 0;
+    }
+    const w = s.words;
+    for (let i = 0; i < n; i++) a[off + i] = w[i]!;
+    this.arenaPos = off + n;
+    return { a, off, bits: s.pos };
+  }
+
   private build(p: Profile, base: Node | null, t: number, mtu = this.mtu): Built {
     if (p.builtTick !== t) {
       p.built.clear();
@@ -514,41 +604,79 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const key = base === null ? 'full' : base.over === null ? base.tick : base;
     const cached = mtu === this.mtu ? p.built.get(key) : undefined;
     if (cached !== undefined) return cached;
-    const recs: Rec[] = [];
     const typeBits = this.typeBits;
-    for (const e of this.candidates(p, base, t)) {
-      const held = base === null ? null : this.held(p, e, base);
-      const target = this.visible(p, e, t) ? e.cur : null;
-      if (held === target) continue;
-      if (target === null) {
-        if (held !== null) recs.push({ e, held, target, enc: NO_CHANGE, bits: 2 });
-        continue;
+    const cands = this.candidates(p, base, t);
+    // usually already in id order (one tick's changes, set in id order): sort only when not
+    for (let i = 1; i < cands.length; i++) {
+      if (cands[i]!.id < cands[i - 1]!.id) {
+        cands.sort(byId);
+        break;
       }
-      const enc = this.encode(p, e, held, target);
-      if (enc === NO_CHANGE) continue;
-      recs.push({ e, held, target, enc, bits: held === null ? 2 + typeBits + enc.bits : 1 + enc.bits });
     }
-    recs.sort((a, b) => a.e.id - b.e.id);
-    const budget = Number.isFinite(mtu) ? (mtu - HEADER_MAX) * 8 : Infinity;
+    // the records, in id order, in reused parallel arrays (no object per record)
+    const recE = this.recE;
+    const recHeld = this.recHeld;
+    const recTarget = this.recTarget;
+    const recEnc = this.recEnc;
+    const recBits = this.recBits;
+    let n = 0;
     let total = 0;
     let prev = 0;
-    for (const r of recs) {
-      total += r.bits + gammaBits(r.e.id - prev);
-      prev = r.e.id;
-    }
-    let sent = recs;
-    let deferred: Rec[] = [];
-    if (total > budget) [sent, deferred] = this.choose(p, recs, budget);
-    for (const r of sent) p.acc.delete(r.e);
-    let over: Map<Ent, Version | null> | null = null;
-    if (deferred.length > 0) {
-      over = new Map();
-      for (const r of deferred) {
-        over.set(r.e, r.held);
-        p.acc.set(r.e, (p.acc.get(r.e) ?? 0) + 1);
+    for (let i = 0; i < cands.length; i++) {
+      const e = cands[i]!;
+      const held = base === null ? null : this.held(p, e, base);
+      const target = this.visible(p, e, t) ? e.top : null;
+      if (held === target) continue;
+      let enc: Enc;
+      let bits: number;
+      if (target === null) {
+        enc = NO_CHANGE;
+        bits = 2;
+      } else {
+        enc = this.encode(p, e, held, target);
+        if (enc === NO_CHANGE) continue;
+        bits = held === null ? 2 + typeBits + enc.bits : 1 + enc.bits;
       }
+      recE[n] = e;
+      recHeld[n] = held;
+      recTarget[n] = target;
+      recEnc[n] = enc;
+      recBits[n] = bits;
+      n++;
+      total += bits + gammaBits(e.id - prev);
+      prev = e.id;
     }
-    const built: Built = { node: { tick: t, over }, packet: this.assemble(t, base, deferred.length, sent) };
+    const budget = Number.isFinite(mtu) ? (mtu - HEADER_MAX) * 8 : Infinity;
+    let over: Map<Ent, Version | null> | null = null;
+    let deferredCount = 0;
+    if (total > budget) {
+      const recs: Rec[] = [];
+      for (let i = 0; i < n; i++) recs.push({ e: recE[i]!, held: recHeld[i]!, target: recTarget[i]!, enc: recEnc[i]!, bits: recBits[i]! });
+      const [sent, deferred] = this.choose(p, recs, budget);
+      n = sent.length;
+      for (let i = 0; i < n; i++) {
+        const r = sent[i]!;
+        recE[i] = r.e;
+        recHeld[i] = r.held;
+        recTarget[i] = r.target;
+        recEnc[i] = r.enc;
+        recBits[i] = r.bits;
+      }
+      if (deferred.length > 0) {
+        over = new Map();
+        for (const r of deferred) {
+          over.set(r.e, r.held);
+          p.acc.set(r.e, (p.acc.get(r.e) ?? 0) + 1);
+        }
+      }
+      deferredCount = deferred.length;
+    }
+    if (p.acc.size > 0) for (let i = 0; i < n; i++) p.acc.delete(recE[i]!);
+    const built: Built = { node: { tick: t, over }, packet: this.assemble(t, base, deferredCount, n) };
+    recE.fill(undefined, 0, n);
+    recHeld.fill(null, 0, n);
+    recTarget.fill(null, 0, n);
+    recEnc.fill(NO_CHANGE, 0, n);
     if (mtu === this.mtu) p.built.set(key, built);
     return built;
   }
@@ -570,36 +698,66 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return [sent, deferred];
   }
 
-  private assemble(t: number, base: Node | null, deferred: number, recs: Rec[]): Uint8Array {
-    const h = new ByteWriter(HEADER_MAX);
-    h.u8(STATE_MAGIC)
-      .u32le(this.hash)
-      .vu32(t)
-      .vu32(base === null ? 0 : t - base.tick)
-      .vu32(deferred)
-      .vu32(recs.length);
+  /** The packet of the first `n` records of the record arrays. */
+  private assemble(t: number, base: Node | null, deferred: number, n: number): Uint8Array {
     const out = this.pkt;
     out.reset();
+    const recE = this.recE;
+    const recHeld = this.recHeld;
+    const recTarget = this.recTarget;
+    const recEnc = this.recEnc;
+    const typeBits = this.typeBits;
     let prev = 0;
-    for (const r of recs) {
-      writeGamma(out, r.e.id - prev);
-      prev = r.e.id;
-      if (r.target === null)
+    for (let i = 0; i < n; i++) {
+      const id = recE[i]!.id;
+      writeGamma(out, id - prev);
+      prev = id;
+      if (recTarget[i] === null)
         out.write(3, 2); // despawn: 1, 1
-      else if (r.held === null) {
+      else if (recHeld[i] === null) {
         out.write(1, 2); // create: 1, 0
-        out.write(r.e.type, this.typeBits);
-        out.append(r.enc.words, r.enc.bits);
+        out.write(recE[i]!.type, typeBits);
+        const enc = recEnc[i]!;
+        out.appendFrom(enc.a, enc.off, enc.bits);
       } else {
         out.write(0, 1); // update: 0
-        out.append(r.enc.words, r.enc.bits);
+        const enc = recEnc[i]!;
+        out.appendFrom(enc.a, enc.off, enc.bits);
       }
     }
-    const head = h.finish();
-    const body = out.bytes();
-    const packet = new Uint8Array(head.length + body.length);
-    packet.set(head);
-    packet.set(body, head.length);
+    // header: magic, schema hash, then four varints
+    const h = this.head;
+    h[0] = STATE_MAGIC;
+    const hash = this.hash;
+    h[1] = hash & 0xff;
+    h[2] = (hash >>> 8) & 0xff;
+    h[3] = (hash >>> 16) & 0xff;
+    h[4] = hash >>> 24;
+    let k = 5;
+    k = putVarint(h, k, t);
+    k = putVarint(h, k, base === null ? 0 : t - base.tick);
+    k = putVarint(h, k, deferred);
+    k = putVarint(h, k, n);
+    const packet = new Uint8Array(k + ((out.pos + 7) >>> 3));
+    for (let i = 0; i < k; i++) packet[i] = h[i]!;
+    out.bytesInto(packet, k);
     return packet;
   }
+}
+
+/** Words per encoding arena (a new one when full; old ones live as long as encodings cached in them). */
+const ARENA_WORDS = 16384;
+
+function byId(a: Ent, b: Ent): number {
+  return a.id - b.id;
+}
+
+/** Unsigned LEB128 of v (< 2^32) at `k`; returns the next offset. */
+function putVarint(h: Uint8Array, k: number, v: number): number {
+  while (v >= 0x80) {
+    h[k++] = (v & 0x7f) | 0x80;
+    v >>>= 7;
+  }
+  h[k++] = v;
+  return k;
 }

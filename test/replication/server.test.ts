@@ -6,11 +6,37 @@ import { rng } from '../helpers/rng.js';
 const Dot = defineEntity('Dot', { x: t.f32(), y: t.f32() });
 const entities = [Dot] as const;
 
-test('refreshInterest: a moving viewpoint brings entities in and out', () => {
+test('interest is re-run every tick: a moving viewpoint brings still entities in and out', () => {
   const server = new ReplicationServer({ entities });
   const client = new ReplicationClient({ entities });
   const view = { x: 0 };
   server.addClient('c', { interest: (_id, v) => Math.abs((v.x as number) - view.x) <= 10 });
+  const ids = Array.from({ length: 100 }, (_, i) => server.spawn(Dot, { x: i * 5, y: 0 }));
+  const step = (): void => {
+    server.tick();
+    client.receive(server.packetFor('c'));
+    server.receive('c', client.ack());
+  };
+  const seen = (): number[] => [...client.entities.keys()].sort((a, b) => a - b);
+  step();
+  assert.deepEqual(seen(), ids.slice(0, 3)); // x = 0, 5, 10
+  // no entity changes: only the viewpoint moves, one step per tick
+  for (let k = 1; k <= 50; k++) {
+    view.x = k * 5;
+    step();
+    const lo = Math.max(0, k - 2);
+    assert.deepEqual(seen(), ids.slice(lo, k + 3), `viewpoint at x = ${view.x}`);
+  }
+  view.x = 1000;
+  step();
+  assert.equal(client.entities.size, 0);
+});
+
+test("refreshInterest: with interestEvery 'change' a moving viewpoint needs a refresh", () => {
+  const server = new ReplicationServer({ entities });
+  const client = new ReplicationClient({ entities });
+  const view = { x: 0 };
+  server.addClient('c', { interest: (_id, v) => Math.abs((v.x as number) - view.x) <= 10, interestEvery: 'change' });
   const ids = Array.from({ length: 100 }, (_, i) => server.spawn(Dot, { x: i * 5, y: 0 }));
   const step = (): void => {
     server.tick();
