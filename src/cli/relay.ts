@@ -44,12 +44,17 @@ export async function relayCommand(args: string[], io: Io): Promise<number> {
         name: { type: 'string' },
         'log-every': { type: 'string' },
         seconds: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
       },
       strict: true,
       allowPositionals: false,
     }).values;
   } catch (e) {
     return fail(io, (e as Error).message, 2);
+  }
+  if (values.help) {
+    io.stdout.write(`${RELAY_USAGE}\n`);
+    return 0;
   }
   const natsUrl = (values.nats as string | undefined) ?? 'nats://127.0.0.1:4222';
   const world = values.world as string | undefined;

@@ -117,3 +117,24 @@ test('world names: subjects and stream from a safe name; anything else refused',
   });
   for (const bad of ['', 'a.b', 'a*', 'a>', 'a b', 'x'.repeat(65)]) assert.throws(() => worldNames(bad), /world name/);
 });
+
+test('tickwire relay: usage errors exit 2 with one line and the usage; --help prints it; a bad --schema file exits 1', async () => {
+  const { run } = await import('../../src/cli/main.js');
+  const { fakeIo } = await import('../helpers/cli-io.js');
+  const cases: Array<[string[], number, RegExp]> = [
+    [['relay', '--world', 'x'], 2, /missing --listen/],
+    [['relay', '--listen', 'ws://127.0.0.1:9001'], 2, /missing --world/],
+    [['relay', '--world', 'x', '--listen', 'http://127.0.0.1:9001'], 2, /ws:\/\/HOST:PORT/],
+    [['relay', '--world', 'x', '--listen', 'ws://127.0.0.1:9001', '--udp', '70000'], 2, /--udp must be a number 0\.\.65535/],
+    [['relay', '--world', 'x', '--listen', 'ws://127.0.0.1:9001', '--bogus'], 2, /Unknown option/],
+    [['relay', '--world', 'x', '--listen', 'ws://127.0.0.1:9001', '--schema', '/nonexistent/schema.json'], 1, /--schema \/nonexistent\/schema\.json/],
+  ];
+  for (const [args, code, msg] of cases) {
+    const f = fakeIo();
+    assert.equal(await run(args, f.io), code, args.join(' '));
+    assert.match(f.err.join(''), msg, args.join(' '));
+  }
+  const f = fakeIo();
+  assert.equal(await run(['relay', '--help'], f.io), 0);
+  assert.match(f.text(), /tickwire relay --nats/);
+});

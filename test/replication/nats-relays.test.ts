@@ -62,11 +62,11 @@ test('relays over NATS: 1 authority, 3 relays, 300 WebSocket clients, a relay ki
   // without a namespace it still binds and contacts only 127.0.0.1
   const r =
     ns === undefined
-      ? spawnSync(process.execPath, script, { cwd: ROOT, encoding: 'utf8', timeout: 150_000, maxBuffer: 1 << 28 })
+      ? spawnSync(process.execPath, script, { cwd: ROOT, encoding: 'utf8', timeout: 240_000, maxBuffer: 1 << 28 })
       : spawnSync('unshare', [...ns, 'sh', '-c', 'ip link set lo up && exec "$0" "$@"', process.execPath, ...script], {
           cwd: ROOT,
           encoding: 'utf8',
-          timeout: 150_000,
+          timeout: 240_000,
           maxBuffer: 1 << 28,
         });
   assert.ok(existsSync(out), `no result (status ${r.status}): ${r.stderr.slice(-3000)}`);
