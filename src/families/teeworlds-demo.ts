@@ -126,6 +126,12 @@ function keyframeSpans(ints: Int32Array, rec: { items?: TypedItem[] }, codec: Tw
   return out;
 }
 
+const sameData = (a: ArrayLike<number>, b: ArrayLike<number>): boolean => {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
+
 /** The state table after a snapshot: its items, marked new or changed against the previous one. */
 function tableOf(prev: Snapshot, snap: Snapshot, codec: TwVersion, decls: ReadonlyMap<number, string>): EntityTable {
   const rows: EntityRow[] = [];
@@ -137,7 +143,7 @@ function tableOf(prev: Snapshot, snap: Snapshot, codec: TwVersion, decls: Readon
     if (pi < 0) {
       row.created = true;
       row.changed = Object.keys(fields);
-    } else {
+    } else if (!sameData(prev.itemData(pi), snap.itemData(i))) {
       const o = typedItem(codec, prev, pi, decls);
       const of: Record<string, unknown> = o.fields ?? { data: o.data };
       row.changed = Object.keys(fields).filter((k) => JSON.stringify(fields[k]) !== JSON.stringify(of[k]));
@@ -156,7 +162,11 @@ function* decodeDemo(bytes: Uint8Array): Generator<DecodedMessage> {
   let prevTick = -1;
   let prev = Snapshot.EMPTY;
   let table: EntityTable = { rows: [], removed: [] };
-  const unmarked = () => ({ rows: table.rows.map((x) => (x.changed.length === 0 && !x.created ? x : { ...x, changed: [], created: false })), removed: [] });
+  // the same table with no row marked (the table itself when none is)
+  const unmarked = (): EntityTable =>
+    table.removed.length === 0 && table.rows.every((x) => x.changed.length === 0 && !x.created)
+      ? table
+      : { rows: table.rows.map((x) => (x.changed.length === 0 && !x.created ? x : { ...x, changed: [], created: false })), removed: [] };
   // Tick markers, as `tick` records: one with no data after it is an unchanged snapshot (0.7.5 writes those)
   const markers: DecodedMessage[] = [];
   const onTick = (t: { tick: number; keyframe: boolean; inline: boolean; offset: number; end: number }) => {
