@@ -18,11 +18,20 @@ import {
   isDemo,
   readDemoInfo,
   systemMessageName,
+  itemTypeInfo,
+  describeDelta,
+  extTypeDeclarations,
+  STATIC_SIZES,
+  Snapshot,
+  typedItem,
   type DemoInfo,
   type TwVersion,
+  type TypedItem,
 } from '../protocols/teeworlds/index.js';
+import type { Span } from '../core/index.js';
+import { DeltaSpanLog, fieldExists, fieldPaths, type SpanAdder, snapshotSpans } from './teeworlds-spans.js';
 import { snapshotRecord } from './teeworlds-net.js';
-import type { DecodedMessage, FamilyOption, OptionValues, StreamEncoder } from './types.js';
+import type { DecodedMessage, EntityRow, EntityTable, FamilyOption, OptionValues, StreamEncoder } from './types.js';
 
 const options: Record<string, FamilyOption> = {
   demo: {
@@ -68,13 +77,114 @@ export function demoHeaderRecord(info: DemoInfo): Record<string, unknown> {
   return r;
 }
 
+/** Spans of the header record: each field in the 176-byte header, markers, the SHA-256 extension, the map. */
+function headerSpans(info: DemoInfo, rec: Record<string, unknown>): Span[] {
+  const out: Span[] = [];
+  const add = (path: string, start: number, end: number, kind: string) => {
+    if (end > start) out.push({ path, start, end, kind });
+  };
+  add('version', 7, 8, 'u8');
+  add('netVersion', 8, 72, 'string');
+  add('codec', 8, 72, 'string');
+  add('mapName', 72, 136, 'string');
+  add('mapSize', 136, 140, 'u32be');
+  add('mapCrc', 140, 144, 'u32be');
+  add('type', 144, 152, 'string');
+  add('length', 152, 156, 'u32be');
+  add('timestamp', 156, 176, 'string');
+  info.markers.forEach((_, i) => add(`markers[${i}]`, 180 + 4 * i, 184 + 4 * i, 'u32be'));
+  if (rec.markersRaw !== undefined) add('markersRaw', 176, 436, 'bytes');
+  let p = info.header.version >= 4 ? 436 : 176;
+  if (info.mapSha256 !== undefined) {
+    add('mapSha256', p + 16, p + 48, 'bytes');
+    p += 48;
+  }
+  if (rec.mapCrcOk !== null) add('mapCrcOk', p, p + info.map.length, 'map');
+  return out;
+}
+
+const intBytes = (ints: Int32Array) => new Uint8Array(ints.buffer, ints.byteOffset, ints.byteLength);
+
+/** Spans of a whole snapshot chunk's record, in its ints (the games' memory layout: sizes, offsets, then key and data of each item). */
+function keyframeSpans(ints: Int32Array, rec: { items?: TypedItem[] }, codec: TwVersion, decls: ReadonlyMap<number, string>): Span[] {
+  const out: Span[] = [];
+  const add = (path: string, int: number, n = 1) => out.push({ path, start: int * 4, end: (int + n) * 4, kind: 'i32', layer: 'ints' });
+  add('numItems', 1);
+  const n = ints[1]!;
+  rec.items?.forEach((item, i) => {
+    const keyAt = 2 + n + ints[2 + i]! / 4;
+    const p = `items[${i}]`;
+    for (const f of ['type', 'id', 'typeName', 'event', 'uuidName'] as const) if (item[f] !== undefined) add(`${p}.${f}`, keyAt);
+    const fp = item.fields === undefined ? [] : fieldPaths(itemTypeInfo(codec, item.type, decls), item.data.length);
+    item.data.forEach((_, k) => {
+      add(`${p}.data[${k}]`, keyAt + 1 + k);
+      const f = fp[k];
+      if (f !== undefined && item.fields !== undefined && fieldExists(item.fields, f)) add(`${p}.fields.${f}`, keyAt + 1 + k);
+      if (f === 'uuid' && item.fields?.uuidName !== undefined) add(`${p}.fields.uuidName`, keyAt + 1 + k);
+    });
+  });
+  return out;
+}
+
+const sameData = (a: ArrayLike<number>, b: ArrayLike<number>): boolean => {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+};
+
+/** The state table after a snapshot: its items, marked new or changed against the previous one. */
+function tableOf(prev: Snapshot, snap: Snapshot, codec: TwVersion, decls: ReadonlyMap<number, string>): EntityTable {
+  const rows: EntityRow[] = [];
+  for (let i = 0; i < snap.numItems; i++) {
+    const t = typedItem(codec, snap, i, decls);
+    const fields: Record<string, unknown> = t.fields ?? { data: t.data };
+    const row: EntityRow = { id: `${t.type}:${t.id}`, type: t.typeName, fields, changed: [] };
+    const pi = prev.indexOf(snap.keys[i]!);
+    if (pi < 0) {
+      row.created = true;
+      row.changed = Object.keys(fields);
+    } else if (!sameData(prev.itemData(pi), snap.itemData(i))) {
+      const o = typedItem(codec, prev, pi, decls);
+      const of: Record<string, unknown> = o.fields ?? { data: o.data };
+      row.changed = Object.keys(fields).filter((k) => JSON.stringify(fields[k]) !== JSON.stringify(of[k]));
+    }
+    rows.push(row);
+  }
+  const removed: string[] = [];
+  for (let i = 0; i < prev.numItems; i++) if (snap.indexOf(prev.keys[i]!) < 0) removed.push(`${prev.type(i)}:${prev.id(i)}`);
+  return { rows, removed };
+}
+
 function* decodeDemo(bytes: Uint8Array): Generator<DecodedMessage> {
   const info = readDemoInfo(bytes);
-  yield { records: [demoHeaderRecord(info)] };
+  const head = demoHeaderRecord(info);
+  yield { records: [head], bytes: bytes.subarray(0, info.chunksOffset), spans: headerSpans(info, head), state: { rows: [], removed: [] } };
   let prevTick = -1;
-  for (const e of demoEvents(bytes, info)) {
+  let prev = Snapshot.EMPTY;
+  let table: EntityTable = { rows: [], removed: [] };
+  // the same table with no row marked (the table itself when none is)
+  const unmarked = (): EntityTable =>
+    table.removed.length === 0 && table.rows.every((x) => x.changed.length === 0 && !x.created)
+      ? table
+      : { rows: table.rows.map((x) => (x.changed.length === 0 && !x.created ? x : { ...x, changed: [], created: false })), removed: [] };
+  // Tick markers, as `tick` records: one with no data after it is an unchanged snapshot (0.7.5 writes those)
+  const markers: DecodedMessage[] = [];
+  const onTick = (t: { tick: number; keyframe: boolean; inline: boolean; offset: number; end: number }) => {
+    const r = { record: 'tick', tick: t.tick, keyframe: t.keyframe, inline: t.inline, offset: t.offset };
+    const spans: Span[] = [
+      { path: 'keyframe', start: 0, end: 1, kind: 'flag' },
+      { path: 'inline', start: 0, end: 1, kind: 'flag' },
+      { path: 'tick', start: t.inline ? 0 : 1, end: t.end - t.offset, kind: t.inline ? 'delta' : 'u32be' },
+    ];
+    table = unmarked();
+    markers.push({ records: [r], bytes: bytes.subarray(t.offset, t.end), spans, state: table });
+  };
+  for (const e of demoEvents(bytes, info, { deltaSpans: () => new DeltaSpanLog(), onTick })) {
+    yield* markers.splice(0);
+    const chunk = bytes.subarray(e.offset, e.end);
     if (e.kind === 'message') {
       const r: Record<string, unknown> = { record: 'message', tick: e.tick, offset: e.offset };
+      const spans: Span[] = [];
       try {
         const h = decodeMessageHeader(e.data, info.varint);
         r.system = h.system;
@@ -83,12 +193,19 @@ function* decodeDemo(bytes: Uint8Array): Generator<DecodedMessage> {
           const name = systemMessageName(info.codec, h.id);
           if (name !== undefined) r.name = name;
         }
+        // the header is one varint: its bytes run to the first without the continuation bit
+        let n = 1;
+        while (n < e.data.length && (e.data[n - 1]! & 0x80) !== 0) n++;
+        for (const k of ['system', 'id', 'name']) if (r[k] !== undefined) spans.push({ path: k, start: 0, end: n, kind: 'varint', layer: 'message' });
       } catch (err) {
         if (!(err instanceof DecodeError)) throw err;
         r.error = err.message;
       }
       r.hex = toHex(e.data);
-      yield { records: [r], layers: { message: e.data } };
+      if (e.data.length > 0) spans.push({ path: 'hex', start: 0, end: e.data.length, kind: 'bytes', layer: 'message' });
+      // the state does not change: every row unmarked
+      table = unmarked();
+      yield { records: [r], layers: { message: e.data }, bytes: chunk, spans, state: table };
       continue;
     }
     const s = e.snapshot;
@@ -107,8 +224,29 @@ function* decodeDemo(bytes: Uint8Array): Generator<DecodedMessage> {
       { keyframe: e.keyframe, offset: e.offset, crcStored: false },
     );
     prevTick = e.tick;
-    yield { records: [rec] };
+    if (e.kind === 'delta') {
+      // what the delta says besides the items: its header counts and the deleted keys
+      const layout = describeDelta(e.ints, STATIC_SIZES[info.codec]);
+      rec.numDeleted = layout.numDeleted;
+      rec.numUpdated = layout.numUpdated;
+      rec.deleted = layout.deleted.map((k) => ({ type: k >>> 16, id: k & 0xffff }));
+    }
+    const srec = rec as { kind: string; items?: TypedItem[] };
+    let spans: Span[];
+    const layers: Record<string, Uint8Array> = { ints: intBytes(e.ints) };
+    const decls = extTypeDeclarations(s, new Map());
+    if (e.kind === 'snapshot') spans = keyframeSpans(e.ints, srec, info.codec, decls);
+    else {
+      spans = [];
+      const add: SpanAdder = (path, start, end, kind, layer) => void spans.push({ path, start, end, kind, layer: layer ?? 'delta' });
+      snapshotSpans(add, [], e.deltaSpans as DeltaSpanLog | undefined, e.deltaBytes, s, srec, info.codec, decls);
+      if (e.deltaBytes !== undefined) layers.delta = e.deltaBytes;
+    }
+    table = tableOf(prev, s, info.codec, decls);
+    prev = s;
+    yield { records: [rec], bytes: chunk, spans, layers, state: table };
   }
+  yield* markers.splice(0);
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -118,7 +256,7 @@ class DemoEncoder implements StreamEncoder {
   constructor(
     private readonly map: Uint8Array | undefined,
     private readonly version: TwVersion,
-    private readonly snapshotFromJson: (version: TwVersion, items: unknown, path?: string) => import('../protocols/teeworlds/index.js').Snapshot,
+    private readonly snapshotFromJson: (version: TwVersion, items: unknown, path?: string) => Snapshot,
   ) {}
 
   encode(json: unknown): Uint8Array[] {
@@ -149,9 +287,24 @@ class DemoEncoder implements StreamEncoder {
       delete opts.mapCrc; // the CRC32 of the stored map
     }
     const w = new DemoWriter(opts);
+    // A tick record not followed by a snapshot of its tick: an unchanged snapshot (a tick marker with no data).
+    let pending: number | undefined;
+    let last: Snapshot | undefined;
+    const flush = () => {
+      if (pending !== undefined && last !== undefined) w.snapshot(pending, last);
+      pending = undefined;
+    };
     json.forEach((r, i) => {
       if (!isObj(r) || r.record === 'demo') return;
       const path = `[${i}]`;
+      if (r.record === 'tick') {
+        if (typeof r.tick !== 'number') throw new EncodeError(`${path}.tick`, 'a number');
+        flush();
+        pending = r.tick;
+        return;
+      }
+      if (r.items !== undefined && typeof r.tick === 'number' && r.tick === pending) pending = undefined;
+      flush();
       if (r.record === 'message') {
         if (typeof r.hex !== 'string') throw new EncodeError(path, 'a message record needs "hex"');
         w.message(fromHex(r.hex), typeof r.tick === 'number' ? r.tick : undefined);
@@ -159,8 +312,10 @@ class DemoEncoder implements StreamEncoder {
       }
       if (r.items === undefined) return;
       if (typeof r.tick !== 'number') throw new EncodeError(`${path}.tick`, 'a number');
-      w.snapshot(r.tick, this.snapshotFromJson(codec, r.items, `${path}.items`));
+      last = this.snapshotFromJson(codec, r.items, `${path}.items`);
+      w.snapshot(r.tick, last);
     });
+    flush();
     return [w.finish()];
   }
 }

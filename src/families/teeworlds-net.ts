@@ -1,10 +1,16 @@
-import type { DecodedMessage, FamilyAdapter, FamilyOption, OptionValues } from './types.js';
+import type { DecodedMessage, EntityRow, EntityTable, FamilyAdapter, FamilyOption, OptionValues } from './types.js';
+import type { Span } from '../core/index.js';
+import { DeltaSpanLog, type SpanAdder, snapshotSpans } from './teeworlds-spans.js';
 import { EncodeError, isCapture, toHex } from '../core/index.js';
 import {
   connectTeeworlds,
   decodeTeeworldsCapture,
   type UdpConnectOptions,
   typedItems,
+  typedItem,
+  decodeInts,
+  type TeeworldsCaptureOptions as CaptureOptions,
+  type TypedItem,
   type CapturedDatagram,
   type NetVersion,
   type Snapshot,
@@ -108,12 +114,138 @@ export function detectCaptureVersion(bytes: Uint8Array, server?: string): NetVer
 function* decodeCaptureMessages(bytes: Uint8Array, opts: OptionValues): Generator<DecodedMessage> {
   const server = typeof opts.server === 'string' ? opts.server : undefined;
   const given = opts.version === '0.6' || opts.version === '0.7' || opts.version === 'ddnet';
-  const capOpts: { version: NetVersion; server?: string } = { version: given ? netVersion(opts) : detectCaptureVersion(bytes, server) };
+  const capOpts: CaptureOptions = { version: given ? netVersion(opts) : detectCaptureVersion(bytes, server), detail: { deltaSpans: () => new DeltaSpanLog() } };
   if (server !== undefined) capOpts.server = server;
+  const states = new CaptureStates();
   for (const d of decodeTeeworldsCapture(bytes, capOpts)) {
-    const records: unknown[] = [datagramRecord(d)];
+    const rec = datagramRecord(d);
+    const records: unknown[] = [rec];
     for (const s of d.snapshots) records.push(snapshotRecord(s, s.declarations, { client: d.client, frame: d.frame }));
-    yield { records };
+    const spans: Span[] = [];
+    const layers: Record<string, Uint8Array> = {};
+    datagramSpans(d, rec, records, spans, layers);
+    yield { records, bytes: d.payload, spans, layers, state: states.after(d) };
+  }
+}
+
+/** Span of one value: the whole of `v` when it is a leaf, else one span per leaf below it. */
+function leafSpans(out: Span[], path: string, v: unknown, start: number, end: number, kind: string, layer: string | undefined, record: number): void {
+  if (v !== null && typeof v === 'object') {
+    if (Array.isArray(v)) v.forEach((x, i) => leafSpans(out, `${path}[${i}]`, x, start, end, kind, layer, record));
+    else for (const [k, x] of Object.entries(v)) leafSpans(out, `${path}.${k}`, x, start, end, kind, layer, record);
+    return;
+  }
+  const sp: Span = { path, start, end, kind };
+  if (layer !== undefined) sp.layer = layer;
+  if (record !== 0) sp.record = record;
+  out.push(sp);
+}
+
+/**
+ * The spans of a datagram's records: header fields in the header bytes, the
+ * control message or each chunk (its header, its message fields within its
+ * data), and every snapshot it completed (message fields in the chunk, delta
+ * ints at the item fields they change, in layers of their own). A compressed
+ * payload is shown decompressed as the `payload` layer.
+ */
+function datagramSpans(d: CapturedDatagram, rec: Record<string, unknown>, records: unknown[], out: Span[], layers: Record<string, Uint8Array>): void {
+  const n = d.payload.length;
+  const lay = d.layout;
+  const header = rec.header as Record<string, unknown> | undefined;
+  const hs = Math.min(n, lay?.headerSize ?? (header?.connless === true ? n : 3));
+  if (header !== undefined) {
+    for (const [k, v] of Object.entries(header)) {
+      let [a, b] = [0, hs];
+      if (lay !== undefined && k === 'ack') [a, b] = [0, Math.min(2, hs)];
+      else if (lay !== undefined && k === 'numChunks') [a, b] = [Math.min(2, hs), Math.min(3, hs)];
+      else if (lay !== undefined && k === 'token' && lay.headerSize === 7) [a, b] = [3, 7];
+      else if (k === 'securityToken') [a, b] = [Math.max(0, n - 4), n];
+      if (b > a) leafSpans(out, `header.${k}`, v, a, b, 'header', undefined, 0);
+    }
+  }
+  if (lay === undefined) return;
+  // body offsets → (layer, offset)
+  const inRaw = lay.bodyStart !== undefined;
+  const base = lay.bodyStart ?? 0;
+  const layer = inRaw ? undefined : 'payload';
+  if (!inRaw && lay.body.length > 0) layers.payload = lay.body;
+  const control = rec.control as Record<string, unknown> | undefined;
+  if (control !== undefined && lay.body.length > 0) {
+    for (const [k, v] of Object.entries(control)) {
+      const [a, b] = k === 'type' || k === 'id' ? [0, 1] : [Math.min(1, lay.body.length), lay.body.length];
+      if (b > a) leafSpans(out, `control.${k}`, v, base + a, base + b, 'control', layer, 0);
+    }
+  }
+  const chunks = rec.chunks as Record<string, unknown>[] | undefined;
+  chunks?.forEach((c, i) => {
+    const r = lay.chunks[i];
+    if (r === undefined) return;
+    for (const [k, v] of Object.entries(c)) {
+      const head = k === 'vital' || k === 'resend' || k === 'seq';
+      const [a, b] = head ? [r.start, r.dataStart] : [r.dataStart, r.end];
+      if (b > a) leafSpans(out, `chunks[${i}].${k}`, v, base + a, base + b, head ? 'chunk header' : 'message', layer, 0);
+    }
+  });
+  d.snapshots.forEach((s, j) => {
+    const det = s.detail;
+    const r = det === undefined ? undefined : lay.chunks[det.chunk];
+    if (det === undefined || r === undefined) return;
+    const record = 1 + j;
+    const suffix = j === 0 ? '' : `.${j}`;
+    const add: SpanAdder = (path, start, end, kind, l) => {
+      const sp: Span =
+        l === undefined ? { path, start: base + r.dataStart + start, end: base + r.dataStart + end, kind } : { path, start, end, kind, layer: `${l}${suffix}` };
+      if (l === undefined && layer !== undefined) sp.layer = layer;
+      sp.record = record;
+      out.push(sp);
+    };
+    const srec = records[record] as { kind: string; items?: TypedItem[] };
+    snapshotSpans(add, det.spans, det.deltaSpans as DeltaSpanLog, det.delta, s.snapshot, srec, s.codecVersion, s.declarations, true);
+    if (det.delta !== undefined && det.delta.length > 0) {
+      const ints = decodeInts(det.delta, 0, det.delta.length, s.codecVersion === '0.7' ? 'vanilla' : 'ddnet');
+      layers[`delta${suffix}`] = det.delta;
+      layers[`ints${suffix}`] = new Uint8Array(ints.buffer, ints.byteOffset, ints.length * 4);
+    }
+  });
+}
+
+/** The client state table after each datagram: every conversation's items (the first client's ids plain, the others' prefixed by the client). */
+class CaptureStates {
+  private readonly convs = new Map<string, EntityRow[]>();
+  private first: string | undefined;
+
+  after(d: CapturedDatagram): EntityTable {
+    const last = d.snapshots[d.snapshots.length - 1];
+    let removed: string[] = [];
+    const marked = new Map<string, EntityRow>();
+    if (last !== undefined && last.detail !== undefined) {
+      this.first ??= d.client;
+      const prefix = d.client === this.first ? '' : `${d.client} `;
+      const created = new Set<string>();
+      const updated = new Map<string, string[]>();
+      for (const s of d.snapshots) {
+        for (const id of s.detail?.changes.created ?? []) created.add(id);
+        for (const [id, f] of s.detail?.changes.updated ?? []) updated.set(id, [...new Set([...(updated.get(id) ?? []), ...f])]);
+        removed.push(...(s.detail?.changes.removed ?? []));
+      }
+      const snap = last.snapshot;
+      const rows: EntityRow[] = [];
+      for (let i = 0; i < snap.numItems; i++) {
+        const t = typedItem(last.codecVersion, snap, i, last.declarations);
+        const key = `${t.type}:${t.id}`;
+        const fields: Record<string, unknown> = t.fields ?? { data: t.data };
+        const row: EntityRow = { id: `${prefix}${key}`, type: t.typeName, fields, changed: [] };
+        rows.push(row);
+        const isNew = created.has(key);
+        const ch = isNew ? Object.keys(fields) : (updated.get(key) ?? []);
+        if (isNew || ch.length > 0) marked.set(row.id, isNew ? { ...row, changed: ch, created: true } : { ...row, changed: ch });
+      }
+      removed = removed.filter((id) => !created.has(id)).map((id) => `${prefix}${id}`);
+      this.convs.set(d.client, rows);
+    }
+    const all: EntityRow[] = [];
+    for (const rows of this.convs.values()) for (const r of rows) all.push(marked.get(r.id) ?? r);
+    return { rows: all, removed };
   }
 }
 

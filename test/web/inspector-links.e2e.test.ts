@@ -21,9 +21,11 @@ import { FAMILIES } from '../../src/families/registry.js';
 import type { RunningServer } from '../../src/web/server.js';
 import { spanCoverage } from '../helpers/span-coverage.js';
 import { ALLOWED_GAPS, RECORD_DEPENDENT_GAPS } from '../helpers/span-allow.js';
-import { chromiumMissing, gotoMessage, launchChromium, pickSample, ROOT, startToyServer } from './helpers.js';
+import { chromiumMissing, gotoMessage, launchChromium, pickSample, ROOT, startToyServer, stateTable } from './helpers.js';
 
 const missing = chromiumMissing();
+/** Bytes of one buffer the hex view draws at most (HEX_CAP of src/web/page/hex.ts, which needs a DOM to import). */
+const HEX_CAP = 1 << 16;
 
 interface PageCount {
   leaves: number;
@@ -110,6 +112,56 @@ describe('inspector: tree and spans agree, every family, every sample, every mes
       }
       assert.ok(familyLeaves > 0);
       if (RECORD_DEPENDENT_GAPS[f.name] === undefined) assert.equal(familyLinked, familyLeaves);
+    });
+  }
+  // Files the teeworlds adapter decodes whole (`decodeFile`): real demos, dropped on the page. (The real
+  // 0.7.5 capture is counted in Node by test/teeworlds-demo/file-spans.test.ts; in the page its first,
+  // control datagram shows 12 tree leaves where the record has 16: not yet explained, so not counted here.)
+  for (const [file, first] of [
+    ['tw075-server-autorecord-dm1.demo', 40],
+    ['tw075-client-record-dm1.demo', 60],
+  ] as const) {
+    test(`teeworlds: a dropped ${file}: bytes, linked leaves and orphans as in the data, state after snapshots (first ${first} messages)`, async () => {
+      const tw = FAMILIES.find((x) => x.name === 'teeworlds')!;
+      const bytes = readFileSync(join(ROOT, 'test/fixtures/teeworlds/demos', file));
+      const msgs = [...tw.decodeFile!(new Uint8Array(bytes), {})!];
+      await page.selectOption('#family', 'teeworlds');
+      await page.waitForSelector('body[data-state=ready]');
+      await page.evaluate(
+        ([b64, name]) => {
+          document.body.dataset.state = 'loading';
+          const dt = new DataTransfer();
+          dt.items.add(new File([Uint8Array.from(atob(b64!), (c) => c.charCodeAt(0))], name!));
+          document.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+        },
+        [bytes.toString('base64'), file],
+      );
+      await page.waitForSelector('body[data-state=ready]');
+      assert.equal(await page.textContent('#position'), `message 1 of ${msgs.length}`);
+      let linked = 0;
+      let leaves = 0;
+      let withState = 0;
+      for (let i = 0; i < Math.min(first, msgs.length); i++) {
+        const m = msgs[i]!;
+        if (i > 0) await gotoMessage(page, i);
+        const node = spanCoverage(toJsonValue(m.records) as unknown[], m.spans ?? []);
+        const pc = await pageCounts(page);
+        assert.equal(pc.leaves, node.leaves, `${file} message ${i + 1}: leaves`);
+        assert.equal(pc.linked, node.linked, `${file} message ${i + 1}: linked leaves`);
+        assert.equal(pc.orphans, 0, `${file} message ${i + 1}: orphan spans`);
+        assert.ok(node.linked > 0, `${file} message ${i + 1}: no linked leaf`);
+        // the message's own bytes are shown (one hex cell per byte)
+        const cells = await page.evaluate(() => document.querySelectorAll('.buf[data-layer=""] .b[data-o]').length);
+        assert.equal(cells, Math.min(m.bytes!.length, HEX_CAP), `${file} message ${i + 1}: hex cells of its bytes`);
+        if (m.records.some((r) => (r as { record?: string }).record === 'snapshot')) {
+          assert.ok(Object.keys(await stateTable(page)).length > 0, `${file} message ${i + 1}: state table after a snapshot`);
+          withState++;
+        }
+        linked += node.linked;
+        leaves += node.leaves;
+      }
+      assert.ok(withState > 0, 'snapshots among the messages stepped through');
+      process.stderr.write(`inspector ${file}: ${linked} of ${leaves} leaves linked over the first ${first} messages, ${withState} with a state table\n`);
     });
   }
 });

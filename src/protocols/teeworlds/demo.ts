@@ -33,8 +33,10 @@ import { DecodeError, LimitError } from '../../core/errors.js';
 import { DEFAULT_LIMITS, type Limits } from '../../core/limits.js';
 import { huffmanDecompress } from './net/huffman.js';
 import { Snapshot } from './snapshot.js';
-import { applyDelta, type TwVersion } from './delta.js';
-import { decodeInts, type VarintMode } from './varint.js';
+import { applyDelta, STATIC_SIZES, unpackDeltaBytes, type TwVersion } from './delta.js';
+import { decodeInts, encodeInts, type VarintMode } from './varint.js';
+import type { DeltaSpans } from './unpack.js';
+import { DEFAULT_TW_LIMITS } from './limits.js';
 
 export const DEMO_MAGIC = 'TWDEMO\0';
 export const DEMO_HEADER_SIZE = 176;
@@ -84,11 +86,29 @@ export interface DemoOptions {
   maxMapSize?: number;
   /** Most chunks read (default 1 << 22). */
   maxChunks?: number;
+  /**
+   * Record where each delta int went (for the inspector): a recorder per delta
+   * chunk, given back on its event with the delta's packed bytes the ranges refer to.
+   */
+  deltaSpans?: () => DeltaSpans;
+  /** Called by `demoEvents` for every tick marker (before the events of the chunks after it). */
+  onTick?: (marker: { tick: number; keyframe: boolean; inline: boolean; offset: number; end: number }) => void;
 }
 
 export type DemoChunk =
   | { kind: 'tick'; offset: number; tick: number; keyframe: boolean; inline: boolean }
-  | { kind: 'snapshot' | 'delta' | 'message'; offset: number; tick: number; type: number /** Compressed size on disk. */; size: number; ints: Int32Array };
+  | {
+      kind: 'snapshot' | 'delta' | 'message';
+      offset: number;
+      tick: number;
+      type: number;
+      /** Compressed size on disk. */
+      size: number;
+      ints: Int32Array;
+      /** Offset of the compressed data, and of the byte after the chunk. */
+      dataStart: number;
+      end: number;
+    };
 
 let CRC_TABLE: Int32Array | undefined;
 /** CRC-32 (IEEE, as zlib computes it). */
@@ -225,8 +245,9 @@ export function* demoChunks(b: Uint8Array, info: DemoInfo, opts: DemoOptions = {
       if (e instanceof DecodeError) throw e.shifted(p).under(`${path}.data`);
       throw new DecodeError(p, `${path}.data`, 'Huffman-compressed ints', String(e));
     }
+    const dataStart = p;
     p += size;
-    yield { kind: type === 1 ? 'snapshot' : type === 2 ? 'message' : 'delta', offset: at, tick, type, size, ints };
+    yield { kind: type === 1 ? 'snapshot' : type === 2 ? 'message' : 'delta', offset: at, tick, type, size, ints, dataStart, end: p };
   }
 }
 
@@ -293,6 +314,12 @@ export interface DemoSnapshot {
   snapshot: Snapshot;
   /** The delta's ints (delta chunks). */
   delta?: Int32Array;
+  /** Offset of the byte after the chunk; the ints as the chunk holds them. */
+  end: number;
+  ints: Int32Array;
+  /** With `DemoOptions.deltaSpans` (delta chunks): the recorder and the packed delta bytes its ranges refer to. */
+  deltaSpans?: DeltaSpans;
+  deltaBytes?: Uint8Array;
 }
 
 export interface DemoMessage {
@@ -301,6 +328,8 @@ export interface DemoMessage {
   offset: number;
   /** The packed message (varint id with the system flag, then its fields). */
   data: Uint8Array;
+  /** Offset of the byte after the chunk. */
+  end: number;
 }
 
 /** Snapshots (full and delta-applied) and messages of a demo, in order. */
@@ -311,12 +340,13 @@ export function* demoEvents(b: Uint8Array, info: DemoInfo, opts: DemoOptions = {
   for (const c of demoChunks(b, info, opts)) {
     if (c.kind === 'tick') {
       keyframe = c.keyframe;
+      opts.onTick?.({ tick: c.tick, keyframe: c.keyframe, inline: c.inline, offset: c.offset, end: c.offset + (c.inline ? 1 : 5) });
       continue;
     }
     const path = `chunks@${c.offset}`;
     if (c.kind === 'message') {
       const data = new Uint8Array(c.ints.buffer, c.ints.byteOffset, c.ints.byteLength).slice();
-      yield { kind: 'message', tick: c.tick, offset: c.offset, data };
+      yield { kind: 'message', tick: c.tick, offset: c.offset, data, end: c.end };
     } else if (c.kind === 'snapshot') {
       let s: Snapshot;
       try {
@@ -332,18 +362,30 @@ export function* demoEvents(b: Uint8Array, info: DemoInfo, opts: DemoOptions = {
         );
       }
       last = s;
-      yield { kind: 'snapshot', tick: c.tick, keyframe, offset: c.offset, snapshot: s };
+      yield { kind: 'snapshot', tick: c.tick, keyframe, offset: c.offset, snapshot: s, end: c.end, ints: c.ints };
     } else {
       if (last === undefined) throw new DecodeError(c.offset, `${path}.delta`, 'a snapshot before the first delta', 'a delta');
       let s: Snapshot;
+      const log = opts.deltaSpans?.();
+      let bytes: Uint8Array | undefined;
       try {
-        s = applyDelta(last, c.ints, info.codec, { limits });
+        if (log === undefined) s = applyDelta(last, c.ints, info.codec, { limits });
+        else {
+          bytes = encodeInts(c.ints);
+          if (c.ints.length < 3) throw new DecodeError(c.ints.length, 'header', '3 header ints', `${c.ints.length}`);
+          s = unpackDeltaBytes(last, bytes, 0, bytes.length, STATIC_SIZES[info.codec], 'ddnet', { ...DEFAULT_TW_LIMITS, ...limits }, undefined, log);
+        }
       } catch (e) {
         if (e instanceof DecodeError) throw e.under(`${path}.delta`);
         throw new DecodeError(c.offset, `${path}.delta`, 'a valid snapshot delta', String(e));
       }
       last = s;
-      yield { kind: 'delta', tick: c.tick, keyframe, offset: c.offset, snapshot: s, delta: c.ints };
+      const ev: DemoSnapshot = { kind: 'delta', tick: c.tick, keyframe, offset: c.offset, snapshot: s, delta: c.ints, end: c.end, ints: c.ints };
+      if (log !== undefined && bytes !== undefined) {
+        ev.deltaSpans = log;
+        ev.deltaBytes = bytes;
+      }
+      yield ev;
     }
     keyframe = false;
   }

@@ -12,7 +12,10 @@ import { DecodeError } from '../../../core/errors.js';
 import { readCapture, udpDatagrams, type UdpDatagram } from '../../../core/pcap.js';
 import type { SnapKind } from '../codec.js';
 import type { TwVersion } from '../delta.js';
-import { SnapshotReceiver } from '../session.js';
+import { SnapshotReceiver, type ReceiveResult } from '../session.js';
+import type { DeltaSpans } from '../unpack.js';
+import { SpanSink, type Span } from '../../../core/spans.js';
+import type { MirrorChanges } from '../../../core/mirror.js';
 import type { Snapshot } from '../snapshot.js';
 import { describeMessage, type MessageDescription } from './describe.js';
 import { msgIds, MsgReader, readMsgHeader } from './msg.js';
@@ -22,6 +25,39 @@ export interface CaptureOptions {
   version: NetVersion;
   /** The server endpoint `HOST:PORT`; found from the handshake when absent. */
   server?: string;
+  /**
+   * Also give where things are (for the inspector): each datagram's payload
+   * ranges (`CapturedDatagram.layout`) and, for each snapshot, the spans of its
+   * message and of its delta (`CapturedSnapshot.detail`), with the changes it
+   * made. The factory makes one delta-span recorder per snapshot message.
+   */
+  detail?: { deltaSpans(): DeltaSpans };
+}
+
+/** Where a datagram's parts are (`CaptureOptions.detail`). */
+export interface DatagramLayout {
+  /** The connection payload after the header: decompressed when the packet is. */
+  body: Uint8Array;
+  /** Offset of `body` in the UDP payload, or undefined when it was Huffman-compressed. */
+  bodyStart: number | undefined;
+  /** Header bytes at the start of the UDP payload. */
+  headerSize: number;
+  /** Each chunk in `body`: header start, data start, end. */
+  chunks: { start: number; dataStart: number; end: number }[];
+}
+
+/** Where a snapshot's fields are (`CaptureOptions.detail`). */
+export interface SnapshotDetail {
+  /** Index of the chunk (in `CapturedDatagram.chunks`) that completed it. */
+  chunk: number;
+  /** Spans of the message's fields, relative to the chunk's data. */
+  spans: Span[];
+  /** The recorder the delta decoder reported to (made by `detail.deltaSpans`). */
+  deltaSpans: DeltaSpans;
+  /** The delta's bytes (varint-packed ints), when the message carried one. */
+  delta: Uint8Array | undefined;
+  /** What the snapshot changed against the conversation's previous one. */
+  changes: MirrorChanges;
 }
 
 export interface CapturedSnapshot {
@@ -35,6 +71,8 @@ export interface CapturedSnapshot {
   codecVersion: TwVersion;
   /** The base declarations of extended types seen so far on this connection. */
   declarations: ReadonlyMap<number, string>;
+  /** With `CaptureOptions.detail`. */
+  detail?: SnapshotDetail;
 }
 
 /** One datagram of a followed conversation, decoded. */
@@ -51,6 +89,10 @@ export interface CapturedDatagram {
   snapshots: CapturedSnapshot[];
   /** Why (part of) the datagram could not be decoded. */
   error?: string;
+  /** The UDP payload. */
+  payload: Uint8Array;
+  /** With `CaptureOptions.detail`, when the header was read. */
+  layout?: DatagramLayout;
 }
 
 interface Conversation {
@@ -109,7 +151,7 @@ export function* decodeTeeworldsCapture(bytes: Uint8Array, opts: CaptureOptions)
       conv = { ddnet: undefined, tokenKnown: false, receiver: undefined };
       convs.set(client, conv);
     }
-    yield decodeDatagram(d, toServer, client, conv, opts.version);
+    yield decodeDatagram(d, toServer, client, conv, opts.version, opts.detail);
   }
 }
 
@@ -117,8 +159,22 @@ function codecVersionOf(version: NetVersion, conv: Conversation): TwVersion {
   return version === '0.7' ? '0.7' : conv.ddnet ? 'ddnet' : '0.6';
 }
 
-function decodeDatagram(d: UdpDatagram, toServer: boolean, client: string, conv: Conversation, version: NetVersion): CapturedDatagram {
-  const out: CapturedDatagram = { frame: d.frame, time: d.time, direction: toServer ? 'client→server' : 'server→client', client, snapshots: [] };
+function decodeDatagram(
+  d: UdpDatagram,
+  toServer: boolean,
+  client: string,
+  conv: Conversation,
+  version: NetVersion,
+  detail: CaptureOptions['detail'],
+): CapturedDatagram {
+  const out: CapturedDatagram = {
+    frame: d.frame,
+    time: d.time,
+    direction: toServer ? 'client→server' : 'server→client',
+    client,
+    snapshots: [],
+    payload: d.payload,
+  };
   try {
     let pk = decodePacket(d.payload, { version, securityToken: false });
     if (pk.connless) {
@@ -152,6 +208,8 @@ function decodeDatagram(d: UdpDatagram, toServer: boolean, client: string, conv:
     }
     const { payload, ...header } = pk;
     out.header = header;
+    const headerSize = version === '0.7' ? 7 : 3;
+    if (detail !== undefined) out.layout = { body: payload, bodyStart: pk.compression ? undefined : headerSize, headerSize, chunks: [] };
     if (pk.control) {
       const c = decodeControl(payload, version);
       out.control = c;
@@ -168,6 +226,10 @@ function decodeDatagram(d: UdpDatagram, toServer: boolean, client: string, conv:
     out.chunks = [];
     const ids = msgIds(version);
     for (const c of chunks) {
+      if (out.layout !== undefined) {
+        const dataStart = c.data.byteOffset - payload.byteOffset;
+        out.layout.chunks.push({ start: c.offset, dataStart, end: dataStart + c.data.length });
+      }
       const desc = describeMessage(version, codecVersion, c.data);
       const entry: MessageDescription & { vital: boolean; resend: boolean; seq?: number } = { vital: c.vital, resend: c.resend, ...desc };
       if (c.seq !== undefined) entry.seq = c.seq;
@@ -175,14 +237,21 @@ function decodeDatagram(d: UdpDatagram, toServer: boolean, client: string, conv:
       if (!toServer && desc.system && (desc.id === ids.snap || desc.id === ids.snapSingle || desc.id === ids.snapEmpty)) {
         conv.receiver ??= new SnapshotReceiver(codecVersion);
         const rv = conv.receiver;
-        let r;
+        let r: ReceiveResult;
+        const sink = detail === undefined ? undefined : new SpanSink();
+        const log = detail?.deltaSpans();
+        let changes: MirrorChanges | undefined;
         try {
-          r = rv.receiveBytes(c.data);
+          if (detail === undefined) r = rv.receiveBytes(c.data);
+          else {
+            changes = rv.apply(c.data, sink, log);
+            r = rv.lastResult!;
+          }
         } catch {
           continue; // already reported in the chunk description
         }
         if ((r.status === 'complete' || r.status === 'crc-error') && r.snapshot !== undefined) {
-          out.snapshots.push({
+          const snap: CapturedSnapshot = {
             kind: r.message.kind,
             tick: r.message.tick,
             deltaTick: r.message.deltaTick,
@@ -192,7 +261,10 @@ function decodeDatagram(d: UdpDatagram, toServer: boolean, client: string, conv:
             snapshot: r.snapshot,
             codecVersion,
             declarations: rv.declarations,
-          });
+          };
+          if (sink !== undefined && log !== undefined && changes !== undefined)
+            snap.detail = { chunk: out.chunks.length - 1, spans: sink.spans, deltaSpans: log, delta: r.delta, changes };
+          out.snapshots.push(snap);
         } else if (r.status === 'bad-delta' || r.status === 'missing-base') {
           out.error = `snapshot ${r.message.tick}: ${r.status}${r.error ? ` (${r.error.message})` : ''}`;
         }
