@@ -168,13 +168,21 @@ export function measurePaired(name: string, a: () => unknown, b: () => unknown, 
     return Math.max(cpuMs() - c0, 1e-3) / runs;
   };
   const warmEnd = performance.now() + ms / 4;
-  while (performance.now() < warmEnd) round(a), round(b);
+  while (performance.now() < warmEnd) {
+    round(a);
+    round(b);
+  }
   const ta: number[] = [];
   const tb: number[] = [];
   const end = performance.now() + ms;
   for (let r = 0; r < 6 || performance.now() < end; r++) {
-    if (r % 2 === 0) ta.push(round(a)), tb.push(round(b));
-    else tb.push(round(b)), ta.push(round(a));
+    if (r % 2 === 0) {
+      ta.push(round(a));
+      tb.push(round(b));
+    } else {
+      tb.push(round(b));
+      ta.push(round(a));
+    }
   }
   const ratios = ta.map((x, i) => tb[i]! / x);
   return {
