@@ -3,7 +3,7 @@
  * 13,200 bytes, 878 upcreates per pass), to packet objects and into the flat
  * reusable buffer, plus store apply, encode, the producer and the ffa vectors.
  */
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   EntityStore,
@@ -16,7 +16,8 @@ import {
   ViewerProducer,
   type UpdatePacket,
 } from '../src/protocols/diep/index.js';
-import type { BenchCase } from './harness.js';
+import { oracleDecodeUpdate } from '../test/diep/oracle/update-objects.js';
+import { measurePaired, type BenchCase, type PairedResult } from './harness.js';
 
 const fix = new URL('../test/fixtures/diep/', import.meta.url).pathname;
 const capDir = join(fix, 'captures/sandbox_nospawn');
@@ -37,6 +38,7 @@ export function cases(): BenchCase[] {
   const allBytes = all.reduce((n, b) => n + b.length, 0);
   const buf = new UpdateBuffer();
   const flatStore = new EntityStore();
+  pairedAgainstOracle(updates, ffa);
   return [
     {
       group: 'diep',
@@ -156,4 +158,49 @@ function producerCase(): BenchCase {
     itemUnit: 'upcreates',
     fn: tick,
   };
+}
+
+/**
+ * Issue 16: `decodeUpdate` (the one reader + the object view) against the former
+ * object reader (test/diep/oracle), paired rounds in this process; the goal is at
+ * least 0.95x. Printed as its own table and written to bench/results/diep-paired.json.
+ */
+function pairedAgainstOracle(capture: Uint8Array[], ffa: Uint8Array[]): void {
+  const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  if (filters.length > 0 && !filters.some((f) => 'diep decode to objects vs oracle (paired)'.includes(f))) return;
+  const rows: PairedResult[] = [];
+  for (const [name, set] of [
+    ['sandbox capture (74 x 0x00)', capture],
+    ['ffa vectors (creations, arrays)', ffa],
+  ] as const) {
+    const ours = () => {
+      let n = 0;
+      for (let i = 0; i < set.length; i++) n += decodeUpdate(set[i]!).upcreates.length;
+      return n;
+    };
+    const oracle = () => {
+      let n = 0;
+      for (let i = 0; i < set.length; i++) n += oracleDecodeUpdate(set[i]!).upcreates.length;
+      return n;
+    };
+    const r = measurePaired(name, ours, oracle, Number(process.env.BENCH_MS ?? 1000) * 2);
+    rows.push(r);
+    process.stderr.write(`  diep / decodeUpdate vs oracle, ${name}: ${r.ratio.toFixed(3)}x [${r.ratioMin.toFixed(3)}–${r.ratioMax.toFixed(3)}]\n`);
+  }
+  console.log('\ndiep: decodeUpdate vs the former object reader (test/diep/oracle), paired rounds in one process; goal >= 0.95x\n');
+  const head = ['set', 'ours ms (best–worst)', 'oracle ms (best–worst)', 'speed vs oracle', 'per-round min–max', 'rounds'];
+  const lines = rows.map((r) => [
+    r.name,
+    `${r.a.best.toFixed(4)}–${r.a.worst.toFixed(4)}`,
+    `${r.b.best.toFixed(4)}–${r.b.worst.toFixed(4)}`,
+    `${r.ratio.toFixed(3)}x`,
+    `${r.ratioMin.toFixed(3)}–${r.ratioMax.toFixed(3)}`,
+    String(r.rounds),
+  ]);
+  const all = [head, ...lines];
+  const widths = head.map((_, i) => Math.max(...all.map((l) => l[i]!.length)));
+  console.log(`${all.map((l) => l.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n')}\n`);
+  const out = new URL('./results/', import.meta.url).pathname;
+  mkdirSync(out, { recursive: true });
+  writeFileSync(join(out, 'diep-paired.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2)}\n`);
 }

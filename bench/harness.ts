@@ -136,3 +136,62 @@ export function table(results: BenchResult[]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   return rows.map((r) => r.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ')).join('\n');
 }
+
+export interface PairedResult {
+  name: string;
+  rounds: number;
+  /** CPU ms per call of each side: best round, worst round. */
+  a: { best: number; worst: number };
+  b: { best: number; worst: number };
+  /** Speed of `a` relative to `b` (b's time / a's time): of the best rounds, and min–max over the rounds (paired). */
+  ratio: number;
+  ratioMin: number;
+  ratioMax: number;
+}
+
+/**
+ * Paired A/B in one process: rounds of about `roundMs` alternate between `a` and `b`
+ * (the order flips every round), after a warm-up of both. The ratio is b's best
+ * round over a's best round (above 1: `a` is faster), with the spread of the
+ * per-round ratios. On a shared machine this is the figure to judge, not the
+ * absolute times.
+ */
+export function measurePaired(name: string, a: () => unknown, b: () => unknown, ms = 2000, roundMs = 40): PairedResult {
+  const round = (f: () => unknown): number => {
+    const t0 = performance.now();
+    const c0 = cpuMs();
+    let runs = 0;
+    while (performance.now() - t0 < roundMs) {
+      sink = f();
+      runs++;
+    }
+    return Math.max(cpuMs() - c0, 1e-3) / runs;
+  };
+  const warmEnd = performance.now() + ms / 4;
+  while (performance.now() < warmEnd) {
+    round(a);
+    round(b);
+  }
+  const ta: number[] = [];
+  const tb: number[] = [];
+  const end = performance.now() + ms;
+  for (let r = 0; r < 6 || performance.now() < end; r++) {
+    if (r % 2 === 0) {
+      ta.push(round(a));
+      tb.push(round(b));
+    } else {
+      tb.push(round(b));
+      ta.push(round(a));
+    }
+  }
+  const ratios = ta.map((x, i) => tb[i]! / x);
+  return {
+    name,
+    rounds: ta.length,
+    a: { best: Math.min(...ta), worst: Math.max(...ta) },
+    b: { best: Math.min(...tb), worst: Math.max(...tb) },
+    ratio: Math.min(...tb) / Math.min(...ta),
+    ratioMin: Math.min(...ratios),
+    ratioMax: Math.max(...ratios),
+  };
+}

@@ -269,51 +269,67 @@ export function networkLayer(f: CapturedFrame): Uint8Array | undefined {
   }
 }
 
-/** Parse one frame into a UDP datagram; undefined when it is not a complete, unfragmented UDP packet. */
-export function frameToUdp(f: CapturedFrame, index = 0): UdpDatagram | undefined {
+/** The IP layer of a frame: its addresses and where its transport header lies. */
+export interface IpPacket {
+  /** Dotted IPv4 or IPv6 text. */
+  src: string;
+  dst: string;
+  /** The network-layer bytes; the transport header starts at `at`, the packet ends at `end`. */
+  bytes: Uint8Array;
+  at: number;
+  end: number;
+}
+
+/**
+ * The one IPv4 / IPv6 header parser (used by UDP here and by TCP in `tcp.ts`): the
+ * packet of a frame when it carries transport `protocol` (6 TCP, 17 UDP) whole and
+ * unfragmented; undefined otherwise. IPv6 hop-by-hop, routing and destination
+ * options headers are skipped; a fragment header (44) ends the search.
+ */
+export function ipLayer(f: CapturedFrame, protocol: number): IpPacket | undefined {
   const ip = networkLayer(f);
   if (ip === undefined || ip.length < 1) return undefined;
   const v = ip[0]! >> 4;
-  let src: string;
-  let dst: string;
-  let udp: number;
-  let ipEnd: number;
   if (v === 4) {
     if (ip.length < 20) return undefined;
     const ihl = (ip[0]! & 0x0f) * 4;
     const total = (ip[2]! << 8) | ip[3]!;
     const frag = ((ip[6]! << 8) | ip[7]!) & 0x3fff; // MF flag + fragment offset
-    if (ihl < 20 || ip[9] !== 17 || frag !== 0 || total < ihl + 8 || total > ip.length) return undefined;
-    src = ipv4Text(ip, 12);
-    dst = ipv4Text(ip, 16);
-    udp = ihl;
-    ipEnd = total;
-  } else if (v === 6) {
+    if (ihl < 20 || ip[9] !== protocol || frag !== 0 || total < ihl || total > ip.length) return undefined;
+    return { src: ipv4Text(ip, 12), dst: ipv4Text(ip, 16), bytes: ip, at: ihl, end: total };
+  }
+  if (v === 6) {
     if (ip.length < 40) return undefined;
-    const plen = (ip[4]! << 8) | ip[5]!;
-    ipEnd = 40 + plen;
-    if (ipEnd > ip.length) return undefined;
+    const end = 40 + ((ip[4]! << 8) | ip[5]!);
+    if (end > ip.length) return undefined;
     let next = ip[6]!;
     let p = 40;
     while (next === 0 || next === 43 || next === 60) {
-      if (p + 8 > ipEnd) return undefined;
+      if (p + 8 > end) return undefined;
       next = ip[p]!;
       p += 8 + ip[p + 1]! * 8;
     }
-    if (next !== 17) return undefined;
-    src = ipv6Text(ip, 8);
-    dst = ipv6Text(ip, 24);
-    udp = p;
-  } else return undefined;
-  if (udp + 8 > ipEnd) return undefined;
+    if (next !== protocol) return undefined;
+    return { src: ipv6Text(ip, 8), dst: ipv6Text(ip, 24), bytes: ip, at: p, end };
+  }
+  return undefined;
+}
+
+/** Parse one frame into a UDP datagram; undefined when it is not a complete, unfragmented UDP packet. */
+export function frameToUdp(f: CapturedFrame, index = 0): UdpDatagram | undefined {
+  const pk = ipLayer(f, 17);
+  if (pk === undefined) return undefined;
+  const ip = pk.bytes;
+  const udp = pk.at;
+  if (udp + 8 > pk.end) return undefined;
   const ulen = (ip[udp + 4]! << 8) | ip[udp + 5]!;
-  if (ulen < 8 || udp + ulen > ipEnd) return undefined;
+  if (ulen < 8 || udp + ulen > pk.end) return undefined;
   return {
     frame: index,
     time: f.time,
-    src,
+    src: pk.src,
     srcPort: (ip[udp]! << 8) | ip[udp + 1]!,
-    dst,
+    dst: pk.dst,
     dstPort: (ip[udp + 2]! << 8) | ip[udp + 3]!,
     payload: ip.subarray(udp + 8, udp + ulen),
   };

@@ -15,7 +15,7 @@
  * segment; the reassembler accepts any segment; `tcpEvents` over a capture file
  * gives events or a DecodeError (from the capture reader).
  */
-import { type Capture, type CapturedFrame, networkLayer } from './pcap.js';
+import { type Capture, type CapturedFrame, ipLayer } from './pcap.js';
 
 export const TCP_FIN = 0x01;
 export const TCP_SYN = 0x02;
@@ -40,52 +40,15 @@ export interface TcpSegment {
   payload: Uint8Array;
 }
 
-function ipv4Text(b: Uint8Array, at: number): string {
-  return `${b[at]}.${b[at + 1]}.${b[at + 2]}.${b[at + 3]}`;
-}
-
-function ipv6Text(b: Uint8Array, at: number): string {
-  const parts: string[] = [];
-  for (let i = 0; i < 8; i++) parts.push(((b[at + 2 * i]! << 8) | b[at + 2 * i + 1]!).toString(16));
-  return parts.join(':').replace(/(^|:)0(:0)+(:|$)/, '::');
-}
-
 /** Parse one frame into a TCP segment; undefined when it is not a complete, unfragmented TCP segment. */
 export function frameToTcp(f: CapturedFrame, index = 0): TcpSegment | undefined {
-  const ip = networkLayer(f);
-  if (ip === undefined || ip.length < 1) return undefined;
-  const v = ip[0]! >> 4;
-  let src: string;
-  let dst: string;
-  let at: number;
-  let end: number;
-  if (v === 4) {
-    if (ip.length < 20) return undefined;
-    const ihl = (ip[0]! & 0x0f) * 4;
-    const total = (ip[2]! << 8) | ip[3]!;
-    const frag = ((ip[6]! << 8) | ip[7]!) & 0x3fff;
-    if (ihl < 20 || ip[9] !== 6 || frag !== 0 || total < ihl + 20 || total > ip.length) return undefined;
-    src = ipv4Text(ip, 12);
-    dst = ipv4Text(ip, 16);
-    at = ihl;
-    end = total;
-  } else if (v === 6) {
-    if (ip.length < 40) return undefined;
-    end = 40 + ((ip[4]! << 8) | ip[5]!);
-    if (end > ip.length) return undefined;
-    let next = ip[6]!;
-    let p = 40;
-    // Hop-by-hop, routing and destination options headers; a fragment header (44) ends the search.
-    while (next === 0 || next === 43 || next === 60) {
-      if (p + 8 > end) return undefined;
-      next = ip[p]!;
-      p += 8 + ip[p + 1]! * 8;
-    }
-    if (next !== 6) return undefined;
-    src = ipv6Text(ip, 8);
-    dst = ipv6Text(ip, 24);
-    at = p;
-  } else return undefined;
+  const pk = ipLayer(f, 6);
+  if (pk === undefined) return undefined;
+  const ip = pk.bytes;
+  const at = pk.at;
+  const end = pk.end;
+  const src = pk.src;
+  const dst = pk.dst;
   if (at + 20 > end) return undefined;
   const off = (ip[at + 12]! >> 4) * 4;
   if (off < 20 || at + off > end) return undefined;

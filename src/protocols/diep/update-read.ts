@@ -17,6 +17,8 @@ import { flagNamesOf, type FieldTable } from './tables/schema.js';
 import { FIELDS_6F59094D } from './tables/index.js';
 import { DIEP_DEFAULT_LIMITS, resolveDiepLimits, type DiepLimits } from './limits.js';
 import { UpdateBuffer } from './update-buffer.js';
+import { changeAt, creationAt } from './update-view.js';
+import type { Upcreate } from './types.js';
 
 export { UpdateBuffer };
 
@@ -75,6 +77,7 @@ export function readUpdateAt(
   limits: Readonly<DiepLimits>,
   spans: SpanSink | undefined,
   ranges: number[] | undefined,
+  out?: Upcreate[],
 ): void {
   const maxEntities = limits.diepMaxEntities;
   const header = cur.pos++;
@@ -105,7 +108,7 @@ export function readUpdateAt(
   }
   const countSpan = spans === undefined ? -1 : spans.spans.length;
   if (spans !== undefined) spans.add('updates', start, cur.pos, 'count');
-  readUpcreates(cur, buf, n, table, limits.maxStringLength, spans, ranges);
+  readUpcreates(cur, buf, n, table, limits.maxStringLength, spans, ranges, out);
   if (cur.pos !== cur.end) throw new DecodeError(cur.pos, '', 'end of message after the last upcreate', `${cur.end - cur.pos} trailing bytes`);
   if (spans !== undefined) nameUpcreateSpans(spans, countSpan, buf);
 }
@@ -153,6 +156,7 @@ function readUpcreates(
   maxString: number,
   spans: SpanSink | undefined,
   ranges: number[] | undefined,
+  out: Upcreate[] | undefined,
 ): void {
   buf.reserveUpcreates(n);
   buf.entCount = 0;
@@ -169,6 +173,8 @@ function readUpcreates(
   try {
     for (; i < n; i++) {
       const start = cur.pos;
+      // With `out`, each upcreate is read from entry 0 and group 0 and turned into its object at once.
+      const ent0 = out === undefined ? buf.entCount : 0;
       // Fast path for the common head `hash(1 byte) id(1-2 bytes) 00 01` of an update.
       if (spans === undefined && start + 4 < cur.end) {
         const hash = bytes[start]!;
@@ -180,16 +186,19 @@ function readUpcreates(
           q++;
         }
         if (hash !== 0 && hash < 0x80 && id >= 0 && bytes[q] === 0 && bytes[q + 1] === 1) {
-          buf.upHash[i] = hash;
-          buf.upId[i] = id;
-          buf.upMode[i] = 0;
           cur.pos = q + 2;
           part = Part.Within;
-          const ent = readChangeFields(cur, buf, buf.entCount, table, maxString, undefined, '');
-          buf.entCount = ent;
-          buf.entStart[i + 1] = ent;
-          buf.grpStart[i + 1] = groupsUsed;
-          buf.upCount = i + 1;
+          const ent = readChangeFields(cur, buf, ent0, table, maxString, undefined, '');
+          if (out !== undefined) out[i] = changeAt(buf, 0, ent, id, hash);
+          else {
+            buf.upHash[i] = hash;
+            buf.upId[i] = id;
+            buf.upMode[i] = 0;
+            buf.entCount = ent;
+            buf.entStart[i + 1] = ent;
+            buf.grpStart[i + 1] = groupsUsed;
+            buf.upCount = i + 1;
+          }
           if (ranges !== undefined) ranges.push(1, id, hash, start, cur.pos);
           continue;
         }
@@ -212,7 +221,7 @@ function readUpcreates(
         spans.add(`${prefix}.id`, idAt, modeAt, 'vu');
         spans.add(prefix, modeAt, cur.pos, 'mode');
       }
-      let ent = buf.entCount;
+      let ent = ent0;
       if (mode === 0) {
         buf.upMode[i] = 0;
         updates++;
@@ -222,7 +231,7 @@ function readUpcreates(
         buf.upMode[i] = 1;
         creations++;
         part = Part.Groups;
-        groupsUsed = readGroups(cur, buf, groupsUsed, table.groupCount, spans, prefix);
+        groupsUsed = readGroups(cur, buf, out === undefined ? groupsUsed : 0, table.groupCount, spans, prefix);
         part = Part.CreationField;
         ent = readCreationFields(cur, buf, ent, table, maxString, spans, prefix, at);
       }
@@ -232,6 +241,8 @@ function readUpcreates(
       buf.entStart[i + 1] = ent;
       buf.grpStart[i + 1] = groupsUsed;
       buf.upCount = i + 1;
+      if (out !== undefined)
+        out[i] = mode === 0 ? changeAt(buf, 0, ent, buf.upId[i]!, hash) : creationAt(buf, 0, ent, 0, groupsUsed, buf.upId[i]!, hash, table);
     }
   } catch (e) {
     let path = '';

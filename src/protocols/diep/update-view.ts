@@ -9,66 +9,85 @@ import type { UpdateBuffer } from './update-read.js';
 
 /** The packet objects of a decoded buffer (fresh objects; the buffer can be reused after). */
 export function packetOf(buf: UpdateBuffer, table: FieldTable): UpdatePacket {
-  const nd = buf.delCount;
-  const deletions: EntityRef[] = new Array(nd);
-  for (let i = 0; i < nd; i++) deletions[i] = { hash: buf.delHash[i]!, id: buf.delId[i]! };
+  const deletions = deletionsOf(buf);
   const n = buf.upCount;
   const upcreates: Upcreate[] = new Array(n);
-  for (let i = 0; i < n; i++) upcreates[i] = buf.upMode[i] === 1 ? creationOf(buf, i, table) : changeOf(buf, i, table);
+  for (let i = 0; i < n; i++) upcreates[i] = buf.upMode[i] === 1 ? creationOf(buf, i, table) : changeOf(buf, i);
   return { type: 'Update', tick: buf.tick, deletions, upcreates };
 }
 
-function creationOf(buf: UpdateBuffer, i: number, table: FieldTable): Upcreate {
-  const from = buf.entStart[i]!;
-  const to = buf.entStart[i + 1]!;
+/** The deletions of a decoded buffer. */
+export function deletionsOf(buf: UpdateBuffer): EntityRef[] {
+  const nd = buf.delCount;
+  const deletions: EntityRef[] = new Array(nd);
+  for (let i = 0; i < nd; i++) deletions[i] = { hash: buf.delHash[i]!, id: buf.delId[i]! };
+  return deletions;
+}
+
+/** Creation `i` of a decoded buffer. */
+export function creationOf(buf: UpdateBuffer, i: number, table: FieldTable): Upcreate {
+  return creationAt(buf, buf.entStart[i]!, buf.entStart[i + 1]!, buf.grpStart[i]!, buf.grpStart[i + 1]!, buf.upId[i]!, buf.upHash[i]!, table);
+}
+
+/** The creation of entries `from .. to - 1` and groups `g0 .. g1 - 1`. */
+export function creationAt(buf: UpdateBuffer, from: number, to: number, g0: number, g1: number, id: number, hash: number, table: FieldTable): Upcreate {
   const values: (Scalar | Scalar[] | undefined)[] = new Array(table.fieldCount);
   const entField = buf.entField;
   const entElem = buf.entElem;
+  const entNum = buf.entNum;
+  const entObj = buf.entObj;
+  const fieldLen = table.fieldLen;
   for (let j = from; j < to; j++) {
     const key = entField[j]!;
-    const f = key < 0 ? ~key : key;
-    const v = key < 0 ? buf.entObj[j]! : buf.entNum[j]!;
     const el = entElem[j]!;
-    if (el < 0) values[f] = v;
-    else {
-      let arr = values[f] as Scalar[] | undefined;
-      if (arr === undefined) values[f] = arr = new Array(table.fieldLen[f]!);
-      arr[el] = v;
+    // Numbers and objects on separate paths: a number stays unboxed until it is stored.
+    if (key >= 0) {
+      if (el < 0) values[key] = entNum[j]!;
+      else {
+        let arr = values[key] as Scalar[] | undefined;
+        if (arr === undefined) values[key] = arr = new Array(fieldLen[key]!);
+        arr[el] = entNum[j]!;
+      }
+    } else {
+      const f = ~key;
+      if (el < 0) values[f] = entObj[j]!;
+      else {
+        let arr = values[f] as Scalar[] | undefined;
+        if (arr === undefined) values[f] = arr = new Array(fieldLen[f]!);
+        arr[el] = entObj[j]!;
+      }
     }
   }
-  const g0 = buf.grpStart[i]!;
-  const g1 = buf.grpStart[i + 1]!;
   const groups: number[] = new Array(g1 - g0);
   for (let g = g0; g < g1; g++) groups[g - g0] = buf.groups[g]!;
-  return { kind: 'creation', id: buf.upId[i]!, hash: buf.upHash[i]!, groups, values };
+  return { kind: 'creation', id, hash, groups, values };
 }
 
-function changeOf(buf: UpdateBuffer, i: number, table: FieldTable): Upcreate {
-  const from = buf.entStart[i]!;
-  const to = buf.entStart[i + 1]!;
+/** Update `i` of a decoded buffer. */
+export function changeOf(buf: UpdateBuffer, i: number): Upcreate {
+  return changeAt(buf, buf.entStart[i]!, buf.entStart[i + 1]!, buf.upId[i]!, buf.upHash[i]!);
+}
+
+/** The update of entries `from .. to - 1`. */
+export function changeAt(buf: UpdateBuffer, from: number, to: number, id: number, hash: number): Upcreate {
   const entField = buf.entField;
   const entElem = buf.entElem;
   const entNum = buf.entNum;
-  const id = buf.upId[i]!;
-  const hash = buf.upHash[i]!;
   // The common case: scalar numbers only, one entry per field (a double array in V8).
-  let simple = true;
-  for (let j = from; j < to; j++) {
-    if (entField[j]! < 0 || entElem[j] !== -1) {
-      simple = false;
+  // Entry `j` is one when `entElem[j]` is -1 and `entField[j]` is not negative, that is
+  // when `~entElem[j] | (entField[j] >>> 31)` is 0; checked without a loop for up to 3.
+  switch (to - from) {
+    case 0:
+      return { kind: 'update', id, hash, fields: [], values: [] };
+    case 1:
+      if ((~entElem[from]! | (entField[from]! >>> 31)) === 0) return { kind: 'update', id, hash, fields: [entField[from]!], values: [entNum[from]!] };
       break;
-    }
-  }
-  const count = to - from;
-  if (simple) {
-    switch (count) {
-      case 0:
-        return { kind: 'update', id, hash, fields: [], values: [] };
-      case 1:
-        return { kind: 'update', id, hash, fields: [entField[from]!], values: [entNum[from]!] };
-      case 2:
+    case 2:
+      if ((~entElem[from]! | ~entElem[from + 1]! | ((entField[from]! | entField[from + 1]!) >>> 31)) === 0)
         return { kind: 'update', id, hash, fields: [entField[from]!, entField[from + 1]!], values: [entNum[from]!, entNum[from + 1]!] };
-      case 3:
+      break;
+    case 3:
+      if ((~entElem[from]! | ~entElem[from + 1]! | ~entElem[from + 2]! | ((entField[from]! | entField[from + 1]! | entField[from + 2]!) >>> 31)) === 0)
         return {
           kind: 'update',
           id,
@@ -76,12 +95,16 @@ function changeOf(buf: UpdateBuffer, i: number, table: FieldTable): Upcreate {
           fields: [entField[from]!, entField[from + 1]!, entField[from + 2]!],
           values: [entNum[from]!, entNum[from + 1]!, entNum[from + 2]!],
         };
-      default: {
+      break;
+    default: {
+      let j = from;
+      while (j < to && (~entElem[j]! | (entField[j]! >>> 31)) === 0) j++;
+      if (j === to) {
         const fields: number[] = [];
         const values: number[] = [];
-        for (let j = from; j < to; j++) {
-          fields.push(entField[j]!);
-          values.push(entNum[j]!);
+        for (let k = from; k < to; k++) {
+          fields.push(entField[k]!);
+          values.push(entNum[k]!);
         }
         return { kind: 'update', id, hash, fields, values };
       }
@@ -109,7 +132,6 @@ function changeOf(buf: UpdateBuffer, i: number, table: FieldTable): Upcreate {
       elements!.values.push(v);
     }
   }
-  void table;
   return { kind: 'update', id, hash, fields, values };
 }
 

@@ -115,18 +115,68 @@ export function f16ToBits(v: unknown, path: string): number {
   return sign | ((exp + 15) << 10) | m;
 }
 
-/** Canonical UUID string of 16 bytes at `p`; `reversed` for the le u128 order. */
+/**
+ * Canonical UUID string of 16 bytes at `p`; `reversed` for the le u128 order. One
+ * `String.fromCharCode` of 36 codes (no scratch array, no chain of concatenations).
+ */
 export function readUuid(b: Uint8Array, p: number, reversed: boolean): string {
-  // 36 char codes, then one flat string (no chain of 20 concatenations)
-  const c = UUID_CODES;
-  let k = 0;
-  for (let i = 0; i < 16; i++) {
-    if (i === 4 || i === 6 || i === 8 || i === 10) k++; // '-' stays in place
-    const v = b[reversed ? p + 15 - i : p + i]! << 1;
-    c[k++] = HEX_CODES[v]!;
-    c[k++] = HEX_CODES[v + 1]!;
-  }
-  return String.fromCharCode.apply(null, c);
+  const H = HEX_CODES;
+  const o = reversed ? p + 15 : p;
+  const d = reversed ? -1 : 1;
+  const x0 = b[o + 0 * d]! << 1;
+  const x1 = b[o + 1 * d]! << 1;
+  const x2 = b[o + 2 * d]! << 1;
+  const x3 = b[o + 3 * d]! << 1;
+  const x4 = b[o + 4 * d]! << 1;
+  const x5 = b[o + 5 * d]! << 1;
+  const x6 = b[o + 6 * d]! << 1;
+  const x7 = b[o + 7 * d]! << 1;
+  const x8 = b[o + 8 * d]! << 1;
+  const x9 = b[o + 9 * d]! << 1;
+  const x10 = b[o + 10 * d]! << 1;
+  const x11 = b[o + 11 * d]! << 1;
+  const x12 = b[o + 12 * d]! << 1;
+  const x13 = b[o + 13 * d]! << 1;
+  const x14 = b[o + 14 * d]! << 1;
+  const x15 = b[o + 15 * d]! << 1;
+  return String.fromCharCode(
+    H[x0]!,
+    H[x0 + 1]!,
+    H[x1]!,
+    H[x1 + 1]!,
+    H[x2]!,
+    H[x2 + 1]!,
+    H[x3]!,
+    H[x3 + 1]!,
+    45,
+    H[x4]!,
+    H[x4 + 1]!,
+    H[x5]!,
+    H[x5 + 1]!,
+    45,
+    H[x6]!,
+    H[x6 + 1]!,
+    H[x7]!,
+    H[x7 + 1]!,
+    45,
+    H[x8]!,
+    H[x8 + 1]!,
+    H[x9]!,
+    H[x9 + 1]!,
+    45,
+    H[x10]!,
+    H[x10 + 1]!,
+    H[x11]!,
+    H[x11 + 1]!,
+    H[x12]!,
+    H[x12 + 1]!,
+    H[x13]!,
+    H[x13 + 1]!,
+    H[x14]!,
+    H[x14 + 1]!,
+    H[x15]!,
+    H[x15 + 1]!,
+  );
 }
 
 /** Char codes of the two hex digits of each byte value (at 2v, 2v + 1). */
@@ -135,8 +185,6 @@ for (let i = 0; i < 256; i++) {
   HEX_CODES[2 * i] = HEX[i]!.charCodeAt(0);
   HEX_CODES[2 * i + 1] = HEX[i]!.charCodeAt(1);
 }
-/** Scratch for readUuid: 36 char codes, the dashes (45) fixed at 8, 13, 18, 23. */
-const UUID_CODES: number[] = new Array<number>(36).fill(45);
 
 function nibble(c: number): number {
   if (c >= 48 && c <= 57) return c - 48;

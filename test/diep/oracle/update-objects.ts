@@ -5,11 +5,27 @@
  * values, DecodeError offsets and paths.
  */
 import { DecodeError, LimitError, rethrowAt, type SpanSink } from '../../../src/core/index.js';
-import { readEntid, readF32, readString, readVu, readVi, Cur, type Cursor } from '../../../src/protocols/diep/primitives.js';
-import { ENC_VU, ENC_VI, ENC_F32, ENC_VI64, ENC_STRING, ENCODING_NAMES, type FieldTable } from '../../../src/protocols/diep/tables/schema.js';
+import * as prim from '../../../src/protocols/diep/primitives.js';
+import { Cur, type Cursor } from '../../../src/protocols/diep/primitives.js';
+import * as schema from '../../../src/protocols/diep/tables/schema.js';
+import { ENCODING_NAMES, type FieldTable } from '../../../src/protocols/diep/tables/schema.js';
 import { FIELDS_6F59094D } from '../../../src/protocols/diep/tables/index.js';
 import { DIEP_DEFAULT_LIMITS } from '../../../src/protocols/diep/limits.js';
 import type { Change, Creation, ElementChanges, EntityRef, Scalar, UpdatePacket, Upcreate } from '../../../src/protocols/diep/types.js';
+
+// Module-level bindings of the hot imports, as the reader had them in the library: tsx
+// (esbuild) turns each access to an imported binding into a getter call, which would
+// make the oracle slower than the reader it was and skew the paired bench.
+const readVu = prim.readVu;
+const readVi = prim.readVi;
+const readF32 = prim.readF32;
+const readString = prim.readString;
+const readEntid = prim.readEntid;
+const ENC_VU = schema.ENC_VU;
+const ENC_VI = schema.ENC_VI;
+const ENC_F32 = schema.ENC_F32;
+const ENC_VI64 = schema.ENC_VI64;
+const ENC_STRING = schema.ENC_STRING;
 
 interface Ctx {
   table: FieldTable;
