@@ -3,6 +3,7 @@ import { ByteWriter } from '../src/core/writer.js';
 import { BitReader, BitWriter } from '../src/core/bits.js';
 import { decodeLz4Block, encodeLz4Block } from '../src/core/lz4.js';
 import type { BenchCase } from './harness.js';
+import { externalLz4Cases } from './lz4-external.js';
 import { rng } from '../test/helpers/rng.js';
 
 export function cases(): BenchCase[] {
@@ -112,8 +113,10 @@ export function cases(): BenchCase[] {
       group: 'core',
       name: `LZ4 block decode (256 KiB -> ${(lzBlock.length / 1024).toFixed(0)} KiB)`,
       bytes: lzIn.length,
+      target: { mbps: 1000 },
       fn: () => decodeLz4Block(lzBlock, 1 << 20),
     },
+    ...externalLz4Cases('core', 'LZ4 block decode (256 KiB)', [lzBlock], [lzIn.length]),
     {
       group: 'core',
       name: 'LZ4 block encode (256 KiB)',

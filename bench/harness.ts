@@ -15,6 +15,8 @@ export interface BenchCase {
   target?: { mbps?: number; itemsPerSec?: number };
   /** One unit of work; its return value is kept so that it is not optimised away. */
   fn: () => unknown;
+  /** Measured elsewhere (another process) instead of through `fn`; given the time budget in ms. */
+  external?: (ms: number) => BenchResult;
 }
 
 export interface BenchResult {

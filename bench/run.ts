@@ -18,7 +18,8 @@ for (const f of files) {
   const mod = (await import(join(here, f))) as { cases: () => BenchCase[] | Promise<BenchCase[]> };
   for (const c of await mod.cases()) {
     if (filters.length && !filters.some((x) => `${c.group} ${c.name}`.includes(x))) continue;
-    const r = measure(c, Number(process.env.BENCH_MS ?? 1000));
+    const ms = Number(process.env.BENCH_MS ?? 1000);
+    const r = c.external ? c.external(ms) : measure(c, ms);
     results.push(r);
     process.stderr.write(
       `  ${c.group} / ${c.name}: ${r.mbps !== undefined ? `${r.mbps.toFixed(1)} MB/s` : ''} ${r.itemsPerSec !== undefined ? `${Math.round(r.itemsPerSec)} ${r.itemUnit}/s` : ''}\n`,

@@ -17,6 +17,7 @@ import {
 } from '../src/protocols/scrapmechanic/index.js';
 import { decodeLz4Block } from '../src/core/lz4.js';
 import type { BenchCase } from './harness.js';
+import { externalLz4Cases } from './lz4-external.js';
 import { rng } from '../test/helpers/rng.js';
 
 /** 120k updates: a world of bodies, shapes, joints, characters, containers, lifts and tools, then ticks of changes. */
@@ -263,14 +264,21 @@ export function cases(): BenchCase[] {
     decodeCase('decode: messages, LZ4 + scanBody', messages, (m, t) => scanBody(decodeLz4Block(m.subarray(1)), { tracker: t }).count),
     {
       group: 'scrapmechanic',
-      name: 'LZ4 decompress only',
+      name: `LZ4 decompress only (${messages.length} blocks, ${(bodyBytes / messages.length / 1024).toFixed(1)} KiB each)`,
       bytes: bodyBytes,
+      target: { mbps: 1000 },
       fn: () => {
         let k = 0;
         for (const m of messages) k += decodeLz4Block(m.subarray(1)).length;
         return k;
       },
     },
+    ...externalLz4Cases(
+      'scrapmechanic',
+      'LZ4 decompress only',
+      messages.map((m) => m.subarray(1)),
+      messages.map((m) => decodeLz4Block(m.subarray(1)).length),
+    ),
     producerCase('encode: producer (typed → bodies, deltas)', (p, tick, batch) => p.bodies(tick, batch).length, { mbps: 100 }),
     producerCase('encode: producer messages (+ LZ4)', (p, tick, batch) => p.produce(tick, batch).length),
     {

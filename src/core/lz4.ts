@@ -25,6 +25,8 @@ export function decodeLz4Block(src: Uint8Array, maxOutput: number = DEFAULT_LIMI
   // result out once: cheaper than a guessed allocation that is grown and trimmed.
   let out = expectedSize === undefined ? scratch : new Uint8Array(expectedSize);
   let cap = expectedSize ?? Math.min(maxOutput, out.length);
+  let outView = out === scratch ? scratchView : new DataView(out.buffer, out.byteOffset, out.length);
+  const srcView = new DataView(src.buffer, src.byteOffset, n);
   let op = 0;
   let ip = 0;
   for (;;) {
@@ -51,8 +53,20 @@ export function decodeLz4Block(src: Uint8Array, maxOutput: number = DEFAULT_LIMI
         const next = new Uint8Array(cap);
         next.set(out.subarray(0, op));
         out = next;
+        outView = new DataView(next.buffer);
       }
-      if (lit < 64) {
+      if (lit < 64 && ip + lit + 16 <= n && op + lit + 16 <= out.length) {
+        // short literals (most of them): 16 bytes at a time as 4-byte words; the
+        // bytes past `lit` land in output space that later sequences overwrite
+        let i = 0;
+        do {
+          outView.setInt32(op + i, srcView.getInt32(ip + i, true), true);
+          outView.setInt32(op + i + 4, srcView.getInt32(ip + i + 4, true), true);
+          outView.setInt32(op + i + 8, srcView.getInt32(ip + i + 8, true), true);
+          outView.setInt32(op + i + 12, srcView.getInt32(ip + i + 12, true), true);
+          i += 16;
+        } while (i < lit);
+      } else if (lit < 64) {
         for (let i = 0; i < lit; i++) out[op + i] = src[ip + i]!;
       } else {
         out.set(src.subarray(ip, ip + lit), op);
@@ -85,18 +99,47 @@ export function decodeLz4Block(src: Uint8Array, maxOutput: number = DEFAULT_LIMI
       const next = new Uint8Array(cap);
       next.set(out.subarray(0, op));
       out = next;
+      outView = new DataView(next.buffer);
     }
     let from = op - offset;
-    if (len < 64) {
+    const stop = op + len;
+    if (len < 64 && stop + 8 <= out.length) {
+      // short matches (most of them): 8 bytes at a time, unrolled, up to 7 bytes
+      // past the end into output space that later sequences overwrite; byte by
+      // byte in order, so right for overlapping matches (offset < len) too
+      if (offset >= 4 && stop + 16 <= out.length) {
+        // as 4-byte words (each reads bytes already written, as offset >= 4)
+        do {
+          outView.setInt32(op, outView.getInt32(from, true), true);
+          outView.setInt32(op + 4, outView.getInt32(from + 4, true), true);
+          outView.setInt32(op + 8, outView.getInt32(from + 8, true), true);
+          outView.setInt32(op + 12, outView.getInt32(from + 12, true), true);
+          op += 16;
+          from += 16;
+        } while (op < stop);
+      } else {
+        do {
+          out[op] = out[from]!;
+          out[op + 1] = out[from + 1]!;
+          out[op + 2] = out[from + 2]!;
+          out[op + 3] = out[from + 3]!;
+          out[op + 4] = out[from + 4]!;
+          out[op + 5] = out[from + 5]!;
+          out[op + 6] = out[from + 6]!;
+          out[op + 7] = out[from + 7]!;
+          op += 8;
+          from += 8;
+        } while (op < stop);
+      }
+      op = stop;
+    } else if (len < 64) {
       // short matches (most of them): a byte loop beats copyWithin's call; it is
       // also right for overlapping matches (offset < len), which repeat a pattern
-      const stop = op + len;
       while (op < stop) out[op++] = out[from++]!;
     } else if (offset >= len) {
       out.copyWithin(op, from, from + len);
       op += len;
     } else {
-      const stop = op + len;
       while (op < stop) out[op++] = out[from++]!;
     }
   }
@@ -104,12 +147,17 @@ export function decodeLz4Block(src: Uint8Array, maxOutput: number = DEFAULT_LIMI
     throw new DecodeError(n, 'lz4', `output of ${expectedSize} bytes`, `${op} bytes`);
   }
   if (expectedSize !== undefined) return out;
-  if (out !== scratch && out.length <= SCRATCH_KEEP) scratch = out;
+  if (out !== scratch && out.length <= SCRATCH_KEEP) {
+    scratch = out;
+    scratchView = outView;
+  }
   return out.slice(0, op);
 }
 
 /** Decode scratch (decoding is synchronous); kept across calls while at most SCRATCH_KEEP bytes. */
 let scratch = new Uint8Array(64 * 1024);
+/** A view of `scratch` for 4-byte copies. */
+let scratchView = new DataView(scratch.buffer);
 const SCRATCH_KEEP = 1 << 20;
 
 const HASH_LOG = 14;

@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import * as lz4js from 'lz4js';
 import { decodeLz4Block, encodeLz4Block, lz4Bound } from '../../src/core/lz4.js';
 import { DecodeError, LimitError } from '../../src/core/errors.js';
+import { referenceDecodeLz4Block } from '../helpers/lz4-reference.js';
 
 /** Independent decoder: lz4js. */
 function refDecode(block: Uint8Array, size: number): Uint8Array {
@@ -142,4 +143,67 @@ test('a block that ends right after a match is refused with a clear message', ()
     () => decodeLz4Block(new Uint8Array([0x10, 0x61, 0x01, 0x00])),
     (e: unknown) => e instanceof DecodeError && e.offset === 4 && /literals-only/.test(e.message),
   );
+});
+
+function lz4Outcome(f: () => Uint8Array): string {
+  try {
+    return `ok ${Buffer.from(f()).toString('hex')}`;
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e;
+    return `${e.name} @${e.offset} ${e.path} ${e.message}`;
+  }
+}
+
+test('the decoder matches a plain byte-by-byte reference decoder: bytes, or error class, offset, path and message (property)', () => {
+  let errors = 0;
+  let oks = 0;
+  fc.assert(
+    fc.property(
+      fc.oneof(compressible, fc.uint8Array({ maxLength: 600 })),
+      // intact, or cut short and/or with a few bytes changed
+      fc.option(fc.record({ muts: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { maxLength: 3 }), cut: fc.nat() })),
+      fc.oneof(fc.constant(1 << 20), fc.integer({ min: 0, max: 3000 })),
+      fc.oneof(fc.constant('none' as const), fc.constant('exact' as const), fc.integer({ min: 0, max: 3000 })),
+      (src, damage, max, sizeMode) => {
+        const block = encodeLz4Block(src);
+        const b = damage === null ? block : block.slice(0, 1 + (damage.cut % block.length));
+        for (const [i, v] of damage?.muts ?? []) b[i % b.length] = v;
+        const size = sizeMode === 'none' ? undefined : sizeMode === 'exact' ? src.length : sizeMode;
+        const want = lz4Outcome(() => referenceDecodeLz4Block(b, max, size));
+        if (want.startsWith('ok')) oks++;
+        else errors++;
+        assert.equal(
+          lz4Outcome(() => decodeLz4Block(b, max, size)),
+          want,
+        );
+      },
+    ),
+    { numRuns: 1500 },
+  );
+  assert.ok(oks > 200 && errors > 200, `ok ${oks}, errors ${errors}`);
+});
+
+test('word and 16-byte copies: every literal and match length 0..70 at every offset 1..20, at the end of the output too', () => {
+  for (let lit = 0; lit <= 70; lit++) {
+    for (let off = 1; off <= 20; off++) {
+      for (const len of [4, 5, 7, 8, 9, 12, 15, 16, 17, 19, 20, 33, 63, 64, 65, 70]) {
+        // `lit` literals (at least `off`), a match, then 0..5 final literals
+        const l = Math.max(lit, off);
+        const parts: number[] = [];
+        const ml = len - 4;
+        parts.push((Math.min(l, 15) << 4) | Math.min(ml, 15));
+        if (l >= 15) parts.push(l - 15);
+        for (let i = 0; i < l; i++) parts.push((i * 37 + 11) & 255);
+        parts.push(off, 0);
+        if (ml >= 15) parts.push(ml - 15);
+        const tail = lit % 6;
+        parts.push(tail << 4);
+        for (let i = 0; i < tail; i++) parts.push(200 + i);
+        const b = Uint8Array.from(parts);
+        const want = referenceDecodeLz4Block(b, 1 << 20);
+        assert.deepEqual(decodeLz4Block(b, 1 << 20), want);
+        assert.deepEqual(decodeLz4Block(b, 1 << 20, want.length), want);
+      }
+    }
+  }
 });

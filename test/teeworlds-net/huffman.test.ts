@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { huffmanCode, huffmanCompress, huffmanDecompress, HUFFMAN_EOF } from '../../src/protocols/teeworlds/net/huffman.js';
-import { DecodeError } from '../../src/core/errors.js';
+import { DecodeError, LimitError } from '../../src/core/errors.js';
 import { fromHex, toHex } from '../../src/core/hex.js';
 
 const fx = JSON.parse(readFileSync(new URL('../fixtures/teeworlds/libtw2-huffman-test-cases.json', import.meta.url), 'utf8')) as {
@@ -84,4 +84,89 @@ test('huffman: zero-heavy payloads (the multi-symbol table path) round-trip; cut
     ),
     { numRuns: 500 },
   );
+});
+
+/**
+ * A plain reference decoder built from libtw2's code table: refills a bit
+ * buffer one byte at a time to 24 bits, walks one bit at a time. The table
+ * decoder must give the same bytes, or the same error (class, offset, path,
+ * value).
+ */
+function referenceDecompress(src: Uint8Array, maxOutput: number): Uint8Array {
+  const byCode = new Map<string, number>(fx.codes.map((c) => [c.bits, c.symbol]));
+  const out: number[] = [];
+  let pos = 0;
+  let bits = '';
+  for (;;) {
+    while (bits.length < 24 && pos < src.length) {
+      const b = src[pos++]!;
+      for (let i = 0; i < 8; i++) bits += (b >> i) & 1 ? '1' : '0';
+    }
+    let code = '';
+    let sym: number | undefined;
+    while (sym === undefined) {
+      if (code.length >= bits.length) throw new DecodeError(src.length, 'huffman', 'the EOF code', 'end of input');
+      code += bits[code.length];
+      sym = byCode.get(code);
+    }
+    bits = bits.slice(code.length);
+    if (sym === HUFFMAN_EOF) break;
+    if (out.length >= maxOutput) throw new LimitError(pos, 'huffman', 'huffmanMaxOutput', out.length + 1, maxOutput);
+    if (out.length >= src.length * 8) throw new DecodeError(src.length, 'huffman', 'the EOF code', 'end of input');
+    out.push(sym);
+  }
+  return Uint8Array.from(out);
+}
+
+function outcome(f: () => Uint8Array): string {
+  try {
+    return `ok ${toHex(f())}`;
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e;
+    return `${e.name} @${e.offset} ${e.path} ${e.message} ${e instanceof LimitError ? `${e.value}/${e.max}` : ''}`;
+  }
+}
+
+test('huffman: the table decoder matches a bit-by-bit reference decoder: bytes, or error class, offset, path and values (property)', () => {
+  const zeroHeavy = fc.array(fc.oneof({ weight: 3, arbitrary: fc.constant(0) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 255 }) }), {
+    maxLength: 300,
+  });
+  let errors = 0;
+  let limits = 0;
+  fc.assert(
+    fc.property(
+      fc.oneof(
+        fc.uint8Array({ maxLength: 200 }),
+        zeroHeavy.map((b) => huffmanCompress(Uint8Array.from(b))),
+        fc.tuple(zeroHeavy, fc.nat()).map(([b, cut]) => {
+          const c = huffmanCompress(Uint8Array.from(b));
+          return c.slice(0, cut % (c.length + 1));
+        }),
+      ),
+      fc.oneof(fc.integer({ min: 0, max: 400 }), fc.constant(2048)),
+      (src, max) => {
+        const want = outcome(() => referenceDecompress(src, max));
+        if (!want.startsWith('ok')) errors++;
+        if (want.startsWith('LimitError')) limits++;
+        assert.equal(
+          outcome(() => huffmanDecompress(src, max)),
+          want,
+        );
+      },
+    ),
+    { numRuns: 600 },
+  );
+  // the property reached both error kinds
+  assert.ok(errors > 50 && limits > 20, `errors ${errors}, limit errors ${limits}`);
+});
+
+test('huffman: results of successive decompressions are independent arrays (writing one leaves the others)', () => {
+  const a = huffmanCompress(Uint8Array.from([1, 2, 3, 0, 0, 0, 4]));
+  const x = huffmanDecompress(a);
+  const y = huffmanDecompress(a);
+  x.fill(9);
+  assert.deepEqual([...y], [1, 2, 3, 0, 0, 0, 4]);
+  // a failed decompression does not disturb the next one
+  assert.throws(() => huffmanDecompress(huffmanCompress(new Uint8Array(100).fill(7)), 50), LimitError);
+  assert.deepEqual([...huffmanDecompress(a)], [1, 2, 3, 0, 0, 0, 4]);
 });

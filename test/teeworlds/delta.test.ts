@@ -266,3 +266,15 @@ test('fused createDeltaBytes gives exactly encodeInts(createDelta) and the same 
   const b = Snapshot.fromItems([{ type: 0x7fff, id: 1, data: [1, 2, 3] }]);
   assert.throws(() => createDeltaBytes(a, b, STATIC_SIZES.ddnet), EncodeError);
 });
+
+test('createDeltaBytes results stay as they were while many more deltas are packed (the output pool hands out separate views)', () => {
+  const a = Snapshot.fromItems([{ type: 1, id: 1, data: Array.from({ length: 10 }, (_, i) => i) }]);
+  const b = Snapshot.fromItems([{ type: 1, id: 1, data: Array.from({ length: 10 }, (_, i) => i * 1000) }]);
+  const first = createDeltaBytes(a, b, STATIC_SIZES.ddnet);
+  const copy = Uint8Array.from(first);
+  const all: Uint8Array[] = [];
+  // enough deltas to fill several pools
+  for (let i = 0; i < 3000; i++) all.push(createDeltaBytes(i % 2 ? a : b, i % 2 ? b : a, STATIC_SIZES.ddnet));
+  assert.deepEqual(first, copy);
+  for (let i = 0; i < all.length; i++) assert.deepEqual(all[i], createDeltaBytes(i % 2 ? a : b, i % 2 ? b : a, STATIC_SIZES.ddnet));
+});

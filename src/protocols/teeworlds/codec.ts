@@ -242,10 +242,13 @@ export function decodeSnapMessage(bytes: Uint8Array, version: TwVersion, opts: S
   return { kind, tick, deltaTick, numParts, part, crc, data };
 }
 
+/** One packer for every snap message (encoding is synchronous; `finish` copies out). */
+const snapPacker = new Packer(2048);
+
 /** Encode one snapshot message (the fields of a SnapMessage; `data` is written as is). */
 export function encodeSnapMessage(m: SnapMessage, version: TwVersion): Uint8Array {
   const ids = SYSTEM_MESSAGE_IDS[version];
-  const p = new Packer(16 + m.data.length);
+  const p = snapPacker.reset();
   const delta = (m.tick - m.deltaTick) | 0;
   if (m.kind === 'snap_empty') {
     p.int((ids.SNAPEMPTY << 1) | 1)

@@ -28,14 +28,24 @@ export function extObjectByUuid(uuid: string): ExtObjectDef | undefined {
   return EXT_BY_UUID.get(uuid);
 }
 
+/** Two lowercase hex digits of each byte value. */
+const HEX2: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+/** Eight hex digits of an int (as unsigned). */
+function hex8(v: number): string {
+  return HEX2[(v >>> 24) & 0xff]! + HEX2[(v >>> 16) & 0xff]! + HEX2[(v >>> 8) & 0xff]! + HEX2[v & 0xff]!;
+}
+
+/** Four hex digits of the 16-bit value `v`. */
+function hex4(v: number): string {
+  return HEX2[(v >>> 8) & 0xff]! + HEX2[v & 0xff]!;
+}
+
 /** UUID string of 4 big-endian ints (a declaration item's data). */
 export function intsToUuid(ints: ArrayLike<number>, start = 0): string {
-  let s = '';
-  for (let i = 0; i < 4; i++) {
-    const v = (ints[start + i]! >>> 0).toString(16).padStart(8, '0');
-    s += i === 1 ? `-${v.slice(0, 4)}-${v.slice(4)}` : i === 2 ? `-${v.slice(0, 4)}-${v.slice(4)}` : v;
-  }
-  return s;
+  const b = ints[start + 1]!;
+  const c = ints[start + 2]!;
+  return `${hex8(ints[start]!)}-${hex4(b >>> 16)}-${hex4(b)}-${hex4(c >>> 16)}-${hex4(c)}${hex8(ints[start + 3]!)}`;
 }
 
 /** The 4 ints of a UUID string (declaration data). */

@@ -8,9 +8,18 @@ import { EncodeError } from '../../core/errors.js';
 import type { Snapshot } from './snapshot.js';
 import { writeVarint } from './varint.js';
 
-/** A reusable packer: holds the output scratch (one per producer; not shared between threads). */
+/** Bytes of a packer's output pool. */
+const POOL_SIZE = 64 * 1024;
+
+/**
+ * A reusable packer (one per producer; not shared between threads). Deltas are
+ * written straight into an output pool and returned as views of it, one after
+ * another (as Node's Buffer pool hands out small buffers): no copy and no
+ * backing store per delta; a view keeps its pool alive.
+ */
 export class DeltaPacker {
-  private buf = new Uint8Array(4096);
+  private buf = new Uint8Array(POOL_SIZE);
+  private at = 0;
   private readonly head = new Uint8Array(16);
 
   /**
@@ -22,13 +31,17 @@ export class DeltaPacker {
     const toN = to.numItems;
     // worst case: 5 bytes per int (header, deleted keys, every item as new with a size int)
     const worst = 5 * (3 + fromN + 3 * toN + to.dataLength);
-    if (this.buf.length < worst) this.buf = new Uint8Array(Math.max(worst, this.buf.length * 2));
+    if (this.at + worst > this.buf.length) {
+      this.buf = new Uint8Array(Math.max(POOL_SIZE, worst));
+      this.at = 0;
+    }
     const out = this.buf;
+    const start = this.at;
     const fKeys = from.keys;
     const tKeys = to.keys;
     // deleted keys: items of `from` not in `to` (scan in order with a hint: both usually share it)
     let numDeleted = 0;
-    let p = 15; // room for the header (3 ints of at most 5 bytes); moved down at the end
+    let p = start + 15; // room for the header (3 ints of at most 5 bytes), written at the end
     let hint = 0;
     for (let i = 0; i < fromN; i++) {
       const key = fKeys[i]!;
@@ -63,23 +76,6 @@ export class DeltaPacker {
       else if (fromN > 0) fi = from.indexOf(key);
       const t0 = tD + ts;
       if (fi >= 0) {
-        // most items do not change: compare before writing anything
-        const fs = fOff[fi]!;
-        if (fOff[fi + 1]! - fs === size) {
-          const f0 = fD + fs;
-          let k = 0;
-          while (k < size && tData[t0 + k] === fData[f0 + k]) k++;
-          if (k === size) {
-            hint = fi + 1;
-            continue;
-          }
-        }
-      }
-      const rec = p;
-      p = writeVarint(out, p, type);
-      p = writeVarint(out, p, key & 0xffff);
-      if (stat === 0) p = writeVarint(out, p, size);
-      if (fi >= 0) {
         hint = fi + 1;
         const fs = fOff[fi]!;
         if (fOff[fi + 1]! - fs !== size) {
@@ -88,20 +84,35 @@ export class DeltaPacker {
             `item (type ${type}, id ${key & 0xffff}) changed size from ${fOff[fi + 1]! - fs} to ${size} ints; delete it first`,
           );
         }
+        // most items do not change: compare before writing anything
         const f0 = fD + fs;
-        let any = 0;
-        for (let k = 0; k < size; k++) {
+        let k = 0;
+        const size4 = size - 3;
+        while (
+          k < size4 &&
+          tData[t0 + k] === fData[f0 + k] &&
+          tData[t0 + k + 1] === fData[f0 + k + 1] &&
+          tData[t0 + k + 2] === fData[f0 + k + 2] &&
+          tData[t0 + k + 3] === fData[f0 + k + 3]
+        )
+          k += 4;
+        while (k < size && tData[t0 + k] === fData[f0 + k]) k++;
+        if (k === size) continue;
+        p = writeVarint(out, p, type);
+        p = writeVarint(out, p, key & 0xffff);
+        if (stat === 0) p = writeVarint(out, p, size);
+        // the first k diffs are 0 (one byte each), the rest computed
+        for (let z = 0; z < k; z++) out[p++] = 0;
+        for (; k < size; k++) {
           const d = (tData[t0 + k]! - fData[f0 + k]!) | 0;
-          any |= d;
           // one-byte varints inline (most diffs are small)
           if (d >= -64 && d < 64) out[p++] = d < 0 ? 0x40 | (~d & 0x3f) : d;
           else p = writeVarint(out, p, d);
         }
-        if (any === 0) {
-          p = rec;
-          continue;
-        }
       } else {
+        p = writeVarint(out, p, type);
+        p = writeVarint(out, p, key & 0xffff);
+        if (stat === 0) p = writeVarint(out, p, size);
         for (let k = 0; k < size; k++) {
           const v = tData[t0 + k]!;
           if (v >= -64 && v < 64) out[p++] = v < 0 ? 0x40 | (~v & 0x3f) : v;
@@ -111,14 +122,14 @@ export class DeltaPacker {
       numUpdated++;
     }
     if (numDeleted === 0 && numUpdated === 0) return new Uint8Array(0);
-    // the header, written just before the body
+    // the header, written just before the body (into the 15 bytes kept free)
     const head = this.head;
     let h = writeVarint(head, 0, numDeleted);
     h = writeVarint(head, h, numUpdated);
     head[h++] = 0;
-    const result = new Uint8Array(h + p - 15);
-    result.set(head.subarray(0, h), 0);
-    result.set(out.subarray(15, p), h);
-    return result;
+    const at = start + 15 - h;
+    for (let j = 0; j < h; j++) out[at + j] = head[j]!;
+    this.at = (p + 7) & ~7;
+    return out.subarray(at, p);
   }
 }

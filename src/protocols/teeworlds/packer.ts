@@ -51,6 +51,11 @@ export class Packer {
     this.pos += b.length;
     return this;
   }
+  /** Start over, keeping the buffer (for a packer reused from message to message). */
+  reset(): this {
+    this.pos = 0;
+    return this;
+  }
   /** The packed bytes (a fresh array). */
   finish(): Uint8Array {
     return this.buf.slice(0, this.pos);

@@ -326,30 +326,44 @@ build();
 
 /**
  * Multi-symbol decode table over the same LUT_BITS window: how many whole
- * byte symbols (not EOF) the window starts with, up to 3 (`multiMeta`: count
- * in bits 5..6, their total code length in bits 0..4), and those symbols
- * (`multiSyms`: first in the low byte). Most snapshot payload bytes are 0,
- * whose code is short, so one lookup often yields two or three bytes.
+ * symbols (bytes, not EOF) the window starts with, up to MULTI_MAX
+ * (`multiMeta`: count in bits 4..7, their total code length in bits 0..3),
+ * and those symbols (`multiLo`: the first four, first in the low byte;
+ * `multiHi`: the next four). Most snapshot payload bytes are 0, whose code is
+ * the single bit 1, so one lookup often yields many bytes. A count of 0 means
+ * the window starts with EOF or with a code longer than LUT_BITS.
  */
+const MULTI_MAX = 8;
 const multiMeta = new Uint8Array(LUT_SIZE);
-const multiSyms = new Int32Array(LUT_SIZE);
+const multiLo = new Int32Array(LUT_SIZE);
+const multiHi = new Int32Array(LUT_SIZE);
 for (let v = 0; v < LUT_SIZE; v++) {
   let used = 0;
   let n = 0;
-  let syms = 0;
-  while (n < 3) {
+  let lo = 0;
+  let hi = 0;
+  while (n < MULTI_MAX) {
     const e = lut[(v >>> used) & (LUT_SIZE - 1)]!;
     if (e <= 0) break;
     const len = e & 31;
     const sym = (e >>> 5) - 1;
     if (sym === HUFFMAN_EOF || used + len > LUT_BITS) break;
-    syms |= sym << (8 * n);
+    if (n < 4) lo |= sym << (8 * n);
+    else hi |= sym << (8 * (n - 4));
     used += len;
     n++;
   }
-  multiMeta[v] = (n << 5) | used;
-  multiSyms[v] = syms;
+  multiMeta[v] = (n << 4) | used;
+  multiLo[v] = lo;
+  multiHi[v] = hi;
 }
+
+/**
+ * Encode table: the code of each symbol in bits 0..15 (first transmitted bit
+ * lowest) and its length in bits 16..20.
+ */
+const encTable = new Int32Array(NUM_SYMBOLS);
+for (let s = 0; s < NUM_SYMBOLS; s++) encTable[s] = codeBits[s]! | (codeLen[s]! << 16);
 
 /** The code of a symbol as a string of 0/1 in transmission order (for tests and tools). */
 export function huffmanCode(symbol: number): string {
@@ -359,27 +373,48 @@ export function huffmanCode(symbol: number): string {
   return s;
 }
 
-/** Output scratch for decompression (the result is copied out). */
-let scratch = new Uint8Array(2048);
+/**
+ * Decompressed payloads are written straight into a shared pool and returned
+ * as views of it (as Node's Buffer does for small buffers): no copy and no
+ * allocation of a backing store per payload. A view keeps its pool alive.
+ */
+const POOL_SIZE = 16384;
+let pool = new Uint8Array(POOL_SIZE);
+let poolAt = 0;
+/** Output scratch for compression (the result is copied out). */
+let compScratch = new Uint8Array(4096);
 
 /** Compress bytes; always ends with one final byte (an extra 00 when the bits end on a byte boundary). */
 export function huffmanCompress(data: Uint8Array): Uint8Array {
-  // At most 15 bits per symbol.
-  const out = new Uint8Array(Math.ceil(((data.length + 1) * 15) / 8) + 1);
+  // At most 15 bits per symbol, written 16 bits at a time (+2 bytes of slack).
+  const need = Math.ceil(((data.length + 1) * 15) / 8) + 3;
+  if (compScratch.length < need) compScratch = new Uint8Array(Math.max(need, compScratch.length * 2));
+  const out = compScratch;
+  const n = data.length;
   let o = 0;
   let acc = 0;
   let count = 0;
-  for (let i = 0; i <= data.length; i++) {
-    const sym = i < data.length ? data[i]! : HUFFMAN_EOF;
-    acc |= codeBits[sym]! << count;
-    count += codeLen[sym]!;
-    while (count >= 8) {
-      out[o++] = acc & 0xff;
-      acc >>>= 8;
-      count -= 8;
+  for (let i = 0; i < n; i++) {
+    const e = encTable[data[i]!]!;
+    acc |= (e & 0xffff) << count;
+    count += e >>> 16;
+    if (count >= 16) {
+      out[o] = acc;
+      out[o + 1] = acc >>> 8;
+      o += 2;
+      acc >>>= 16;
+      count -= 16;
     }
   }
-  out[o++] = acc & 0xff;
+  const e = encTable[HUFFMAN_EOF]!;
+  acc |= (e & 0xffff) << count;
+  count += e >>> 16;
+  while (count >= 8) {
+    out[o++] = acc;
+    acc >>>= 8;
+    count -= 8;
+  }
+  out[o++] = acc;
   return out.slice(0, o);
 }
 
@@ -389,30 +424,53 @@ export function huffmanCompress(data: Uint8Array): Uint8Array {
  */
 export function huffmanDecompress(src: Uint8Array, maxOutput = 2048): Uint8Array {
   const cap = Math.min(maxOutput, src.length * 8);
-  if (scratch.length < cap) scratch = new Uint8Array(Math.max(cap, scratch.length * 2));
-  const out = scratch;
-  let o = 0;
+  if (poolAt + cap + MULTI_MAX > pool.length) {
+    pool = new Uint8Array(Math.max(POOL_SIZE, cap + MULTI_MAX));
+    poolAt = 0;
+  }
+  const out = pool;
+  const base = poolAt;
+  let o = base;
   let pos = 0;
+  /** Bits not yet consumed, first bit lowest; `count` of them are real, the rest 0. */
   let acc = 0;
   let count = 0;
   const end = src.length;
+  const end2 = end - 1;
   for (;;) {
-    while (count < 24 && pos < end) {
-      acc |= src[pos++]! << count;
-      count += 8;
+    if (count < 16) {
+      // Refill to at least 16 bits (at most 31) while input lasts.
+      if (pos < end2) {
+        acc |= (src[pos]! | (src[pos + 1]! << 8)) << count;
+        pos += 2;
+        count += 16;
+      } else if (pos < end) {
+        acc |= src[pos++]! << count;
+        count += 8;
+      }
     }
     const window = acc & (LUT_SIZE - 1);
     const meta = multiMeta[window]!;
-    if (meta >= 64 && (meta & 31) <= count && o + 3 <= cap) {
-      // two or three whole bytes in one lookup
-      const syms = multiSyms[window]!;
-      out[o++] = syms & 0xff;
-      out[o++] = (syms >>> 8) & 0xff;
-      if (meta >= 96) out[o++] = syms >>> 16;
-      acc >>>= meta & 31;
-      count -= meta & 31;
+    const used = meta & 15;
+    const n = meta >>> 4;
+    if (n !== 0 && used <= count && o + n <= base + cap) {
+      // 1..MULTI_MAX whole bytes in one lookup (bytes past `n` are slack).
+      const lo = multiLo[window]!;
+      out[o] = lo;
+      out[o + 1] = lo >>> 8;
+      out[o + 2] = lo >>> 16;
+      out[o + 3] = lo >>> 24;
+      const hi = multiHi[window]!;
+      out[o + 4] = hi;
+      out[o + 5] = hi >>> 8;
+      out[o + 6] = hi >>> 16;
+      out[o + 7] = hi >>> 24;
+      o += n;
+      acc >>>= used;
+      count -= used;
       continue;
     }
+    // One symbol: EOF, a code longer than LUT_BITS, few bits left, or the output at its cap.
     let sym: number;
     let len: number;
     const e = lut[window]!;
@@ -420,7 +478,6 @@ export function huffmanDecompress(src: Uint8Array, maxOutput = 2048): Uint8Array
       sym = (e >>> 5) - 1;
       len = e & 31;
     } else {
-      // Slow path: walk bit by bit (long code, or few bits left).
       let node = ROOT;
       len = 0;
       if (e < 0 && count >= LUT_BITS) {
@@ -436,14 +493,20 @@ export function huffmanDecompress(src: Uint8Array, maxOutput = 2048): Uint8Array
       }
       sym = node;
     }
-    acc >>>= len;
-    count -= len;
     if (sym === HUFFMAN_EOF) break;
-    if (o >= cap) {
-      if (o >= maxOutput) throw new LimitError(pos, 'huffman', 'huffmanMaxOutput', o + 1, maxOutput);
+    if (o - base >= cap) {
+      if (o - base >= maxOutput) {
+        // The input offset is reported as a decoder refilling to 24..31 bits one byte at a time would have it.
+        const consumed = pos * 8 - count;
+        throw new LimitError(Math.min(end, Math.ceil((consumed + 24) / 8)), 'huffman', 'huffmanMaxOutput', o - base + 1, maxOutput);
+      }
       throw new DecodeError(src.length, 'huffman', 'the EOF code', 'end of input');
     }
+    acc >>>= len;
+    count -= len;
     out[o++] = sym;
   }
-  return out.slice(0, o);
+  // Keep the next result 8-byte aligned.
+  poolAt = (o + 7) & ~7;
+  return out.subarray(base, o);
 }
