@@ -69,6 +69,9 @@ function checkCount(cur: Cur, n: number, before: number, max: number): void {
 /**
  * Read a 0x00 packet from `cur` (at its header byte) to `cur.end` into `buf`.
  * Errors carry the paths of the packet form (`upcreates[3].position.x`).
+ * With `out` (the object view, `decodeUpdate`), each upcreate becomes its packet object
+ * (`update-view.ts`) as soon as it is read, its entries reused from index 0: `buf` then
+ * holds only the last upcreate's entries and is scratch, not a decoded packet.
  */
 export function readUpdateAt(
   cur: Cur,
