@@ -109,20 +109,24 @@ test('a relay away longer than JetStream keeps says what was lost, resyncs from 
     await sleep(500);
     clearInterval(timer);
     await sleep(300);
-    const lost = events.find((e) => e.type === 'lost');
-    assert.ok(lost && lost.type === 'lost' && lost.count > 30, `a lost event: ${JSON.stringify(events.filter((e) => e.type !== 'consumer'))}`);
+    const lost = events.filter((e): e is Extract<RelayEvent, { type: 'lost' }> => e.type === 'lost');
+    // how many went depends on how many ticks the authority made while the relay was away (fewer on a loaded machine)
+    assert.ok(lost.length > 0 && lost[0]!.count > 0, `a lost event: ${JSON.stringify(events.filter((e) => e.type !== 'consumer'))}`);
+    assert.equal(
+      relay.stats.lost,
+      lost.reduce((n, e) => n + e.count, 0),
+    );
     assert.ok(
       events.some((e) => e.type === 'resync'),
       'resynced',
     );
-    assert.ok(relay.stats.lost === (lost as { count: number }).count || relay.stats.lost > 30);
     // the relay's world (as a new client of it sees it) is the authority's at the relay's tick
     const srv = relay.serverFor('reliable')!;
     srv.addClient('check');
     const c = new ReplicationClient({ entities });
     const r = c.receive(srv.packetFor('check'));
     assert.equal(r.deferred, 0);
-    assert.ok(relay.tick > before + 50, `relay at ${relay.tick}, was ${before}`);
+    assert.ok(relay.tick > before + 20, `relay at ${relay.tick}, was ${before}`);
     assert.equal(viewHash(c.entities), hashes.get(relay.tick), `tick ${relay.tick}`);
     assert.equal(relay.authorityHash, hashes.get(relay.tick));
     await relay.close();
