@@ -59,7 +59,9 @@ function proxy(port: number, target: number): { cut(): void; restore(): void; cl
   };
 }
 
-test('a relay away longer than JetStream keeps says what was lost, resyncs from a keyframe, and mirrors the authority again', async (t) => {
+test('a relay away longer than JetStream keeps says what was lost, resyncs from a keyframe, and mirrors the authority again', {
+  timeout: 90_000,
+}, async (t) => {
   if (!existsSync(NATS)) {
     if (process.env.CI === 'true') assert.fail(`${NATS} is missing (Debian package nats-server)`);
     t.skip(`${NATS} not installed (apt-get install nats-server): retention test skipped`);
@@ -73,7 +75,8 @@ test('a relay away longer than JetStream keeps says what was lost, resyncs from 
   nats.stderr!.on('data', (d) => (log += d));
   const px = proxy(proxyPort, natsPort);
   try {
-    for (let i = 0; i < 100 && !log.includes('Server is ready'); i++) await sleep(100);
+    for (let i = 0; i < 300 && !log.includes('Server is ready'); i++) await sleep(100);
+    assert.ok(log.includes('Server is ready'), `nats-server did not start: ${log.slice(-2000)}`);
     const server = new ReplicationServer({ entities });
     const ids: number[] = [];
     for (let i = 0; i < 50; i++) ids.push(server.spawn(Ship, { x: i, y: -i, hp: i, name: `s${i}` }));
@@ -94,7 +97,7 @@ test('a relay away longer than JetStream keeps says what was lost, resyncs from 
     const rnc = await connectNats(`nats://127.0.0.1:${proxyPort}`);
     const relay = new NatsRelay(rnc, { world: 'ret', onEvent: (e) => events.push(e) });
     await relay.start();
-    await relay.loaded;
+    await Promise.race([relay.loaded, sleep(30_000).then(() => assert.fail(`no keyframe: ${JSON.stringify(events)}`))]);
     await sleep(500);
     const before = relay.tick;
     assert.ok(before > 0);
@@ -106,20 +109,24 @@ test('a relay away longer than JetStream keeps says what was lost, resyncs from 
     await sleep(500);
     clearInterval(timer);
     await sleep(300);
-    const lost = events.find((e) => e.type === 'lost');
-    assert.ok(lost && lost.type === 'lost' && lost.count > 30, `a lost event: ${JSON.stringify(events.filter((e) => e.type !== 'consumer'))}`);
+    const lost = events.filter((e): e is Extract<RelayEvent, { type: 'lost' }> => e.type === 'lost');
+    // how many went depends on how many ticks the authority made while the relay was away (fewer on a loaded machine)
+    assert.ok(lost.length > 0 && lost[0]!.count > 0, `a lost event: ${JSON.stringify(events.filter((e) => e.type !== 'consumer'))}`);
+    assert.equal(
+      relay.stats.lost,
+      lost.reduce((n, e) => n + e.count, 0),
+    );
     assert.ok(
       events.some((e) => e.type === 'resync'),
       'resynced',
     );
-    assert.ok(relay.stats.lost === (lost as { count: number }).count || relay.stats.lost > 30);
     // the relay's world (as a new client of it sees it) is the authority's at the relay's tick
     const srv = relay.serverFor('reliable')!;
     srv.addClient('check');
     const c = new ReplicationClient({ entities });
     const r = c.receive(srv.packetFor('check'));
     assert.equal(r.deferred, 0);
-    assert.ok(relay.tick > before + 50, `relay at ${relay.tick}, was ${before}`);
+    assert.ok(relay.tick > before + 20, `relay at ${relay.tick}, was ${before}`);
     assert.equal(viewHash(c.entities), hashes.get(relay.tick), `tick ${relay.tick}`);
     assert.equal(relay.authorityHash, hashes.get(relay.tick));
     await relay.close();
@@ -128,8 +135,12 @@ test('a relay away longer than JetStream keeps says what was lost, resyncs from 
     await anc.close();
   } finally {
     px.close();
-    nats.kill('SIGTERM');
-    await new Promise((r) => nats.once('exit', r));
+    if (nats.exitCode === null && nats.signalCode === null) {
+      const exited = new Promise((r) => nats.once('exit', r));
+      nats.kill('SIGTERM');
+      await Promise.race([exited, sleep(5000)]);
+      if (nats.exitCode === null && nats.signalCode === null) nats.kill('SIGKILL');
+    }
     rmSync(store, { recursive: true, force: true });
   }
 });
