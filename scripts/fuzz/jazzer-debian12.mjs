@@ -17,8 +17,8 @@
  *
  * Needs gcc and patchelf (`.ci/run` installs patchelf). Prints what it did; exit 1 if it cannot.
  */
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { tmpdir } from 'node:os';
@@ -33,8 +33,16 @@ if (process.platform !== 'linux' || process.arch !== 'x64') {
   console.log('jazzer-debian12: not linux-x64, nothing to do');
   process.exit(0);
 }
+// Already loadable (patched before, or a newer glibc): touch nothing. A running fuzzer maps these
+// files; rewriting them in place under it crashes it, so a patch is built in new files and renamed.
+const probe = spawnSync(process.execPath, ['-e', "require('@jazzer.js/fuzzer')"], { cwd: new URL('../..', import.meta.url).pathname, encoding: 'utf8' });
+if (probe.status === 0 && process.argv[2] !== '--force') {
+  console.log('jazzer-debian12: the addon already loads, nothing to do');
+  process.exit(0);
+}
 if (!existsSync(orig)) copyFileSync(addon, orig);
-copyFileSync(orig, addon);
+const work = `${addon}.${process.pid}.tmp`;
+copyFileSync(orig, work);
 
 const src = join(tmpdir(), 'tickwire-isoc23.c');
 writeFileSync(
@@ -45,14 +53,16 @@ unsigned long __isoc23_strtoul(const char *s, char **e, int b) { return strtoul(
 void _ZSt21ios_base_library_initv(void) {}
 `,
 );
-execFileSync('gcc', ['-shared', '-fPIC', '-O2', '-o', shim, src]);
-const pe = (...a) => execFileSync('patchelf', [...a, addon]);
+const shimTmp = `${shim}.${process.pid}.tmp`;
+execFileSync('gcc', ['-shared', '-fPIC', '-O2', '-o', shimTmp, src]);
+renameSync(shimTmp, shim);
+const pe = (...a) => execFileSync('patchelf', [...a, work]);
 pe('--clear-symbol-version', '__isoc23_strtol', '--clear-symbol-version', '__isoc23_strtoul', '--clear-symbol-version', '_ZSt21ios_base_library_initv');
 pe('--add-needed', 'libtickwire-isoc23.so');
 pe('--set-rpath', '$ORIGIN');
 
 // ELF64 little-endian: rewrite .gnu.version_r aux entries by name.
-const b = readFileSync(addon);
+const b = readFileSync(work);
 const dv = new DataView(b.buffer, b.byteOffset, b.byteLength);
 const shoff = Number(dv.getBigUint64(0x28, true));
 const shentsize = dv.getUint16(0x3a, true);
@@ -108,5 +118,6 @@ for (const [from, to] of Object.entries(REWRITE)) {
   dv.setUint32(a.at + 8, t.nameOff, true);
   console.log(`jazzer-debian12: version need ${from} -> ${to}`);
 }
-writeFileSync(addon, b);
+writeFileSync(work, b);
+renameSync(work, addon);
 console.log(`jazzer-debian12: patched ${addon}`);
