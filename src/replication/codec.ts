@@ -401,7 +401,8 @@ export function readBodyInto(inp: BitIn, def: AnyEntityDef, base: readonly unkno
         }
         const zz = readLen(inp, p.lenBits[j]!, p.width[j]!, list[j]!.name);
         const v = b + ((zz >>> 1) ^ -(zz & 1));
-        raw[j] = c === C_U32 ? v >>> 0 : c === C_U8 ? v & 0xff : c === C_U16 ? v & 0xffff : c === C_I8 ? (v << 24) >> 24 : c === C_I16 ? (v << 16) >> 16 : v | 0;
+        raw[j] =
+          c === C_U32 ? v >>> 0 : c === C_U8 ? v & 0xff : c === C_U16 ? v & 0xffff : c === C_I8 ? (v << 24) >> 24 : c === C_I16 ? (v << 16) >> 16 : v | 0;
       }
       return mask;
     }
