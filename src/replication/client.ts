@@ -313,8 +313,8 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
           for (const id of touchedAt) if (!sortedHas(ids, n, id) && !back?.has(id)) (back ??= new Map()).set(id, this.heldAt(id, base));
         }
       }
-      for (let i = 0; i < n; i++) this.change(ids[i]!, t, vers[i]!, res, touched, floor, -1);
-      if (back !== null) for (const [id, v] of back) this.change(id, t, v, res, touched, floor, -1);
+      for (let i = 0; i < n; i++) this.change(ids[i]!, t, vers[i]!, res, touched, floor);
+      if (back !== null) for (const [id, v] of back) this.change(id, t, v, res, touched, floor);
     }
     p.vers.fill(null, 0, p.n);
     p.helds.fill(null, 0, p.n);
@@ -330,9 +330,15 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   /** Make `v` (null: nothing) what the client holds for `id` from tick `t` on. `mask`: the record's change mask, or -1 (compare). */
-  private change(id: number, t: number, v: ReplicatedEntity | null, res: ReceiveResult, touched: number[], floor: number, mask: number): void {
+  private change(id: number, t: number, v: ReplicatedEntity | null, res: ReceiveResult, touched: number[], floor: number): void {
     const prev = this.view.get(id) ?? null;
     if (prev === v) return;
+    let names: string[] | null = null;
+    if (prev !== null && v !== null && prev.def === v.def) {
+      names = diffNames(prev, v);
+      // the same values as now (a delta against an older baseline repeats what the mirror has): no new version
+      if (names.length === 0) return;
+    }
     let prevNode: ReplicatedEntity | Gap | null | undefined = prev ?? undefined;
     if (prevNode === undefined) prevNode = this.gone.get(id) ?? null;
     touched.push(id);
@@ -354,28 +360,18 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       res.spawned.push(id);
       return;
     }
-    const def = v.def;
-    if (prev.def !== def) {
+    if (names === null) {
+      // another type under the same id
       res.despawned.push(id);
       res.spawned.push(id);
       return;
     }
-    if (mask >= 0 && (mask & planOf(def).maybeSame) === 0) {
-      if (mask !== 0) res.changed.set(id, this.namesOf(def, mask));
-      return;
-    }
-    this.changedNames(id, prev, v, res);
+    res.changed.set(id, names);
   }
 
   /** List the fields that differ between two versions of one type in `res.changed`. */
   private changedNames(id: number, prev: ReplicatedEntity, v: ReplicatedEntity, res: ReceiveResult): void {
-    const names: string[] = [];
-    const list = v.def.list;
-    for (let f = 0; f < list.length; f++) {
-      const a = prev.raw[f];
-      const b = v.raw[f];
-      if (a !== b && !rawEq(list[f]!.f, a, b)) names.push(list[f]!.name);
-    }
+    const names = diffNames(prev, v);
     if (names.length > 0) res.changed.set(id, names);
   }
 
@@ -442,6 +438,18 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const e = this.view.get(Number(id));
     return e && { type: e.type, fields: e.values };
   }
+}
+
+/** The names of the fields that differ between two versions of one type. */
+function diffNames(prev: ReplicatedEntity, v: ReplicatedEntity): string[] {
+  const names: string[] = [];
+  const list = v.def.list;
+  for (let f = 0; f < list.length; f++) {
+    const a = prev.raw[f];
+    const b = v.raw[f];
+    if (a !== b && !rawEq(list[f]!.f, a, b)) names.push(list[f]!.name);
+  }
+  return names;
 }
 
 /** Whether `id` is among the first `n` entries of the ascending `ids`. */
