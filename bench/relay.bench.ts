@@ -27,6 +27,7 @@ import os from 'node:os';
 import type { BenchCase } from './harness.js';
 import { ReplicationClient, ReplicationServer, type Delivery } from '../src/replication/index.js';
 import { Ship, entities } from '../examples/nats-world.js';
+import { rng } from '../test/helpers/rng.js';
 
 const ENTITIES = 5000;
 const MOVE = 0.1;
@@ -37,22 +38,11 @@ function cpuUs(): number {
   return c.user + c.system;
 }
 
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let x = s;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 class Authority {
   readonly server = new ReplicationServer({ entities });
   private readonly ids: number[] = [];
   private readonly pos: Array<[number, number]> = [];
-  private readonly rand = prng(1);
+  private readonly rand = rng(1);
   constructor() {
     for (let i = 0; i < ENTITIES; i++) {
       const x = this.rand() * 1000;
@@ -92,7 +82,7 @@ class Relay {
     seed: number,
   ) {
     this.server = new ReplicationServer({ entities, delivery, mtu: delivery === 'reliable' ? 16384 : 1200 });
-    const r = prng(seed);
+    const r = rng(seed);
     for (let i = 0; i < clients; i++) {
       const cx = BOX + r() * (1000 - 2 * BOX);
       const cy = BOX + r() * (1000 - 2 * BOX);

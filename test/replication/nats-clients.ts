@@ -12,19 +12,13 @@ import { WebSocket } from 'ws';
 import { ReplicationClient } from '../../src/replication/index.js';
 import { ViewHash } from '../../src/replication/nats/index.js';
 import { entities } from '../../examples/nats-world.js';
+import type { Seen } from './nats-seen.js';
 
 const { values } = parseArgs({ options: { ports: { type: 'string' }, from: { type: 'string' }, count: { type: 'string' } } });
 const ports = values.ports!.split(',').map(Number);
 const from = Number(values.from);
 const count = Number(values.count);
 
-interface Seen {
-  ticks: number[];
-  hashes: number[];
-  at: number[];
-  connects: Array<{ at: number; relay: number }>;
-  errors: string[];
-}
 const alive = ports.map(() => true);
 const seen: Seen[] = [];
 const sockets: WebSocket[] = [];

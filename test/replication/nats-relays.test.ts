@@ -18,19 +18,13 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Seen } from './nats-seen.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const NATS = '/usr/sbin/nats-server';
 /** Ticks (at 20 Hz) within which a client is verified again after a fault. */
 const BOUND = 200;
 
-interface Seen {
-  ticks: number[];
-  hashes: number[];
-  at: number[];
-  connects: Array<{ at: number; relay: number }>;
-  errors: string[];
-}
 interface Result {
   events: { start: number; kill: number; natsStop: number; natsBack: number; end: number };
   published: Record<string, string>;

@@ -24,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { jetstream } from '@nats-io/jetstream';
 import { HEADERS, connectNats, worldNames } from '../../src/replication/nats/index.js';
+import type { Seen } from './nats-seen.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const { values } = parseArgs({
@@ -173,13 +174,6 @@ await waitFor(() => relayUp.every(Boolean), 60_000, 'three relays listening');
 
 // the clients, in worker processes (so that this process's timers stay on time)
 const WORKERS = Math.max(1, Math.min(3, Math.ceil(CLIENTS / 100)));
-interface Seen {
-  ticks: number[];
-  hashes: number[];
-  at: number[];
-  connects: Array<{ at: number; relay: number }>;
-  errors: string[];
-}
 const workers: Array<{ proc: ChildProcess; ready: boolean; result?: Seen[] }> = [];
 for (let w = 0; w < WORKERS; w++) {
   const from = Math.floor((w * CLIENTS) / WORKERS);

@@ -12,12 +12,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { type Json, namespaceArgs, runNamespacedWorker } from '../helpers/namespace-worker.js';
 
 const WORKER = fileURLToPath(new URL('./play-worker.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const runWorker = (ns: string[], timeoutMs: number) => runNamespacedWorker(ns, WORKER, ROOT, timeoutMs, 'demo play worker', 1000);
 const OUR_CHAT = 'demo written by tickwire';
 
 const which = (cmd: string): boolean => spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
@@ -29,50 +32,6 @@ function missing(): string | undefined {
   if (!which('import') || !which('convert')) m.push('import / convert (package imagemagick)');
   if (!which('unshare') || !which('ip')) m.push('unshare / ip (util-linux, iproute2)');
   return m.length === 0 ? undefined : `missing ${m.join(', ')}: apt-get install -y teeworlds xvfb xauth imagemagick libgl1-mesa-dri iproute2`;
-}
-
-function namespaceArgs(): string[] | undefined {
-  for (const ns of process.getuid?.() === 0 ? [['-n'], ['-r', '-n']] : [['-r', '-n']]) {
-    if (spawnSync('unshare', [...ns, 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore', timeout: 10000 }).status === 0) return ns;
-  }
-  return undefined;
-}
-
-// biome-ignore lint/suspicious/noExplicitAny: the worker's JSON result
-type Json = Record<string, any>;
-
-async function runWorker(ns: string[], timeoutMs: number): Promise<{ result: Json; stderr: string }> {
-  const child = spawn('unshare', [...ns, 'sh', '-c', 'ip link set lo up && exec "$0" --import tsx "$1"', process.execPath, WORKER], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    const code = await new Promise<number | null>((resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`demo play worker took longer than ${timeoutMs} ms\n${err}`)), timeoutMs);
-      child.on('error', reject);
-      child.on('exit', (c) => resolve(c));
-    });
-    const line = out.split('\n').find((l) => l.startsWith('RESULT '));
-    if (line === undefined) throw new Error(`demo play worker exited with ${code} and no result\nstdout: ${out}\nstderr: ${err}`);
-    return { result: JSON.parse(line.slice(7)) as Json, stderr: err };
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-    if (child.pid !== undefined && child.exitCode === null) {
-      try {
-        process.kill(-child.pid, 'SIGTERM');
-        await new Promise((r) => setTimeout(r, 1000));
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
 }
 
 test('teeworlds demo: a demo written by tickwire plays in the real Teeworlds 0.7.5 client', { timeout: 200_000 }, async (t) => {

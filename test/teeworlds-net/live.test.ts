@@ -14,14 +14,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { type Json, namespaceArgs, runNamespacedWorker } from '../helpers/namespace-worker.js';
 
 const TW_BIN = process.env.TW_SERVER_BIN ?? '/usr/games/teeworlds-server';
 const DD_BIN = process.env.DDNET_SERVER_BIN ?? '/usr/games/DDNet-Server';
 const WORKER = fileURLToPath(new URL('./live-worker.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const runWorker = (ns: string[], timeoutMs: number) => runNamespacedWorker(ns, WORKER, ROOT, timeoutMs, 'live worker', 500);
 
 function which(cmd: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
@@ -35,52 +38,6 @@ function missing(): string | undefined {
   if (!which('ip')) m.push('ip (iproute2)');
   if (m.length === 0) return undefined;
   return `missing ${m.join(', ')}: install them with \`apt-get install -y teeworlds-server ddnet-server iproute2\``;
-}
-
-type Json = Record<string, any>;
-
-/** How to get a network namespace here: `unshare -n` as root, else a user namespace with `-r -n`. */
-function namespaceArgs(): string[] | undefined {
-  for (const ns of process.getuid?.() === 0 ? [['-n'], ['-r', '-n']] : [['-r', '-n']]) {
-    const r = spawnSync('unshare', [...ns, 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore', timeout: 10000 });
-    if (r.status === 0) return ns;
-  }
-  return undefined;
-}
-
-async function runWorker(ns: string[], timeoutMs: number): Promise<{ result: Json; stderr: string }> {
-  const child = spawn('unshare', [...ns, 'sh', '-c', 'ip link set lo up && exec "$0" --import tsx "$1"', process.execPath, WORKER], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    const code = await new Promise<number | null>((resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`live worker took longer than ${timeoutMs} ms\n${err}`)), timeoutMs);
-      child.on('error', reject);
-      child.on('exit', (c) => resolve(c));
-    });
-    const line = out.split('\n').find((l) => l.startsWith('RESULT '));
-    if (line === undefined) throw new Error(`live worker exited with ${code} and no result\nstdout: ${out}\nstderr: ${err}`);
-    return { result: JSON.parse(line.slice(7)) as Json, stderr: err };
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-    if (child.pid !== undefined && child.exitCode === null) {
-      try {
-        process.kill(-child.pid, 'SIGTERM');
-        await new Promise((r) => setTimeout(r, 500));
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
 }
 
 const why = missing();

@@ -17,12 +17,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { type Json, namespaceArgs, runNamespacedWorker } from '../helpers/namespace-worker.js';
 
 const WORKER = fileURLToPath(new URL('./live-worker.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const runWorker = (ns: string[], timeoutMs: number) => runNamespacedWorker(ns, WORKER, ROOT, timeoutMs, 'serve live worker', 1000);
 
 function which(cmd: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' }).status === 0;
@@ -37,51 +40,6 @@ function missing(): string | undefined {
   if (!which('unshare') || !which('ip')) m.push('unshare / ip (util-linux, iproute2)');
   if (m.length === 0) return undefined;
   return `missing ${m.join(', ')}: apt-get install -y teeworlds ddnet xvfb xauth imagemagick libgl1-mesa-dri iproute2`;
-}
-
-function namespaceArgs(): string[] | undefined {
-  for (const ns of process.getuid?.() === 0 ? [['-n'], ['-r', '-n']] : [['-r', '-n']]) {
-    const r = spawnSync('unshare', [...ns, 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore', timeout: 10000 });
-    if (r.status === 0) return ns;
-  }
-  return undefined;
-}
-
-type Json = Record<string, any>;
-
-async function runWorker(ns: string[], timeoutMs: number): Promise<{ result: Json; stderr: string }> {
-  const child = spawn('unshare', [...ns, 'sh', '-c', 'ip link set lo up && exec "$0" --import tsx "$1"', process.execPath, WORKER], {
-    cwd: ROOT,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env },
-  });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (d) => (out += d));
-  child.stderr.on('data', (d) => (err += d));
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    const code = await new Promise<number | null>((resolve, reject) => {
-      timer = setTimeout(() => reject(new Error(`serve live worker took longer than ${timeoutMs} ms\n${err}`)), timeoutMs);
-      child.on('error', reject);
-      child.on('exit', (c) => resolve(c));
-    });
-    const line = out.split('\n').find((l) => l.startsWith('RESULT '));
-    if (line === undefined) throw new Error(`serve live worker exited with ${code} and no result\nstdout: ${out}\nstderr: ${err}`);
-    return { result: JSON.parse(line.slice(7)) as Json, stderr: err };
-  } finally {
-    if (timer !== undefined) clearTimeout(timer);
-    if (child.pid !== undefined && child.exitCode === null) {
-      try {
-        process.kill(-child.pid, 'SIGTERM');
-        await new Promise((r) => setTimeout(r, 1000));
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  }
 }
 
 const why = missing();
