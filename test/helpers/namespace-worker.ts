@@ -3,7 +3,7 @@
  * game servers and clients): `unshare -n` as root, else a user namespace with `-r -n`; the worker
  * prints one `RESULT <json>` line; the whole process group is stopped when it is done or late.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 
 // biome-ignore lint/suspicious/noExplicitAny: a worker's JSON result, read field by field by each test
 export type Json = Record<string, any>;
@@ -59,6 +59,38 @@ export async function runNamespacedWorker(
       } catch {
         // already gone
       }
+    }
+  }
+}
+
+/**
+ * Stop a process started with `detached: true` and everything in its group: SIGTERM, then
+ * SIGKILL after `grace` ms if any member is still alive.
+ */
+export async function stopGroup(p: ChildProcess, grace = 3000): Promise<void> {
+  if (p.pid === undefined) return;
+  const group = -p.pid;
+  const groupAlive = () => {
+    try {
+      process.kill(group, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!groupAlive()) return;
+  try {
+    process.kill(group, 'SIGTERM');
+  } catch {
+    return;
+  }
+  const end = Date.now() + grace;
+  while (Date.now() < end && groupAlive()) await new Promise((r) => setTimeout(r, 50));
+  if (groupAlive()) {
+    try {
+      process.kill(group, 'SIGKILL');
+    } catch {
+      // gone
     }
   }
 }

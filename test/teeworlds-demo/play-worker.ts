@@ -21,6 +21,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DemoWriter, demoEvents, readDemoInfo } from '../../src/protocols/teeworlds/index.js';
+import { stopGroup as stop } from '../helpers/namespace-worker.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(ROOT, 'test-results');
@@ -59,34 +60,6 @@ function ourDemo(): { bytes: Uint8Array; replaced: number; snapshots: number } {
     w.message(data, e.tick);
   }
   return { bytes: w.finish(), replaced, snapshots };
-}
-
-async function stop(p: ChildProcess, grace = 3000): Promise<void> {
-  if (p.pid === undefined) return;
-  const group = -p.pid;
-  const groupAlive = () => {
-    try {
-      process.kill(group, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!groupAlive()) return;
-  try {
-    process.kill(group, 'SIGTERM');
-  } catch {
-    return;
-  }
-  const end = Date.now() + grace;
-  while (Date.now() < end && groupAlive()) await sleep(50);
-  if (groupAlive()) {
-    try {
-      process.kill(group, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
 }
 
 type Json = Record<string, unknown>;

@@ -21,6 +21,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectTeeworlds, type UdpTeeworldsClient } from '../../src/protocols/teeworlds/net/udp.js';
+import { stopGroup as stop } from '../helpers/namespace-worker.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const RESULTS = join(ROOT, 'test-results');
@@ -47,39 +48,6 @@ function start(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.Pro
 
 function alive(p: ChildProcess): boolean {
   return p.exitCode === null && p.signalCode === null;
-}
-
-/**
- * Stop a process group: SIGTERM, a grace period, then SIGKILL to the whole group
- * whatever the leader did (the game clients can outlive xvfb-run, their group's
- * leader, when they are slow to handle SIGTERM).
- */
-async function stop(p: ChildProcess, grace = 3000): Promise<void> {
-  if (p.pid === undefined) return;
-  const group = -p.pid;
-  const groupAlive = () => {
-    try {
-      process.kill(group, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!groupAlive()) return;
-  try {
-    process.kill(group, 'SIGTERM');
-  } catch {
-    return;
-  }
-  const end = Date.now() + grace;
-  while (Date.now() < end && groupAlive()) await sleep(50);
-  if (groupAlive()) {
-    try {
-      process.kill(group, 'SIGKILL');
-    } catch {
-      // gone
-    }
-  }
 }
 
 function findFiles(dir: string, want: (name: string) => boolean, depth = 0): string[] {
