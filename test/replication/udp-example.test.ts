@@ -7,16 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { namespaceArgs } from '../helpers/namespace-worker.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-function namespaceArgs(): string[] | undefined {
-  for (const ns of process.getuid?.() === 0 ? [['-n'], ['-r', '-n']] : [['-r', '-n']]) {
-    const r = spawnSync('unshare', [...ns, 'sh', '-c', 'ip link set lo up'], { stdio: 'ignore', timeout: 10000 });
-    if (r.status === 0) return ns;
-  }
-  return undefined;
-}
 
 test('UDP example: the client converges over a lossy loopback link', (t) => {
   const ns = namespaceArgs();
