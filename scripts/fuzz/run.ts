@@ -109,15 +109,28 @@ export async function fuzzTarget(target: string, seconds: number, seed?: number,
   );
   const ended = r.error ? `spawn error: ${r.error.message}` : r.signal ? `killed by ${r.signal}` : `exit ${r.status}`;
   const output = `${r.stdout}\n${r.stderr}\n[jazzer ${ended}]`;
-  const exec = /stat::number_of_executed_units:\s*(\d+)/.exec(output) ?? /Done (\d+) runs/.exec(output);
+  const executions = executedUnits(output);
   return {
     target,
     ok: r.status === 0,
-    executions: exec ? Number(exec[1]) : 0,
+    executions,
     corpus: readdirSync(corpus).length,
     seconds: (Date.now() - t0) / 1000,
     output,
   };
+}
+
+/**
+ * How many inputs libFuzzer ran, from its output: the final stats line, "Done N runs", or the
+ * largest "#N" progress line (the final stats may be cut off: CI once saw the output end inside
+ * the recommended dictionary, after "#34214 DONE", and called a clean run "ran nothing").
+ */
+export function executedUnits(output: string): number {
+  let n = 0;
+  for (const m of output.matchAll(/stat::number_of_executed_units:\s*(\d+)|Done (\d+) runs|^#(\d+)\s/gm)) {
+    n = Math.max(n, Number(m[1] ?? m[2] ?? m[3]));
+  }
+  return n;
 }
 
 async function main(): Promise<void> {

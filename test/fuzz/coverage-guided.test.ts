@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { crashCause, fuzzTarget, listTargets } from '../../scripts/fuzz/run.js';
+import { crashCause, executedUnits, fuzzTarget, listTargets } from '../../scripts/fuzz/run.js';
 
 const seconds = Number(process.env.FUZZ_SECONDS ?? 8);
 /** A fixed libFuzzer seed, so that a failure seen in CI can be replayed (FUZZ_SEED=N to vary it). */
@@ -19,6 +19,20 @@ const root = new URL('../../', import.meta.url).pathname;
 test('the fuzz targets: one per family decoder, the stateful receivers, the network client, the pcap reader', () => {
   const t = listTargets();
   for (const name of ['wow', 'diep', 'scrapmechanic', 'teeworlds-snap', 'teeworlds-client', 'pcap']) assert.ok(t.includes(name), `fuzz target ${name}`);
+});
+
+test('executions are read from libFuzzer output even when its final stats are cut off (as CI once saw)', () => {
+  const cut = [
+    '#33906\tREDUCE cov: 1284 ft: 4494 corp: 248/104Kb lim: 1149 exec/s: 4238 rss: 207Mb L: 457/1133 MS: 2 ShuffleBytes-EraseBytes-',
+    '#34214\tDONE   cov: 1285 ft: 4495 corp: 249/104Kb lim: 1149 exec/s: 3801 rss: 207Mb',
+    '###### Recommended dictionary. ######',
+    '"\\000\\000" # Uses: 126',
+    '"\\001\\000\\000\\000\\000\\000\\001\\235"',
+  ].join('\n');
+  assert.equal(executedUnits(cut), 34214);
+  assert.equal(executedUnits(`${cut}\nstat::number_of_executed_units: 34219\nstat::average_exec_per_sec:     3801`), 34219);
+  assert.equal(executedUnits('Done 812 runs in 8 second(s)'), 812);
+  assert.equal(executedUnits('INFO: Seed: 20261126\nINFO: Loaded 1 modules'), 0);
 });
 
 test('every target runs clean for a short fixed time', { timeout: 30 * 60_000 }, async (t) => {
