@@ -18,8 +18,8 @@ import {
   type DiepChanges,
   type ClientboundPacket,
 } from '../protocols/diep/index.js';
-import { diepCaptureExtras } from './diep-capture.js';
-import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues } from './types.js';
+import { decodeDiepCaptureFile, diepCaptureOptions } from './diep-capture.js';
+import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, FileDetail, OptionValues } from './types.js';
 
 const SERVERBOUND_TYPES = new Set(['Init', 'Input', 'Spawn', 'StatUpgrade', 'TankUpgrade', 'Command', 'ModifiedClient', 'LeaveDeathScreen', 'TakeTank']);
 const table = FIELDS_6F59094D;
@@ -93,9 +93,9 @@ export const diep: FamilyAdapter = {
       choices: ['clientbound', 'serverbound'],
       default: 'clientbound',
     },
-    ...diepCaptureExtras.options,
+    ...diepCaptureOptions,
   },
-  decodeFile: diepCaptureExtras.decodeFile,
+  decodeFile: (bytes: Uint8Array, opts: OptionValues, detail?: FileDetail) => decodeDiepCaptureFile(bytes, opts, (o) => diep.createDecoder(o), detail),
   samples: [
     {
       id: 'sandbox-nospawn',

@@ -25,7 +25,7 @@ import {
   type WowDecodeOptions,
 } from '../protocols/wow/index.js';
 import { decodeWowCaptureFile, wowCaptureOptions } from './wow-capture.js';
-import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues } from './types.js';
+import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, FileDetail, MessageSummary, OptionValues } from './types.js';
 
 function movementGuid(opts: OptionValues): MovementGuidWidth {
   return opts['movement-guid'] === 'packed' ? 'packed' : 'u64';
@@ -85,6 +85,29 @@ class WowStreamDecoder {
   }
 }
 
+const DIRECTIONS: Record<string, string> = { server: 'server→client', client: 'client→server' };
+
+/**
+ * The packet list's and `tickwire stats`' line of a WoW message: frames by their opcode
+ * name (a bare frame's `frame.opcodeName`, a captured frame's `name`, in both directions),
+ * a bare body as `update body`, a capture's other records by their kind.
+ */
+function summarizeWow(m: DecodedMessage): MessageSummary {
+  const r = m.records[0];
+  if (r === null || typeof r !== 'object') return { type: m.records.length === 0 ? '(no record)' : 'wow' };
+  const o = r as Record<string, unknown>;
+  const frame = o.frame !== null && typeof o.frame === 'object' ? (o.frame as Record<string, unknown>) : undefined;
+  let type: string;
+  if (typeof o.record === 'string') type = o.record === 'frame' && typeof o.name === 'string' ? o.name : o.record;
+  else if (frame !== undefined) type = typeof frame.opcodeName === 'string' ? frame.opcodeName : `opcode ${String(frame.opcode)}`;
+  else type = 'update body';
+  const out: MessageSummary = { type };
+  if (typeof o.time === 'number') out.time = o.time;
+  const dir = typeof o.direction === 'string' ? DIRECTIONS[o.direction] : frame !== undefined ? DIRECTIONS.server : undefined;
+  if (dir !== undefined) out.direction = dir;
+  return out;
+}
+
 export const wow: FamilyAdapter = {
   name: 'wow',
   aliases: ['wow112', 'vanilla'],
@@ -126,7 +149,8 @@ export const wow: FamilyAdapter = {
       state: () => d.state(),
     };
   },
-  decodeFile: (bytes: Uint8Array, opts: OptionValues) => decodeWowCaptureFile(bytes, opts, (o) => wow.createDecoder(o)),
+  summarize: summarizeWow,
+  decodeFile: (bytes: Uint8Array, opts: OptionValues, detail?: FileDetail) => decodeWowCaptureFile(bytes, opts, (o) => wow.createDecoder(o), detail),
   createEncoder(opts: OptionValues) {
     const moveGuid = movementGuid(opts);
     return {
