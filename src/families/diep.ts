@@ -103,6 +103,12 @@ export const diep: FamilyAdapter = {
       path: 'samples/diep/sandbox_nospawn.hex',
       format: 'hex-lines',
     },
+    {
+      id: 'ffa-capture',
+      title: 'A real capture: WebSocket upgrade, permessage-deflate, a tank spawning in /ffa (96 messages, pcap)',
+      path: 'samples/diep/ffa_spawn.pcap',
+      format: 'pcap',
+    },
   ],
   createDecoder(opts: OptionValues) {
     if (opts.direction === 'serverbound') {
