@@ -2,7 +2,11 @@
  * `UpdateBuffer`: one decoded 0x00 packet as parallel typed arrays, reused from packet
  * to packet (the output of the one reader, `update-read.ts`).
  */
+import type { FieldTable } from './tables/schema.js';
 import type { Scalar } from './types.js';
+
+/** Group sets whose field lists a buffer keeps (then it starts over): bounds the memory hostile input can take. */
+const MAX_FIELD_LISTS = 256;
 
 function growU32(a: Uint32Array, n: number): Uint32Array {
   if (n <= a.length) return a;
@@ -52,6 +56,11 @@ export class UpdateBuffer {
   entObj: (Scalar | undefined)[] = [];
   /** Scratch: the groups of the creation being read. */
   present: Uint8Array = new Uint8Array(32);
+  /** Scratch: the same groups as bits, or -1 when the table has more than 31 groups. */
+  groupMask = -1;
+  /** The fields of each group set seen (by `groupMask`), for `listTable`. */
+  private fieldLists = new Map<number, Int32Array>();
+  private listTable: FieldTable | undefined;
 
   /** The value of entry `j`. */
   value(j: number): Scalar {
@@ -101,5 +110,28 @@ export class UpdateBuffer {
     const o = this.entObj;
     while (o.length < j) o.push(undefined);
     o[j] = v;
+  }
+
+  /** The fields of the groups in `present` (`groupMask`), in global field order; cached per group set. */
+  fieldsOfGroups(table: FieldTable): Int32Array {
+    if (table !== this.listTable) {
+      this.fieldLists.clear();
+      this.listTable = table;
+    }
+    const mask = this.groupMask;
+    const cached = mask >= 0 ? this.fieldLists.get(mask) : undefined;
+    if (cached !== undefined) return cached;
+    const present = this.present;
+    const fieldGroup = table.fieldGroup;
+    let n = 0;
+    for (let f = 0; f < table.fieldCount; f++) n += present[fieldGroup[f]!]!;
+    const list = new Int32Array(n);
+    n = 0;
+    for (let f = 0; f < table.fieldCount; f++) if (present[fieldGroup[f]!] === 1) list[n++] = f;
+    if (mask >= 0) {
+      if (this.fieldLists.size >= MAX_FIELD_LISTS) this.fieldLists.clear();
+      this.fieldLists.set(mask, list);
+    }
+    return list;
   }
 }

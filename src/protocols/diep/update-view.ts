@@ -68,11 +68,24 @@ export function changeOf(buf: UpdateBuffer, i: number): Upcreate {
   return changeAt(buf, buf.entStart[i]!, buf.entStart[i + 1]!, buf.upId[i]!, buf.upHash[i]!);
 }
 
-/** The update of entries `from .. to - 1`. */
-export function changeAt(buf: UpdateBuffer, from: number, to: number, id: number, hash: number): Upcreate {
+/** The update of entries `from .. to - 1`; `scalar`: the reader saw only scalar numbers (no check needed). */
+export function changeAt(buf: UpdateBuffer, from: number, to: number, id: number, hash: number, scalar = false): Upcreate {
   const entField = buf.entField;
   const entElem = buf.entElem;
   const entNum = buf.entNum;
+  if (scalar) {
+    const f = entField;
+    const v = entNum;
+    const j = from;
+    switch (to - from) {
+      case 1:
+        return { kind: 'update', id, hash, fields: [f[j]!], values: [v[j]!] };
+      case 2:
+        return { kind: 'update', id, hash, fields: [f[j]!, f[j + 1]!], values: [v[j]!, v[j + 1]!] };
+      case 3:
+        return { kind: 'update', id, hash, fields: [f[j]!, f[j + 1]!, f[j + 2]!], values: [v[j]!, v[j + 1]!, v[j + 2]!] };
+    }
+  }
   // The common case: scalar numbers only, one entry per field (a double array in V8).
   // Entry `j` is one when `entElem[j]` is -1 and `entField[j]` is not negative, that is
   // when `~entElem[j] | (entField[j] >>> 31)` is 0; checked without a loop for up to 3.
