@@ -61,6 +61,9 @@ export class UpdateBuffer {
   /** The fields of each group set seen (by `groupMask`), for `listTable`. */
   private fieldLists = new Map<number, Int32Array>();
   private listTable: FieldTable | undefined;
+  /** The last list looked up (consecutive creations often share their groups); `lastMask` -1: none. */
+  private lastMask = -1;
+  private lastList: Int32Array = new Int32Array(0);
 
   /** The value of entry `j`. */
   value(j: number): Scalar {
@@ -117,10 +120,16 @@ export class UpdateBuffer {
     if (table !== this.listTable) {
       this.fieldLists.clear();
       this.listTable = table;
+      this.lastMask = -1;
     }
     const mask = this.groupMask;
+    if (mask >= 0 && mask === this.lastMask) return this.lastList;
     const cached = mask >= 0 ? this.fieldLists.get(mask) : undefined;
-    if (cached !== undefined) return cached;
+    if (cached !== undefined) {
+      this.lastMask = mask;
+      this.lastList = cached;
+      return cached;
+    }
     const present = this.present;
     const fieldGroup = table.fieldGroup;
     let n = 0;
@@ -131,6 +140,8 @@ export class UpdateBuffer {
     if (mask >= 0) {
       if (this.fieldLists.size >= MAX_FIELD_LISTS) this.fieldLists.clear();
       this.fieldLists.set(mask, list);
+      this.lastMask = mask;
+      this.lastList = list;
     }
     return list;
   }

@@ -34,6 +34,7 @@ const ENC_F32 = schema.ENC_F32;
 const ENC_VI64 = schema.ENC_VI64;
 const ENC_STRING = schema.ENC_STRING;
 const changeAt = view.changeAt;
+const scalarChangeAt = view.scalarChangeAt;
 const valueSpan = spanHelpers.valueSpan;
 const flagSpans = spanHelpers.flagSpans;
 const nameUpcreateSpans = spanHelpers.nameUpcreateSpans;
@@ -148,9 +149,7 @@ enum Part {
   Entity,
   Mode,
   Groups,
-  /** In a creation's field `f` (element `elem`). */
-  CreationField,
-  /** In an update's field table (the path comes with the error). */
+  /** In an update's field table or a creation's fields (the path comes with the error). */
   Within,
 }
 
@@ -175,7 +174,6 @@ function readUpcreates(
   let creations = 0;
   let i = 0;
   let part = Part.Entity;
-  const at = { f: -1, elem: -1 }; // the creation field being read, for error paths
   try {
     for (; i < n; i++) {
       const start = cur.pos;
@@ -238,10 +236,10 @@ function readUpcreates(
         part = Part.Groups;
         const g0 = out === undefined ? groupsUsed : 0;
         groupsUsed = readGroups(cur, buf, g0, table.groupCount, spans, prefix);
-        part = Part.CreationField;
+        part = Part.Within;
         // With `out`, values go straight into the creation's array, not through the entries.
         const values = out === undefined ? undefined : new Array<Scalar | Scalar[] | undefined>(table.fieldCount);
-        ent = readCreationFields(cur, buf, ent, table, maxString, spans, prefix, at, values);
+        ent = readCreationFields(cur, buf, ent, table, maxString, spans, prefix, values);
         if (values !== undefined) out![i] = creationOf(buf, g0, groupsUsed, id, hash, values);
       }
       if (spans !== undefined) spans.add(prefix, start, cur.pos, 'struct');
@@ -256,10 +254,6 @@ function readUpcreates(
     if (part === Part.Entity) path = 'entity';
     else if (part === Part.Mode) path = 'mode';
     else if (part === Part.Groups) path = 'groups';
-    else if (part === Part.CreationField) {
-      const def = table.fields[at.f];
-      path = def === undefined ? 'fields' : at.elem >= 0 ? `${def.key}[${at.elem}]` : def.key;
-    }
     throw rethrowAt(e, path, 0).under(`upcreates[${i}]`);
   }
 }
@@ -303,7 +297,7 @@ function readGroups(cur: Cur, buf: UpdateBuffer, groupsUsed: number, groupCount:
 /**
  * Every field of a creation's groups, in global field order (the list cached per group
  * set, `buf.fieldsOfGroups`), into entries or, when given, into `values`; returns the
- * next free entry.
+ * next free entry. Errors carry the field path (`arena.scoreboardNames[3]`).
  */
 function readCreationFields(
   cur: Cur,
@@ -313,37 +307,37 @@ function readCreationFields(
   maxString: number,
   spans: SpanSink | undefined,
   prefix: string,
-  at: { f: number; elem: number },
   values: (Scalar | Scalar[] | undefined)[] | undefined,
 ): number {
   const list = buf.fieldsOfGroups(table);
   const fieldLen = table.fieldLen;
   const fieldEnc = table.fieldEnc;
-  for (let k = 0; k < list.length; k++) {
-    const f = list[k]!;
-    at.f = f;
-    at.elem = -1;
-    const len = fieldLen[f]!;
-    const enc = fieldEnc[f]!;
-    if (values === undefined && ent + (len || 1) > buf.entField.length) buf.reserveEntries(ent + (len || 1));
-    const valueAt = cur.pos;
-    if (len === 0) {
-      if (values !== undefined) values[f] = readScalar(cur, enc, maxString);
-      else {
-        buf.entField[ent] = readInto(cur, buf, ent, enc, maxString) ? ~f : f;
-        buf.entElem[ent] = -1;
-        ent++;
+  let f = -1;
+  let elem = -1;
+  try {
+    for (let k = 0; k < list.length; k++) {
+      f = list[k]!;
+      const len = fieldLen[f]!;
+      const enc = fieldEnc[f]!;
+      if (values === undefined && ent + (len || 1) > buf.entField.length) buf.reserveEntries(ent + (len || 1));
+      const valueAt = cur.pos;
+      if (len === 0) {
+        if (values !== undefined) values[f] = readScalar(cur, enc, maxString);
+        else {
+          buf.entField[ent] = readInto(cur, buf, ent, enc, maxString) ? ~f : f;
+          buf.entElem[ent] = -1;
+          ent++;
+        }
+        if (spans !== undefined) {
+          valueSpan(spans, `${prefix}.fields.${table.fields[f]!.key}`, valueAt, valueAt, cur.pos, enc, cur.bytes);
+          const names = table.fieldFlagNames[f];
+          const v = values === undefined ? buf.entNum[ent - 1]! : (values[f] as number);
+          if (names !== undefined) flagSpans(spans, names, `${prefix}.flagNames.${table.fields[f]!.key}`, v, valueAt, cur.pos);
+        }
+        continue;
       }
-      if (spans !== undefined) {
-        valueSpan(spans, `${prefix}.fields.${table.fields[f]!.key}`, valueAt, valueAt, cur.pos, enc, cur.bytes);
-        const names = table.fieldFlagNames[f];
-        const v = values === undefined ? buf.entNum[ent - 1]! : (values[f] as number);
-        if (names !== undefined) flagSpans(spans, names, `${prefix}.flagNames.${table.fields[f]!.key}`, v, valueAt, cur.pos);
-      }
-    } else {
       const arr: Scalar[] | undefined = values === undefined ? undefined : new Array(len);
-      for (let elem = 0; elem < len; elem++) {
-        at.elem = elem;
+      for (elem = 0; elem < len; elem++) {
         const elemAt = cur.pos;
         if (arr !== undefined) arr[elem] = readScalar(cur, enc, maxString);
         else {
@@ -353,11 +347,14 @@ function readCreationFields(
         }
         if (spans !== undefined) valueSpan(spans, `${prefix}.fields.${table.fields[f]!.key}[${elem}]`, elemAt, elemAt, cur.pos, enc, cur.bytes);
       }
+      elem = -1;
       if (arr !== undefined) values![f] = arr;
       if (spans !== undefined) spans.add(`${prefix}.fields.${table.fields[f]!.key}`, valueAt, cur.pos, 'struct');
     }
+  } catch (e) {
+    const def = table.fields[f];
+    throw rethrowAt(e, def === undefined ? 'fields' : elem >= 0 ? `${def.key}[${elem}]` : def.key, 0);
   }
-  at.f = -1;
   return ent;
 }
 
@@ -474,7 +471,7 @@ function readChangeFields(
   }
   if (spans !== undefined) spans.add(`${prefix}.changed`, jumpAt, pos, 'end');
   cur.pos = pos;
-  if (out !== undefined) out[oi] = changeAt(buf, ent0, ent, id, hash, scalar);
+  if (out !== undefined) out[oi] = scalar ? scalarChangeAt(entField, entNum, ent0, ent, id, hash) : changeAt(buf, ent0, ent, id, hash);
   return ent;
 }
 
