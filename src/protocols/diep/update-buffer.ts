@@ -54,9 +54,9 @@ export class UpdateBuffer {
   entElem: Int32Array = new Int32Array(256);
   entNum: Float64Array = new Float64Array(256);
   entObj: (Scalar | undefined)[] = [];
-  /** Scratch: the groups of the creation being read. */
-  present: Uint8Array = new Uint8Array(32);
-  /** Scratch: the same groups as bits, or -1 when the table has more than 31 groups. */
+  /** Scratch of `fieldsOfGroups`: the groups of a creation, one flag per group. */
+  private present: Uint8Array = new Uint8Array(32);
+  /** Scratch: the groups of the creation being read as bits, or -1 when the table has more than 31 groups. */
   groupMask = -1;
   /** The fields of each group set seen (by `groupMask`), for `listTable`. */
   private fieldLists = new Map<number, Int32Array>();
@@ -115,8 +115,8 @@ export class UpdateBuffer {
     o[j] = v;
   }
 
-  /** The fields of the groups in `present` (`groupMask`), in global field order; cached per group set. */
-  fieldsOfGroups(table: FieldTable): Int32Array {
+  /** The fields of groups `groups[g0 .. g1 - 1]` (`groupMask`), in global field order; cached per group set. */
+  fieldsOfGroups(table: FieldTable, g0: number, g1: number): Int32Array {
     if (table !== this.listTable) {
       this.fieldLists.clear();
       this.listTable = table;
@@ -130,7 +130,10 @@ export class UpdateBuffer {
       this.lastList = cached;
       return cached;
     }
-    const present = this.present;
+    let present = this.present;
+    if (present.length < table.groupCount) present = this.present = new Uint8Array(table.groupCount);
+    present.fill(0, 0, table.groupCount);
+    for (let g = g0; g < g1; g++) present[this.groups[g]!] = 1;
     const fieldGroup = table.fieldGroup;
     let n = 0;
     for (let f = 0; f < table.fieldCount; f++) n += present[fieldGroup[f]!]!;

@@ -73,9 +73,10 @@ function checkCount(cur: Cur, n: number, before: number, max: number): void {
 /**
  * Read a 0x00 packet from `cur` (at its header byte) to `cur.end` into `buf`.
  * Errors carry the paths of the packet form (`upcreates[3].position.x`).
- * With `out` (the object view, `decodeUpdate`), each upcreate becomes its packet object
- * (`update-view.ts`) as soon as it is read, its entries reused from index 0: `buf` then
- * holds only the last upcreate's entries and is scratch, not a decoded packet.
+ * With `objects` (the object view, `decodeUpdate`), returns the upcreates as packet
+ * objects, each built as soon as it is read (a creation's values straight into its
+ * object, an update through entries reused from index 0): `buf` is then scratch, not a
+ * decoded packet.
  */
 export function readUpdateAt(
   cur: Cur,
@@ -84,8 +85,8 @@ export function readUpdateAt(
   limits: Readonly<DiepLimits>,
   spans: SpanSink | undefined,
   ranges: number[] | undefined,
-  out?: Upcreate[],
-): void {
+  objects = false,
+): Upcreate[] | undefined {
   const maxEntities = limits.diepMaxEntities;
   const header = cur.pos++;
   if (spans !== undefined) spans.add('type', header, cur.pos, 'u8');
@@ -115,9 +116,11 @@ export function readUpdateAt(
   }
   const countSpan = spans === undefined ? -1 : spans.spans.length;
   if (spans !== undefined) spans.add('updates', start, cur.pos, 'count');
+  const out = objects ? new Array<Upcreate>(n) : undefined;
   readUpcreates(cur, buf, n, table, limits.maxStringLength, spans, ranges, out);
   if (cur.pos !== cur.end) throw new DecodeError(cur.pos, '', 'end of message after the last upcreate', `${cur.end - cur.pos} trailing bytes`);
   if (spans !== undefined) nameUpcreateSpans(spans, countSpan, buf);
+  return out;
 }
 
 function readDeletions(cur: Cur, buf: UpdateBuffer, n: number, spans: SpanSink | undefined, ranges: number[] | undefined): void {
@@ -179,57 +182,69 @@ function readUpcreates(
       const start = cur.pos;
       // With `out`, each upcreate is read from entry 0 and group 0 and turned into its object at once.
       const ent0 = out === undefined ? buf.entCount : 0;
-      // Fast path for the common head `hash(1 byte) id(1-2 bytes) 00 01` of an update.
+      // The common head in one go: `hash(1 byte) id(1-2 bytes)` then `00 01` or `01`; anything else (and every error) reads below.
+      let hash = 0;
+      let id = -1;
+      let mode = -1;
       if (spans === undefined && start + 4 < cur.end) {
-        const hash = bytes[start]!;
-        let id = bytes[start + 1]!;
+        hash = bytes[start]!;
+        id = bytes[start + 1]!;
         let q = start + 2;
         if (id >= 0x80) {
-          const y = bytes[q]!;
+          const y = bytes[q++]!;
           id = y < 0x80 && y !== 0 ? (id & 0x7f) | (y << 7) : -1;
-          q++;
         }
-        if (hash !== 0 && hash < 0x80 && id >= 0 && bytes[q] === 0 && bytes[q + 1] === 1) {
-          cur.pos = q + 2;
-          part = Part.Within;
-          const ent = readChangeFields(cur, buf, ent0, table, maxString, undefined, '', out, i, id, hash);
-          if (out === undefined) {
-            buf.upHash[i] = hash;
-            buf.upId[i] = id;
-            buf.upMode[i] = 0;
-            buf.entCount = ent;
-            buf.entStart[i + 1] = ent;
-            buf.grpStart[i + 1] = groupsUsed;
-            buf.upCount = i + 1;
+        if (hash !== 0 && hash < 0x80 && id >= 0) {
+          if (bytes[q] === 0 && bytes[q + 1] === 1) {
+            // An update: nothing else to do before its fields.
+            cur.pos = q + 2;
+            part = Part.Within;
+            const ent = readChangeFields(cur, buf, ent0, table, maxString, undefined, '', out, i, id, hash);
+            if (out === undefined) {
+              buf.upHash[i] = hash;
+              buf.upId[i] = id;
+              buf.upMode[i] = 0;
+              buf.entCount = ent;
+              buf.entStart[i + 1] = ent;
+              buf.grpStart[i + 1] = groupsUsed;
+              buf.upCount = i + 1;
+            }
+            if (ranges !== undefined) ranges.push(1, id, hash, start, cur.pos);
+            continue;
           }
-          if (ranges !== undefined) ranges.push(1, id, hash, start, cur.pos);
-          continue;
+          if (bytes[q] === 1) {
+            mode = 1;
+            cur.pos = q + 1;
+          }
         }
       }
-      part = Part.Entity;
-      const hash = readVu(cur);
-      if (hash === 0) throw new DecodeError(start, '', 'non-null entity reference', 'null (00)');
-      buf.upHash[i] = hash;
-      const idAt = cur.pos;
-      const id = readVu(cur);
-      buf.upId[i] = id;
-      part = Part.Mode;
-      const modeAt = cur.pos;
-      const mode = readVu(cur);
-      if (mode === 0) {
-        if (readVu(cur) !== 1) throw new DecodeError(cur.pos - 1, '', 'the constant 01 after mode 0', String(bytes[cur.pos - 1]));
-      } else if (mode !== 1) throw new DecodeError(modeAt, '', 'mode 0 (update) or 1 (creation)', String(mode));
-      const prefix = spans === undefined ? '' : mode === 0 ? `updates[${updates}]` : `creations[${creations}]`;
-      if (spans !== undefined) {
-        spans.add(`${prefix}.hash`, start, idAt, 'vu');
-        spans.add(`${prefix}.id`, idAt, modeAt, 'vu');
-        spans.add(prefix, modeAt, cur.pos, 'mode');
+      let prefix = '';
+      if (mode < 0) {
+        part = Part.Entity;
+        hash = readVu(cur);
+        if (hash === 0) throw new DecodeError(start, '', 'non-null entity reference', 'null (00)');
+        const idAt = cur.pos;
+        id = readVu(cur);
+        part = Part.Mode;
+        const modeAt = cur.pos;
+        mode = readVu(cur);
+        if (mode === 0) {
+          if (readVu(cur) !== 1) throw new DecodeError(cur.pos - 1, '', 'the constant 01 after mode 0', String(bytes[cur.pos - 1]));
+        } else if (mode !== 1) throw new DecodeError(modeAt, '', 'mode 0 (update) or 1 (creation)', String(mode));
+        if (spans !== undefined) {
+          prefix = mode === 0 ? `updates[${updates}]` : `creations[${creations}]`;
+          spans.add(`${prefix}.hash`, start, idAt, 'vu');
+          spans.add(`${prefix}.id`, idAt, modeAt, 'vu');
+          spans.add(prefix, modeAt, cur.pos, 'mode');
+        }
       }
-      let ent = ent0;
+      buf.upHash[i] = hash;
+      buf.upId[i] = id;
       buf.upMode[i] = mode;
+      let ent = ent0;
+      part = Part.Within;
       if (mode === 0) {
         updates++;
-        part = Part.Within;
         ent = readChangeFields(cur, buf, ent, table, maxString, spans, prefix, out, i, id, hash);
       } else {
         creations++;
@@ -239,11 +254,11 @@ function readUpcreates(
         part = Part.Within;
         // With `out`, values go straight into the creation's array, not through the entries.
         const values = out === undefined ? undefined : new Array<Scalar | Scalar[] | undefined>(table.fieldCount);
-        ent = readCreationFields(cur, buf, ent, table, maxString, spans, prefix, values);
+        ent = readCreationFields(cur, buf, ent, table, maxString, spans, prefix, g0, groupsUsed, values);
         if (values !== undefined) out![i] = creationOf(buf, g0, groupsUsed, id, hash, values);
       }
       if (spans !== undefined) spans.add(prefix, start, cur.pos, 'struct');
-      if (ranges !== undefined) ranges.push(mode === 0 ? 1 : 2, id, hash, start, cur.pos);
+      if (ranges !== undefined) ranges.push(mode + 1, id, hash, start, cur.pos);
       buf.entCount = ent;
       buf.entStart[i + 1] = ent;
       buf.grpStart[i + 1] = groupsUsed;
@@ -266,13 +281,10 @@ function creationOf(buf: UpdateBuffer, g0: number, g1: number, id: number, hash:
 }
 
 /**
- * A creation's group table; returns the groups used so far. Marks `buf.present` and
- * sets `buf.groupMask` (the groups as bits; -1 when the table has more than 31 groups).
+ * A creation's group table into `buf.groups` from `groupsUsed`; returns the groups used
+ * so far. Sets `buf.groupMask` (the groups as bits; -1 when the table has more than 31).
  */
 function readGroups(cur: Cur, buf: UpdateBuffer, groupsUsed: number, groupCount: number, spans: SpanSink | undefined, prefix: string): number {
-  let present = buf.present;
-  if (present.length < groupCount) present = buf.present = new Uint8Array(groupCount);
-  present.fill(0, 0, groupCount);
   let mask = 0;
   let g = -1;
   let k = 0;
@@ -286,7 +298,6 @@ function readGroups(cur: Cur, buf: UpdateBuffer, groupsUsed: number, groupCount:
     }
     g += (raw ^ 1) >>> 0;
     if (g >= groupCount) throw new DecodeError(jumpAt, '', `group id below ${groupCount}`, `group ${g}`);
-    present[g] = 1;
     mask |= 1 << g;
     buf.putGroup(groupsUsed++, g);
     if (spans !== undefined) spans.add(`${prefix}.groups[${k}]`, jumpAt, cur.pos, 'jump');
@@ -295,8 +306,8 @@ function readGroups(cur: Cur, buf: UpdateBuffer, groupsUsed: number, groupCount:
 }
 
 /**
- * Every field of a creation's groups, in global field order (the list cached per group
- * set, `buf.fieldsOfGroups`), into entries or, when given, into `values`; returns the
+ * Every field of a creation's groups (`buf.groups[g0 .. g1 - 1]`), in global field order
+ * (the list cached per group set, `buf.fieldsOfGroups`), into entries or, when given, into `values`; returns the
  * next free entry. Errors carry the field path (`arena.scoreboardNames[3]`).
  */
 function readCreationFields(
@@ -307,9 +318,11 @@ function readCreationFields(
   maxString: number,
   spans: SpanSink | undefined,
   prefix: string,
+  g0: number,
+  g1: number,
   values: (Scalar | Scalar[] | undefined)[] | undefined,
 ): number {
-  const list = buf.fieldsOfGroups(table);
+  const list = buf.fieldsOfGroups(table, g0, g1);
   const fieldLen = table.fieldLen;
   const fieldEnc = table.fieldEnc;
   let f = -1;
