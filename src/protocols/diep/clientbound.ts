@@ -20,7 +20,7 @@ import { readF32, readString, readVi, readVu, writeF32, writeString, writeVi, wr
 import type { FieldTable } from './tables/schema.js';
 import { FIELDS_6F59094D } from './tables/index.js';
 import { DIEP_DEFAULT_LIMITS, resolveDiepLimits, type DiepLimits } from './limits.js';
-import type { ClientboundPacket, UpdatePacket, Upcreate } from './types.js';
+import type { ClientboundPacket, UpdatePacket } from './types.js';
 import { UpdateBuffer, readUpdateAt } from './update-read.js';
 import { deletionsOf } from './update-view.js';
 import { atPath, writeUpdate, type DiepEncodeOptions } from './update-write.js';
@@ -107,8 +107,7 @@ export function decodeUpdate(bytes: Uint8Array, opts?: DiepDecodeOptions): Updat
 function readUpdate(cur: Cur, ctx: Ctx): UpdatePacket {
   const buf = pool.take();
   try {
-    const upcreates: Upcreate[] = [];
-    readUpdateAt(cur, buf, ctx.table, ctx.limits, ctx.spans, ctx.ranges, upcreates);
+    const upcreates = readUpdateAt(cur, buf, ctx.table, ctx.limits, ctx.spans, ctx.ranges, true)!;
     return { type: 'Update', tick: buf.tick, deletions: deletionsOf(buf), upcreates };
   } finally {
     pool.give(buf);

@@ -2,7 +2,11 @@
  * `UpdateBuffer`: one decoded 0x00 packet as parallel typed arrays, reused from packet
  * to packet (the output of the one reader, `update-read.ts`).
  */
+import type { FieldTable } from './tables/schema.js';
 import type { Scalar } from './types.js';
+
+/** Group sets whose field lists a buffer keeps (then it starts over): bounds the memory hostile input can take. */
+const MAX_FIELD_LISTS = 256;
 
 function growU32(a: Uint32Array, n: number): Uint32Array {
   if (n <= a.length) return a;
@@ -50,8 +54,16 @@ export class UpdateBuffer {
   entElem: Int32Array = new Int32Array(256);
   entNum: Float64Array = new Float64Array(256);
   entObj: (Scalar | undefined)[] = [];
-  /** Scratch: the groups of the creation being read. */
-  present: Uint8Array = new Uint8Array(32);
+  /** Scratch of `fieldsOfGroups`: the groups of a creation, one flag per group. */
+  private present: Uint8Array = new Uint8Array(32);
+  /** Scratch: the groups of the creation being read as bits, or -1 when the table has more than 31 groups. */
+  groupMask = -1;
+  /** The fields of each group set seen (by `groupMask`), for `listTable`. */
+  private fieldLists = new Map<number, Int32Array>();
+  private listTable: FieldTable | undefined;
+  /** The last list looked up (consecutive creations often share their groups); `lastMask` -1: none. */
+  private lastMask = -1;
+  private lastList: Int32Array = new Int32Array(0);
 
   /** The value of entry `j`. */
   value(j: number): Scalar {
@@ -101,5 +113,39 @@ export class UpdateBuffer {
     const o = this.entObj;
     while (o.length < j) o.push(undefined);
     o[j] = v;
+  }
+
+  /** The fields of groups `groups[g0 .. g1 - 1]` (`groupMask`), in global field order; cached per group set. */
+  fieldsOfGroups(table: FieldTable, g0: number, g1: number): Int32Array {
+    if (table !== this.listTable) {
+      this.fieldLists.clear();
+      this.listTable = table;
+      this.lastMask = -1;
+    }
+    const mask = this.groupMask;
+    if (mask >= 0 && mask === this.lastMask) return this.lastList;
+    const cached = mask >= 0 ? this.fieldLists.get(mask) : undefined;
+    if (cached !== undefined) {
+      this.lastMask = mask;
+      this.lastList = cached;
+      return cached;
+    }
+    let present = this.present;
+    if (present.length < table.groupCount) present = this.present = new Uint8Array(table.groupCount);
+    present.fill(0, 0, table.groupCount);
+    for (let g = g0; g < g1; g++) present[this.groups[g]!] = 1;
+    const fieldGroup = table.fieldGroup;
+    let n = 0;
+    for (let f = 0; f < table.fieldCount; f++) n += present[fieldGroup[f]!]!;
+    const list = new Int32Array(n);
+    n = 0;
+    for (let f = 0; f < table.fieldCount; f++) if (present[fieldGroup[f]!] === 1) list[n++] = f;
+    if (mask >= 0) {
+      if (this.fieldLists.size >= MAX_FIELD_LISTS) this.fieldLists.clear();
+      this.fieldLists.set(mask, list);
+      this.lastMask = mask;
+      this.lastList = list;
+    }
+    return list;
   }
 }

@@ -13,12 +13,13 @@
 import { DecodeError, LimitError, rethrowAt, type DecodeOptions, type SpanSink } from '../../core/index.js';
 import { readVu as readVuImported, readString as readStringImported, readEntid as readEntidImported, readF32 as readF32Imported, Cur } from './primitives.js';
 import * as schema from './tables/schema.js';
-import { flagNamesOf, type FieldTable } from './tables/schema.js';
+import type { FieldTable } from './tables/schema.js';
 import { FIELDS_6F59094D } from './tables/index.js';
 import { DIEP_DEFAULT_LIMITS, resolveDiepLimits, type DiepLimits } from './limits.js';
 import { UpdateBuffer } from './update-buffer.js';
-import { changeAt, creationAt } from './update-view.js';
-import type { Upcreate } from './types.js';
+import * as view from './update-view.js';
+import * as spanHelpers from './update-spans.js';
+import type { Creation, Scalar, Upcreate } from './types.js';
 
 export { UpdateBuffer };
 
@@ -32,8 +33,11 @@ const ENC_VI = schema.ENC_VI;
 const ENC_F32 = schema.ENC_F32;
 const ENC_VI64 = schema.ENC_VI64;
 const ENC_STRING = schema.ENC_STRING;
-const ENC_ENTID = schema.ENC_ENTID;
-const ENCODING_NAMES = schema.ENCODING_NAMES;
+const changeAt = view.changeAt;
+const scalarChangeAt = view.scalarChangeAt;
+const valueSpan = spanHelpers.valueSpan;
+const flagSpans = spanHelpers.flagSpans;
+const nameUpcreateSpans = spanHelpers.nameUpcreateSpans;
 
 export interface FlatDecodeOptions extends DecodeOptions {
   table?: FieldTable;
@@ -69,9 +73,10 @@ function checkCount(cur: Cur, n: number, before: number, max: number): void {
 /**
  * Read a 0x00 packet from `cur` (at its header byte) to `cur.end` into `buf`.
  * Errors carry the paths of the packet form (`upcreates[3].position.x`).
- * With `out` (the object view, `decodeUpdate`), each upcreate becomes its packet object
- * (`update-view.ts`) as soon as it is read, its entries reused from index 0: `buf` then
- * holds only the last upcreate's entries and is scratch, not a decoded packet.
+ * With `objects` (the object view, `decodeUpdate`), returns the upcreates as packet
+ * objects, each built as soon as it is read (a creation's values straight into its
+ * object, an update through entries reused from index 0): `buf` is then scratch, not a
+ * decoded packet.
  */
 export function readUpdateAt(
   cur: Cur,
@@ -80,8 +85,8 @@ export function readUpdateAt(
   limits: Readonly<DiepLimits>,
   spans: SpanSink | undefined,
   ranges: number[] | undefined,
-  out?: Upcreate[],
-): void {
+  objects = false,
+): Upcreate[] | undefined {
   const maxEntities = limits.diepMaxEntities;
   const header = cur.pos++;
   if (spans !== undefined) spans.add('type', header, cur.pos, 'u8');
@@ -111,9 +116,11 @@ export function readUpdateAt(
   }
   const countSpan = spans === undefined ? -1 : spans.spans.length;
   if (spans !== undefined) spans.add('updates', start, cur.pos, 'count');
+  const out = objects ? new Array<Upcreate>(n) : undefined;
   readUpcreates(cur, buf, n, table, limits.maxStringLength, spans, ranges, out);
   if (cur.pos !== cur.end) throw new DecodeError(cur.pos, '', 'end of message after the last upcreate', `${cur.end - cur.pos} trailing bytes`);
   if (spans !== undefined) nameUpcreateSpans(spans, countSpan, buf);
+  return out;
 }
 
 function readDeletions(cur: Cur, buf: UpdateBuffer, n: number, spans: SpanSink | undefined, ranges: number[] | undefined): void {
@@ -145,9 +152,7 @@ enum Part {
   Entity,
   Mode,
   Groups,
-  /** In a creation's field `f` (element `elem`). */
-  CreationField,
-  /** In an update's field table (the path comes with the error). */
+  /** In an update's field table or a creation's fields (the path comes with the error). */
   Within,
 }
 
@@ -172,99 +177,115 @@ function readUpcreates(
   let creations = 0;
   let i = 0;
   let part = Part.Entity;
-  const at = { f: -1, elem: -1 }; // the creation field being read, for error paths
   try {
     for (; i < n; i++) {
       const start = cur.pos;
       // With `out`, each upcreate is read from entry 0 and group 0 and turned into its object at once.
       const ent0 = out === undefined ? buf.entCount : 0;
-      // Fast path for the common head `hash(1 byte) id(1-2 bytes) 00 01` of an update.
+      // The common head in one go: `hash(1 byte) id(1-2 bytes)` then `00 01` or `01`; anything else (and every error) reads below.
+      let hash = 0;
+      let id = -1;
+      let mode = -1;
       if (spans === undefined && start + 4 < cur.end) {
-        const hash = bytes[start]!;
-        let id = bytes[start + 1]!;
+        hash = bytes[start]!;
+        id = bytes[start + 1]!;
         let q = start + 2;
         if (id >= 0x80) {
-          const y = bytes[q]!;
+          const y = bytes[q++]!;
           id = y < 0x80 && y !== 0 ? (id & 0x7f) | (y << 7) : -1;
-          q++;
         }
-        if (hash !== 0 && hash < 0x80 && id >= 0 && bytes[q] === 0 && bytes[q + 1] === 1) {
-          cur.pos = q + 2;
-          part = Part.Within;
-          const ent = readChangeFields(cur, buf, ent0, table, maxString, undefined, '');
-          if (out !== undefined) out[i] = changeAt(buf, 0, ent, id, hash);
-          else {
-            buf.upHash[i] = hash;
-            buf.upId[i] = id;
-            buf.upMode[i] = 0;
-            buf.entCount = ent;
-            buf.entStart[i + 1] = ent;
-            buf.grpStart[i + 1] = groupsUsed;
-            buf.upCount = i + 1;
+        if (hash !== 0 && hash < 0x80 && id >= 0) {
+          if (bytes[q] === 0 && bytes[q + 1] === 1) {
+            // An update: nothing else to do before its fields.
+            cur.pos = q + 2;
+            part = Part.Within;
+            const ent = readChangeFields(cur, buf, ent0, table, maxString, undefined, '', out, i, id, hash);
+            if (out === undefined) {
+              buf.upHash[i] = hash;
+              buf.upId[i] = id;
+              buf.upMode[i] = 0;
+              buf.entCount = ent;
+              buf.entStart[i + 1] = ent;
+              buf.grpStart[i + 1] = groupsUsed;
+              buf.upCount = i + 1;
+            }
+            if (ranges !== undefined) ranges.push(1, id, hash, start, cur.pos);
+            continue;
           }
-          if (ranges !== undefined) ranges.push(1, id, hash, start, cur.pos);
-          continue;
+          if (bytes[q] === 1) {
+            mode = 1;
+            cur.pos = q + 1;
+          }
         }
       }
-      part = Part.Entity;
-      const hash = readVu(cur);
-      if (hash === 0) throw new DecodeError(start, '', 'non-null entity reference', 'null (00)');
-      buf.upHash[i] = hash;
-      const idAt = cur.pos;
-      buf.upId[i] = readVu(cur);
-      part = Part.Mode;
-      const modeAt = cur.pos;
-      const mode = readVu(cur);
-      if (mode === 0) {
-        if (readVu(cur) !== 1) throw new DecodeError(cur.pos - 1, '', 'the constant 01 after mode 0', String(bytes[cur.pos - 1]));
-      } else if (mode !== 1) throw new DecodeError(modeAt, '', 'mode 0 (update) or 1 (creation)', String(mode));
-      const prefix = spans === undefined ? '' : mode === 0 ? `updates[${updates}]` : `creations[${creations}]`;
-      if (spans !== undefined) {
-        spans.add(`${prefix}.hash`, start, idAt, 'vu');
-        spans.add(`${prefix}.id`, idAt, modeAt, 'vu');
-        spans.add(prefix, modeAt, cur.pos, 'mode');
+      let prefix = '';
+      if (mode < 0) {
+        part = Part.Entity;
+        hash = readVu(cur);
+        if (hash === 0) throw new DecodeError(start, '', 'non-null entity reference', 'null (00)');
+        const idAt = cur.pos;
+        id = readVu(cur);
+        part = Part.Mode;
+        const modeAt = cur.pos;
+        mode = readVu(cur);
+        if (mode === 0) {
+          if (readVu(cur) !== 1) throw new DecodeError(cur.pos - 1, '', 'the constant 01 after mode 0', String(bytes[cur.pos - 1]));
+        } else if (mode !== 1) throw new DecodeError(modeAt, '', 'mode 0 (update) or 1 (creation)', String(mode));
+        if (spans !== undefined) {
+          prefix = mode === 0 ? `updates[${updates}]` : `creations[${creations}]`;
+          spans.add(`${prefix}.hash`, start, idAt, 'vu');
+          spans.add(`${prefix}.id`, idAt, modeAt, 'vu');
+          spans.add(prefix, modeAt, cur.pos, 'mode');
+        }
       }
+      buf.upHash[i] = hash;
+      buf.upId[i] = id;
+      buf.upMode[i] = mode;
       let ent = ent0;
+      part = Part.Within;
       if (mode === 0) {
-        buf.upMode[i] = 0;
         updates++;
-        part = Part.Within;
-        ent = readChangeFields(cur, buf, ent, table, maxString, spans, prefix);
+        ent = readChangeFields(cur, buf, ent, table, maxString, spans, prefix, out, i, id, hash);
       } else {
-        buf.upMode[i] = 1;
         creations++;
         part = Part.Groups;
-        groupsUsed = readGroups(cur, buf, out === undefined ? groupsUsed : 0, table.groupCount, spans, prefix);
-        part = Part.CreationField;
-        ent = readCreationFields(cur, buf, ent, table, maxString, spans, prefix, at);
+        const g0 = out === undefined ? groupsUsed : 0;
+        groupsUsed = readGroups(cur, buf, g0, table.groupCount, spans, prefix);
+        part = Part.Within;
+        // With `out`, values go straight into the creation's array, not through the entries.
+        const values = out === undefined ? undefined : new Array<Scalar | Scalar[] | undefined>(table.fieldCount);
+        ent = readCreationFields(cur, buf, ent, table, maxString, spans, prefix, g0, groupsUsed, values);
+        if (values !== undefined) out![i] = creationOf(buf, g0, groupsUsed, id, hash, values);
       }
       if (spans !== undefined) spans.add(prefix, start, cur.pos, 'struct');
-      if (ranges !== undefined) ranges.push(mode === 0 ? 1 : 2, buf.upId[i]!, hash, start, cur.pos);
+      if (ranges !== undefined) ranges.push(mode + 1, id, hash, start, cur.pos);
       buf.entCount = ent;
       buf.entStart[i + 1] = ent;
       buf.grpStart[i + 1] = groupsUsed;
       buf.upCount = i + 1;
-      if (out !== undefined)
-        out[i] = mode === 0 ? changeAt(buf, 0, ent, buf.upId[i]!, hash) : creationAt(buf, 0, ent, 0, groupsUsed, buf.upId[i]!, hash, table);
     }
   } catch (e) {
     let path = '';
     if (part === Part.Entity) path = 'entity';
     else if (part === Part.Mode) path = 'mode';
     else if (part === Part.Groups) path = 'groups';
-    else if (part === Part.CreationField) {
-      const def = table.fields[at.f];
-      path = def === undefined ? 'fields' : at.elem >= 0 ? `${def.key}[${at.elem}]` : def.key;
-    }
     throw rethrowAt(e, path, 0).under(`upcreates[${i}]`);
   }
 }
 
-/** A creation's group table; returns the groups used so far. Marks `buf.present`. */
+/** The creation object of groups `g0 .. g1 - 1` and its `values` (by field index). */
+function creationOf(buf: UpdateBuffer, g0: number, g1: number, id: number, hash: number, values: (Scalar | Scalar[] | undefined)[]): Creation {
+  const groups: number[] = new Array(g1 - g0);
+  for (let g = g0; g < g1; g++) groups[g - g0] = buf.groups[g]!;
+  return { kind: 'creation', id, hash, groups, values };
+}
+
+/**
+ * A creation's group table into `buf.groups` from `groupsUsed`; returns the groups used
+ * so far. Sets `buf.groupMask` (the groups as bits; -1 when the table has more than 31).
+ */
 function readGroups(cur: Cur, buf: UpdateBuffer, groupsUsed: number, groupCount: number, spans: SpanSink | undefined, prefix: string): number {
-  let present = buf.present;
-  if (present.length < groupCount) present = buf.present = new Uint8Array(groupCount);
-  present.fill(0, 0, groupCount);
+  let mask = 0;
   let g = -1;
   let k = 0;
   for (;;) {
@@ -272,18 +293,23 @@ function readGroups(cur: Cur, buf: UpdateBuffer, groupsUsed: number, groupCount:
     const raw = readVu(cur);
     if (raw === 1) {
       if (spans !== undefined) spans.add(`${prefix}.groups`, jumpAt, cur.pos, 'end');
+      buf.groupMask = groupCount <= 31 ? mask : -1;
       return groupsUsed;
     }
     g += (raw ^ 1) >>> 0;
     if (g >= groupCount) throw new DecodeError(jumpAt, '', `group id below ${groupCount}`, `group ${g}`);
-    present[g] = 1;
+    mask |= 1 << g;
     buf.putGroup(groupsUsed++, g);
     if (spans !== undefined) spans.add(`${prefix}.groups[${k}]`, jumpAt, cur.pos, 'jump');
     k++;
   }
 }
 
-/** Every field of a creation's groups, in global field order; returns the next free entry. */
+/**
+ * Every field of a creation's groups (`buf.groups[g0 .. g1 - 1]`), in global field order
+ * (the list cached per group set, `buf.fieldsOfGroups`), into entries or, when given, into `values`; returns the
+ * next free entry. Errors carry the field path (`arena.scoreboardNames[3]`).
+ */
 function readCreationFields(
   cur: Cur,
   buf: UpdateBuffer,
@@ -292,58 +318,89 @@ function readCreationFields(
   maxString: number,
   spans: SpanSink | undefined,
   prefix: string,
-  at: { f: number; elem: number },
+  g0: number,
+  g1: number,
+  values: (Scalar | Scalar[] | undefined)[] | undefined,
 ): number {
-  const fieldCount = table.fieldCount;
+  const list = buf.fieldsOfGroups(table, g0, g1);
   const fieldLen = table.fieldLen;
   const fieldEnc = table.fieldEnc;
-  const fieldGroup = table.fieldGroup;
-  const present = buf.present;
-  for (let f = 0; f < fieldCount; f++) {
-    if (present[fieldGroup[f]!] === 0) continue;
-    at.f = f;
-    at.elem = -1;
-    const len = fieldLen[f]!;
-    const enc = fieldEnc[f]!;
-    if (ent + (len || 1) > buf.entField.length) buf.reserveEntries(ent + (len || 1));
-    const valueAt = cur.pos;
-    if (len === 0) {
-      buf.entField[ent] = readInto(cur, buf, ent, enc, maxString) ? ~f : f;
-      buf.entElem[ent] = -1;
-      ent++;
-      if (spans !== undefined) {
-        valueSpan(spans, `${prefix}.fields.${table.fields[f]!.key}`, valueAt, valueAt, cur.pos, enc, cur.bytes);
-        const names = table.fieldFlagNames[f];
-        if (names !== undefined) flagSpans(spans, names, `${prefix}.flagNames.${table.fields[f]!.key}`, buf.entNum[ent - 1]!, valueAt, cur.pos);
+  let f = -1;
+  let elem = -1;
+  try {
+    for (let k = 0; k < list.length; k++) {
+      f = list[k]!;
+      const len = fieldLen[f]!;
+      const enc = fieldEnc[f]!;
+      if (values === undefined && ent + (len || 1) > buf.entField.length) buf.reserveEntries(ent + (len || 1));
+      const valueAt = cur.pos;
+      if (len === 0) {
+        if (values !== undefined) values[f] = readScalar(cur, enc, maxString);
+        else {
+          buf.entField[ent] = readInto(cur, buf, ent, enc, maxString) ? ~f : f;
+          buf.entElem[ent] = -1;
+          ent++;
+        }
+        if (spans !== undefined) {
+          valueSpan(spans, `${prefix}.fields.${table.fields[f]!.key}`, valueAt, valueAt, cur.pos, enc, cur.bytes);
+          const names = table.fieldFlagNames[f];
+          const v = values === undefined ? buf.entNum[ent - 1]! : (values[f] as number);
+          if (names !== undefined) flagSpans(spans, names, `${prefix}.flagNames.${table.fields[f]!.key}`, v, valueAt, cur.pos);
+        }
+        continue;
       }
-    } else {
-      for (let elem = 0; elem < len; elem++) {
-        at.elem = elem;
+      const arr: Scalar[] | undefined = values === undefined ? undefined : new Array(len);
+      for (elem = 0; elem < len; elem++) {
         const elemAt = cur.pos;
-        buf.entField[ent] = readInto(cur, buf, ent, enc, maxString) ? ~f : f;
-        buf.entElem[ent] = elem;
-        ent++;
+        if (arr !== undefined) arr[elem] = readScalar(cur, enc, maxString);
+        else {
+          buf.entField[ent] = readInto(cur, buf, ent, enc, maxString) ? ~f : f;
+          buf.entElem[ent] = elem;
+          ent++;
+        }
         if (spans !== undefined) valueSpan(spans, `${prefix}.fields.${table.fields[f]!.key}[${elem}]`, elemAt, elemAt, cur.pos, enc, cur.bytes);
       }
+      elem = -1;
+      if (arr !== undefined) values![f] = arr;
       if (spans !== undefined) spans.add(`${prefix}.fields.${table.fields[f]!.key}`, valueAt, cur.pos, 'struct');
     }
+  } catch (e) {
+    const def = table.fields[f];
+    throw rethrowAt(e, def === undefined ? 'fields' : elem >= 0 ? `${def.key}[${elem}]` : def.key, 0);
   }
-  at.f = -1;
   return ent;
 }
 
 /**
  * The field table of an update; returns the next free entry. Errors carry the field
  * path (`fields` while reading a jump, `position.x` or `arena.scoreboardNames[3]` in a value).
+ * With `out`, `out[oi]` becomes the update's packet object.
  */
-function readChangeFields(cur: Cur, buf: UpdateBuffer, ent: number, table: FieldTable, maxString: number, spans: SpanSink | undefined, prefix: string): number {
+function readChangeFields(
+  cur: Cur,
+  buf: UpdateBuffer,
+  ent0: number,
+  table: FieldTable,
+  maxString: number,
+  spans: SpanSink | undefined,
+  prefix: string,
+  out: Upcreate[] | undefined,
+  oi: number,
+  id: number,
+  hash: number,
+): number {
   const bytes = cur.bytes;
   const end = cur.end;
   const fieldCount = table.fieldCount;
   const fieldLen = table.fieldLen;
   const fieldEnc = table.fieldEnc;
+  let ent = ent0;
+  // Room for one entry per field (the most scalar fields can add); element tables reserve their own.
+  if (ent + fieldCount > buf.entField.length) buf.reserveEntries(ent + fieldCount);
   let entField = buf.entField;
   let entNum = buf.entNum;
+  let entElem = buf.entElem;
+  let scalar = true; // every entry so far a scalar number
   let f = -1;
   let elem = -1;
   let inJump = true;
@@ -364,11 +421,6 @@ function readChangeFields(cur: Cur, buf: UpdateBuffer, ent: number, table: Field
       f += (raw ^ 1) >>> 0;
       if (f >= fieldCount) throw new DecodeError(jumpAt, '', `field index below ${fieldCount}`, `index ${f}`);
       inJump = false;
-      if (ent >= entField.length) {
-        buf.reserveEntries(ent + 1);
-        entField = buf.entField;
-        entNum = buf.entNum;
-      }
       const len = fieldLen[f]!;
       const valueAt = pos;
       if (len === 0) {
@@ -376,17 +428,17 @@ function readChangeFields(cur: Cur, buf: UpdateBuffer, ent: number, table: Field
         if (enc === ENC_VI || enc === ENC_VI64) {
           // vu inline for one to three bytes (positions and angles); readVu otherwise
           let u: number;
-          const x = pos < end ? bytes[pos]! : 0x80;
-          const y = pos + 1 < end ? bytes[pos + 1]! : 0x80;
+          const x = pos + 2 < end ? bytes[pos]! : 0x80;
           if (x < 0x80) {
             u = x;
             pos += 1;
-          } else if (y < 0x80 && y !== 0) {
-            u = (x & 0x7f) | (y << 7);
-            pos += 2;
           } else {
-            const z = pos + 2 < end ? bytes[pos + 2]! : 0x80;
-            if (y >= 0x80 && z < 0x80 && z !== 0) {
+            const y = pos + 2 < end ? bytes[pos + 1]! : 0;
+            const z = y >= 0x80 ? bytes[pos + 2]! : 0;
+            if (y < 0x80 && y !== 0) {
+              u = (x & 0x7f) | (y << 7);
+              pos += 2;
+            } else if (z < 0x80 && z !== 0) {
               u = (x & 0x7f) | ((y & 0x7f) << 7) | (z << 14);
               pos += 3;
             } else {
@@ -400,33 +452,26 @@ function readChangeFields(cur: Cur, buf: UpdateBuffer, ent: number, table: Field
           entField[ent] = f;
         } else {
           cur.pos = pos;
-          entField[ent] = readInto(cur, buf, ent, enc, maxString) ? ~f : f;
+          if (readInto(cur, buf, ent, enc, maxString)) {
+            entField[ent] = ~f;
+            scalar = false;
+          } else entField[ent] = f;
           pos = cur.pos;
         }
-        buf.entElem[ent] = -1;
+        entElem[ent] = -1;
         ent++;
-        if (spans !== undefined) {
-          valueSpan(spans, `${prefix}.changed.${table.fields[f]!.key}`, jumpAt, valueAt, pos, fieldEnc[f]!, bytes);
-          const names = table.fieldFlagNames[f];
-          if (names !== undefined) flagSpans(spans, names, `${prefix}.flagNames.${table.fields[f]!.key}`, buf.entNum[ent - 1]!, valueAt, pos);
-        }
+        if (spans !== undefined) changedSpans(spans, table, prefix, f, jumpAt, valueAt, pos, bytes, entNum[ent - 1]!);
       } else {
-        if (spans !== undefined) spans.add(`${prefix}.changed.${table.fields[f]!.key}`, jumpAt, pos, 'jump');
+        const path = spans === undefined ? '' : `${prefix}.changed.${table.fields[f]!.key}`;
+        if (spans !== undefined) spans.add(path, jumpAt, pos, 'jump');
         cur.pos = pos;
-        ent = readElementTable(
-          cur,
-          buf,
-          ent,
-          f,
-          len,
-          table.fieldUpdateEnc[f]!,
-          maxString,
-          spans,
-          prefix === '' ? '' : `${prefix}.changed.${table.fields[f]!.key}`,
-        );
+        ent = readElementTable(cur, buf, ent, f, len, table.fieldUpdateEnc[f]!, maxString, spans, path);
         pos = cur.pos;
+        scalar = false;
+        if (ent + fieldCount > buf.entField.length) buf.reserveEntries(ent + fieldCount);
         entField = buf.entField;
         entNum = buf.entNum;
+        entElem = buf.entElem;
       }
     }
   } catch (e) {
@@ -439,7 +484,25 @@ function readChangeFields(cur: Cur, buf: UpdateBuffer, ent: number, table: Field
   }
   if (spans !== undefined) spans.add(`${prefix}.changed`, jumpAt, pos, 'end');
   cur.pos = pos;
+  if (out !== undefined) out[oi] = scalar ? scalarChangeAt(entField, entNum, ent0, ent, id, hash) : changeAt(buf, ent0, ent, id, hash);
   return ent;
+}
+
+/** The spans of an update's scalar field `f`: its jump and value, and its flag names. */
+function changedSpans(
+  spans: SpanSink,
+  table: FieldTable,
+  prefix: string,
+  f: number,
+  jumpAt: number,
+  valueAt: number,
+  end: number,
+  bytes: Uint8Array,
+  value: number,
+): void {
+  valueSpan(spans, `${prefix}.changed.${table.fields[f]!.key}`, jumpAt, valueAt, end, table.fieldEnc[f]!, bytes);
+  const names = table.fieldFlagNames[f];
+  if (names !== undefined) flagSpans(spans, names, `${prefix}.flagNames.${table.fields[f]!.key}`, value, valueAt, end);
 }
 
 /** Carries the element index of an error out of `readElementTable`. */
@@ -492,79 +555,25 @@ function readElementTable(
   return ent;
 }
 
-/**
- * The span of one value (`start`: its jump in an update, else the value), and for a
- * non-null entity reference the spans of its `hash` and `id`, as in the JSON form.
- */
-function valueSpan(spans: SpanSink, path: string, start: number, valueAt: number, end: number, enc: number, bytes: Uint8Array): void {
-  spans.add(path, start, end, ENCODING_NAMES[enc]!);
-  if (enc !== ENC_ENTID || bytes[valueAt] === 0) return;
-  let p = valueAt;
-  while (p < end && bytes[p]! >= 0x80) p++;
-  p++;
-  spans.add(`${path}.hash`, valueAt, p, 'entid.hash');
-  spans.add(`${path}.id`, p, end, 'entid.id');
-}
-
-/** One `alias` span per named bit set in a flag field's value (`….flagNames.style.flags[k]`), over the value's bytes. */
-function flagSpans(spans: SpanSink, names: readonly string[], path: string, value: number, start: number, end: number): void {
-  const n = flagNamesOf(names, value).length;
-  for (let k = 0; k < n; k++) spans.add(`${path}[${k}]`, start, end, 'alias');
+/** Read one value. */
+function readScalar(cur: Cur, enc: number, maxString: number): Scalar {
+  if (enc === ENC_VI || enc === ENC_VI64) {
+    const u = readVu(cur);
+    const v = (u >>> 1) ^ -(u & 1);
+    return enc === ENC_VI ? v : v / 64;
+  }
+  if (enc === ENC_VU) return readVu(cur);
+  if (enc === ENC_F32) return readF32(cur);
+  return enc === ENC_STRING ? readString(cur, maxString) : readEntid(cur);
 }
 
 /** Read one value into entry `j`; true when it went to `entObj` (not a number). */
 function readInto(cur: Cur, buf: UpdateBuffer, j: number, enc: number, maxString: number): boolean {
-  if (enc === ENC_VI || enc === ENC_VI64) {
-    const u = readVu(cur);
-    const v = (u >>> 1) ^ -(u & 1);
-    buf.entNum[j] = enc === ENC_VI ? v : v / 64;
+  const v = readScalar(cur, enc, maxString);
+  if (typeof v === 'number') {
+    buf.entNum[j] = v;
     return false;
   }
-  if (enc === ENC_VU) {
-    buf.entNum[j] = readVu(cur);
-    return false;
-  }
-  if (enc === ENC_F32) {
-    const v = readF32(cur);
-    if (typeof v === 'number') {
-      buf.entNum[j] = v;
-      return false;
-    }
-    buf.setObj(j, v);
-    return true;
-  }
-  buf.setObj(j, enc === ENC_STRING ? readString(cur, maxString) : readEntid(cur));
+  buf.setObj(j, v);
   return true;
-}
-
-/**
- * The JSON form lists updates and creations apart when the wire order is "all updates,
- * then all creations" and as `upcreates` otherwise: rename the spans of this packet
- * (from span `countSpan` on) in the second case.
- */
-function nameUpcreateSpans(spans: SpanSink, countSpan: number, buf: UpdateBuffer): void {
-  let seenCreation = false;
-  let split = true;
-  for (let i = 0; i < buf.upCount; i++) {
-    if (buf.upMode[i] === 1) seenCreation = true;
-    else if (seenCreation) split = false;
-  }
-  if (split) return;
-  const list = spans.spans;
-  list[countSpan]!.path = spans.pathOf('upcreates');
-  let updates = 0;
-  let creations = 0;
-  let i = -1;
-  let from = '';
-  let to = '';
-  for (let j = countSpan + 1; j < list.length; j++) {
-    const s = list[j]!;
-    if (i < 0 || !s.path.startsWith(from) || (s.path.length > from.length && s.path.charCodeAt(from.length) !== 46)) {
-      i++;
-      const creation = buf.upMode[i] === 1;
-      from = spans.pathOf(creation ? `creations[${creations++}]` : `updates[${updates++}]`);
-      to = spans.pathOf(`upcreates[${i}]`);
-    }
-    s.path = s.kind === 'mode' ? `${to}.kind` : to + s.path.slice(from.length);
-  }
 }

@@ -70,46 +70,43 @@ export function changeOf(buf: UpdateBuffer, i: number): Upcreate {
 
 /** The update of entries `from .. to - 1`. */
 export function changeAt(buf: UpdateBuffer, from: number, to: number, id: number, hash: number): Upcreate {
+  // Entry `j` is a scalar number when `entElem[j]` is -1 and `entField[j]` is not negative,
+  // that is when `~entElem[j] | (entField[j] >>> 31)` is 0.
+  const entField = buf.entField;
+  const entElem = buf.entElem;
+  let j = from;
+  while (j < to && (~entElem[j]! | (entField[j]! >>> 31)) === 0) j++;
+  return j === to ? scalarChangeAt(entField, buf.entNum, from, to, id, hash) : mixedChangeAt(buf, from, to, id, hash);
+}
+
+/**
+ * The update of entries `from .. to - 1`, every one a scalar number (the reader knows it
+ * as it reads): number arrays, built by one literal for up to three (double arrays in V8).
+ */
+export function scalarChangeAt(f: Int32Array, v: Float64Array, from: number, to: number, id: number, hash: number): Upcreate {
+  const j = from;
+  switch (to - from) {
+    case 1:
+      return { kind: 'update', id, hash, fields: [f[j]!], values: [v[j]!] };
+    case 2:
+      return { kind: 'update', id, hash, fields: [f[j]!, f[j + 1]!], values: [v[j]!, v[j + 1]!] };
+    case 3:
+      return { kind: 'update', id, hash, fields: [f[j]!, f[j + 1]!, f[j + 2]!], values: [v[j]!, v[j + 1]!, v[j + 2]!] };
+  }
+  const fields: number[] = [];
+  const values: number[] = [];
+  for (let k = from; k < to; k++) {
+    fields.push(f[k]!);
+    values.push(v[k]!);
+  }
+  return { kind: 'update', id, hash, fields, values };
+}
+
+/** The update of entries `from .. to - 1` when some are element tables or object values. */
+function mixedChangeAt(buf: UpdateBuffer, from: number, to: number, id: number, hash: number): Upcreate {
   const entField = buf.entField;
   const entElem = buf.entElem;
   const entNum = buf.entNum;
-  // The common case: scalar numbers only, one entry per field (a double array in V8).
-  // Entry `j` is one when `entElem[j]` is -1 and `entField[j]` is not negative, that is
-  // when `~entElem[j] | (entField[j] >>> 31)` is 0; checked without a loop for up to 3.
-  switch (to - from) {
-    case 0:
-      return { kind: 'update', id, hash, fields: [], values: [] };
-    case 1:
-      if ((~entElem[from]! | (entField[from]! >>> 31)) === 0) return { kind: 'update', id, hash, fields: [entField[from]!], values: [entNum[from]!] };
-      break;
-    case 2:
-      if ((~entElem[from]! | ~entElem[from + 1]! | ((entField[from]! | entField[from + 1]!) >>> 31)) === 0)
-        return { kind: 'update', id, hash, fields: [entField[from]!, entField[from + 1]!], values: [entNum[from]!, entNum[from + 1]!] };
-      break;
-    case 3:
-      if ((~entElem[from]! | ~entElem[from + 1]! | ~entElem[from + 2]! | ((entField[from]! | entField[from + 1]! | entField[from + 2]!) >>> 31)) === 0)
-        return {
-          kind: 'update',
-          id,
-          hash,
-          fields: [entField[from]!, entField[from + 1]!, entField[from + 2]!],
-          values: [entNum[from]!, entNum[from + 1]!, entNum[from + 2]!],
-        };
-      break;
-    default: {
-      let j = from;
-      while (j < to && (~entElem[j]! | (entField[j]! >>> 31)) === 0) j++;
-      if (j === to) {
-        const fields: number[] = [];
-        const values: number[] = [];
-        for (let k = from; k < to; k++) {
-          fields.push(entField[k]!);
-          values.push(entNum[k]!);
-        }
-        return { kind: 'update', id, hash, fields, values };
-      }
-    }
-  }
   const fields: number[] = [];
   const values: (Scalar | ElementChanges)[] = [];
   let elements: ElementChanges | undefined;
