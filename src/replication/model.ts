@@ -20,15 +20,18 @@ export class Version {
   tick = -1;
   /** The published version before this one (history; cut below the baseline window). */
   older: Version | null = null;
-  pub: unknown[] | undefined;
-  values: Record<string, unknown> | undefined;
+  pub: unknown[] | undefined = undefined;
+  values: Record<string, unknown> | undefined = undefined;
   /** The first update encoded from this version (not owner-specific): its target and encoding. */
-  next0: Version | undefined;
-  enc0: Enc | undefined;
+  next0: Version | undefined = undefined;
+  enc0: Enc | undefined = undefined;
+  /** A second (target, encoding) slot before the map (a baseline one tick older, under loss). */
+  next1: Version | undefined = undefined;
+  enc1: Enc | undefined = undefined;
   /** Further encodings of updates from this version, by flags (owned before | owned after << 1), by target. */
-  next: (Map<Version, Enc> | undefined)[] | undefined;
+  next: (Map<Version, Enc> | undefined)[] | undefined = undefined;
   /** Encoding of a creation into this version, by owned flag. */
-  create: (Enc | undefined)[] | undefined;
+  create: (Enc | undefined)[] | undefined = undefined;
   constructor(
     readonly raw: unknown[],
     readonly owner: OwnerTag | undefined,

@@ -100,6 +100,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private nextId = 1;
   private t = 0;
   private markSeq = 0;
+  /** Emptied per-tick lists for reuse. */
+  private readonly freeEnts: Ent[][] = [];
+  private readonly freeVersions: Version[][] = [];
+  private readonly droppedLists: Ent[][] = [];
+  private readonly cands: Ent[] = [];
 
   constructor(opts: ServerOptions & { entities: Defs }) {
     checkDefs(opts.entities);
@@ -157,7 +162,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   private writable(e: Ent): Version {
-    if (e.cur.tick >= 0) e.cur = new Version(e.cur.raw.slice(), e.cur.owner);
+    const cur = e.cur;
+    if (cur.tick >= 0) e.cur = new Version(cur.raw.slice(), cur.owner);
     return e.cur;
   }
 
@@ -170,24 +176,30 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
 
   /** Change some fields (validated; EncodeError on a bad value, nothing changed then). */
   set(id: number, values: Record<string, unknown>): void {
-    const e = this.live(id);
+    const e = this.ents.get(id);
+    if (e === undefined) throw new EncodeError(`entity ${id}`, 'no such live entity');
     const def = e.def;
     const idx = this.setIdx;
     const raws = this.setRaw;
+    const cur = e.cur.raw;
     let n = 0;
     for (const name in values) {
       const fi = def.byName.get(name);
       if (fi === undefined) throw new EncodeError(`${def.name}.${name}`, `no field ${name} in ${def.name}`);
-      const r = toRaw(fi.f, values[name], `${def.name}.${name}`, this.fb);
-      const old = e.cur.raw[fi.index];
+      const v = values[name];
+      // the common float field without the generic converter (and its path string)
+      const r = fi.kind === 'f32' && typeof v === 'number' ? this.fb.f32Bits(v) : toRaw(fi.f, v, `${def.name}.${name}`, this.fb);
+      const old = cur[fi.index];
       if (old === r || rawEq(fi.f, old, r)) continue;
       idx[n] = fi.index;
       raws[n++] = r;
     }
     if (n === 0) return;
     const v = this.writable(e);
-    for (let i = 0; i < n; i++) v.raw[idx[i]!] = raws[i];
-    raws.fill(undefined, 0, n);
+    for (let i = 0; i < n; i++) {
+      v.raw[idx[i]!] = raws[i];
+      raws[i] = undefined;
+    }
     this.markDirty(e);
   }
 
@@ -220,7 +232,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    */
   applyFrom(
     client: { hash: number; entities: ReadonlyMap<number, { type: string; raw: readonly unknown[] }> },
-    result: { spawned: number[]; changed: Map<number, string[]>; despawned: number[] },
+    result: { spawned: readonly number[]; changed: ReadonlyMap<number, unknown>; despawned: readonly number[] },
   ): void {
     if (client.hash !== this.hash) throw new EncodeError('schema', `client schema ${hex32(client.hash)} differs from ${hex32(this.hash)}`);
     for (const id of result.despawned) if (this.ents.has(id)) this.despawn(id);
@@ -252,8 +264,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (to !== undefined && (!Number.isInteger(to) || to <= this.t || to > 0xffffffff))
       throw new EncodeError('tick', `must be an integer above the current tick ${this.t}, not ${to}`);
     const t = (this.t = to ?? this.t + 1);
-    const changed: Ent[] = [];
-    const published: Version[] = [];
+    const changed: Ent[] = this.freeEnts.pop() ?? [];
+    const published: Version[] = this.freeVersions.pop() ?? [];
     const floor = t - this.window;
     for (const e of this.dirty) {
       e.dirty = false;
@@ -276,26 +288,40 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.log.set(t, changed);
     this.logV.set(t, published);
     // ticks leave the window in order (several at once after a jump: a relay's tick(to))
-    let dropped: Ent[] | undefined;
+    const dropped = this.droppedLists;
     for (const [k, l] of this.log) {
       if (k > floor) break;
       this.log.delete(k);
-      dropped = dropped === undefined ? l : dropped.concat(l);
+      dropped.push(l);
     }
     // the versions published at or before the floor are now the oldest any baseline needs: forget what came before them
+    // (not recycled: a pooled version lives in the old generation, and every fresh value written into it then costs the
+    // garbage collector more than a young version that dies young — measured)
     for (const [k, vs] of this.logV) {
       if (k > floor) break;
       this.logV.delete(k);
       for (let i = 0; i < vs.length; i++) vs[i]!.older = null;
+      vs.length = 0;
+      this.freeVersions.push(vs);
     }
-    const all: Profile[] = [];
-    const some: Profile[] = [];
-    for (const p of this.profiles) {
-      if (p.interest !== undefined) (p.refresh || p.everyTick ? all : some).push(p);
-      if (dropped) for (const e of dropped) if (e.despawnTick <= t) p.acc.delete(e);
+    if (this.profiles.size > 1) {
+      const all: Profile[] = [];
+      const some: Profile[] = [];
+      for (const p of this.profiles) {
+        if (p.interest !== undefined) (p.refresh || p.everyTick ? all : some).push(p);
+        if (p.acc.size > 0) for (const l of dropped) for (const e of l) if (e.despawnTick <= t) p.acc.delete(e);
+      }
+      if (all.length > 0) this.updateInterest(all, t, changed, true);
+      if (some.length > 0) this.updateInterest(some, t, changed, false);
+    } else {
+      const p = this.publicProfile;
+      if (p.acc.size > 0) for (const l of dropped) for (const e of l) if (e.despawnTick <= t) p.acc.delete(e);
     }
-    if (all.length > 0) this.updateInterest(all, t, changed, true);
-    if (some.length > 0) this.updateInterest(some, t, changed, false);
+    for (const l of dropped) {
+      l.length = 0;
+      this.freeEnts.push(l);
+    }
+    dropped.length = 0;
     return t;
   }
 
@@ -512,7 +538,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
 
   private candidates(p: Profile, base: Node | null, t: number): Ent[] {
     const mark = ++this.markSeq;
-    const out: Ent[] = [];
+    const out = this.cands;
+    out.length = 0;
     if (base === null) {
       for (const e of p.interest === undefined ? this.ents.values() : p.visible) out.push(e);
       return out;
@@ -552,8 +579,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const k = (ownH ? 1 : 0) | (ownV ? 2 : 0);
     let m: Map<Version, Enc> | undefined;
     if (k === 0) {
-      // the common case: one (target, encoding) slot, then a map
+      // the common case: two (target, encoding) slots, then a map
       if (held.next0 === target) return held.enc0!;
+      if (held.next1 === target) return held.enc1!;
       m = held.next?.[0];
       if (m !== undefined) {
         const hit = m.get(target);
@@ -567,17 +595,21 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       if (hit !== undefined) return hit;
     }
     s.reset();
-    const enc = writeBody(s, def, rawOf(def, held, ownH), rawOf(def, target, ownV)) ? this.stash(s) : NO_CHANGE;
+    const some = writeBody(s, def, rawOf(def, held, ownH), rawOf(def, target, ownV));
     if (k === 0 && held.next0 === undefined) {
       held.next0 = target;
-      held.enc0 = enc;
-    } else {
-      if (m === undefined) {
-        if (held.next === undefined) held.next = [];
-        held.next[0] = m = new Map();
-      }
-      m.set(target, enc);
+      return (held.enc0 = some ? this.stash(s) : NO_CHANGE);
     }
+    if (k === 0 && held.next1 === undefined) {
+      held.next1 = target;
+      return (held.enc1 = some ? this.stash(s) : NO_CHANGE);
+    }
+    const enc = some ? this.stash(s) : NO_CHANGE;
+    if (m === undefined) {
+      if (held.next === undefined) held.next = [];
+      held.next[0] = m = new Map();
+    }
+    m.set(target, enc);
     return enc;
   }
 
@@ -673,10 +705,12 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     if (p.acc.size > 0) for (let i = 0; i < n; i++) p.acc.delete(recE[i]!);
     const built: Built = { node: { tick: t, over }, packet: this.assemble(t, base, deferredCount, n) };
-    recE.fill(undefined, 0, n);
-    recHeld.fill(null, 0, n);
-    recTarget.fill(null, 0, n);
-    recEnc.fill(NO_CHANGE, 0, n);
+    for (let i = 0; i < n; i++) {
+      recE[i] = undefined;
+      recHeld[i] = null;
+      recTarget[i] = null;
+      recEnc[i] = NO_CHANGE;
+    }
     if (mtu === this.mtu) p.built.set(key, built);
     return built;
   }
