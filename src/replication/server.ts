@@ -105,6 +105,15 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly freeVersions: Version[][] = [];
   private readonly droppedLists: Ent[][] = [];
   private readonly cands: Ent[] = [];
+  /**
+   * The oldest tick whose world the version history still holds. No client
+   * baseline is older than the newest tick it acknowledged (acked delivery) or
+   * was last sent (reliable), so history below the oldest such tick is cut at
+   * once instead of after the whole window: versions die young (cheap for the
+   * garbage collector). `worldPacket(fromTick)` (relays) keeps the whole window.
+   */
+  private kept = 0;
+  private relaying = false;
 
   constructor(opts: ServerOptions & { entities: Defs }) {
     checkDefs(opts.entities);
@@ -294,11 +303,12 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       this.log.delete(k);
       dropped.push(l);
     }
-    // the versions published at or before the floor are now the oldest any baseline needs: forget what came before them
-    // (not recycled: a pooled version lives in the old generation, and every fresh value written into it then costs the
-    // garbage collector more than a young version that dies young — measured)
+    // the versions published at or before the history floor are now the oldest any baseline needs: forget what came
+    // before them (not recycled: a pooled version lives in the old generation, and every fresh value written into it
+    // then costs the garbage collector more than a young version that dies young — measured)
+    const hfloor = (this.kept = Math.max(this.kept, this.relaying ? floor : Math.min(t, this.oldestBaseline())));
     for (const [k, vs] of this.logV) {
-      if (k > floor) break;
+      if (k > hfloor) break;
       this.logV.delete(k);
       for (let i = 0; i < vs.length; i++) vs[i]!.older = null;
       vs.length = 0;
@@ -323,6 +333,27 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     dropped.length = 0;
     return t;
+  }
+
+  /** The oldest tick any client can still have as its baseline (see `kept`). */
+  private oldestBaseline(): number {
+    let min = Infinity;
+    const reliable = this.delivery === 'reliable';
+    for (const c of this.clients.values()) {
+      let b: number;
+      if (reliable) b = c.last === null ? Infinity : c.last.tick;
+      else if (c.acked >= 0) b = c.acked;
+      else {
+        // nothing acknowledged yet: any tick it was sent may come back
+        b = Infinity;
+        for (const k of c.sent.keys()) {
+          b = k;
+          break;
+        }
+      }
+      if (b < min) min = b;
+    }
+    return min;
   }
 
   /**
@@ -488,7 +519,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let base: Node | null;
     if (this.delivery === 'reliable') base = c.last;
     else base = c.acked >= 0 ? (c.sent.get(c.acked)?.node ?? null) : null;
-    if (base !== null && t - base.tick >= this.window) base = null;
+    if (base !== null && (t - base.tick >= this.window || base.tick < this.kept)) base = null;
     const built = this.build(c.profile, base, t);
     c.sent.set(t, built);
     c.last = built.node;
@@ -512,8 +543,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (fromTick !== undefined) {
       if (!Number.isInteger(fromTick) || fromTick < t - this.window + 1 || fromTick > t)
         throw new EncodeError('fromTick', `must be within the window (${t - this.window + 1}..${t})`);
-      base = { tick: fromTick, over: null };
+      // (a first delta from a tick whose history is already cut: a full state instead)
+      if (this.relaying || fromTick >= this.kept) base = { tick: fromTick, over: null };
     }
+    this.relaying = true;
     return this.build(this.publicProfile, base, t, Infinity).packet;
   }
 
