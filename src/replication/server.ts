@@ -104,7 +104,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly freeEnts: Ent[][] = [];
   private readonly freeVersions: Version[][] = [];
   private readonly droppedLists: Ent[][] = [];
-  private readonly cands: Ent[] = [];
+  private cands: Ent[] = [];
+  private cands2: Ent[] = [];
   /**
    * The oldest tick whose world the version history still holds. No client
    * baseline is older than the newest tick it acknowledged (acked delivery) or
@@ -294,6 +295,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       published.push(v);
     }
     this.dirty.length = 0;
+    // each tick's list in id order, so that the lists of several ticks merge without a sort (see mergedLogs)
+    for (let i = 1; i < changed.length; i++) {
+      if (changed[i]!.id < changed[i - 1]!.id) {
+        changed.sort(byId);
+        break;
+      }
+    }
     this.log.set(t, changed);
     this.logV.set(t, published);
     // ticks leave the window in order (several at once after a jump: a relay's tick(to))
@@ -589,6 +597,47 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return out;
   }
 
+  /** The entities changed in ticks `from + 1 .. t`, in id order, each once: a merge of the (sorted) tick lists. */
+  private mergedLogs(from: number, t: number): Ent[] {
+    const mark = ++this.markSeq;
+    let out = this.cands;
+    let tmp = this.cands2;
+    out.length = 0;
+    for (let k = from + 1; k <= t; k++) {
+      const l = this.log.get(k);
+      if (l === undefined || l.length === 0) continue;
+      if (out.length === 0) {
+        for (let i = 0; i < l.length; i++) {
+          const e = l[i]!;
+          e.mark = mark;
+          out.push(e);
+        }
+        continue;
+      }
+      tmp.length = 0;
+      let i = 0;
+      let j = 0;
+      const na = out.length;
+      const nb = l.length;
+      while (i < na || j < nb) {
+        if (j >= nb || (i < na && out[i]!.id <= l[j]!.id)) tmp.push(out[i++]!);
+        else {
+          const e = l[j++]!;
+          if (e.mark !== mark) {
+            e.mark = mark;
+            tmp.push(e);
+          }
+        }
+      }
+      const x = out;
+      out = tmp;
+      tmp = x;
+    }
+    this.cands = out;
+    this.cands2 = tmp;
+    return out;
+  }
+
   private encode(p: Profile, e: Ent, held: Version | null, target: Version): Enc {
     const def = e.def;
     const priv = def.hasOwnerFields && p.owner !== undefined;
@@ -670,12 +719,16 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const cached = mtu === this.mtu ? p.built.get(key) : undefined;
     if (cached !== undefined) return cached;
     const typeBits = this.typeBits;
-    const cands = this.candidates(p, base, t);
-    // usually already in id order (one tick's changes, set in id order): sort only when not
-    for (let i = 1; i < cands.length; i++) {
-      if (cands[i]!.id < cands[i - 1]!.id) {
-        cands.sort(byId);
-        break;
+    let cands: Ent[];
+    if (base !== null && base.over === null && p.interest === undefined) cands = this.mergedLogs(base.tick, t);
+    else {
+      cands = this.candidates(p, base, t);
+      // usually already in id order (one tick's changes, set in id order): sort only when not
+      for (let i = 1; i < cands.length; i++) {
+        if (cands[i]!.id < cands[i - 1]!.id) {
+          cands.sort(byId);
+          break;
+        }
       }
     }
     // the records, in id order, in reused parallel arrays (no object per record)
@@ -737,13 +790,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       deferredCount = deferred.length;
     }
     if (p.acc.size > 0) for (let i = 0; i < n; i++) p.acc.delete(recE[i]!);
+    // (the record arrays keep their references until the next build overwrites them)
     const built: Built = { node: { tick: t, over }, packet: this.assemble(t, base, deferredCount, n) };
-    for (let i = 0; i < n; i++) {
-      recE[i] = undefined;
-      recHeld[i] = null;
-      recTarget[i] = null;
-      recEnc[i] = NO_CHANGE;
-    }
     if (mtu === this.mtu) p.built.set(key, built);
     return built;
   }
