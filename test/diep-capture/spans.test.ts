@@ -31,14 +31,20 @@ for (const file of ['sandbox-shared-compressor.pcap', 'ffa-dedicated-compressor.
       const rec = toJsonValue(m.records[0]) as Rec;
       assert.ok(m.state !== undefined, `${where}: state`);
       if (m.bytes === undefined) {
-        assert.ok(rec.record === 'connection' || rec.record === 'problem' || (rec.record === 'control' && rec.data === ''), `${where}: a ${String(rec.record)} without bytes`);
+        assert.ok(
+          rec.record === 'connection' || rec.record === 'problem' || (rec.record === 'control' && rec.data === ''),
+          `${where}: a ${String(rec.record)} without bytes`,
+        );
         assert.equal((m.spans ?? []).length, 0);
         return;
       }
       withBytes++;
       for (const s of m.spans ?? []) {
         const buf = s.layer === undefined ? m.bytes : m.layers?.[s.layer];
-        assert.ok(buf !== undefined && s.start >= 0 && s.start <= s.end && s.end <= buf.length, `${where}: span ${s.path} ${s.start}..${s.end} in ${s.layer ?? 'the message'}`);
+        assert.ok(
+          buf !== undefined && s.start >= 0 && s.start <= s.end && s.end <= buf.length,
+          `${where}: span ${s.path} ${s.start}..${s.end} in ${s.layer ?? 'the message'}`,
+        );
       }
       const cov = spanCoverage([rec], m.spans ?? [], CAPTURE_GAPS.diep);
       assert.deepEqual(cov.orphans, [], `${where}: spans naming no node`);
