@@ -12,9 +12,17 @@ import { fakeIo } from '../helpers/cli-io.js';
 
 const msgs = captureMessages();
 
-test('registry finds the adapter; its sample exists and is the capture as hex lines', () => {
+test('registry finds the adapter; its samples exist: the capture as hex lines, and a prefix of the real ffa pcap', () => {
   assert.equal(findFamily('diep'), diep);
-  assert.equal(diep.samples.length, 1);
+  assert.deepEqual(
+    diep.samples.map((x) => x.format),
+    ['hex-lines', 'pcap'],
+  );
+  // the pcap sample: the first bytes of the real capture fixture, byte for byte (samples/diep/README.md)
+  const pcap = readFileSync(new URL(`../../${diep.samples[1]!.path}`, import.meta.url));
+  const full = readFileSync(new URL('../fixtures/diep/pcap/ffa-dedicated-compressor.pcap', import.meta.url));
+  assert.ok(pcap.length > 10_000 && pcap.length < full.length);
+  assert.ok(pcap.equals(full.subarray(0, pcap.length)));
   const s = diep.samples[0]!;
   const path = new URL(`../../${s.path}`, import.meta.url).pathname;
   assert.ok(existsSync(path));

@@ -63,7 +63,8 @@ function wrap(inner: Uint8Array): Uint8Array {
 
 test('spans: every leaf of every message of every bundled Diep sample is linked, no orphan span', (t) => {
   assert.ok(diep.samples.length >= 1);
-  for (const sample of diep.samples) {
+  // (the pcap sample is counted by test/diep-capture/spans.test.ts)
+  for (const sample of diep.samples.filter((x) => x.format !== 'pcap')) {
     assert.equal(sample.format, 'hex-lines');
     const messages = parseHexLines(readFileSync(root + sample.path, 'utf8'));
     const c = cover(messages, 'clientbound', sample.id);
