@@ -79,3 +79,24 @@ test('stats over a WoW capture: the entity types from the object store after eac
   assert.ok((byEntity.UNIT?.created ?? 0) > 0, JSON.stringify(byEntity));
   assert.ok((byEntity.PLAYER?.created ?? 0) === 1, JSON.stringify(byEntity));
 });
+
+test('capture messages are typed by what they carry (packet list and stats): Diep packet types, Teeworlds chunk names and control kinds', async () => {
+  const diep = await statsAndRecords('diep', 'samples/diep/ffa_spawn.pcap');
+  const diepTypes = diep.stats.byMessageType as Record<string, { count: number }>;
+  // every WebSocket message under its packet's type, counted as the records say
+  const packets = diep.records.filter((r) => r.record === 'message').map((r) => (r.packet as Obj).type as string);
+  for (const t of new Set(packets)) assert.equal(diepTypes[t]?.count, packets.filter((p) => p === t).length, `diep ${t}`);
+  assert.ok((diepTypes.Update?.count ?? 0) > 10 && (diepTypes.Input?.count ?? 0) > 10, Object.keys(diepTypes).join(', '));
+  assert.equal(diepTypes.message, undefined);
+
+  const tw = await statsAndRecords('teeworlds', 'samples/teeworlds/tw075_session.pcap');
+  const twTypes = Object.keys(tw.stats.byMessageType as Obj);
+  for (const t of ['INPUT', 'MAP_CHANGE', 'INFO', 'ENTERGAME', 'control connect', 'control connectaccept'])
+    assert.ok(twTypes.includes(t), `${t} in ${twTypes.join(' | ')}`);
+  assert.ok(!twTypes.includes('datagram'), twTypes.join(' | '));
+  // a datagram of many chunks: its first three distinct message names, then +N
+  assert.ok(
+    twTypes.some((t) => /^\w+, \w+, \w+ \+\d+$/.test(t)),
+    twTypes.join(' | '),
+  );
+});
