@@ -229,7 +229,7 @@ test('property: inflateZlibAsync through DecompressionStream gives the same valu
   // bytes after the Adler-32 (DecompressionStream refuses them; inflateZlib does not read them)
   const z = deflateZlib(new Uint8Array(1000).fill(7), 6);
   assert.equal(await agreeAsync(new Uint8Array([...z, 1, 2, 3]), { expectedSize: 1000 }), true);
-  assert.ok(errors > 100 && values > 100, `${errors} errors, ${values} values`);
+  assert.ok(errors > 40 && values > 40, `${errors} errors, ${values} values`);
 });
 
 test('the output cap stops a bomb on both paths, with the same error kind', () => {

@@ -96,10 +96,11 @@ export function observerView(o: WorldObject, p: Observer, rewrite?: BuildOptions
   if (o.values.length !== vis.length) throw new EncodeError('values', `${objectType(o.typeId)!.name} has ${vis.length} slots, got ${o.values.length}`);
   const f = passedFlags(o, p);
   const out = new Uint32Array(vis.length);
-  for (let s = 0; s < vis.length; s++) {
-    if ((vis[s]! & f) === 0) continue;
-    const v = o.values[s]!;
-    out[s] = rewrite === undefined ? v : rewrite(o, p, s, v) >>> 0;
+  const values = o.values;
+  if (rewrite === undefined) {
+    for (let s = 0; s < vis.length; s++) if ((vis[s]! & f) !== 0) out[s] = values[s]!;
+  } else {
+    for (let s = 0; s < vis.length; s++) if ((vis[s]! & f) !== 0) out[s] = rewrite(o, p, s, values[s]!) >>> 0;
   }
   return out;
 }
@@ -135,14 +136,29 @@ function maskValues(view: Uint32Array, slots: number[], maskBlocks: number): { m
 export function createBlockFor(o: WorldObject, p: Observer, view: Uint32Array): UpdateBlock {
   const t = objectType(o.typeId)!;
   const vis = slotVisibility(o.typeId)!;
-  const f = passedFlags(o, p);
-  const slots: number[] = [];
-  for (let s = 0; s < view.length; s++) if (view[s] !== 0) slots.push(s);
-  if (o.typeId === TypeId.GAMEOBJECT && !isTransportGo(o) && view[GO_DYN_FLAGS] === 0 && (vis[GO_DYN_FLAGS]! & f) !== 0) slots.push(GO_DYN_FLAGS);
+  // the non-zero slots straight into the mask, then their values in rising slot order
+  const mask = new Uint32Array(t.maskBlocks);
+  const limit = Math.min(view.length, 32 * mask.length);
+  let count = 0;
+  for (let s = 0; s < limit; s++) {
+    if (view[s] !== 0) {
+      mask[s >> 5] = mask[s >> 5]! | (1 << (s & 31));
+      count++;
+    }
+  }
+  if (o.typeId === TypeId.GAMEOBJECT && !isTransportGo(o) && view[GO_DYN_FLAGS] === 0 && (vis[GO_DYN_FLAGS]! & passedFlags(o, p)) !== 0) {
+    mask[GO_DYN_FLAGS >> 5] = mask[GO_DYN_FLAGS >> 5]! | (1 << (GO_DYN_FLAGS & 31));
+    count++;
+  }
+  const values = new Uint32Array(count);
+  let k = 0;
+  for (let i = 0; i < mask.length; i++) {
+    for (let w = mask[i]!; w !== 0; w &= w - 1) values[k++] = view[32 * i + 31 - Math.clz32(w & -w)]!;
+  }
   const self = o.guid === p.guid;
   const flags = self ? o.movement.updateFlags | UpdateFlag.SELF : o.movement.updateFlags & ~UpdateFlag.SELF;
   const movement = flags === o.movement.updateFlags ? o.movement : { ...o.movement, updateFlags: flags };
-  return { updateType: o.spawned === true ? 3 : 2, guid: o.guid, objectTypeId: o.typeId, movement, values: maskValues(view, slots, t.maskBlocks) };
+  return { updateType: o.spawned === true ? 3 : 2, guid: o.guid, objectTypeId: o.typeId, movement, values: { mask, values } };
 }
 
 /** The VALUES block of `o` for `p` against what `p` holds, or undefined when nothing visible changed (§9.5). */
