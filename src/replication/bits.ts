@@ -78,26 +78,44 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 /** A bit reader over a byte range; every read past the end is a DecodeError at the byte offset. */
 export class BitIn {
-  private readonly w: Uint32Array;
+  private w: Uint32Array;
+  private u8: Uint8Array;
   pos = 0;
-  readonly end: number;
+  end = 0;
   /** Byte offset of the stream in the whole message (for error offsets). */
-  readonly base: number;
+  base = 0;
 
-  constructor(bytes: Uint8Array, start: number, end: number) {
+  /** A reader of `bytes[start..end)`; without arguments an empty one, for `reset` (reused, no copy buffer per message). */
+  constructor(bytes?: Uint8Array, start = 0, end = 0) {
+    this.w = new Uint32Array(2);
+    this.u8 = new Uint8Array(this.w.buffer);
+    if (bytes !== undefined) this.reset(bytes, start, end);
+  }
+
+  /** Read `bytes[start..end)` from bit 0 (the reader's buffer grows as needed and is kept). */
+  reset(bytes: Uint8Array, start: number, end: number): this {
     const n = end - start;
     const words = ((n + 3) >>> 2) + 1;
-    if (LITTLE_ENDIAN) {
-      // a byte copy read as little-endian words
-      const u8 = new Uint8Array(words * 4);
-      u8.set(bytes.subarray(start, end));
-      this.w = new Uint32Array(u8.buffer);
-    } else {
-      this.w = new Uint32Array(words);
-      for (let i = 0; i < n; i++) this.w[i >>> 2]! |= bytes[start + i]! << ((i & 3) << 3);
+    if (this.w.length < words + 1) {
+      this.w = new Uint32Array(Math.max(words + 1, 2 * this.w.length));
+      this.u8 = new Uint8Array(this.w.buffer);
     }
+    const w = this.w;
+    if (LITTLE_ENDIAN) {
+      // a byte copy read as little-endian words; the bytes after it up to the next word and one more word are zero
+      this.u8.set(bytes.subarray(start, end));
+      const full = n >>> 2;
+      if ((n & 3) !== 0) w[full] = w[full]! & (0xffffffff >>> (32 - 8 * (n & 3)));
+      else w[full] = 0;
+      w[full + 1] = 0;
+    } else {
+      w.fill(0, 0, words + 1);
+      for (let i = 0; i < n; i++) w[i >>> 2]! |= bytes[start + i]! << ((i & 3) << 3);
+    }
+    this.pos = 0;
     this.end = n * 8;
     this.base = start;
+    return this;
   }
 
   /** Byte offset (in the whole message) of the current bit. */
@@ -182,5 +200,5 @@ export function readGamma(inp: BitIn, path: string): number {
   const zeros = inp.zeroRun(path);
   if (zeros === 0) return 1;
   if (zeros > 31) inp.fail(path, 'an Elias gamma code under 2^32');
-  return 2 ** zeros + inp.read(zeros, path);
+  return (zeros < 31 ? 1 << zeros : 2 ** zeros) + inp.read(zeros, path);
 }

@@ -125,6 +125,12 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly names = new Map<AnyEntityDef, Map<number, readonly string[]>>();
   private latest = 0;
   private readonly hdr = [0, 0, 0, 0];
+  /** The bit reader, reused from packet to packet. */
+  private readonly bits = new BitIn();
+  /** The last (type, mask) looked up in `names`, and its list. */
+  private namesDef: AnyEntityDef | undefined;
+  private namesMask = -1;
+  private namesList: readonly string[] = [];
   private readonly scratch: Parsed = { n: 0, tick: 0, base: null, deferred: 0, ids: [], vers: [], masks: [], helds: [] };
   /**
    * The newest baseline the server has used. The server's baselines never go
@@ -177,7 +183,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const count = h[3]!;
     const end = bytes.length;
     if (count > (end - pos) * 4) throw new DecodeError(pos, 'count', `at most ${(end - pos) * 4} records in ${end - pos} bytes`, String(count));
-    const parsed = this.parse(new BitIn(bytes, pos, end), this.start(tick, base, deferred), count);
+    const parsed = this.parse(this.bits.reset(bytes, pos, end), this.start(tick, base, deferred), count);
     return this.commit(parsed);
   }
 
@@ -199,7 +205,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const count = r.vu32('count');
     // each record takes at least 2 bits
     if (count > (r.end - r.pos) * 4) throw new DecodeError(r.pos, 'count', `at most ${(r.end - r.pos) * 4} records in ${r.end - r.pos} bytes`, String(count));
-    const parsed = this.parse(new BitIn(bytes, r.pos, r.end), this.start(tick, base, deferred), count);
+    const parsed = this.parse(this.bits.reset(bytes, r.pos, r.end), this.start(tick, base, deferred), count);
     return this.commit(parsed);
   }
 
@@ -399,6 +405,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
 
   /** The names of the fields in a change mask (one frozen array per mask and type, shared between results). */
   private namesOf(def: AnyEntityDef, mask: number): readonly string[] {
+    if (def === this.namesDef && mask === this.namesMask) return this.namesList;
     let m = this.names.get(def);
     if (m === undefined) this.names.set(def, (m = new Map()));
     let l = m.get(mask);
@@ -408,6 +415,9 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       l = Object.freeze(a);
       if (m.size < 4096) m.set(mask, l);
     }
+    this.namesDef = def;
+    this.namesMask = mask;
+    this.namesList = l;
     return l;
   }
 

@@ -30,7 +30,7 @@ function prng(seed: number): () => number {
 
 export class LossyLink<T = Uint8Array> {
   private readonly rand: () => number;
-  private queue: { at: number; seq: number; msg: T }[] = [];
+  private readonly queue: { at: number; seq: number; msg: T }[] = [];
   private now = 0;
   private seq = 0;
   readonly stats = { sent: 0, dropped: 0, duplicated: 0, delivered: 0 };
@@ -64,16 +64,26 @@ export class LossyLink<T = Uint8Array> {
   /** Advance one tick and return what arrives now (in arrival order). */
   deliver(): T[] {
     const now = this.now++;
-    const due = this.queue.filter((q) => q.at <= now);
-    if (due.length === 0) return [];
-    this.queue = this.queue.filter((q) => q.at > now);
+    // what is due, in queue order; the rest stays queued in order (one pass, no intermediate arrays)
+    const q = this.queue;
+    const due: T[] = [];
+    let k = 0;
+    for (let i = 0; i < q.length; i++) {
+      const e = q[i]!;
+      if (e.at <= now) due.push(e.msg);
+      else q[k++] = e;
+    }
+    if (due.length === 0) return due;
+    q.length = k;
     // packets due in the same tick arrive in a random order
     for (let i = due.length - 1; i > 0; i--) {
       const j = Math.floor(this.rand() * (i + 1));
-      [due[i], due[j]] = [due[j]!, due[i]!];
+      const x = due[i]!;
+      due[i] = due[j]!;
+      due[j] = x;
     }
     this.stats.delivered += due.length;
-    return due.map((q) => q.msg);
+    return due;
   }
 
   /** Packets in flight. */

@@ -93,6 +93,9 @@ export class Profile {
   refresh = true;
   built = new Map<unknown, Built>();
   builtTick = -1;
+  /** Record lists of this tick's packets by baseline tick (no interest, nothing left out at the baseline), and last tick's. */
+  recs = new Map<number, RecList>();
+  prevRecs = new Map<number, RecList>();
   constructor(
     readonly interest: InterestFn | undefined,
     readonly owner: OwnerTag | undefined,
@@ -112,6 +115,15 @@ export interface Rec {
   target: Version | null;
   enc: Enc;
   bits: number;
+}
+
+/** A packet's records against one baseline, in id order (see ReplicationServer.build). */
+export interface RecList {
+  e: Ent[];
+  held: (Version | null)[];
+  target: (Version | null)[];
+  enc: Enc[];
+  bits: number[];
 }
 
 export function addMarked(out: Ent[], from: Iterable<Ent>, mark: number): void {

@@ -30,6 +30,7 @@ import {
   type Enc,
   type Node,
   type Rec,
+  type RecList,
   type ClientKey,
   type OwnerTag,
 } from './model.js';
@@ -731,14 +732,24 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private build(p: Profile, base: Node | null, t: number, mtu = this.mtu): Built {
     if (p.builtTick !== t) {
       p.built.clear();
+      // the record lists of the tick before are the starting point of this tick's (see below)
+      const old = p.prevRecs;
+      old.clear();
+      p.prevRecs = p.builtTick === t - 1 ? p.recs : old;
+      p.recs = p.builtTick === t - 1 ? old : p.recs;
+      p.recs.clear();
       p.builtTick = t;
     }
     const key = base === null ? 'full' : base.over === null ? base.tick : base;
     const cached = mtu === this.mtu ? p.built.get(key) : undefined;
     if (cached !== undefined) return cached;
-    const typeBits = this.typeBits;
+    // without interest and left-out entities, the records against a baseline are last tick's records against it with
+    // those of this tick's changed entities redone: merged in id order, the others not even looked at
+    const plain = base !== null && base.over === null && p.interest === undefined;
+    const last = plain ? p.prevRecs.get(base.tick) : undefined;
     let cands: Ent[];
-    if (base !== null && base.over === null && p.interest === undefined) cands = this.mergedLogs(base.tick, t);
+    if (last !== undefined) cands = EMPTY_ENTS;
+    else if (plain) cands = this.mergedLogs(base!.tick, t);
     else {
       cands = this.candidates(p, base, t);
       // usually already in id order (one tick's changes, set in id order): sort only when not
@@ -756,31 +767,24 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const recEnc = this.recEnc;
     const recBits = this.recBits;
     let n = 0;
+    if (last !== undefined) n = this.mergeRecords(p, base!, t, last);
+    else for (let i = 0; i < cands.length; i++) if (this.record(p, cands[i]!, base, t, n)) n++;
     let total = 0;
     let prev = 0;
-    for (let i = 0; i < cands.length; i++) {
-      const e = cands[i]!;
-      const held = base === null ? null : this.held(p, e, base);
-      const target = this.visible(p, e, t) ? e.top : null;
-      if (held === target) continue;
-      let enc: Enc;
-      let bits: number;
-      if (target === null) {
-        enc = NO_CHANGE;
-        bits = 2;
-      } else {
-        enc = this.encode(p, e, held, target);
-        if (enc === NO_CHANGE) continue;
-        bits = held === null ? 2 + typeBits + enc.bits : 1 + enc.bits;
-      }
-      recE[n] = e;
-      recHeld[n] = held;
-      recTarget[n] = target;
-      recEnc[n] = enc;
-      recBits[n] = bits;
-      n++;
-      total += bits + gammaBits(e.id - prev);
-      prev = e.id;
+    for (let i = 0; i < n; i++) {
+      const id = recE[i]!.id;
+      total += recBits[i]! + gammaBits(id - prev);
+      prev = id;
+    }
+    if (plain) {
+      const l: RecList = {
+        e: recE.slice(0, n) as Ent[],
+        held: recHeld.slice(0, n),
+        target: recTarget.slice(0, n),
+        enc: recEnc.slice(0, n),
+        bits: recBits.slice(0, n),
+      };
+      p.recs.set(base!.tick, l);
     }
     const budget = Number.isFinite(mtu) ? (mtu - HEADER_MAX) * 8 : Infinity;
     let over: Map<Ent, Version | null> | null = null;
@@ -812,6 +816,59 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const built: Built = { node: { tick: t, over }, packet: this.assemble(t, base, deferredCount, n) };
     if (mtu === this.mtu) p.built.set(key, built);
     return built;
+  }
+
+  /** The record of entity `e` against `base` at tick `t` as record `n` of the record arrays; false when there is none. */
+  private record(p: Profile, e: Ent, base: Node | null, t: number, n: number): boolean {
+    const held = base === null ? null : this.held(p, e, base);
+    const target = this.visible(p, e, t) ? e.top : null;
+    if (held === target) return false;
+    let enc: Enc;
+    let bits: number;
+    if (target === null) {
+      enc = NO_CHANGE;
+      bits = 2;
+    } else {
+      enc = this.encode(p, e, held, target);
+      if (enc === NO_CHANGE) return false;
+      bits = held === null ? 2 + this.typeBits + enc.bits : 1 + enc.bits;
+    }
+    this.recE[n] = e;
+    this.recHeld[n] = held;
+    this.recTarget[n] = target;
+    this.recEnc[n] = enc;
+    this.recBits[n] = bits;
+    return true;
+  }
+
+  /**
+   * The records against `base` at tick `t` from `last`, the records against it at tick `t - 1`: those of the
+   * entities changed at `t` redone, the others kept (nothing about them changed), merged in id order. Returns the count.
+   */
+  private mergeRecords(p: Profile, base: Node, t: number, last: RecList): number {
+    const log = this.log.get(t) ?? EMPTY_ENTS;
+    const mark = ++this.markSeq;
+    for (let i = 0; i < log.length; i++) log[i]!.mark = mark;
+    const le = last.e;
+    const nl = le.length;
+    let n = 0;
+    let i = 0;
+    let j = 0;
+    while (i < nl || j < log.length) {
+      if (j >= log.length || (i < nl && le[i]!.id <= log[j]!.id)) {
+        const e = le[i]!;
+        if (e.mark !== mark) {
+          this.recE[n] = e;
+          this.recHeld[n] = last.held[i]!;
+          this.recTarget[n] = last.target[i]!;
+          this.recEnc[n] = last.enc[i]!;
+          this.recBits[n] = last.bits[i]!;
+          n++;
+        }
+        i++;
+      } else if (this.record(p, log[j++]!, base, t, n)) n++;
+    }
+    return n;
   }
 
   /** Priority accumulator: the longest-deferred first, then by id; upper-bound sizes so the packet fits. */
@@ -877,6 +934,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return packet;
   }
 }
+
+const EMPTY_ENTS: Ent[] = [];
 
 /** Words per encoding arena (a new one when full; old ones live as long as encodings cached in them). */
 const ARENA_WORDS = 16384;
