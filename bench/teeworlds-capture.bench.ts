@@ -33,7 +33,19 @@ export function cases(): BenchCase[] {
     },
     {
       group: 'teeworlds-capture',
-      name: `0.7.5 pcap → records + spans + state (decode --pcap, the page)`,
+      name: `0.7.5 pcap → records (decode --pcap: no spans or state)`,
+      bytes: pcap.length,
+      items: snaps,
+      itemUnit: 'snapshots',
+      fn: () => {
+        let n = 0;
+        for (const m of teeworlds.decodeFile!(pcap, { version: '0.7' }, { spans: false, state: false })!) n += m.records.length;
+        return n;
+      },
+    },
+    {
+      group: 'teeworlds-capture',
+      name: `0.7.5 pcap → records + spans + state (the page, stats)`,
       bytes: pcap.length,
       items: snaps,
       itemUnit: 'snapshots',
@@ -67,7 +79,19 @@ export function cases(): BenchCase[] {
       },
       {
         group: 'teeworlds-capture',
-        name: `${label} → records + spans + state (decode --demo, the page)`,
+        name: `${label} → records (decode --demo: no spans or state)`,
+        bytes: b.length,
+        items: n,
+        itemUnit: 'snapshots',
+        fn: () => {
+          let k = 0;
+          for (const m of teeworlds.decodeFile!(b, { demo: true }, { spans: false, state: false })!) k += m.records.length;
+          return k;
+        },
+      },
+      {
+        group: 'teeworlds-capture',
+        name: `${label} → records + spans + state (the page, stats)`,
         bytes: b.length,
         items: n,
         itemUnit: 'snapshots',

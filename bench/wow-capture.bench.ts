@@ -4,7 +4,9 @@
  * segmentation with retransmissions and reordering) read from a pcap through
  * TCP reassembly, header decryption and framing (`decodeWowCapture`), and on to
  * the adapter's JSON records with every update frame decoded
- * (`tickwire decode wow --pcap`). With the key and without it (key recovery).
+ * (`tickwire decode wow --pcap`: no spans or state), and with the spans and the
+ * object-store state after each frame (the page, `stats`). With the key and
+ * without it (key recovery).
  */
 import { tcpEvents } from '../src/core/tcp.js';
 import { readCapture } from '../src/core/pcap.js';
@@ -18,9 +20,9 @@ export function cases(): BenchCase[] {
   const s = synthSession({ seed: 5, ticks: 200, real: true, retransmit: 0.05, reorder: 0.05, coalesce: 0.3 });
   const frames = s.server.length + s.client.length;
   const bytes = s.pcap.length;
-  const records = (opts: Record<string, string | boolean>) => {
+  const records = (opts: Record<string, string | boolean>, detail?: { spans: boolean; state: boolean }) => {
     let n = 0;
-    for (const m of wow.decodeFile!(s.pcap, { pcap: 'bench.pcap', ...opts })!) n += m.records.length;
+    for (const m of wow.decodeFile!(s.pcap, { pcap: 'bench.pcap', ...opts }, detail)!) n += m.records.length;
     return n;
   };
   const keyHex = sessionKeyToDbHex(s.key);
@@ -45,6 +47,14 @@ export function cases(): BenchCase[] {
     {
       group: 'wow-capture',
       name: 'pcap → records (decode wow --pcap --session-key), updates decoded',
+      bytes,
+      items: frames,
+      itemUnit: 'frames',
+      fn: () => records({ 'session-key': keyHex }, { spans: false, state: false }),
+    },
+    {
+      group: 'wow-capture',
+      name: 'pcap → records + spans + state (the page, stats), updates decoded',
       bytes,
       items: frames,
       itemUnit: 'frames',

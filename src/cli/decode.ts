@@ -87,7 +87,8 @@ export function decodeCommand(args: string[], io: Io): number {
         message: item.index + 1,
         ...(item.source ? { source: item.source } : {}),
         records: item.message.records,
-        spans: (item.spans?.spans ?? []).map(spanRecord),
+        // a whole-file reader's messages carry their spans; a stream decoder's went to the sink
+        spans: (item.spans?.spans ?? item.message.spans ?? []).map(spanRecord),
       };
       io.stdout.write(`${JSON.stringify(rec)}\n`);
     } else writer.write(item.message.records);

@@ -33,6 +33,8 @@ export interface DecodeSource {
   stream: boolean;
   /** Record spans of every message (for `--format spans` and `stats`). */
   withSpans: boolean;
+  /** Whole-file readers (a pcap, a demo): build the client state after every message (`stats`). */
+  withState?: boolean;
 }
 
 /** The messages of a plain input (not a whole-file capture). */
@@ -73,7 +75,7 @@ export function* decodeAll(src: DecodeSource, decoder: StreamDecoder = createDec
   let cached: Uint8Array | undefined;
   const readOnce = () => (cached ??= readInputBytes(src.io, src.file));
   if (src.family.decodeFile && src.hex === undefined && !isDirectory(src.file)) {
-    const whole = src.family.decodeFile(readOnce(), src.values);
+    const whole = src.family.decodeFile(readOnce(), src.values, { spans: src.withSpans, state: src.withState === true });
     if (whole !== undefined) {
       let index = 0;
       const it = whole[Symbol.iterator]();

@@ -16,7 +16,7 @@ export function collectStats(family: FamilyAdapter, src: DecodeSource, io: Io): 
   const decoder = family.createDecoder(src.values);
   const c = new StatsCollector();
   let failed = 0;
-  for (const item of decodeAll({ ...src, withSpans: true }, decoder)) {
+  for (const item of decodeAll({ ...src, withSpans: true, withState: true }, decoder)) {
     if (!item.ok) {
       failed++;
       io.stderr.write(`tickwire: ${where(item, true)}${item.error.message}\n`);
@@ -56,7 +56,7 @@ function writeCsv(family: FamilyAdapter, src: DecodeSource, io: Io): number {
   let failed = 0;
   const pass = (write: boolean) => {
     const decoder = family.createDecoder(src.values);
-    for (const item of decodeAll(src, decoder)) {
+    for (const item of decodeAll({ ...src, withState: true }, decoder)) {
       if (!item.ok) {
         if (!write) {
           failed++;
@@ -65,7 +65,8 @@ function writeCsv(family: FamilyAdapter, src: DecodeSource, io: Io): number {
         if (item.whole === true) break;
         continue;
       }
-      const t = decoder.state?.();
+      // a whole-file reader (a pcap, a demo) gives the state with each message
+      const t = item.message.state ?? decoder.state?.();
       if (t === undefined) throw new UsageError(`${family.name} keeps no entity table: --csv needs one`);
       const tick = summarize(family, item.message).tick;
       for (const row of t.rows) {

@@ -241,6 +241,9 @@ const SLICE = 1024;
 const WINDOW = 32768;
 /** DEFLATE cannot expand more than this (258 bytes from a 2-bit code, with some slack). */
 const MAX_RATIO = 1040;
+/** Largest output scratch buffer of the one-shot inflater (shared: inflating is synchronous and the output is copied out). */
+const SCRATCH_MAX = 1 << 20;
+let scratch = new Uint8Array(0);
 
 /**
  * The inflate state of one side. With context takeover the last 32 KiB of output
@@ -287,7 +290,15 @@ class SideInflater {
     const d = new Uint8Array(data.length + TAIL_FINAL.length);
     d.set(data);
     d.set(TAIL_FINAL, data.length);
-    return this.window !== undefined ? inflateSync(d, { dictionary: this.window }) : inflateSync(d);
+    // Without an output buffer fflate reserves 128 KiB more than it has written before each
+    // block (a fresh zeroed allocation per message: most of the time of a small message).
+    // A shared scratch buffer as large as the message can expand to takes that away; the
+    // output is copied out of it. Messages too large for it get fflate's own buffer.
+    const need = data.length * MAX_RATIO + 64;
+    if (need > SCRATCH_MAX) return this.window !== undefined ? inflateSync(d, { dictionary: this.window }) : inflateSync(d);
+    if (scratch.length < need) scratch = new Uint8Array(Math.min(SCRATCH_MAX, Math.max(need, scratch.length * 2)));
+    const out = this.window !== undefined ? inflateSync(d, { dictionary: this.window, out: scratch }) : inflateSync(d, { out: scratch });
+    return out.slice();
   }
 
   private streamed(data: Uint8Array, offset: number, path: string): Uint8Array {

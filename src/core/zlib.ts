@@ -68,6 +68,88 @@ export function inflateZlib(src: Uint8Array, opts: InflateOptions = {}): Uint8Ar
   return out;
 }
 
+// --- the platform's DecompressionStream (browsers) ------------------------------
+
+interface StreamPair {
+  readable: ReadableStream<Uint8Array>;
+  writable: WritableStream<Uint8Array>;
+}
+type StreamCtor = new (format: 'deflate') => StreamPair;
+
+function platformStream(): StreamCtor | undefined {
+  return (globalThis as { DecompressionStream?: StreamCtor }).DecompressionStream;
+}
+
+/**
+ * zlib's own inflate of `src` through `DecompressionStream('deflate')`, or
+ * undefined when it fails, when the output passes `cap`, or when bytes follow
+ * the stream (the callers then ask the strict decoder, which gives the error).
+ */
+async function inflateByStream(ctor: StreamCtor, src: Uint8Array, cap: number): Promise<Uint8Array | undefined> {
+  const ds = new ctor('deflate');
+  const writer = ds.writable.getWriter();
+  writer.write(src).catch(() => undefined);
+  writer.close().catch(() => undefined);
+  const reader = ds.readable.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      total += value.length;
+      if (total > cap) {
+        reader.cancel().catch(() => undefined);
+        return undefined;
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return undefined;
+  }
+  if (chunks.length === 1) return chunks[0]!;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+export interface AsyncInflateOptions extends Omit<InflateOptions, 'impl'> {
+  /**
+   * `auto` (default): the platform's DecompressionStream where there is no
+   * node:zlib (browsers), the strict decoder otherwise; `platform`: the
+   * DecompressionStream wherever it exists; the others as in `inflateZlib`.
+   */
+  impl?: ZlibImpl | 'platform';
+}
+
+/**
+ * `inflateZlib` for code that can wait: the same value or the same error
+ * (offsets, paths), from the platform's native zlib when there is one. A
+ * stream zlib accepts within the cap is returned as zlib inflated it — the
+ * strict decoder accepts exactly those streams and gives the same bytes;
+ * anything else (a failure, trailing bytes, the cap, a wrong size) is handed
+ * to the strict decoder, which reports it as `inflateZlib` does.
+ */
+export async function inflateZlibAsync(src: Uint8Array, opts: AsyncInflateOptions = {}): Promise<Uint8Array> {
+  const { impl, ...rest } = opts;
+  const sync: InflateOptions = impl === 'platform' || impl === undefined ? rest : { ...rest, impl };
+  const ctor = platformStream();
+  const use = ctor !== undefined && (impl === 'platform' || ((impl === undefined || impl === 'auto') && getNodeZlib() === null));
+  if (use) {
+    const max = opts.maxOutput ?? DEFAULT_LIMITS.maxZlibOutput;
+    const expected = opts.expectedSize;
+    if (expected === undefined || expected <= max) {
+      const out = await inflateByStream(ctor, src, expected ?? max);
+      if (out !== undefined && (expected === undefined || out.length === expected)) return out;
+    }
+  }
+  return inflateZlib(src, sync);
+}
+
 /**
  * node:zlib, kept as a second opinion (tests compare it with the portable
  * decoder byte for byte and error for error). Not the default: a failed

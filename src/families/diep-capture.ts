@@ -8,7 +8,7 @@
  * of a 0x00 update), `control` (ping / pong / close) and `problem` (a TCP gap,
  * a bad frame, a message the codec rejects is a `message` with `error`).
  */
-import { isCapture, toHex } from '../core/index.js';
+import { DecodeError, SpanSink, isCapture, toHex } from '../core/index.js';
 import { looksLikeJsonObject } from '../core/har.js';
 import {
   DiepCaptureReader,
@@ -19,7 +19,8 @@ import {
   type DiepCaptureItem,
   type ServerboundPacket,
 } from '../protocols/diep/index.js';
-import type { DecodedMessage, FamilyAdapter, FamilyOption, OptionValues } from './types.js';
+import { ConnectionStates } from './capture-state.js';
+import type { DecodedMessage, FamilyAdapter, FamilyOption, FileDetail, OptionValues, StreamDecoder } from './types.js';
 
 type FileOption = FamilyOption & { inputFile?: boolean };
 
@@ -32,8 +33,17 @@ const options: Record<string, FileOption> = {
   har: { type: 'string', description: 'decode: read a HAR export (the _webSocketMessages of its entries)', inputFile: true },
 };
 
-/** The JSON record of one capture item. */
-export function diepCaptureRecord(it: DiepCaptureItem): Record<string, unknown> {
+/** Most connections with decoders at once (the oldest are dropped, as the reader drops its stores). */
+const MAX_CONNECTIONS = 256;
+/** Bytes of a message that failed shown as `hex`. */
+const HEX_HEAD = 4096;
+
+/**
+ * The JSON record of one capture item. A message's `packet` is `decoded`, the record the
+ * family's stream decoder gave for it (its store issues moved up to the message record),
+ * or, for callers with a decoding reader, the reader's packet.
+ */
+export function diepCaptureRecord(it: DiepCaptureItem, decoded?: { packet?: Record<string, unknown>; error?: string }): Record<string, unknown> {
   const where: Record<string, unknown> = { connection: it.connection, time: it.time };
   if (it.frame !== undefined) where.frame = it.frame;
   switch (it.kind) {
@@ -55,16 +65,22 @@ export function diepCaptureRecord(it: DiepCaptureItem): Record<string, unknown> 
         compressed: it.compressed,
       };
       if (it.frames !== undefined) r.frames = it.frames;
-      if (it.packet !== undefined) {
+      const error = it.error?.message ?? decoded?.error;
+      if (decoded?.packet !== undefined) {
+        const { issues, issuesNotListed, ...packet } = decoded.packet;
+        r.packet = packet;
+        if (issues !== undefined) r.issues = issues;
+        if (issuesNotListed !== undefined) r.issuesNotListed = issuesNotListed;
+      } else if (it.packet !== undefined) {
         r.packet =
           it.direction === 'clientbound'
             ? clientboundToJson(it.packet as ClientboundPacket, FIELDS_6F59094D)
             : serverboundToJson(it.packet as ServerboundPacket);
+        if (it.applied !== undefined && it.applied.issues.length > 0) r.issues = it.applied.issues.map((i) => i.message);
       }
-      if (it.applied !== undefined && it.applied.issues.length > 0) r.issues = it.applied.issues.map((i) => i.message);
-      if (it.error !== undefined) {
-        r.error = it.error.message;
-        r.hex = toHex(it.data.subarray(0, 4096));
+      if (error !== undefined) {
+        r.error = error;
+        r.hex = toHex(it.data.subarray(0, HEX_HEAD));
       }
       return r;
     }
@@ -82,21 +98,93 @@ export function diepCaptureRecord(it: DiepCaptureItem): Record<string, unknown> 
   }
 }
 
-function* messages(items: Iterable<DiepCaptureItem>): Generator<DecodedMessage> {
+/** The family's stream decoders of one connection (created on first use). */
+interface ConnDecoders {
+  clientbound?: StreamDecoder;
+  serverbound?: StreamDecoder;
+}
+
+/**
+ * One message per capture item. Every Diep message of a connection goes through the
+ * family's stream decoder of its direction (the one `decode diep` runs on bare messages,
+ * one per connection: the clientbound one keeps the connection's entity store), with a
+ * span sink under `packet`; the message's payload is its bytes; the state after it is
+ * every connection's store (`ConnectionStates`).
+ */
+function* messages(items: Iterable<DiepCaptureItem>, createDecoder: (o: OptionValues) => StreamDecoder, detail: FileDetail): Generator<DecodedMessage> {
+  const decoders = new Map<number, ConnDecoders>();
+  const states = new ConnectionStates();
   for (const it of items) {
-    const out: DecodedMessage = { records: [diepCaptureRecord(it)] };
-    if (it.kind === 'message') out.layers = { message: it.data };
+    if (it.kind !== 'message' || it.opcode !== 2 || it.error !== undefined) {
+      const out: DecodedMessage = { records: [diepCaptureRecord(it)] };
+      if (it.kind === 'message') {
+        out.bytes = it.data;
+        // a text message: its bytes are the `hex` shown with the error
+        if (detail.spans) out.spans = [{ path: 'hex', start: 0, end: Math.min(it.data.length, HEX_HEAD), kind: 'bytes' }];
+      } else if (it.kind === 'control' && it.data.length > 0) {
+        out.bytes = it.data;
+        if (detail.spans) {
+          out.spans = [{ path: 'data', start: 0, end: it.data.length, kind: 'bytes' }];
+          // a close frame's body: u16be code, then the reason in UTF-8
+          if (it.code !== undefined && it.data.length >= 2) out.spans.push({ path: 'code', start: 0, end: 2, kind: 'u16be' });
+          if (it.reason !== undefined && it.data.length > 2) out.spans.push({ path: 'reason', start: 2, end: it.data.length, kind: 'utf8' });
+        }
+      }
+      if (detail.state) out.state = states.after(undefined, undefined);
+      yield out;
+      continue;
+    }
+    let conn = decoders.get(it.connection);
+    if (conn === undefined) {
+      if (decoders.size >= MAX_CONNECTIONS) decoders.delete(decoders.keys().next().value!);
+      decoders.set(it.connection, (conn = {}));
+    }
+    const dec = (conn[it.direction] ??= createDecoder({ direction: it.direction }));
+    const sink = detail.spans ? new SpanSink() : undefined;
+    sink?.push('packet');
+    const out: DecodedMessage = { records: [], bytes: it.data };
+    let decoded: { packet?: Record<string, unknown>; error?: string };
+    try {
+      const m = dec.decode(it.data, sink);
+      decoded = { packet: m.records[0] as Record<string, unknown> };
+      if (m.layers !== undefined) out.layers = m.layers;
+      if (m.entities !== undefined) out.entities = m.entities;
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e;
+      decoded = { error: e.message };
+      // the fields read before the error name no node of this record: the bytes are shown as `hex`
+      if (sink !== undefined) sink.spans.length = 0;
+    }
+    out.records.push(diepCaptureRecord(it, decoded));
+    if (sink !== undefined) {
+      sink.pop();
+      sink.layer = undefined;
+      if (decoded.error !== undefined) sink.add('hex', 0, Math.min(it.data.length, HEX_HEAD), 'bytes');
+      out.spans = sink.spans;
+    }
+    if (detail.state) out.state = states.after(it.connection, it.direction === 'clientbound' && decoded.packet !== undefined ? dec.state?.() : undefined);
     yield out;
   }
 }
 
-export const diepCaptureExtras: { options: FamilyAdapter['options']; decodeFile: NonNullable<FamilyAdapter['decodeFile']> } = {
-  options,
-  decodeFile(bytes: Uint8Array, opts: OptionValues): Iterable<DecodedMessage> | undefined {
-    const reader = new DiepCaptureReader();
-    if (typeof opts.har === 'string') return messages(reader.har(bytes));
-    if (typeof opts.pcap === 'string' || isCapture(bytes)) return messages(reader.pcap(bytes));
-    if (looksLikeJsonObject(bytes)) return messages(reader.har(bytes));
-    return undefined;
-  },
-};
+const ALL: FileDetail = { spans: true, state: true };
+
+/**
+ * The `decodeFile` hook of the diep adapter (`diep.ts` passes its own `createDecoder`):
+ * a HAR (`--har`, or a JSON file) or a pcap / pcapng (`--pcap`, or recognised), else
+ * undefined (the normal message handling).
+ */
+export function decodeDiepCaptureFile(
+  bytes: Uint8Array,
+  opts: OptionValues,
+  createDecoder: (o: OptionValues) => StreamDecoder,
+  detail: FileDetail = ALL,
+): Iterable<DecodedMessage> | undefined {
+  const reader = new DiepCaptureReader({ decode: false });
+  if (typeof opts.har === 'string') return messages(reader.har(bytes), createDecoder, detail);
+  if (typeof opts.pcap === 'string' || isCapture(bytes)) return messages(reader.pcap(bytes), createDecoder, detail);
+  if (looksLikeJsonObject(bytes)) return messages(reader.har(bytes), createDecoder, detail);
+  return undefined;
+}
+
+export const diepCaptureOptions: FamilyAdapter['options'] = options;

@@ -18,8 +18,8 @@ import {
   type DiepChanges,
   type ClientboundPacket,
 } from '../protocols/diep/index.js';
-import { diepCaptureExtras } from './diep-capture.js';
-import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues } from './types.js';
+import { decodeDiepCaptureFile, diepCaptureOptions } from './diep-capture.js';
+import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, FileDetail, OptionValues } from './types.js';
 
 const SERVERBOUND_TYPES = new Set(['Init', 'Input', 'Spawn', 'StatUpgrade', 'TankUpgrade', 'Command', 'ModifiedClient', 'LeaveDeathScreen', 'TakeTank']);
 const table = FIELDS_6F59094D;
@@ -93,15 +93,21 @@ export const diep: FamilyAdapter = {
       choices: ['clientbound', 'serverbound'],
       default: 'clientbound',
     },
-    ...diepCaptureExtras.options,
+    ...diepCaptureOptions,
   },
-  decodeFile: diepCaptureExtras.decodeFile,
+  decodeFile: (bytes: Uint8Array, opts: OptionValues, detail?: FileDetail) => decodeDiepCaptureFile(bytes, opts, (o) => diep.createDecoder(o), detail),
   samples: [
     {
       id: 'sandbox-nospawn',
       title: 'Sandbox game, one client that never spawns (79 messages: handshake, 74 updates, heartbeats)',
       path: 'samples/diep/sandbox_nospawn.hex',
       format: 'hex-lines',
+    },
+    {
+      id: 'ffa-capture',
+      title: 'A real capture: WebSocket upgrade, permessage-deflate, a tank spawning in /ffa (96 messages, pcap)',
+      path: 'samples/diep/ffa_spawn.pcap',
+      format: 'pcap',
     },
   ],
   createDecoder(opts: OptionValues) {

@@ -212,7 +212,7 @@ function tableOf(client: ReplicationClient, fb: FloatBits, last: ReceiveResult |
     const fields: Record<string, unknown> = {};
     e.def.list.forEach((x, i) => (fields[x.name] = valueJson(x.f, e.raw[i], fb)));
     const isNew = spawned.has(id);
-    const row: EntityRow = { id: String(id), type: e.type, fields, changed: isNew ? Object.keys(fields) : (last?.changed.get(id) ?? []) };
+    const row: EntityRow = { id: String(id), type: e.type, fields, changed: isNew ? Object.keys(fields) : [...(last?.changed.get(id) ?? [])] };
     if (isNew) row.created = true;
     rows.push(row);
   }

@@ -31,7 +31,7 @@ import {
 import type { Span } from '../core/index.js';
 import { DeltaSpanLog, fieldExists, fieldPaths, type SpanAdder, snapshotSpans } from './teeworlds-spans.js';
 import { snapshotRecord } from './teeworlds-net.js';
-import type { DecodedMessage, EntityRow, EntityTable, FamilyOption, OptionValues, StreamEncoder } from './types.js';
+import type { DecodedMessage, EntityRow, EntityTable, FamilyOption, FileDetail, OptionValues, StreamEncoder } from './types.js';
 
 const options: Record<string, FamilyOption> = {
   demo: {
@@ -155,10 +155,22 @@ function tableOf(prev: Snapshot, snap: Snapshot, codec: TwVersion, decls: Readon
   return { rows, removed };
 }
 
-function* decodeDemo(bytes: Uint8Array): Generator<DecodedMessage> {
+/** A message with its spans and state when they are asked for (`FileDetail`). */
+function detailed(fd: FileDetail, m: DecodedMessage, spans: () => Span[], state: () => EntityTable): DecodedMessage {
+  if (fd.spans) m.spans = spans();
+  if (fd.state) m.state = state();
+  return m;
+}
+
+function* decodeDemo(bytes: Uint8Array, fd: FileDetail): Generator<DecodedMessage> {
   const info = readDemoInfo(bytes);
   const head = demoHeaderRecord(info);
-  yield { records: [head], bytes: bytes.subarray(0, info.chunksOffset), spans: headerSpans(info, head), state: { rows: [], removed: [] } };
+  yield detailed(
+    fd,
+    { records: [head], bytes: bytes.subarray(0, info.chunksOffset) },
+    () => headerSpans(info, head),
+    () => ({ rows: [], removed: [] }),
+  );
   let prevTick = -1;
   let prev = Snapshot.EMPTY;
   let table: EntityTable = { rows: [], removed: [] };
@@ -171,20 +183,21 @@ function* decodeDemo(bytes: Uint8Array): Generator<DecodedMessage> {
   const markers: DecodedMessage[] = [];
   const onTick = (t: { tick: number; keyframe: boolean; inline: boolean; offset: number; end: number }) => {
     const r = { record: 'tick', tick: t.tick, keyframe: t.keyframe, inline: t.inline, offset: t.offset };
-    const spans: Span[] = [
+    const spans = (): Span[] => [
       { path: 'keyframe', start: 0, end: 1, kind: 'flag' },
       { path: 'inline', start: 0, end: 1, kind: 'flag' },
       { path: 'tick', start: t.inline ? 0 : 1, end: t.end - t.offset, kind: t.inline ? 'delta' : 'u32be' },
     ];
-    table = unmarked();
-    markers.push({ records: [r], bytes: bytes.subarray(t.offset, t.end), spans, state: table });
+    markers.push(detailed(fd, { records: [r], bytes: bytes.subarray(t.offset, t.end) }, spans, () => (table = unmarked())));
   };
-  for (const e of demoEvents(bytes, info, { deltaSpans: () => new DeltaSpanLog(), onTick })) {
+  const demoOpts: Parameters<typeof demoEvents>[2] = { onTick };
+  if (fd.spans) demoOpts.deltaSpans = () => new DeltaSpanLog();
+  for (const e of demoEvents(bytes, info, demoOpts)) {
     yield* markers.splice(0);
     const chunk = bytes.subarray(e.offset, e.end);
     if (e.kind === 'message') {
       const r: Record<string, unknown> = { record: 'message', tick: e.tick, offset: e.offset };
-      const spans: Span[] = [];
+      const spans: Span[] = []; // (a few per message: cheap enough to make always)
       try {
         const h = decodeMessageHeader(e.data, info.varint);
         r.system = h.system;
@@ -204,8 +217,7 @@ function* decodeDemo(bytes: Uint8Array): Generator<DecodedMessage> {
       r.hex = toHex(e.data);
       if (e.data.length > 0) spans.push({ path: 'hex', start: 0, end: e.data.length, kind: 'bytes', layer: 'message' });
       // the state does not change: every row unmarked
-      table = unmarked();
-      yield { records: [r], layers: { message: e.data }, bytes: chunk, spans, state: table };
+      yield detailed(fd, { records: [r], layers: { message: e.data }, bytes: chunk }, () => spans, () => (table = unmarked()));
       continue;
     }
     const s = e.snapshot;
@@ -232,19 +244,24 @@ function* decodeDemo(bytes: Uint8Array): Generator<DecodedMessage> {
       rec.deleted = layout.deleted.map((k) => ({ type: k >>> 16, id: k & 0xffff }));
     }
     const srec = rec as { kind: string; items?: TypedItem[] };
-    let spans: Span[];
-    const layers: Record<string, Uint8Array> = { ints: intBytes(e.ints) };
-    const decls = extTypeDeclarations(s, new Map());
-    if (e.kind === 'snapshot') spans = keyframeSpans(e.ints, srec, info.codec, decls);
-    else {
-      spans = [];
-      const add: SpanAdder = (path, start, end, kind, layer) => void spans.push({ path, start, end, kind, layer: layer ?? 'delta' });
-      snapshotSpans(add, [], e.deltaSpans as DeltaSpanLog | undefined, e.deltaBytes, s, srec, info.codec, decls);
-      if (e.deltaBytes !== undefined) layers.delta = e.deltaBytes;
+    const decls = fd.spans || fd.state ? extTypeDeclarations(s, new Map()) : undefined;
+    const out: DecodedMessage = { records: [rec], bytes: chunk };
+    if (fd.spans) {
+      let spans: Span[];
+      const layers: Record<string, Uint8Array> = { ints: intBytes(e.ints) };
+      if (e.kind === 'snapshot') spans = keyframeSpans(e.ints, srec, info.codec, decls!);
+      else {
+        spans = [];
+        const add: SpanAdder = (path, start, end, kind, layer) => void spans.push({ path, start, end, kind, layer: layer ?? 'delta' });
+        snapshotSpans(add, [], e.deltaSpans as DeltaSpanLog | undefined, e.deltaBytes, s, srec, info.codec, decls!);
+        if (e.deltaBytes !== undefined) layers.delta = e.deltaBytes;
+      }
+      out.spans = spans;
+      out.layers = layers;
     }
-    table = tableOf(prev, s, info.codec, decls);
+    if (fd.state) out.state = table = tableOf(prev, s, info.codec, decls!);
     prev = s;
-    yield { records: [rec], bytes: chunk, spans, layers, state: table };
+    yield out;
   }
   yield* markers.splice(0);
 }
@@ -323,9 +340,9 @@ class DemoEncoder implements StreamEncoder {
 export const teeworldsDemoExtras = {
   options,
   /** Demo decoding when `--demo` is given or the file starts with the demo magic; otherwise undefined. */
-  decodeFile(bytes: Uint8Array, opts: OptionValues): Iterable<DecodedMessage> | undefined {
+  decodeFile(bytes: Uint8Array, opts: OptionValues, detail?: FileDetail): Iterable<DecodedMessage> | undefined {
     if (opts.demo !== true && !isDemo(bytes)) return undefined;
-    return decodeDemo(bytes);
+    return decodeDemo(bytes, detail ?? { spans: true, state: true });
   },
   /** The demo encoder when `--demo` is given; otherwise undefined. */
   encoder(

@@ -1,4 +1,4 @@
-import type { DecodedMessage, EntityRow, EntityTable, FamilyAdapter, FamilyOption, OptionValues } from './types.js';
+import type { DecodedMessage, EntityRow, EntityTable, FamilyAdapter, FamilyOption, FileDetail, OptionValues } from './types.js';
 import type { Span } from '../core/index.js';
 import { DeltaSpanLog, type SpanAdder, snapshotSpans } from './teeworlds-spans.js';
 import { EncodeError, isCapture, toHex } from '../core/index.js';
@@ -111,20 +111,28 @@ export function detectCaptureVersion(bytes: Uint8Array, server?: string): NetVer
   return best;
 }
 
-function* decodeCaptureMessages(bytes: Uint8Array, opts: OptionValues): Generator<DecodedMessage> {
+function* decodeCaptureMessages(bytes: Uint8Array, opts: OptionValues, fd: FileDetail): Generator<DecodedMessage> {
   const server = typeof opts.server === 'string' ? opts.server : undefined;
   const given = opts.version === '0.6' || opts.version === '0.7' || opts.version === 'ddnet';
-  const capOpts: CaptureOptions = { version: given ? netVersion(opts) : detectCaptureVersion(bytes, server), detail: { deltaSpans: () => new DeltaSpanLog() } };
+  const capOpts: CaptureOptions = { version: given ? netVersion(opts) : detectCaptureVersion(bytes, server) };
+  // the decoder's detail (field spans, delta logs, what each snapshot changed) only when spans or the state are asked for
+  if (fd.spans || fd.state) capOpts.detail = { deltaSpans: () => new DeltaSpanLog() };
   if (server !== undefined) capOpts.server = server;
   const states = new CaptureStates();
   for (const d of decodeTeeworldsCapture(bytes, capOpts)) {
     const rec = datagramRecord(d);
     const records: unknown[] = [rec];
     for (const s of d.snapshots) records.push(snapshotRecord(s, s.declarations, { client: d.client, frame: d.frame }));
-    const spans: Span[] = [];
-    const layers: Record<string, Uint8Array> = {};
-    datagramSpans(d, rec, records, spans, layers);
-    yield { records, bytes: d.payload, spans, layers, state: states.after(d) };
+    const out: DecodedMessage = { records, bytes: d.payload };
+    if (fd.spans) {
+      const spans: Span[] = [];
+      const layers: Record<string, Uint8Array> = {};
+      datagramSpans(d, rec, records, spans, layers);
+      out.spans = spans;
+      out.layers = layers;
+    }
+    if (fd.state) out.state = states.after(d);
+    yield out;
   }
 }
 
@@ -299,9 +307,9 @@ async function* watch(target: string, opts: OptionValues): AsyncGenerator<unknow
 
 export const teeworldsNetExtras: Partial<Pick<FamilyAdapter, 'decodeFile' | 'watch'>> & { options?: FamilyAdapter['options'] } = {
   options,
-  decodeFile(bytes: Uint8Array, opts: OptionValues): Iterable<DecodedMessage> | undefined {
+  decodeFile(bytes: Uint8Array, opts: OptionValues, detail?: FileDetail): Iterable<DecodedMessage> | undefined {
     if (typeof opts.pcap !== 'string' && !isCapture(bytes)) return undefined;
-    return decodeCaptureMessages(bytes, opts);
+    return decodeCaptureMessages(bytes, opts, detail ?? { spans: true, state: true });
   },
   watch,
 };

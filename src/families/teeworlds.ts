@@ -410,6 +410,6 @@ export const teeworlds: FamilyAdapter = {
   createDecoder: (opts) => new TeeworldsDecoder(opts),
   createEncoder: (opts) => teeworldsDemoExtras.encoder(opts, givenVersion(opts) ?? 'ddnet', snapshotFromJson) ?? new TeeworldsEncoder(opts),
   samples: SAMPLES,
-  decodeFile: (bytes, opts) => teeworldsDemoExtras.decodeFile(bytes, opts) ?? teeworldsNetExtras.decodeFile?.(bytes, opts),
+  decodeFile: (bytes, opts, detail) => teeworldsDemoExtras.decodeFile(bytes, opts, detail) ?? teeworldsNetExtras.decodeFile?.(bytes, opts, detail),
   ...(teeworldsNetExtras.watch ? { watch: teeworldsNetExtras.watch } : {}),
 };

@@ -72,6 +72,18 @@ export interface DecodedMessage {
   state?: EntityTable;
 }
 
+/**
+ * What a whole-file decoder (`decodeFile`) builds besides the records and bytes. Not
+ * given: everything (the page). The CLI asks only for what it prints: spans for
+ * `--format spans` and `stats`, the state for `stats`.
+ */
+export interface FileDetail {
+  /** Fill `DecodedMessage.spans` (and the inner buffers they refer to). */
+  spans: boolean;
+  /** Fill `DecodedMessage.state`. */
+  state: boolean;
+}
+
 /** Stateful decoder over a stream of messages (state carries from one to the next). */
 export interface StreamDecoder {
   /** Decode one message. Throws only `DecodeError`. Spans are recorded when a sink is given. */
@@ -127,7 +139,7 @@ export interface FamilyAdapter {
    * Optional: decode a whole input file that is not a message stream (e.g. a pcap).
    * Return undefined to fall back to the normal handling.
    */
-  decodeFile?(bytes: Uint8Array, opts: OptionValues): Iterable<DecodedMessage> | undefined;
+  decodeFile?(bytes: Uint8Array, opts: OptionValues, detail?: FileDetail): Iterable<DecodedMessage> | undefined;
   /** Optional: the message type, tick and time of a decoded message (else read from the record's common fields). */
   summarize?(message: DecodedMessage): MessageSummary;
   /** Optional: `tickwire watch <family> TARGET`, a live session printing records. */

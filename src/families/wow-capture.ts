@@ -10,10 +10,11 @@
  * `decodeWowCaptureFile`), so the capture reader and the codec adapter can grow
  * separately.
  */
-import { DecodeError, EncodeError, isCapture, toHex } from '../core/index.js';
+import { DecodeError, EncodeError, SpanSink, isCapture, toHex } from '../core/index.js';
 import { decodeWowCapture, type WowCaptureEvent, type WowCaptureOptions } from '../protocols/wow/index.js';
 import { sessionKeyFromHex } from '../protocols/wow/index.js';
-import type { DecodedMessage, EntityByteRange, FamilyOption, OptionValues, StreamDecoder } from './types.js';
+import { ConnectionStates } from './capture-state.js';
+import type { DecodedMessage, EntityTable, FamilyOption, FileDetail, OptionValues, StreamDecoder } from './types.js';
 
 /** A family option; `inputFile` marks a string option that names the input file (the CLI reads it). */
 type CaptureOption = FamilyOption & { inputFile?: boolean };
@@ -57,11 +58,33 @@ function hex16(n: number): string {
   return `0x${n.toString(16).padStart(4, '0')}`;
 }
 
-/** The messages of a capture: one per event, in capture order per connection. */
-export function* wowCaptureMessages(bytes: Uint8Array, opts: OptionValues, createDecoder: (o: OptionValues) => StreamDecoder): Generator<DecodedMessage> {
+/** The header fields of a frame record and their bytes: server `u16be size, u16le opcode`, client `u16be size, u32le opcode`. */
+function headerSpans(sink: SpanSink, hl: number, length: number, opcode: boolean): void {
+  if (length >= 2) sink.add('size', 0, 2, 'u16be');
+  if (opcode && length >= hl) sink.add('opcode', 2, hl, hl === 4 ? 'u16le' : 'u32le');
+}
+
+/**
+ * The messages of a capture: one per event, in capture order per connection. A frame
+ * message carries the frame (header deciphered) as its bytes, spans whose paths are
+ * those of its record (`size`, `opcode`, `payloadHead`, and `update.…` as the family
+ * decoder records them for an update frame), and the client state after it: each
+ * connection's object store, as the bare-frame decoder keeps it.
+ */
+export function* wowCaptureMessages(
+  bytes: Uint8Array,
+  opts: OptionValues,
+  createDecoder: (o: OptionValues) => StreamDecoder,
+  detail: FileDetail = { spans: true, state: true },
+): Generator<DecodedMessage> {
   const events: WowCaptureEvent[] = decodeWowCapture(bytes, captureOptions(opts));
   const decoders = new Map<number, StreamDecoder>();
   const frameOpts: OptionValues = { ...opts, body: false };
+  const states = new ConnectionStates();
+  const withState = (m: DecodedMessage, conn: number | undefined, table: EntityTable | undefined): DecodedMessage => {
+    if (detail.state) m.state = states.after(conn, table);
+    return m;
+  };
   for (const e of events) {
     if (e.kind === 'connection') {
       const r: Record<string, unknown> = {
@@ -74,24 +97,21 @@ export function* wowCaptureMessages(bytes: Uint8Array, opts: OptionValues, creat
         world: e.world,
       };
       if (e.note !== undefined) r.note = e.note;
-      yield { records: [r] };
+      yield withState({ records: [r] }, undefined, undefined);
     } else if (e.kind === 'key') {
-      yield {
-        records: [
-          {
-            record: 'key',
-            conn: e.conn,
-            source: e.source,
-            known: e.known,
-            of: e.key.length,
-            key: e.key.map((b) => (b === null ? '??' : b.toString(16).padStart(2, '0'))).join(''),
-            evidence: e.evidence,
-            conflicts: e.conflicts,
-            frames: e.frames,
-            badOpcodes: e.badOpcodes,
-          },
-        ],
+      const r = {
+        record: 'key',
+        conn: e.conn,
+        source: e.source,
+        known: e.known,
+        of: e.key.length,
+        key: e.key.map((b) => (b === null ? '??' : b.toString(16).padStart(2, '0'))).join(''),
+        evidence: e.evidence,
+        conflicts: e.conflicts,
+        frames: e.frames,
+        badOpcodes: e.badOpcodes,
       };
+      yield withState({ records: [r] }, undefined, undefined);
     } else if (e.kind === 'gap' || e.kind === 'skip') {
       const r: Record<string, unknown> = {
         record: e.kind,
@@ -103,9 +123,10 @@ export function* wowCaptureMessages(bytes: Uint8Array, opts: OptionValues, creat
         length: e.length,
         reason: e.reason,
       };
-      yield { records: [r] };
+      yield withState({ records: [r] }, undefined, undefined);
     } else {
       const hl = e.direction === 'server' ? 4 : 6;
+      const payloadLength = Math.max(0, e.bytes.length - hl);
       const r: Record<string, unknown> = {
         record: 'frame',
         conn: e.conn,
@@ -118,28 +139,41 @@ export function* wowCaptureMessages(bytes: Uint8Array, opts: OptionValues, creat
         opcode: e.opcode === undefined ? null : hex16(e.opcode),
         name: e.name,
         header: e.header,
-        payloadLength: Math.max(0, e.bytes.length - hl),
+        payloadLength,
       };
       if (!e.complete) r.complete = false;
-      const layers: Record<string, Uint8Array> = { frame: e.bytes };
-      let entities: EntityByteRange[] = [];
+      const sink = detail.spans ? new SpanSink() : undefined;
+      if (sink !== undefined) headerSpans(sink, hl, e.bytes.length, e.opcode !== undefined);
+      const out: DecodedMessage = { records: [r], bytes: e.bytes };
+      let table: EntityTable | undefined;
       if (e.direction === 'server' && e.opcode !== undefined && UPDATE_OPCODES.has(e.opcode) && e.complete) {
         let d = decoders.get(e.conn);
         if (d === undefined) decoders.set(e.conn, (d = createDecoder(frameOpts)));
+        const before = sink?.spans.length ?? 0;
+        sink?.push('update');
         try {
-          const m = d.decode(e.bytes);
+          const m = d.decode(e.bytes, sink);
           r.update = m.records.length === 1 ? m.records[0] : m.records;
-          if (m.layers !== undefined) Object.assign(layers, m.layers);
-          // Ranges in the frame itself refer to the `frame` layer here (a capture message has no bytes of its own).
-          entities = (m.entities ?? []).map((x) => (x.layer === undefined ? { ...x, layer: 'frame' } : x));
+          if (m.layers !== undefined) out.layers = m.layers;
+          if (m.entities !== undefined) out.entities = m.entities;
         } catch (err) {
           if (!(err instanceof DecodeError)) throw err;
           r.error = err.message;
+          // the fields read before the error name no node of this record
+          if (sink !== undefined) {
+            sink.spans.length = before;
+            sink.layer = undefined;
+          }
         }
-      } else {
-        r.payloadHead = toHex(e.bytes.subarray(hl, hl + PAYLOAD_HEAD));
+        sink?.pop();
+        if (detail.state) table = d.state?.();
+      } else if (payloadLength > 0) {
+        const head = e.bytes.subarray(hl, hl + PAYLOAD_HEAD);
+        r.payloadHead = toHex(head);
+        sink?.add('payloadHead', hl, hl + head.length, 'bytes');
       }
-      yield { records: [r], layers, entities };
+      if (sink !== undefined) out.spans = sink.spans;
+      yield withState(out, e.conn, table);
     }
   }
 }
@@ -153,7 +187,8 @@ export function decodeWowCaptureFile(
   bytes: Uint8Array,
   opts: OptionValues,
   createDecoder: (o: OptionValues) => StreamDecoder,
+  detail?: FileDetail,
 ): Iterable<DecodedMessage> | undefined {
   if (typeof opts.pcap !== 'string' && !isCapture(bytes)) return undefined;
-  return wowCaptureMessages(bytes, opts, createDecoder);
+  return wowCaptureMessages(bytes, opts, createDecoder, detail);
 }

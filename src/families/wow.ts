@@ -25,7 +25,7 @@ import {
   type WowDecodeOptions,
 } from '../protocols/wow/index.js';
 import { decodeWowCaptureFile, wowCaptureOptions } from './wow-capture.js';
-import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, OptionValues } from './types.js';
+import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, FileDetail, MessageSummary, OptionValues } from './types.js';
 
 function movementGuid(opts: OptionValues): MovementGuidWidth {
   return opts['movement-guid'] === 'packed' ? 'packed' : 'u64';
@@ -35,7 +35,21 @@ class WowStreamDecoder {
   readonly store = new ObjectStore();
   /** What the last message changed (the store's `ClientMirror` vocabulary). */
   private last: MirrorChanges = noChanges();
+  /**
+   * Each object's type and fields as `state()` last built them, dropped as soon as a
+   * message creates, changes or removes the object: `state()` after every message (the
+   * page, `stats`) rebuilds only what changed instead of every field of every object.
+   */
+  private readonly rows = new Map<string, { type: string; fields: Record<string, unknown> }>();
   constructor(private readonly opts: OptionValues) {}
+
+  /** Forget the cached rows of the objects the last message touched. */
+  private touched(): void {
+    if (this.rows.size === 0) return;
+    for (const id of this.last.created) this.rows.delete(id);
+    for (const id of this.last.updated.keys()) this.rows.delete(id);
+    for (const id of this.last.removed) this.rows.delete(id);
+  }
 
   decode(bytes: Uint8Array, spans?: SpanSink): DecodedMessage {
     const ranges: GuidRange[] = [];
@@ -50,6 +64,7 @@ class WowStreamDecoder {
       const body = decodeBody(bytes, dopts);
       record = bodyToJson(body, { typeOf, length: bytes.length });
       this.last = mirrorChanges(this.store.applyBody(body));
+      this.touched();
       for (const r of ranges) entities.push({ id: guidHex(r.guid), start: r.start, end: r.end });
     } else {
       const d = decodePacketDetailed(bytes, dopts);
@@ -57,6 +72,7 @@ class WowStreamDecoder {
       if (d.body !== undefined) info.bodyLength = d.body.length;
       record = packetToJson(d.packet, info, { typeOf });
       this.last = this.store.apply(d.packet);
+      this.touched();
       const layer = d.bodyOffset < 0 && d.body !== undefined ? 'zlib' : undefined;
       if (layer !== undefined) layers = { zlib: d.body! };
       // offsets are in the frame when the body was read in place, in the inflated body otherwise
@@ -72,8 +88,14 @@ class WowStreamDecoder {
   state(): EntityTable {
     const rows: EntityRow[] = [];
     const created = new Set(this.last.created);
+    // (objects gone without a remove event, should there be any: start the cache afresh)
+    if (this.rows.size > this.store.objects.size) this.rows.clear();
     for (const id of this.store.entityIds()) {
-      const e = this.store.entity(id)!;
+      let e = this.rows.get(id);
+      if (e === undefined) {
+        const o = this.store.entity(id)!;
+        this.rows.set(id, (e = { type: o.type, fields: o.fields }));
+      }
       const row: EntityRow = { id, type: e.type, fields: e.fields, changed: [] };
       if (created.has(id)) {
         row.created = true;
@@ -83,6 +105,29 @@ class WowStreamDecoder {
     }
     return { rows, removed: this.last.removed };
   }
+}
+
+const DIRECTIONS: Record<string, string> = { server: 'server→client', client: 'client→server' };
+
+/**
+ * The packet list's and `tickwire stats`' line of a WoW message: frames by their opcode
+ * name (a bare frame's `frame.opcodeName`, a captured frame's `name`, in both directions),
+ * a bare body as `update body`, a capture's other records by their kind.
+ */
+function summarizeWow(m: DecodedMessage): MessageSummary {
+  const r = m.records[0];
+  if (r === null || typeof r !== 'object') return { type: m.records.length === 0 ? '(no record)' : 'wow' };
+  const o = r as Record<string, unknown>;
+  const frame = o.frame !== null && typeof o.frame === 'object' ? (o.frame as Record<string, unknown>) : undefined;
+  let type: string;
+  if (typeof o.record === 'string') type = o.record === 'frame' && typeof o.name === 'string' ? o.name : o.record;
+  else if (frame !== undefined) type = typeof frame.opcodeName === 'string' ? frame.opcodeName : `opcode ${String(frame.opcode)}`;
+  else type = 'update body';
+  const out: MessageSummary = { type };
+  if (typeof o.time === 'number') out.time = o.time;
+  const dir = typeof o.direction === 'string' ? DIRECTIONS[o.direction] : frame !== undefined ? DIRECTIONS.server : undefined;
+  if (dir !== undefined) out.direction = dir;
+  return out;
 }
 
 export const wow: FamilyAdapter = {
@@ -126,7 +171,8 @@ export const wow: FamilyAdapter = {
       state: () => d.state(),
     };
   },
-  decodeFile: (bytes: Uint8Array, opts: OptionValues) => decodeWowCaptureFile(bytes, opts, (o) => wow.createDecoder(o)),
+  summarize: summarizeWow,
+  decodeFile: (bytes: Uint8Array, opts: OptionValues, detail?: FileDetail) => decodeWowCaptureFile(bytes, opts, (o) => wow.createDecoder(o), detail),
   createEncoder(opts: OptionValues) {
     const moveGuid = movementGuid(opts);
     return {

@@ -13,7 +13,7 @@ import type { ClientMirror, MirrorChanges, MirrorIssue } from '../core/mirror.js
 import { BitIn, bitLength, readGamma } from './bits.js';
 import { planOf, readBodyInto } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
-import { FloatBits, rawEq, valuesOf } from './values.js';
+import { FloatBits, fromRaw, rawEq, valuesOf } from './values.js';
 import { ACK_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
 
 /** One entity as a client sees it: its type name, typed values, and raw values (floats as bits). */
@@ -30,7 +30,11 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
     readonly raw: readonly unknown[],
     private readonly fb: FloatBits,
   ) {}
-  /** Values as numbers, strings, ...; computed on first use. NaN payloads are exact only in `raw`. */
+  /**
+   * Values as numbers, strings, ...; computed on first use. NaN payloads are
+   * exact only in `raw`. The object is kept from version to version of an
+   * entity and updated in place (only the changed fields are converted).
+   */
   get values(): V {
     let c = this.cache;
     if (c === undefined) {
@@ -38,6 +42,23 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
       this.cache = c;
     }
     return c;
+  }
+
+  /** @internal Take over the values object of `from` (the version before, of the same type), converting the fields of `mask`. */
+  adopt(from: ReplicatedEntity, mask: number): void {
+    const c = from.cache as Record<string, unknown> | undefined;
+    if (c === undefined) return;
+    from.cache = undefined;
+    const list = this.def.list;
+    const raw = this.raw;
+    const fb = this.fb;
+    while (mask !== 0) {
+      const i = 31 - Math.clz32(mask & -mask);
+      mask &= mask - 1;
+      const fi = list[i]!;
+      c[fi.name] = fi.kind === 'f32' ? fb.f32Value(raw[i] as number) : fromRaw(fi.f, raw[i], fb);
+    }
+    this.cache = c as V;
   }
 }
 
@@ -60,8 +81,8 @@ export interface ReceiveResult {
   /** Its baseline tick, or null for a full state. */
   baseTick: number | null;
   spawned: number[];
-  /** Entities that existed before and after, with the names of the fields that changed. */
-  changed: Map<number, string[]>;
+  /** Entities that existed before and after, with the names of the fields that changed (arrays may be shared and frozen: do not modify). */
+  changed: Map<number, readonly string[]>;
   despawned: number[];
   /** Entities the server left out of this packet (0: the mirror is the server's view at `tick`). */
   deferred: number;
@@ -101,7 +122,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   /** Applied ticks (ascending) and the ids each touched. */
   private readonly applied = new Map<number, number[]>();
   /** Field names by change mask, per type (the `changed` lists of the fast path). */
-  private readonly names = new Map<AnyEntityDef, Map<number, string[]>>();
+  private readonly names = new Map<AnyEntityDef, Map<number, readonly string[]>>();
   private latest = 0;
   private readonly hdr = [0, 0, 0, 0];
   private readonly scratch: Parsed = { n: 0, tick: 0, base: null, deferred: 0, ids: [], vers: [], masks: [], helds: [] };
@@ -298,6 +319,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
         if (mask >= 0 && (mask & planOf(v.def).maybeSame) === 0) {
           if (mask !== 0) res.changed.set(id, this.namesOf(v.def, mask));
         } else this.changedNames(id, held, v, res);
+        if (mask > 0) v.adopt(held, mask);
       }
     } else {
       const { ids, vers, n } = p;
@@ -375,17 +397,18 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     if (names.length > 0) res.changed.set(id, names);
   }
 
-  /** The names of the fields in a change mask (a fresh array; the list per mask is cached). */
-  private namesOf(def: AnyEntityDef, mask: number): string[] {
+  /** The names of the fields in a change mask (one frozen array per mask and type, shared between results). */
+  private namesOf(def: AnyEntityDef, mask: number): readonly string[] {
     let m = this.names.get(def);
     if (m === undefined) this.names.set(def, (m = new Map()));
     let l = m.get(mask);
     if (l === undefined) {
-      l = [];
-      for (let f = 0; f < def.list.length; f++) if ((mask >>> f) & 1) l.push(def.list[f]!.name);
+      const a: string[] = [];
+      for (let f = 0; f < def.list.length; f++) if ((mask >>> f) & 1) a.push(def.list[f]!.name);
+      l = Object.freeze(a);
       if (m.size < 4096) m.set(mask, l);
     }
-    return l.slice();
+    return l;
   }
 
   /** Drop history older than `floor` (keeping the version in force at `floor`), and forget entities long gone. */
@@ -424,7 +447,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     return {
       tick: r.tick,
       created: r.spawned.map(String),
-      updated: new Map([...r.changed].map(([k, v]) => [String(k), v])),
+      updated: new Map([...r.changed].map(([k, v]) => [String(k), [...v]])),
       removed: r.despawned.map(String),
       issues,
     };

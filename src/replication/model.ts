@@ -20,15 +20,22 @@ export class Version {
   tick = -1;
   /** The published version before this one (history; cut below the baseline window). */
   older: Version | null = null;
-  pub: unknown[] | undefined;
-  values: Record<string, unknown> | undefined;
-  /** The first update encoded from this version (not owner-specific): its target and encoding. */
-  next0: Version | undefined;
-  enc0: Enc | undefined;
-  /** Further encodings of updates from this version, by flags (owned before | owned after << 1), by target. */
-  next: (Map<Version, Enc> | undefined)[] | undefined;
+  pub: unknown[] | undefined = undefined;
+  values: Record<string, unknown> | undefined = undefined;
+  /**
+   * The first update encoded into this version (not owner-specific): the tick
+   * of its baseline version (-1: none) and its encoding; a second slot (a
+   * baseline one tick older, under loss); then maps by flags (owned before |
+   * owned after << 1), by baseline tick. Ticks, not versions: no version
+   * references another through its caches (see ReplicationServer.encode).
+   */
+  from0 = -1;
+  enc0: Enc | undefined = undefined;
+  from1 = -1;
+  enc1: Enc | undefined = undefined;
+  from: (Map<number, Enc> | undefined)[] | undefined = undefined;
   /** Encoding of a creation into this version, by owned flag. */
-  create: (Enc | undefined)[] | undefined;
+  create: (Enc | undefined)[] | undefined = undefined;
   constructor(
     readonly raw: unknown[],
     readonly owner: OwnerTag | undefined,

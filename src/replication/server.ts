@@ -100,6 +100,21 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private nextId = 1;
   private t = 0;
   private markSeq = 0;
+  /** Emptied per-tick lists for reuse. */
+  private readonly freeEnts: Ent[][] = [];
+  private readonly freeVersions: Version[][] = [];
+  private readonly droppedLists: Ent[][] = [];
+  private cands: Ent[] = [];
+  private cands2: Ent[] = [];
+  /**
+   * The oldest tick whose world the version history still holds. No client
+   * baseline is older than the newest tick it acknowledged (acked delivery) or
+   * was last sent (reliable), so history below the oldest such tick is cut at
+   * once instead of after the whole window: versions die young (cheap for the
+   * garbage collector). `worldPacket(fromTick)` (relays) keeps the whole window.
+   */
+  private kept = 0;
+  private relaying = false;
 
   constructor(opts: ServerOptions & { entities: Defs }) {
     checkDefs(opts.entities);
@@ -157,7 +172,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   private writable(e: Ent): Version {
-    if (e.cur.tick >= 0) e.cur = new Version(e.cur.raw.slice(), e.cur.owner);
+    const cur = e.cur;
+    if (cur.tick >= 0) e.cur = new Version(cur.raw.slice(), cur.owner);
     return e.cur;
   }
 
@@ -170,24 +186,30 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
 
   /** Change some fields (validated; EncodeError on a bad value, nothing changed then). */
   set(id: number, values: Record<string, unknown>): void {
-    const e = this.live(id);
+    const e = this.ents.get(id);
+    if (e === undefined) throw new EncodeError(`entity ${id}`, 'no such live entity');
     const def = e.def;
     const idx = this.setIdx;
     const raws = this.setRaw;
+    const cur = e.cur.raw;
     let n = 0;
     for (const name in values) {
       const fi = def.byName.get(name);
       if (fi === undefined) throw new EncodeError(`${def.name}.${name}`, `no field ${name} in ${def.name}`);
-      const r = toRaw(fi.f, values[name], `${def.name}.${name}`, this.fb);
-      const old = e.cur.raw[fi.index];
+      const v = values[name];
+      // the common float field without the generic converter (and its path string)
+      const r = fi.kind === 'f32' && typeof v === 'number' ? this.fb.f32Bits(v) : toRaw(fi.f, v, `${def.name}.${name}`, this.fb);
+      const old = cur[fi.index];
       if (old === r || rawEq(fi.f, old, r)) continue;
       idx[n] = fi.index;
       raws[n++] = r;
     }
     if (n === 0) return;
     const v = this.writable(e);
-    for (let i = 0; i < n; i++) v.raw[idx[i]!] = raws[i];
-    raws.fill(undefined, 0, n);
+    for (let i = 0; i < n; i++) {
+      v.raw[idx[i]!] = raws[i];
+      raws[i] = undefined;
+    }
     this.markDirty(e);
   }
 
@@ -220,7 +242,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    */
   applyFrom(
     client: { hash: number; entities: ReadonlyMap<number, { type: string; raw: readonly unknown[] }> },
-    result: { spawned: number[]; changed: Map<number, string[]>; despawned: number[] },
+    result: { spawned: readonly number[]; changed: ReadonlyMap<number, unknown>; despawned: readonly number[] },
   ): void {
     if (client.hash !== this.hash) throw new EncodeError('schema', `client schema ${hex32(client.hash)} differs from ${hex32(this.hash)}`);
     for (const id of result.despawned) if (this.ents.has(id)) this.despawn(id);
@@ -252,8 +274,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (to !== undefined && (!Number.isInteger(to) || to <= this.t || to > 0xffffffff))
       throw new EncodeError('tick', `must be an integer above the current tick ${this.t}, not ${to}`);
     const t = (this.t = to ?? this.t + 1);
-    const changed: Ent[] = [];
-    const published: Version[] = [];
+    const changed: Ent[] = this.freeEnts.pop() ?? [];
+    const published: Version[] = this.freeVersions.pop() ?? [];
     const floor = t - this.window;
     for (const e of this.dirty) {
       e.dirty = false;
@@ -273,30 +295,73 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       published.push(v);
     }
     this.dirty.length = 0;
+    // each tick's list in id order, so that the lists of several ticks merge without a sort (see mergedLogs)
+    for (let i = 1; i < changed.length; i++) {
+      if (changed[i]!.id < changed[i - 1]!.id) {
+        changed.sort(byId);
+        break;
+      }
+    }
     this.log.set(t, changed);
     this.logV.set(t, published);
     // ticks leave the window in order (several at once after a jump: a relay's tick(to))
-    let dropped: Ent[] | undefined;
+    const dropped = this.droppedLists;
     for (const [k, l] of this.log) {
       if (k > floor) break;
       this.log.delete(k);
-      dropped = dropped === undefined ? l : dropped.concat(l);
+      dropped.push(l);
     }
-    // the versions published at or before the floor are now the oldest any baseline needs: forget what came before them
+    // the versions published at or before the history floor are now the oldest any baseline needs: forget what came
+    // before them (not recycled: a pooled version lives in the old generation, and every fresh value written into it
+    // then costs the garbage collector more than a young version that dies young — measured)
+    const hfloor = (this.kept = Math.max(this.kept, this.relaying ? floor : Math.min(t, this.oldestBaseline())));
     for (const [k, vs] of this.logV) {
-      if (k > floor) break;
+      if (k > hfloor) break;
       this.logV.delete(k);
       for (let i = 0; i < vs.length; i++) vs[i]!.older = null;
+      vs.length = 0;
+      this.freeVersions.push(vs);
     }
-    const all: Profile[] = [];
-    const some: Profile[] = [];
-    for (const p of this.profiles) {
-      if (p.interest !== undefined) (p.refresh || p.everyTick ? all : some).push(p);
-      if (dropped) for (const e of dropped) if (e.despawnTick <= t) p.acc.delete(e);
+    if (this.profiles.size > 1) {
+      const all: Profile[] = [];
+      const some: Profile[] = [];
+      for (const p of this.profiles) {
+        if (p.interest !== undefined) (p.refresh || p.everyTick ? all : some).push(p);
+        if (p.acc.size > 0) for (const l of dropped) for (const e of l) if (e.despawnTick <= t) p.acc.delete(e);
+      }
+      if (all.length > 0) this.updateInterest(all, t, changed, true);
+      if (some.length > 0) this.updateInterest(some, t, changed, false);
+    } else {
+      const p = this.publicProfile;
+      if (p.acc.size > 0) for (const l of dropped) for (const e of l) if (e.despawnTick <= t) p.acc.delete(e);
     }
-    if (all.length > 0) this.updateInterest(all, t, changed, true);
-    if (some.length > 0) this.updateInterest(some, t, changed, false);
+    for (const l of dropped) {
+      l.length = 0;
+      this.freeEnts.push(l);
+    }
+    dropped.length = 0;
     return t;
+  }
+
+  /** The oldest tick any client can still have as its baseline (see `kept`). */
+  private oldestBaseline(): number {
+    let min = Infinity;
+    const reliable = this.delivery === 'reliable';
+    for (const c of this.clients.values()) {
+      let b: number;
+      if (reliable) b = c.last === null ? Infinity : c.last.tick;
+      else if (c.acked >= 0) b = c.acked;
+      else {
+        // nothing acknowledged yet: any tick it was sent may come back
+        b = Infinity;
+        for (const k of c.sent.keys()) {
+          b = k;
+          break;
+        }
+      }
+      if (b < min) min = b;
+    }
+    return min;
   }
 
   /**
@@ -449,7 +514,14 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   private ack(c: ClientState, tick: number): void {
-    if (tick > c.acked && c.sent.has(tick)) c.acked = tick;
+    if (tick > c.acked && c.sent.has(tick)) {
+      c.acked = tick;
+      // packets older than the ack can no longer be a baseline (acks only move forward)
+      for (const k of c.sent.keys()) {
+        if (k >= tick) break;
+        c.sent.delete(k);
+      }
+    }
   }
 
   /** This tick's packet for a client (at most `mtu` bytes). The same bytes if asked twice in a tick. */
@@ -462,7 +534,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let base: Node | null;
     if (this.delivery === 'reliable') base = c.last;
     else base = c.acked >= 0 ? (c.sent.get(c.acked)?.node ?? null) : null;
-    if (base !== null && t - base.tick >= this.window) base = null;
+    if (base !== null && (t - base.tick >= this.window || base.tick < this.kept)) base = null;
     const built = this.build(c.profile, base, t);
     c.sent.set(t, built);
     c.last = built.node;
@@ -470,7 +542,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       if (k > t - this.window) break;
       c.sent.delete(k);
     }
-    if (this.delivery === 'reliable') c.acked = t;
+    if (this.delivery === 'reliable') {
+      c.acked = t;
+      for (const k of c.sent.keys()) {
+        if (k >= t) break;
+        c.sent.delete(k);
+      }
+    }
     return built.packet;
   }
 
@@ -486,8 +564,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (fromTick !== undefined) {
       if (!Number.isInteger(fromTick) || fromTick < t - this.window + 1 || fromTick > t)
         throw new EncodeError('fromTick', `must be within the window (${t - this.window + 1}..${t})`);
-      base = { tick: fromTick, over: null };
+      // (a first delta from a tick whose history is already cut: a full state instead)
+      if (this.relaying || fromTick >= this.kept) base = { tick: fromTick, over: null };
     }
+    this.relaying = true;
     return this.build(this.publicProfile, base, t, Infinity).packet;
   }
 
@@ -512,7 +592,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
 
   private candidates(p: Profile, base: Node | null, t: number): Ent[] {
     const mark = ++this.markSeq;
-    const out: Ent[] = [];
+    const out = this.cands;
+    out.length = 0;
     if (base === null) {
       for (const e of p.interest === undefined ? this.ents.values() : p.visible) out.push(e);
       return out;
@@ -526,6 +607,47 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       }
     }
     if (base.over !== null) addMarked(out, base.over.keys(), mark);
+    return out;
+  }
+
+  /** The entities changed in ticks `from + 1 .. t`, in id order, each once: a merge of the (sorted) tick lists. */
+  private mergedLogs(from: number, t: number): Ent[] {
+    const mark = ++this.markSeq;
+    let out = this.cands;
+    let tmp = this.cands2;
+    out.length = 0;
+    for (let k = from + 1; k <= t; k++) {
+      const l = this.log.get(k);
+      if (l === undefined || l.length === 0) continue;
+      if (out.length === 0) {
+        for (let i = 0; i < l.length; i++) {
+          const e = l[i]!;
+          e.mark = mark;
+          out.push(e);
+        }
+        continue;
+      }
+      tmp.length = 0;
+      let i = 0;
+      let j = 0;
+      const na = out.length;
+      const nb = l.length;
+      while (i < na || j < nb) {
+        if (j >= nb || (i < na && out[i]!.id <= l[j]!.id)) tmp.push(out[i++]!);
+        else {
+          const e = l[j++]!;
+          if (e.mark !== mark) {
+            e.mark = mark;
+            tmp.push(e);
+          }
+        }
+      }
+      const x = out;
+      out = tmp;
+      tmp = x;
+    }
+    this.cands = out;
+    this.cands2 = tmp;
     return out;
   }
 
@@ -550,34 +672,44 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     const ownH = priv && held.owner === p.owner;
     const k = (ownH ? 1 : 0) | (ownV ? 2 : 0);
-    let m: Map<Version, Enc> | undefined;
+    // Cached on the newer version, keyed by the baseline version's tick (a held version is a published version of
+    // the same entity: its tick names it). No reference between versions: a link from an old version to a newer one
+    // keeps the newer ones alive through young-generation collections once the old one is promoted, and one from a
+    // newer version to its baseline chains every version ever made — measured: nearly every version was promoted.
+    const from = held.tick;
+    let m: Map<number, Enc> | undefined;
     if (k === 0) {
-      // the common case: one (target, encoding) slot, then a map
-      if (held.next0 === target) return held.enc0!;
-      m = held.next?.[0];
+      // the common case: two (baseline, encoding) slots, then a map
+      if (target.from0 === from) return target.enc0!;
+      if (target.from1 === from) return target.enc1!;
+      m = target.from?.[0];
       if (m !== undefined) {
-        const hit = m.get(target);
+        const hit = m.get(from);
         if (hit !== undefined) return hit;
       }
     } else {
-      if (held.next === undefined) held.next = [];
-      m = held.next[k];
-      if (m === undefined) held.next[k] = m = new Map();
-      const hit = m.get(target);
+      if (target.from === undefined) target.from = [];
+      m = target.from[k];
+      if (m === undefined) target.from[k] = m = new Map();
+      const hit = m.get(from);
       if (hit !== undefined) return hit;
     }
     s.reset();
-    const enc = writeBody(s, def, rawOf(def, held, ownH), rawOf(def, target, ownV)) ? this.stash(s) : NO_CHANGE;
-    if (k === 0 && held.next0 === undefined) {
-      held.next0 = target;
-      held.enc0 = enc;
-    } else {
-      if (m === undefined) {
-        if (held.next === undefined) held.next = [];
-        held.next[0] = m = new Map();
-      }
-      m.set(target, enc);
+    const some = writeBody(s, def, rawOf(def, held, ownH), rawOf(def, target, ownV));
+    if (k === 0 && target.from0 < 0) {
+      target.from0 = from;
+      return (target.enc0 = some ? this.stash(s) : NO_CHANGE);
     }
+    if (k === 0 && target.from1 < 0) {
+      target.from1 = from;
+      return (target.enc1 = some ? this.stash(s) : NO_CHANGE);
+    }
+    const enc = some ? this.stash(s) : NO_CHANGE;
+    if (m === undefined) {
+      if (target.from === undefined) target.from = [];
+      target.from[0] = m = new Map();
+    }
+    m.set(from, enc);
     return enc;
   }
 
@@ -605,12 +737,16 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const cached = mtu === this.mtu ? p.built.get(key) : undefined;
     if (cached !== undefined) return cached;
     const typeBits = this.typeBits;
-    const cands = this.candidates(p, base, t);
-    // usually already in id order (one tick's changes, set in id order): sort only when not
-    for (let i = 1; i < cands.length; i++) {
-      if (cands[i]!.id < cands[i - 1]!.id) {
-        cands.sort(byId);
-        break;
+    let cands: Ent[];
+    if (base !== null && base.over === null && p.interest === undefined) cands = this.mergedLogs(base.tick, t);
+    else {
+      cands = this.candidates(p, base, t);
+      // usually already in id order (one tick's changes, set in id order): sort only when not
+      for (let i = 1; i < cands.length; i++) {
+        if (cands[i]!.id < cands[i - 1]!.id) {
+          cands.sort(byId);
+          break;
+        }
       }
     }
     // the records, in id order, in reused parallel arrays (no object per record)
@@ -672,11 +808,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       deferredCount = deferred.length;
     }
     if (p.acc.size > 0) for (let i = 0; i < n; i++) p.acc.delete(recE[i]!);
+    // (the record arrays keep their references until the next build overwrites them)
     const built: Built = { node: { tick: t, over }, packet: this.assemble(t, base, deferredCount, n) };
-    recE.fill(undefined, 0, n);
-    recHeld.fill(null, 0, n);
-    recTarget.fill(null, 0, n);
-    recEnc.fill(NO_CHANGE, 0, n);
     if (mtu === this.mtu) p.built.set(key, built);
     return built;
   }

@@ -196,6 +196,30 @@ test('websocket: our frames (random fragmentation, masking, compression with and
   );
 });
 
+test('websocket: compressed messages inflate exactly, small and highly compressible ones through the shared scratch buffer, large ones without, in any order', () => {
+  const r = rng(7);
+  const sizes = [83, 200_000, 5, 3_000_000, 1_000, 0, 900_000, 64];
+  for (const ext of ['permessage-deflate', 'permessage-deflate; server_no_context_takeover']) {
+    const pmd = new PmdWriter(ext === 'permessage-deflate');
+    const c = opened(ext);
+    const sent: Uint8Array[] = [];
+    const got: Uint8Array[] = [];
+    for (const n of sizes) {
+      // runs of one byte with a little noise: ratios from about 1 to several hundred
+      const msg = new Uint8Array(n).fill(n & 0xff);
+      for (let i = 0; i < n; i += 1 + Math.floor(r() * 5000)) msg[i] = Math.floor(r() * 256);
+      sent.push(msg);
+      for (const b of writeMessage(r, msg, { masked: false, pmd, compressRate: 1 }).bytes)
+        for (const e of c.push(1, b)) {
+          if (e.kind === 'error') throw new Error(e.error.message);
+          if (e.kind === 'message') got.push(e.data);
+        }
+    }
+    assert.equal(got.length, sent.length, ext);
+    got.forEach((g, i) => assert.ok(Buffer.from(g).equals(Buffer.from(sent[i]!)), `${ext}: message ${i} (${sent[i]!.length} bytes)`));
+  }
+});
+
 test('websocket: total and bounded on 100k random and mutated inputs', (t) => {
   const r = rng(7);
   const hello = fromHex('c107f248cdc9c90700' + 'c105f200110000' + '010348656c80026c6f' + '890548656c6c6f' + '827e0100');

@@ -98,6 +98,13 @@ test('teeworlds capture (real 0.7.5 pcap): every datagram with bytes, linked fie
   process.stderr.write(`capture: ${r.linked} of ${r.leaves} leaves linked (the rest: capture metadata, items carried over from the base)\n`);
 });
 
+test('teeworlds capture (the bundled samples/teeworlds/tw075_session.pcap): the same', () => {
+  const r = check('../../../../samples/teeworlds/tw075_session.pcap');
+  assert.equal(r.messages.length, 155);
+  assert.ok(r.snapshots > 40, `${r.snapshots} snapshots`);
+  process.stderr.write(`tw075_session.pcap: ${r.linked} of ${r.leaves} leaves linked\n`);
+});
+
 for (const file of ['tw075-server-autorecord-dm1.demo', 'ddnet164-server-dm1.demo', 'tw075-client-record-dm1.demo']) {
   test(`teeworlds demo (${file}): every chunk with bytes, linked fields and the state after each snapshot`, () => {
     const r = check(file);

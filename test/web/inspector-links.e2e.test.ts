@@ -9,6 +9,9 @@
  * - per family, with the allowed gaps of test/helpers/span-allow.ts (derived values), every
  *   leaf is linked and no span is an orphan: 100 %, or the test fails naming the paths.
  *
+ * Then whole files dropped on the page (Teeworlds demos and a 0.7.5 pcap, a WoW pcap, a Diep
+ * pcap and HAR): each message's bytes shown, the same counts, the state table after updates.
+ *
  * The per-sample counts are printed as diagnostics (the closing notes quote them).
  */
 import { after, before, describe, test } from 'node:test';
@@ -20,7 +23,7 @@ import { SpanSink, parseHexLines, toJsonValue } from '../../src/core/index.js';
 import { FAMILIES } from '../../src/families/registry.js';
 import type { RunningServer } from '../../src/web/server.js';
 import { spanCoverage } from '../helpers/span-coverage.js';
-import { ALLOWED_GAPS, RECORD_DEPENDENT_GAPS } from '../helpers/span-allow.js';
+import { ALLOWED_GAPS, CAPTURE_GAPS, CAPTURE_RECORD_DEPENDENT, RECORD_DEPENDENT_GAPS } from '../helpers/span-allow.js';
 import { chromiumMissing, gotoMessage, launchChromium, pickSample, ROOT, startToyServer, stateTable } from './helpers.js';
 
 const missing = chromiumMissing();
@@ -32,6 +35,8 @@ interface PageCount {
   linked: number;
   linkedKeys: string[];
   orphans: number;
+  /** Hex cells of the message's own bytes. */
+  cells: number;
 }
 
 function pageCounts(page: Page): Promise<PageCount> {
@@ -43,6 +48,7 @@ function pageCounts(page: Page): Promise<PageCount> {
       linked: linked.length,
       linkedKeys: linked.map((e) => e.dataset.key ?? ''),
       orphans: document.querySelectorAll('#fields .fld.orphan').length,
+      cells: document.querySelectorAll('.buf[data-layer=""] .b[data-o]').length,
     };
   });
 }
@@ -114,18 +120,29 @@ describe('inspector: tree and spans agree, every family, every sample, every mes
       if (RECORD_DEPENDENT_GAPS[f.name] === undefined) assert.equal(familyLinked, familyLeaves);
     });
   }
-  // Files the teeworlds adapter decodes whole (`decodeFile`): real demos, dropped on the page. (The real
-  // 0.7.5 capture is counted in Node by test/teeworlds-demo/file-spans.test.ts; in the page its first,
-  // control datagram shows 12 tree leaves where the record has 16: not yet explained, so not counted here.)
-  for (const [file, first] of [
-    ['tw075-server-autorecord-dm1.demo', 40],
-    ['tw075-client-record-dm1.demo', 60],
-  ] as const) {
-    test(`teeworlds: a dropped ${file}: bytes, linked leaves and orphans as in the data, state after snapshots (first ${first} messages)`, async () => {
-      const tw = FAMILIES.find((x) => x.name === 'teeworlds')!;
-      const bytes = readFileSync(join(ROOT, 'test/fixtures/teeworlds/demos', file));
-      const msgs = [...tw.decodeFile!(new Uint8Array(bytes), {})!];
-      await page.selectOption('#family', 'teeworlds');
+  // Files the adapters decode whole (`decodeFile`): real demos and captures of three families, dropped
+  // on the page. For each message stepped through: its bytes shown, leaves / linked / orphans as in the
+  // data, the state table after each update; for WoW and Diep, every leaf that comes from bytes linked
+  // (the capture gaps of test/helpers/span-allow.ts); Teeworlds' record-dependent gaps are counted by
+  // test/teeworlds-demo/file-spans.test.ts. `first` caps the messages stepped through (the page test
+  // stays fast; the Node tests count every message).
+  const FILES: Array<{ family: string; path: string; first: number; isUpdate: (r: Record<string, unknown>) => boolean }> = [
+    { family: 'teeworlds', path: 'test/fixtures/teeworlds/demos/tw075-server-autorecord-dm1.demo', first: 40, isUpdate: (r) => r.record === 'snapshot' },
+    { family: 'teeworlds', path: 'test/fixtures/teeworlds/demos/tw075-client-record-dm1.demo', first: 60, isUpdate: (r) => r.record === 'snapshot' },
+    { family: 'teeworlds', path: 'samples/teeworlds/tw075_session.pcap', first: 50, isUpdate: (r) => r.record === 'snapshot' },
+    { family: 'wow', path: 'samples/wow/session.pcap', first: 55, isUpdate: (r) => r.update !== undefined },
+    { family: 'diep', path: 'samples/diep/ffa_spawn.pcap', first: 50, isUpdate: isDiepUpdate },
+    { family: 'diep', path: 'test/fixtures/diep/pcap/sandbox-shared-compressor.har', first: 30, isUpdate: isDiepUpdate },
+  ];
+  for (const { family, path, first, isUpdate } of FILES) {
+    const file = path.slice(path.lastIndexOf('/') + 1);
+    test(`${family}: a dropped ${file}: bytes, linked leaves and orphans as in the data, state after updates (first ${first} messages)`, async (t) => {
+      const f = FAMILIES.find((x) => x.name === family)!;
+      const bytes = readFileSync(join(ROOT, path));
+      const msgs = [...f.decodeFile!(new Uint8Array(bytes), {})!];
+      const allow = CAPTURE_GAPS[family]!;
+      const recordDependent = CAPTURE_RECORD_DEPENDENT[family];
+      await page.selectOption('#family', family);
       await page.waitForSelector('body[data-state=ready]');
       await page.evaluate(
         ([b64, name]) => {
@@ -140,28 +157,51 @@ describe('inspector: tree and spans agree, every family, every sample, every mes
       assert.equal(await page.textContent('#position'), `message 1 of ${msgs.length}`);
       let linked = 0;
       let leaves = 0;
+      let withBytes = 0;
       let withState = 0;
-      for (let i = 0; i < Math.min(first, msgs.length); i++) {
+      const gaps: string[] = [];
+      const n = Math.min(first, msgs.length);
+      for (let i = 0; i < n; i++) {
         const m = msgs[i]!;
         if (i > 0) await gotoMessage(page, i);
-        const node = spanCoverage(toJsonValue(m.records) as unknown[], m.spans ?? []);
+        const records = toJsonValue(m.records) as unknown[];
+        const node = spanCoverage(records, m.spans ?? []);
         const pc = await pageCounts(page);
         assert.equal(pc.leaves, node.leaves, `${file} message ${i + 1}: leaves`);
         assert.equal(pc.linked, node.linked, `${file} message ${i + 1}: linked leaves`);
-        assert.equal(pc.orphans, 0, `${file} message ${i + 1}: orphan spans`);
-        assert.ok(node.linked > 0, `${file} message ${i + 1}: no linked leaf`);
+        assert.equal(pc.orphans, node.orphans.length, `${file} message ${i + 1}: orphan spans`);
+        assert.deepEqual(node.orphans, [], `${file} message ${i + 1}: orphan spans`);
         // the message's own bytes are shown (one hex cell per byte)
-        const cells = await page.evaluate(() => document.querySelectorAll('.buf[data-layer=""] .b[data-o]').length);
-        assert.equal(cells, Math.min(m.bytes!.length, HEX_CAP), `${file} message ${i + 1}: hex cells of its bytes`);
-        if (m.records.some((r) => (r as { record?: string }).record === 'snapshot')) {
-          assert.ok(Object.keys(await stateTable(page)).length > 0, `${file} message ${i + 1}: state table after a snapshot`);
+        assert.equal(pc.cells, Math.min(m.bytes?.length ?? 0, HEX_CAP), `${file} message ${i + 1}: hex cells of its bytes`);
+        if (m.bytes !== undefined) {
+          withBytes++;
+          assert.ok(node.linked > 0, `${file} message ${i + 1}: no linked leaf`);
+          const cov = spanCoverage(records, m.spans ?? [], allow);
+          linked += cov.linked;
+          leaves += cov.leaves;
+          for (const u of cov.unlinked) gaps.push(`message ${i + 1}: unlinked ${u}`);
+        }
+        if (m.records.some((r) => isUpdate(r as Record<string, unknown>))) {
+          // the state after it, as the adapter gives it (rebuilt by the page from keyframes and diffs)
+          const shown = Object.keys(await stateTable(page)).sort();
+          assert.ok(shown.length > 0, `${file} message ${i + 1}: state table after an update`);
+          assert.deepEqual(shown, m.state!.rows.map((r) => r.id).sort(), `${file} message ${i + 1}: state rows`);
           withState++;
         }
-        linked += node.linked;
-        leaves += node.leaves;
       }
-      assert.ok(withState > 0, 'snapshots among the messages stepped through');
-      process.stderr.write(`inspector ${file}: ${linked} of ${leaves} leaves linked over the first ${first} messages, ${withState} with a state table\n`);
+      assert.ok(withBytes > 0 && withState > 0, `${withBytes} messages with bytes, ${withState} updates among the messages stepped through`);
+      t.diagnostic(
+        `${family}/${file}: ${linked} of ${leaves} leaves linked over the first ${n} of ${msgs.length} messages (${withBytes} with bytes, ${withState} updates with a state table)${recordDependent ? `, before the record-dependent gaps that ${recordDependent} allows` : ''}`,
+      );
+      if (recordDependent === undefined) {
+        assert.deepEqual(gaps.slice(0, 20), [], `${file}: ${gaps.length} gaps`);
+        assert.equal(linked, leaves);
+      }
     });
   }
 });
+
+function isDiepUpdate(r: Record<string, unknown>): boolean {
+  const p = r.packet as { type?: string; inner?: { type?: string } } | undefined;
+  return p?.type === 'Update' || (p?.type === 'Compressed' && p.inner?.type === 'Update');
+}

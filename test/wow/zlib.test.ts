@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DecodeError } from '../../src/core/errors.js';
 import { fromHex, toHex } from '../../src/core/hex.js';
-import { deflateZlib, inflateZlib, type ZlibImpl } from '../../src/core/zlib.js';
+import { deflateZlib, inflateZlib, inflateZlibAsync, type ZlibImpl } from '../../src/core/zlib.js';
 import { adler32 } from '../../src/core/inflate.js';
 import { decodePacket, frame } from '../../src/protocols/wow/index.js';
 import { loadFixtures } from './helpers.js';
@@ -191,6 +191,45 @@ test('property: random bytes behind a zlib header give the same result on both p
     }),
     { numRuns: 2000 },
   );
+});
+
+/** The DecompressionStream path (what a browser uses through inflateZlibAsync) against the strict decoder. */
+async function agreeAsync(z: Uint8Array, opts: { expectedSize?: number; maxOutput?: number }): Promise<boolean> {
+  const sync = outcome(() => inflateZlib(z, opts));
+  let platform: Outcome;
+  try {
+    platform = { ok: true, hex: toHex(await inflateZlibAsync(z, { ...opts, impl: 'platform' })) };
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e;
+    platform = { ok: false, error: e };
+  }
+  assert.equal(platform.ok, sync.ok, `${toHex(z).slice(0, 120)}: ${sync.ok ? 'ok' : sync.error.message} vs ${platform.ok ? 'ok' : platform.error.message}`);
+  if (sync.ok && platform.ok) assert.equal(platform.hex, sync.hex);
+  if (!sync.ok && !platform.ok) {
+    assert.equal(platform.error.name, sync.error.name);
+    assert.equal(platform.error.message, sync.error.message);
+    assert.equal(platform.error.offset, sync.error.offset);
+  }
+  return sync.ok;
+}
+
+test('property: inflateZlibAsync through DecompressionStream gives the same value or error as inflateZlib', async () => {
+  assert.equal(typeof (globalThis as { DecompressionStream?: unknown }).DecompressionStream, 'function');
+  let errors = 0;
+  let values = 0;
+  await fc.assert(
+    fc.asyncProperty(bodyArb, fc.constantFrom(0, 1, 9), mutationArb, fc.constantFrom('sized', 'capped', 'small cap'), async (body, level, muts, how) => {
+      const z = mutate(deflateZlib(body, level), muts);
+      const opts = how === 'sized' ? { expectedSize: body.length } : { maxOutput: how === 'capped' ? 1 << 16 : Math.max(0, body.length - 1) };
+      if (await agreeAsync(z, opts)) values++;
+      else errors++;
+    }),
+    { numRuns: 600 },
+  );
+  // bytes after the Adler-32 (DecompressionStream refuses them; inflateZlib does not read them)
+  const z = deflateZlib(new Uint8Array(1000).fill(7), 6);
+  assert.equal(await agreeAsync(new Uint8Array([...z, 1, 2, 3]), { expectedSize: 1000 }), true);
+  assert.ok(errors > 100 && values > 100, `${errors} errors, ${values} values`);
 });
 
 test('the output cap stops a bomb on both paths, with the same error kind', () => {

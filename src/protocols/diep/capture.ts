@@ -92,6 +92,12 @@ export interface DiepCaptureOptions {
   har?: Partial<HarLimits>;
   /** Most connections with a store at once (default 256; older stores are dropped). */
   maxStores?: number;
+  /**
+   * Decode each binary message with the codec and apply the updates to the connection's
+   * store (default true). False leaves `packet` and `applied` out: for callers that decode
+   * the payloads with their own stateful decoder (the CLI and page adapter does).
+   */
+  decode?: boolean;
 }
 
 /** The Diep state of one captured connection: message counters and the client's entity store. */
@@ -138,6 +144,7 @@ export class DiepCaptureReader {
       item.error = new DecodeError(0, 'message', 'a binary message (the server closes a connection that sends text)', 'a text message');
       return item;
     }
+    if (this.opts.decode === false) return item;
     try {
       if (direction === 'serverbound') item.packet = decodeServerbound(data);
       else {

@@ -4,11 +4,11 @@
  * when still held (else against the empty snapshot), and emit SNAPEMPTY /
  * SNAPSINGLE / SNAP parts, following the INIT / FULL / RECOVER send rates.
  */
-import { encodeSnapMessage, sliceSnapshot, type SliceOptions, type SnapMessage } from './codec.js';
+import { SYSTEM_MESSAGE_IDS, sliceSnapshot, type SliceOptions, type SnapMessage } from './codec.js';
 import { STATIC_SIZES, type TwVersion } from './delta.js';
 import { DeltaPacker } from './pack.js';
 import { Snapshot, SnapshotStorage } from './snapshot.js';
-import { decodeInts } from './varint.js';
+import { decodeInts, writeVarint } from './varint.js';
 
 export type SnapRate = 'INIT' | 'FULL' | 'RECOVER';
 
@@ -51,6 +51,77 @@ export interface ProducedSnapshot {
   bytes: Uint8Array[];
 }
 
+/** The producer's result: the delta ints are unpacked from the packed bytes on first read. */
+class Produced implements ProducedSnapshot {
+  #packed: Uint8Array;
+  #ints: Int32Array | null | undefined = undefined;
+  constructor(
+    readonly tick: number,
+    readonly deltaTick: number,
+    readonly crc: number,
+    packed: Uint8Array,
+    readonly messages: SnapMessage[],
+    readonly bytes: Uint8Array[],
+  ) {
+    this.#packed = packed;
+  }
+  get delta(): Int32Array | null {
+    if (this.#ints === undefined) this.#ints = this.#packed.length === 0 ? null : decodeInts(this.#packed);
+    return this.#ints;
+  }
+}
+
+/** Bytes of the producer's message pool. */
+const MESSAGE_POOL = 64 * 1024;
+
+/**
+ * Writes snapshot messages (the bytes of `encodeSnapMessage`) one after another
+ * into a pool and hands out views of it, as DeltaPacker does for the deltas: no
+ * backing store per message. A pool is never written twice; a view keeps it alive.
+ */
+class MessageWriter {
+  private buf = new Uint8Array(MESSAGE_POOL);
+  private at = 0;
+
+  write(m: SnapMessage, version: TwVersion): Uint8Array {
+    const ids = SYSTEM_MESSAGE_IDS[version];
+    const data = m.data;
+    // at most 7 ints of 5 bytes, then the data
+    const worst = 35 + data.length;
+    if (this.at + worst > this.buf.length) {
+      this.buf = new Uint8Array(Math.max(MESSAGE_POOL, worst));
+      this.at = 0;
+    }
+    const b = this.buf;
+    const start = this.at;
+    const delta = (m.tick - m.deltaTick) | 0;
+    let p = start;
+    if (m.kind === 'snap_empty') {
+      p = writeVarint(b, p, (ids.SNAPEMPTY << 1) | 1);
+      p = writeVarint(b, p, m.tick);
+      p = writeVarint(b, p, delta);
+    } else {
+      if (m.kind === 'snap_single') {
+        p = writeVarint(b, p, (ids.SNAPSINGLE << 1) | 1);
+        p = writeVarint(b, p, m.tick);
+        p = writeVarint(b, p, delta);
+      } else {
+        p = writeVarint(b, p, (ids.SNAP << 1) | 1);
+        p = writeVarint(b, p, m.tick);
+        p = writeVarint(b, p, delta);
+        p = writeVarint(b, p, m.numParts);
+        p = writeVarint(b, p, m.part);
+      }
+      p = writeVarint(b, p, m.crc);
+      p = writeVarint(b, p, data.length);
+      b.set(data, p);
+      p += data.length;
+    }
+    this.at = (p + 7) & ~7;
+    return b.subarray(start, p);
+  }
+}
+
 /** Per-client state. */
 export class ClientSnapState {
   rate: SnapRate = 'INIT';
@@ -65,6 +136,7 @@ export class SnapshotProducer {
   private readonly slice: SliceOptions;
   private readonly clients = new Map<number, ClientSnapState>();
   private readonly packer = new DeltaPacker();
+  private readonly writer = new MessageWriter();
 
   constructor(version: TwVersion, opts: ProducerOptions = {}) {
     this.version = version;
@@ -138,20 +210,9 @@ export class SnapshotProducer {
     const packed = this.packer.pack(base, snap, STATIC_SIZES[this.version]);
     const crc = snap.crc();
     const messages = sliceSnapshot(tick, deltaTick, crc, packed, this.slice);
-    const bytes = messages.map((m) => encodeSnapMessage(m, this.version));
-    let ints: Int32Array | null | undefined;
-    return {
-      tick,
-      deltaTick,
-      crc,
-      // the delta ints, unpacked only when asked for
-      get delta(): Int32Array | null {
-        if (ints === undefined) ints = packed.length === 0 ? null : decodeInts(packed);
-        return ints;
-      },
-      messages,
-      bytes,
-    };
+    const bytes: Uint8Array[] = [];
+    for (let i = 0; i < messages.length; i++) bytes.push(this.writer.write(messages[i]!, this.version));
+    return new Produced(tick, deltaTick, crc, packed, messages, bytes);
   }
 }
 

@@ -303,6 +303,19 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
 
   /** Refuse a body whose creates of new objects would pass `wowMaxObjects` or `wowMaxStoreBytes` (removals in it are not counted). */
   private checkRoom(body: UpdateBody): void {
+    // first without looking guids up, every create counted as a new object (an upper bound):
+    // when that fits, the exact count below fits too; otherwise the exact count finds the error
+    let bound = this.objects.size;
+    let boundBytes = this.storeBytes + 4 * ValueSlab.WORDS;
+    const blocks = body.blocks;
+    for (let i = 0; i < blocks.length; i++) {
+      const b = blocks[i]!;
+      if (b.updateType !== 2 && b.updateType !== 3) continue;
+      const n = objectType(b.objectTypeId)?.valuesCount ?? 0;
+      boundBytes += n > ValueSlab.WORDS >>> 2 ? 4 * n : Math.ceil((16 * n) / 3);
+      bound++;
+    }
+    if (bound <= this.maxObjects && boundBytes <= this.maxBytes) return;
     let objects = this.objects.size;
     // at worst every new object opens a slab of its own's worth: count its values, plus the slab in hand
     let bytes = this.storeBytes + 4 * ValueSlab.WORDS;

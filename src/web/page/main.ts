@@ -80,7 +80,9 @@ function renderOptions(values?: OptionValues): void {
     if (o.type === 'boolean')
       html += `<label title="${title}"><input type="checkbox" data-opt="${esc(k)}"${v[k] === true ? ' checked' : ''}> ${esc(k)}</label>`;
     else if (o.choices)
-      html += `<label title="${title}">${esc(k)} <select data-opt="${esc(k)}">${o.choices.map((c) => `<option${v[k] === c ? ' selected' : ''}>${esc(c)}</option>`).join('')}</select></label>`;
+      // an option without a default (Teeworlds' `version`: detected from the input) starts unset: a
+      // select without an empty choice would silently pass its first choice instead
+      html += `<label title="${title}">${esc(k)} <select data-opt="${esc(k)}">${o.default === undefined ? `<option value=""${v[k] === undefined ? ' selected' : ''}>(detect)</option>` : ''}${o.choices.map((c) => `<option${v[k] === c ? ' selected' : ''}>${esc(c)}</option>`).join('')}</select></label>`;
     else html += `<label title="${title}">${esc(k)} <input size="8" data-opt="${esc(k)}" value="${esc(String(v[k] ?? ''))}"></label>`;
   }
   ui.options.innerHTML = html;

@@ -30,7 +30,7 @@ export interface MessageError {
 /** One decoded (or failed) message of a session. */
 export interface MessageView {
   index: number;
-  /** The input bytes, when known (decodeFile results, e.g. from a pcap, have none). */
+  /** The input bytes, when known (a bare message, or a message of a whole file that gives them: a capture frame, a demo chunk). */
   bytes: Uint8Array | undefined;
   records: unknown[];
   layers: Record<string, Uint8Array>;

@@ -1,0 +1,62 @@
+/**
+ * CPU profile of one side of the replication bench:
+ * `tsx bench/ab/repl-profile.ts <S1|S2|S3|S4> <server|client> [loss] [seconds] [out.cpuprofile] [ours|colyseus]`.
+ * server: the timed server phase (with transport and the other clients' acks
+ * run but outside the profile's interest); client: client 0's replay of the
+ * captured packets. Prints the top functions by self time.
+ */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { colyseus, generate, ours, type Scenario } from '../replication-sides.js';
+
+const [sc, phase, lossArg, secs, out, which] = process.argv.slice(2) as [string, string, string?, string?, string?, string?];
+const base: Record<string, Scenario> = {
+  S1: { name: 'S1', entities: 1000, clients: 1 },
+  S2: { name: 'S2', entities: 10_000, clients: 1 },
+  S3: { name: 'S3', entities: 5000, clients: 100, radius: 138 },
+  S4: { name: 'S4', entities: 2000, clients: 64 },
+};
+const s: Scenario = { ...base[sc]!, loss: Number(lossArg ?? 0) };
+const w = generate(s);
+const side = which === 'colyseus' ? colyseus(s, w) : ours(s, w, 'acked');
+let k = 0;
+const step = (): void => {
+  side.server(k++);
+  side.transport();
+  side.client();
+  side.others();
+};
+for (let i = 0; i < 200; i++) step();
+const sess = new Session();
+sess.connect();
+await sess.post('Profiler.enable');
+await sess.post('Profiler.setSamplingInterval', { interval: 100 });
+let runs = 0;
+const t = performance.now();
+await sess.post('Profiler.start');
+if (phase === 'server') {
+  while (performance.now() - t < Number(secs ?? 5) * 1000) {
+    step();
+    runs++;
+  }
+} else {
+  const caps = side.capture.slice(0, 201);
+  while (performance.now() - t < Number(secs ?? 5) * 1000) {
+    side.replay(caps)();
+    runs++;
+  }
+}
+const { profile } = await sess.post('Profiler.stop');
+if (out) writeFileSync(out, JSON.stringify(profile));
+const self = new Map<string, number>();
+let total = 0;
+const dt = new Map<number, number>();
+profile.samples!.forEach((id, i) => dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas![i] ?? 0)));
+for (const n of profile.nodes) {
+  const ms = dt.get(n.id) ?? 0;
+  total += ms;
+  const kk = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber + 1}`;
+  self.set(kk, (self.get(kk) ?? 0) + ms);
+}
+console.log(`${sc} ${phase}: ${runs} runs`);
+for (const [kk, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${((100 * ms) / total).toFixed(1).padStart(5)}%  ${kk}`);

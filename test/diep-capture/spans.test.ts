@@ -1,0 +1,72 @@
+/**
+ * The inspector's view of a Diep capture (`decodeFile` of the diep adapter, pcap and HAR):
+ * every WebSocket message has its bytes (the payload after unmasking and inflating),
+ * spans whose paths are exactly those of its record (`packet.…` from the family's
+ * stream decoder), 100 % of the leaves that come from bytes linked (the capture's own
+ * gaps listed in test/helpers/span-allow.ts), and after every clientbound update the
+ * entity store: the one a bare clientbound decoder holds after the same messages.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { toJsonValue } from '../../src/core/index.js';
+import { diep } from '../../src/families/diep.js';
+import { spanCoverage } from '../helpers/span-coverage.js';
+import { CAPTURE_GAPS } from '../helpers/span-allow.js';
+
+type Rec = Record<string, unknown>;
+const FIX = 'test/fixtures/diep/pcap/';
+
+for (const file of ['sandbox-shared-compressor.pcap', 'ffa-dedicated-compressor.pcap', 'sandbox-shared-compressor.har']) {
+  test(`diep capture (${file}): every message with its bytes, every field linked, the entity store after each update`, () => {
+    const bytes = new Uint8Array(readFileSync(FIX + file));
+    const msgs = [...diep.decodeFile!(bytes, {})!];
+    const bare = diep.createDecoder({ direction: 'clientbound' });
+    let linked = 0;
+    let leaves = 0;
+    let updates = 0;
+    let withBytes = 0;
+    msgs.forEach((m, i) => {
+      const where = `${file} message ${i + 1}`;
+      const rec = toJsonValue(m.records[0]) as Rec;
+      assert.ok(m.state !== undefined, `${where}: state`);
+      if (m.bytes === undefined) {
+        assert.ok(rec.record === 'connection' || rec.record === 'problem' || (rec.record === 'control' && rec.data === ''), `${where}: a ${String(rec.record)} without bytes`);
+        assert.equal((m.spans ?? []).length, 0);
+        return;
+      }
+      withBytes++;
+      for (const s of m.spans ?? []) {
+        const buf = s.layer === undefined ? m.bytes : m.layers?.[s.layer];
+        assert.ok(buf !== undefined && s.start >= 0 && s.start <= s.end && s.end <= buf.length, `${where}: span ${s.path} ${s.start}..${s.end} in ${s.layer ?? 'the message'}`);
+      }
+      const cov = spanCoverage([rec], m.spans ?? [], CAPTURE_GAPS.diep);
+      assert.deepEqual(cov.orphans, [], `${where}: spans naming no node`);
+      assert.deepEqual(cov.unlinked, [], `${where}: leaves without bytes`);
+      linked += cov.linked;
+      leaves += cov.leaves;
+      if (rec.record === 'message' && rec.direction === 'clientbound') {
+        bare.decode(m.bytes);
+        if ((rec.packet as Rec).type === 'Update' || ((rec.packet as Rec).type === 'Compressed' && ((rec.packet as Rec).inner as Rec).type === 'Update')) {
+          updates++;
+          assert.deepEqual(m.state, toJsonValue(bare.state!()), `${where}: state after the update`);
+        }
+      }
+    });
+    assert.ok(updates > 200, `${updates} updates`);
+    assert.ok(withBytes > 400, `${withBytes} messages with bytes`);
+    assert.equal(linked, leaves);
+    process.stderr.write(`diep ${file}: ${linked} of ${leaves} leaves linked over ${withBytes} messages, ${updates} updates\n`);
+  });
+}
+
+test('diep capture: the CLI asks for no spans or state, the records are the same', () => {
+  const bytes = new Uint8Array(readFileSync(FIX + 'ffa-dedicated-compressor.pcap'));
+  const full = [...diep.decodeFile!(bytes, {})!];
+  const lean = [...diep.decodeFile!(bytes, {}, { spans: false, state: false })!];
+  assert.deepEqual(
+    lean.map((m) => m.records),
+    full.map((m) => m.records),
+  );
+  assert.ok(lean.every((m) => m.spans === undefined && m.state === undefined));
+});
