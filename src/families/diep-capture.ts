@@ -1,24 +1,17 @@
 /**
  * Capture-side additions to the Diep adapter: `decode diep --pcap FILE` and
  * `--har FILE` (also a pcap / pcapng / HAR given as FILE). Kept in its own file;
- * `diep.ts` spreads these into its adapter.
+ * `diep.ts` spreads the options into its adapter and passes its `createDecoder`.
  *
  * One record per item: `connection` (the WebSocket upgrade), `message` (one
- * Diep packet with its direction, decoded by the codec, and the store issues
- * of a 0x00 update), `control` (ping / pong / close) and `problem` (a TCP gap,
- * a bad frame, a message the codec rejects is a `message` with `error`).
+ * Diep packet with its direction, decoded by the family's stream decoder of that
+ * direction and connection, and the store issues of a 0x00 update), `control`
+ * (ping / pong / close) and `problem` (a TCP gap, a bad frame; a message the
+ * decoder rejects is a `message` with `error`).
  */
 import { DecodeError, SpanSink, isCapture, toHex } from '../core/index.js';
 import { looksLikeJsonObject } from '../core/har.js';
-import {
-  DiepCaptureReader,
-  clientboundToJson,
-  serverboundToJson,
-  FIELDS_6F59094D,
-  type ClientboundPacket,
-  type DiepCaptureItem,
-  type ServerboundPacket,
-} from '../protocols/diep/index.js';
+import { DiepCaptureReader, type DiepCaptureItem } from '../protocols/diep/index.js';
 import { ConnectionStates } from './capture-state.js';
 import type { DecodedMessage, FamilyAdapter, FamilyOption, FileDetail, OptionValues, StreamDecoder } from './types.js';
 
@@ -40,10 +33,9 @@ const HEX_HEAD = 4096;
 
 /**
  * The JSON record of one capture item. A message's `packet` is `decoded`, the record the
- * family's stream decoder gave for it (its store issues moved up to the message record),
- * or, for callers with a decoding reader, the reader's packet.
+ * family's stream decoder gave for it (its store issues moved up to the message record).
  */
-export function diepCaptureRecord(it: DiepCaptureItem, decoded?: { packet?: Record<string, unknown>; error?: string }): Record<string, unknown> {
+function diepCaptureRecord(it: DiepCaptureItem, decoded?: { packet?: Record<string, unknown>; error?: string }): Record<string, unknown> {
   const where: Record<string, unknown> = { connection: it.connection, time: it.time };
   if (it.frame !== undefined) where.frame = it.frame;
   switch (it.kind) {
@@ -71,12 +63,6 @@ export function diepCaptureRecord(it: DiepCaptureItem, decoded?: { packet?: Reco
         r.packet = packet;
         if (issues !== undefined) r.issues = issues;
         if (issuesNotListed !== undefined) r.issuesNotListed = issuesNotListed;
-      } else if (it.packet !== undefined) {
-        r.packet =
-          it.direction === 'clientbound'
-            ? clientboundToJson(it.packet as ClientboundPacket, FIELDS_6F59094D)
-            : serverboundToJson(it.packet as ServerboundPacket);
-        if (it.applied !== undefined && it.applied.issues.length > 0) r.issues = it.applied.issues.map((i) => i.message);
       }
       if (error !== undefined) {
         r.error = error;

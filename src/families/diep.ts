@@ -24,12 +24,23 @@ import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAda
 const SERVERBOUND_TYPES = new Set(['Init', 'Input', 'Spawn', 'StatUpgrade', 'TankUpgrade', 'Command', 'ModifiedClient', 'LeaveDeathScreen', 'TakeTank']);
 const table = FIELDS_6F59094D;
 
-/** The state table from the store's `ClientMirror` view and the last message's changes. */
-function rowsOf(store: EntityStore, last: DiepChanges | undefined): EntityTable {
+/**
+ * The state table from the store's `ClientMirror` view and the last message's changes.
+ * `cache` keeps each entity's kind and fields as last read; the decoder drops an entry
+ * as soon as a message creates, changes or removes that entity, so a table after every
+ * message (the page, `stats`) reads only what changed.
+ */
+function rowsOf(store: EntityStore, last: DiepChanges | undefined, cache: Map<string, { type: string; fields: Record<string, unknown> }>): EntityTable {
   const rows: EntityRow[] = [];
   const created = new Set(last?.created ?? []);
+  // (entities gone without a removal, should there be any: start the cache afresh)
+  if (cache.size > store.entities.size) cache.clear();
   for (const id of store.entityIds()) {
-    const e = store.entity(id)!;
+    let e = cache.get(id);
+    if (e === undefined) {
+      const x = store.entity(id)!;
+      cache.set(id, (e = { type: x.type, fields: x.fields }));
+    }
     const isNew = created.has(id);
     const changed = isNew ? Object.keys(e.fields) : (last?.updated.get(id) ?? []);
     const row: EntityRow = { id, type: e.type, fields: e.fields, changed };
@@ -46,6 +57,7 @@ function rowsOf(store: EntityStore, last: DiepChanges | undefined): EntityTable 
 function clientboundDecoder() {
   const store = new EntityStore();
   let last: DiepChanges | undefined;
+  const cache = new Map<string, { type: string; fields: Record<string, unknown> }>();
   const limits = resolveDiepLimits();
   return {
     decode(bytes: Uint8Array, spans?: SpanSink): DecodedMessage {
@@ -63,6 +75,11 @@ function clientboundDecoder() {
       last = undefined;
       if (update.type === 'Update') {
         last = store.apply(update);
+        if (cache.size > 0) {
+          for (const id of last.created) cache.delete(id);
+          for (const id of last.updated.keys()) cache.delete(id);
+          for (const id of last.removed) cache.delete(id);
+        }
         if (last.issues.length > 0) record.issues = last.issues.map((i) => i.message);
         if (last.issuesDropped > 0) record.issuesNotListed = last.issuesDropped;
       }
@@ -77,7 +94,7 @@ function clientboundDecoder() {
       return out;
     },
     state(): EntityTable {
-      return rowsOf(store, last);
+      return rowsOf(store, last, cache);
     },
   };
 }

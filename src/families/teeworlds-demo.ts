@@ -217,7 +217,12 @@ function* decodeDemo(bytes: Uint8Array, fd: FileDetail): Generator<DecodedMessag
       r.hex = toHex(e.data);
       if (e.data.length > 0) spans.push({ path: 'hex', start: 0, end: e.data.length, kind: 'bytes', layer: 'message' });
       // the state does not change: every row unmarked
-      yield detailed(fd, { records: [r], layers: { message: e.data }, bytes: chunk }, () => spans, () => (table = unmarked()));
+      yield detailed(
+        fd,
+        { records: [r], layers: { message: e.data }, bytes: chunk },
+        () => spans,
+        () => (table = unmarked()),
+      );
       continue;
     }
     const s = e.snapshot;

@@ -12,11 +12,18 @@ import { fakeIo } from '../helpers/cli-io.js';
 
 const msgs = captureMessages();
 
-test('registry finds the adapter; its sample exists and is the capture as hex lines', () => {
+test('registry finds the adapter; its samples exist: the capture as hex lines, and a prefix of the real ffa pcap', () => {
   assert.equal(findFamily('diep'), diep);
-  // one hex-lines sample (this capture) and one real pcap (a prefix of the ffa capture that test/diep-capture/spans.test.ts counts whole; the Chromium links test drops it on the page)
-  assert.deepEqual(diep.samples.map((x) => x.format).sort(), ['hex-lines', 'pcap']);
-  const s = diep.samples.find((x) => x.format === 'hex-lines')!;
+  assert.deepEqual(
+    diep.samples.map((x) => x.format),
+    ['hex-lines', 'pcap'],
+  );
+  // the pcap sample: the first bytes of the real capture fixture, byte for byte (samples/diep/README.md)
+  const pcap = readFileSync(new URL(`../../${diep.samples[1]!.path}`, import.meta.url));
+  const full = readFileSync(new URL('../fixtures/diep/pcap/ffa-dedicated-compressor.pcap', import.meta.url));
+  assert.ok(pcap.length > 10_000 && pcap.length < full.length);
+  assert.ok(pcap.equals(full.subarray(0, pcap.length)));
+  const s = diep.samples[0]!;
   const path = new URL(`../../${s.path}`, import.meta.url).pathname;
   assert.ok(existsSync(path));
   const lines = readFileSync(path, 'utf8')

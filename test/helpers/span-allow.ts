@@ -55,9 +55,12 @@ function under(prefix: string, gaps: readonly AllowedGap[]): AllowedGap[] {
  */
 export const CAPTURE_GAPS: Record<string, AllowedGap[]> = {
   wow: [
-    { pattern: /^(record|conn|direction|index|time|pcapFrame|offset)$/, reason: 'capture metadata: the connection, the frame number, the pcap frame and time, the offset in the TCP stream' },
+    {
+      pattern: /^(record|conn|direction|index|time|pcapFrame|offset)$/,
+      reason: 'capture metadata: the connection, the frame number, the pcap frame and time, the offset in the TCP stream',
+    },
     { pattern: /^name$/, reason: 'derived: the name of opcode' },
-    { pattern: /^header$/, reason: "annotation: how the header was read (plain, with the key, inferred)" },
+    { pattern: /^header$/, reason: 'annotation: how the header was read (plain, with the key, inferred)' },
     { pattern: /^payloadLength$/, reason: 'derived: size - 2 (server) or size - 4 (client)' },
     { pattern: /^(complete|error)$/, reason: 'annotation: a payload with a capture gap, a frame the decoder rejected' },
     ...under('update', ALLOWED_GAPS.wow!),
@@ -65,7 +68,10 @@ export const CAPTURE_GAPS: Record<string, AllowedGap[]> = {
   diep: [
     { pattern: /^(record|connection|time|frame|direction|index)$/, reason: 'capture metadata: the connection, the pcap frame and time, the message number' },
     { pattern: /^length$/, reason: 'derived: the length of the message bytes' },
-    { pattern: /^(compressed|frames|control)$/, reason: 'WebSocket layer: permessage-deflate, the frames the message came in, the control opcode (not in these bytes)' },
+    {
+      pattern: /^(compressed|frames|control)$/,
+      reason: 'WebSocket layer: permessage-deflate, the frames the message came in, the control opcode (not in these bytes)',
+    },
     { pattern: /^error$/, reason: 'annotation: why the packet was not decoded' },
     ...ALLOWED_GAPS.diep!,
   ],

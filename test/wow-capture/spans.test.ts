@@ -38,7 +38,10 @@ function check(name: string, msgs: DecodedMessage[]): { frames: number; linked: 
     assert.ok(m.bytes !== undefined && m.bytes.length === (rec.size as number) + 2, `${where}: the frame's bytes`);
     for (const s of m.spans ?? []) {
       const buf = s.layer === undefined ? m.bytes : m.layers?.[s.layer];
-      assert.ok(buf !== undefined && s.start >= 0 && s.start <= s.end && s.end <= buf.length, `${where}: span ${s.path} ${s.start}..${s.end} in ${s.layer ?? 'the frame'}`);
+      assert.ok(
+        buf !== undefined && s.start >= 0 && s.start <= s.end && s.end <= buf.length,
+        `${where}: span ${s.path} ${s.start}..${s.end} in ${s.layer ?? 'the frame'}`,
+      );
     }
     const cov = spanCoverage([rec], m.spans ?? [], CAPTURE_GAPS.wow);
     assert.deepEqual(cov.orphans, [], `${where}: spans naming no node`);
