@@ -3,7 +3,7 @@
  * 13,200 bytes, 878 upcreates per pass), to packet objects and into the flat
  * reusable buffer, plus store apply, encode, the producer and the ffa vectors.
  */
-import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   EntityStore,
@@ -17,7 +17,7 @@ import {
   type UpdatePacket,
 } from '../src/protocols/diep/index.js';
 import { oracleDecodeUpdate } from '../test/diep/oracle/update-objects.js';
-import { measurePaired, type BenchCase, type PairedResult } from './harness.js';
+import { measurePaired, type BenchCase, type BenchResult } from './harness.js';
 
 const fix = new URL('../test/fixtures/diep/', import.meta.url).pathname;
 const capDir = join(fix, 'captures/sandbox_nospawn');
@@ -38,7 +38,6 @@ export function cases(): BenchCase[] {
   const allBytes = all.reduce((n, b) => n + b.length, 0);
   const buf = new UpdateBuffer();
   const flatStore = new EntityStore();
-  pairedAgainstOracle(updates, ffa);
   return [
     {
       group: 'diep',
@@ -118,6 +117,8 @@ export function cases(): BenchCase[] {
       },
     },
     producerCase(),
+    pairedCase('sandbox capture (74 x 0x00)', updates),
+    pairedCase('ffa vectors (creations, arrays)', ffa),
   ];
 }
 
@@ -161,46 +162,43 @@ function producerCase(): BenchCase {
 }
 
 /**
- * Issue 16: `decodeUpdate` (the one reader + the object view) against the former
- * object reader (test/diep/oracle), paired rounds in this process; the goal is at
- * least 0.95x. Printed as its own table and written to bench/results/diep-paired.json.
+ * Issue 16: `decodeUpdate` (the one path: the one reader + the object view) against the
+ * former object reader kept as the test oracle (test/diep/oracle), in alternating rounds
+ * in this process (`measurePaired`); the goal is at least 0.95x. A row of the table and
+ * of latest.json (`paired`: best-of-rounds ratio, per-round min and max).
  */
-function pairedAgainstOracle(capture: Uint8Array[], ffa: Uint8Array[]): void {
-  const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));
-  if (filters.length > 0 && !filters.some((f) => 'diep decode to objects vs oracle (paired)'.includes(f))) return;
-  const rows: PairedResult[] = [];
-  for (const [name, set] of [
-    ['sandbox capture (74 x 0x00)', capture],
-    ['ffa vectors (creations, arrays)', ffa],
-  ] as const) {
-    const ours = () => {
-      let n = 0;
-      for (let i = 0; i < set.length; i++) n += decodeUpdate(set[i]!).upcreates.length;
-      return n;
-    };
-    const oracle = () => {
-      let n = 0;
-      for (let i = 0; i < set.length; i++) n += oracleDecodeUpdate(set[i]!).upcreates.length;
-      return n;
-    };
-    const r = measurePaired(name, ours, oracle, Number(process.env.BENCH_MS ?? 1000) * 2);
-    rows.push(r);
-    process.stderr.write(`  diep / decodeUpdate vs oracle, ${name}: ${r.ratio.toFixed(3)}x [${r.ratioMin.toFixed(3)}–${r.ratioMax.toFixed(3)}]\n`);
-  }
-  console.log('\ndiep: decodeUpdate vs the former object reader (test/diep/oracle), paired rounds in one process; goal >= 0.95x\n');
-  const head = ['set', 'ours ms (best–worst)', 'oracle ms (best–worst)', 'speed vs oracle', 'per-round min–max', 'rounds'];
-  const lines = rows.map((r) => [
-    r.name,
-    `${r.a.best.toFixed(4)}–${r.a.worst.toFixed(4)}`,
-    `${r.b.best.toFixed(4)}–${r.b.worst.toFixed(4)}`,
-    `${r.ratio.toFixed(3)}x`,
-    `${r.ratioMin.toFixed(3)}–${r.ratioMax.toFixed(3)}`,
-    String(r.rounds),
-  ]);
-  const all = [head, ...lines];
-  const widths = head.map((_, i) => Math.max(...all.map((l) => l[i]!.length)));
-  console.log(`${all.map((l) => l.map((c, i) => c.padEnd(widths[i]!)).join('  ')).join('\n')}\n`);
-  const out = new URL('./results/', import.meta.url).pathname;
-  mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, 'diep-paired.json'), `${JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2)}\n`);
+function pairedCase(set: string, packets: Uint8Array[]): BenchCase {
+  const bytes = packets.reduce((n, b) => n + b.length, 0);
+  const ours = () => {
+    let n = 0;
+    for (let i = 0; i < packets.length; i++) n += decodeUpdate(packets[i]!).upcreates.length;
+    return n;
+  };
+  const oracle = () => {
+    let n = 0;
+    for (let i = 0; i < packets.length; i++) n += oracleDecodeUpdate(packets[i]!).upcreates.length;
+    return n;
+  };
+  const name = `one path vs oracle: decodeUpdate, ${set} (paired)`;
+  return {
+    group: 'diep',
+    name,
+    bytes,
+    fn: ours,
+    external: (ms: number): BenchResult => {
+      const r = measurePaired(name, ours, oracle, ms * 3, 2, 'wall');
+      const best = r.a.best;
+      return {
+        group: 'diep',
+        name,
+        runs: 0,
+        rounds: r.rounds,
+        msPerRun: best,
+        wallMsPerRun: best,
+        mbps: bytes / 1e6 / (best / 1000),
+        mbpsMin: bytes / 1e6 / (r.a.worst / 1000),
+        paired: { vs: 'oracle', ratio: r.ratio, ratioMin: r.ratioMin, ratioMax: r.ratioMax, rounds: r.rounds, goal: 0.95 },
+      };
+    },
+  };
 }

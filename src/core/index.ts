@@ -31,5 +31,17 @@ export {
 export type { Capture, CapturedFrame, CaptureOptions, UdpDatagram } from './pcap.js';
 export { noChanges } from './mirror.js';
 export type { ClientMirror, MirrorChanges, MirrorIssue, MirroredEntity, Producer } from './mirror.js';
-export { frameToTcp, tcpEvents, TcpReassembler, buildTcpPacket, DEFAULT_TCP_LIMITS, TCP_FIN, TCP_SYN, TCP_RST, TCP_PSH, TCP_ACK } from './tcp.js';
+export {
+  frameToTcp,
+  tcpEvents,
+  tcpEventStream,
+  TcpReassembler,
+  buildTcpPacket,
+  DEFAULT_TCP_LIMITS,
+  TCP_FIN,
+  TCP_SYN,
+  TCP_RST,
+  TCP_PSH,
+  TCP_ACK,
+} from './tcp.js';
 export type { TcpSegment, TcpEvent, TcpLimits, TcpConnection, TcpDirection, TcpEndpoint, TcpFlowStats, TcpOptions, TcpSegmentSpec } from './tcp.js';

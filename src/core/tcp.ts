@@ -376,16 +376,26 @@ export interface TcpOptions {
 
 /** All reassembly events of a capture, in capture order, closed at the end. */
 export function tcpEvents(c: Capture, opts: TcpOptions = {}): TcpEvent[] {
-  const out: TcpEvent[] = [];
-  const r = new TcpReassembler((e) => out.push(e), opts.limits);
+  return [...tcpEventStream(c, opts)];
+}
+
+/**
+ * The events of `tcpEvents` one segment at a time (only what one segment causes is
+ * held): the events of the closing flush carry frame `c.frames.length`.
+ */
+export function* tcpEventStream(c: Capture, opts: TcpOptions = {}): Generator<TcpEvent> {
+  const queue: TcpEvent[] = [];
+  const r = new TcpReassembler((e) => queue.push(e), opts.limits);
   for (let i = 0; i < c.frames.length; i++) {
     const s = frameToTcp(c.frames[i]!, i);
     if (s === undefined || (opts.filter !== undefined && !opts.filter(s))) continue;
     r.push(s);
+    yield* queue;
+    queue.length = 0;
   }
   const last = c.frames[c.frames.length - 1];
   r.finish(c.frames.length, last?.time ?? 0);
-  return out;
+  yield* queue;
 }
 
 // ---------------------------------------------------------------------------

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { DecodeError } from '../../src/core/errors.js';
 import { readHarWebSockets, decodeBase64, writeHarWebSockets } from '../../src/core/har.js';
-import { tcpChunks, TcpLite, frameToTcp } from '../../src/core/tcp-lite.js';
+import { frameToTcp, tcpEventStream, TcpReassembler, type TcpEvent } from '../../src/core/tcp.js';
 import { readCapture, writePcap, LINKTYPE_RAW } from '../../src/core/pcap.js';
 import { run } from '../../src/cli/main.js';
 import {
@@ -237,7 +237,7 @@ test('diep capture: a lost TCP segment is reported as a gap and ends that direct
   assert.deepEqual(got, cb.slice(0, got.length));
 });
 
-test('tcp-lite: bytes come out in order whatever the segment order, retransmissions and overlaps; held-back bytes are capped', () => {
+test('tcp (the one reassembler) on Diep-style sessions: bytes in order whatever the segment order, retransmissions, overlaps and sequence wrap; held-back segments are capped', () => {
   for (let seed = 1; seed <= 50; seed++) {
     const r = rng(seed);
     const a = Uint8Array.from({ length: 1 + Math.floor(r() * 5000) }, () => Math.floor(r() * 256));
@@ -249,20 +249,21 @@ test('tcp-lite: bytes come out in order whatever the segment order, retransmissi
       isn: [0xfffff000 + Math.floor(r() * 4096), Math.floor(r() * 2 ** 32)],
     });
     const got: Uint8Array[][] = [[], []];
-    for (const c of tcpChunks(readCapture(pcap))) {
-      assert.notEqual(c.kind, 'gap');
-      if (c.kind === 'data') got[c.side]!.push(c.bytes!);
+    for (const e of tcpEventStream(readCapture(pcap))) {
+      assert.notEqual(e.type, 'gap');
+      if (e.type === 'data') got[e.dir]!.push(e.data);
     }
     assert.deepEqual(concat(got[0]!), a, `seed ${seed}`);
     assert.deepEqual(concat(got[1]!), b, `seed ${seed}`);
   }
-  // A segment far ahead never filled: with a cap of 1000 held-back bytes it is given up as a gap.
-  const t = new TcpLite({ maxPendingBytes: 1000 });
+  // A segment far ahead never filled: with at most one segment held back it is given up as a gap.
+  const out: TcpEvent[] = [];
+  const t = new TcpReassembler((e) => out.push(e), { maxPendingSegments: 1 });
   const seg = (seq: number, n: number, flags = 0x18) =>
     frameToTcp({ time: 0, linkType: LINKTYPE_RAW, data: tcpIpv4('1.1.1.1', 1, '2.2.2.2', 2, seq, flags, new Uint8Array(n)), originalLength: 0, offset: 0 })!;
-  const out = [...t.push(seg(99, 0, 0x02)), ...t.push(seg(100, 10)), ...t.push(seg(500, 600)), ...t.push(seg(1100, 600))];
+  for (const s of [seg(99, 0, 0x02), seg(100, 10), seg(500, 600), seg(1100, 600)]) t.push(s);
   assert.deepEqual(
-    out.map((c) => [c.kind, c.bytes?.length ?? c.missing]),
+    out.map((e) => [e.type, e.type === 'data' ? e.data.length : e.type === 'gap' ? e.length : undefined]),
     [
       ['open', undefined],
       ['data', 10],

@@ -2,7 +2,7 @@
  * Diep.io sessions from what is on disk after a game: a packet capture (pcap /
  * pcapng of the TCP connection) or a HAR export of the browser's devtools.
  *
- * Capture → TCP byte streams (`core/tcp-lite`) → WebSocket messages
+ * Capture → TCP byte streams (`core/tcp`, the one reassembler) → WebSocket messages
  * (`core/websocket`: upgrade, masking, fragments, control frames,
  * permessage-deflate) → one Diep packet per binary message, decoded with this
  * family's codec: serverbound from the client, clientbound from the server,
@@ -17,7 +17,7 @@
  */
 import { DecodeError, readCapture, total, type CaptureOptions } from '../../core/index.js';
 import { readHarWebSockets, type HarLimits } from '../../core/har.js';
-import { tcpChunks, type TcpEndpoint, type TcpLiteLimits } from '../../core/tcp-lite.js';
+import { tcpEventStream, type TcpEndpoint, type TcpLimits } from '../../core/tcp.js';
 import { WebSocketConnection, type DeflateParams, type WsEvent, type WsLimits } from '../../core/websocket.js';
 import { decodeClientbound, decodeServerbound } from './codec.js';
 import { EntityStore, type ApplyResult } from './session.js';
@@ -87,7 +87,7 @@ export type DiepCaptureItem = DiepConnectionItem | DiepMessageItem | DiepControl
 
 export interface DiepCaptureOptions {
   capture?: CaptureOptions;
-  tcp?: Partial<TcpLiteLimits>;
+  tcp?: Partial<TcpLimits>;
   websocket?: Partial<WsLimits>;
   har?: Partial<HarLimits>;
   /** Most connections with a store at once (default 256; older stores are dropped). */
@@ -162,20 +162,28 @@ export class DiepCaptureReader {
   /** Items of a pcap / pcapng capture, in capture order. Throws DecodeError only for an unreadable file. */
   *pcap(bytes: Uint8Array): Generator<DiepCaptureItem> {
     const cap = readCapture(bytes, this.opts.capture);
-    const ws = new Map<number, { c: WebSocketConnection; ep?: [TcpEndpoint, TcpEndpoint]; announced: boolean }>();
-    for (const ch of tcpChunks(cap, this.opts.tcp)) {
-      const frame = ch.frame >= 0 ? ch.frame : undefined;
-      const base = (): ItemBase => (frame === undefined ? { connection: ch.conn, time: ch.time } : { connection: ch.conn, time: ch.time, frame });
-      if (ch.kind === 'open') {
-        ws.set(ch.conn, { c: new WebSocketConnection(this.opts.websocket), ep: ch.endpoints, announced: false });
+    const ws = new Map<number, { c: WebSocketConnection; ep: [TcpEndpoint, TcpEndpoint]; announced: boolean; closed: number }>();
+    for (const te of tcpEventStream(cap, { limits: this.opts.tcp })) {
+      // Segments past the reassembler's connection cap are dropped (the reassembler counts them).
+      if (te.type === 'drop') continue;
+      const conn = te.conn.id;
+      if (te.type === 'close') {
+        // Both directions closed: the connection is over, its WebSocket state goes.
+        const w = ws.get(conn);
+        if (w !== undefined && ++w.closed === 2) ws.delete(conn);
         continue;
       }
-      const w = ws.get(ch.conn);
+      const frame = te.frame >= 0 && te.frame < cap.frames.length ? te.frame : undefined;
+      const base = (): ItemBase => (frame === undefined ? { connection: conn, time: te.time } : { connection: conn, time: te.time, frame });
+      if (te.type === 'open') {
+        ws.set(conn, { c: new WebSocketConnection(this.opts.websocket), ep: [te.conn.client, te.conn.server], announced: false, closed: 0 });
+        continue;
+      }
+      const w = ws.get(conn);
       if (w === undefined) continue;
-      if (ch.kind === 'close') continue;
-      const events: WsEvent[] = ch.kind === 'gap' ? w.c.gap(ch.side, ch.missing ?? 0) : w.c.push(ch.side, ch.bytes!);
+      const events: WsEvent[] = te.type === 'gap' ? w.c.gap(te.dir, te.length) : w.c.push(te.dir, te.data);
       if (!w.c.isWebSocket) {
-        ws.delete(ch.conn);
+        ws.delete(conn);
         continue;
       }
       for (const ev of events) {
@@ -185,15 +193,13 @@ export class DiepCaptureReader {
             w.announced = true;
             const clientSide = ev.side ^ 1;
             const item: DiepConnectionItem = { kind: 'connection', ...base(), url: w.c.request?.path ?? '', status: ev.head.status };
-            if (w.ep) {
-              item.client = w.ep[clientSide]!;
-              item.server = w.ep[ev.side]!;
-            }
+            item.client = w.ep[clientSide]!;
+            item.server = w.ep[ev.side]!;
             if (w.c.deflate) item.deflate = w.c.deflate;
             yield item;
           }
         } else if (ev.kind === 'message') {
-          const item = this.message(ch.conn, direction, ev.opcode, ev.data, { ...base(), compressed: ev.compressed });
+          const item = this.message(conn, direction, ev.opcode, ev.data, { ...base(), compressed: ev.compressed });
           item.frames = ev.frames;
           item.wireBytes = ev.wireBytes;
           yield item;

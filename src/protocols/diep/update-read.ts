@@ -484,7 +484,14 @@ function readChangeFields(
   }
   if (spans !== undefined) spans.add(`${prefix}.changed`, jumpAt, pos, 'end');
   cur.pos = pos;
-  if (out !== undefined) out[oi] = scalar ? scalarChangeAt(entField, entNum, ent0, ent, id, hash) : changeAt(buf, ent0, ent, id, hash);
+  if (out !== undefined) {
+    // The most common update (three numbers: a position) built here, the others by the view.
+    const F = entField;
+    const V = entNum;
+    const j = ent0;
+    if (scalar && ent - j === 3) out[oi] = { kind: 'update', id, hash, fields: [F[j]!, F[j + 1]!, F[j + 2]!], values: [V[j]!, V[j + 1]!, V[j + 2]!] };
+    else out[oi] = scalar ? scalarChangeAt(F, V, j, ent, id, hash) : changeAt(buf, j, ent, id, hash);
+  }
   return ent;
 }
 
