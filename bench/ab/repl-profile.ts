@@ -5,8 +5,8 @@
  * run but outside the profile's interest); client: client 0's replay of the
  * captured packets. Prints the top functions by self time.
  */
-import { writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
+import { printSelfTimes } from './self-time.js';
 import { colyseus, generate, ours, type Scenario } from '../replication-sides.js';
 
 const [sc, phase, lossArg, secs, out, which] = process.argv.slice(2) as [string, string, string?, string?, string?, string?];
@@ -47,16 +47,4 @@ if (phase === 'server') {
   }
 }
 const { profile } = await sess.post('Profiler.stop');
-if (out) writeFileSync(out, JSON.stringify(profile));
-const self = new Map<string, number>();
-let total = 0;
-const dt = new Map<number, number>();
-profile.samples!.forEach((id, i) => dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas![i] ?? 0)));
-for (const n of profile.nodes) {
-  const ms = dt.get(n.id) ?? 0;
-  total += ms;
-  const kk = `${n.callFrame.functionName || '(anonymous)'} ${n.callFrame.url.split('/').slice(-2).join('/')}:${n.callFrame.lineNumber + 1}`;
-  self.set(kk, (self.get(kk) ?? 0) + ms);
-}
-console.log(`${sc} ${phase}: ${runs} runs`);
-for (const [kk, ms] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${((100 * ms) / total).toFixed(1).padStart(5)}%  ${kk}`);
+printSelfTimes(profile, `${sc} ${phase}: ${runs} runs`, 30, true, out);

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { toJsonValue } from '../../src/core/index.js';
 import { diep } from '../../src/families/diep.js';
-import { spanCoverage } from '../helpers/span-coverage.js';
+import { assertCaptureMessageLinked } from '../helpers/span-coverage.js';
 import { CAPTURE_GAPS } from '../helpers/span-allow.js';
 
 type Rec = Record<string, unknown>;
@@ -44,16 +44,7 @@ for (const [file, minUpdates, minMessages] of [
         return;
       }
       withBytes++;
-      for (const s of m.spans ?? []) {
-        const buf = s.layer === undefined ? m.bytes : m.layers?.[s.layer];
-        assert.ok(
-          buf !== undefined && s.start >= 0 && s.start <= s.end && s.end <= buf.length,
-          `${where}: span ${s.path} ${s.start}..${s.end} in ${s.layer ?? 'the message'}`,
-        );
-      }
-      const cov = spanCoverage([rec], m.spans ?? [], CAPTURE_GAPS.diep);
-      assert.deepEqual(cov.orphans, [], `${where}: spans naming no node`);
-      assert.deepEqual(cov.unlinked, [], `${where}: leaves without bytes`);
+      const cov = assertCaptureMessageLinked(m, rec, CAPTURE_GAPS.diep!, where, 'the message');
       linked += cov.linked;
       leaves += cov.leaves;
       if (rec.record === 'message' && rec.direction === 'clientbound') {

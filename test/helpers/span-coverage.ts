@@ -8,6 +8,7 @@
  *
  * Paths are written as the inspector and `--format spans` write them: `a.b[3].c`.
  */
+import assert from 'node:assert/strict';
 import type { Span } from '../../src/core/spans.js';
 
 export interface AllowedGap {
@@ -70,4 +71,29 @@ export function spanCoverage(records: readonly unknown[], spans: readonly Span[]
     }
   });
   return res;
+}
+
+/**
+ * For one message of a capture or file decoder: every span lies inside the buffer it names
+ * (its layer, or the message's own bytes), and its record is 100 % linked with no orphan span
+ * after the `allow` gaps. Returns the counts. `where` and `bytesName` word the failures.
+ */
+export function assertCaptureMessageLinked(
+  m: { bytes?: Uint8Array; layers?: Record<string, Uint8Array>; spans?: readonly Span[] },
+  record: unknown,
+  allow: readonly AllowedGap[],
+  where: string,
+  bytesName: string,
+): SpanCoverage {
+  for (const s of m.spans ?? []) {
+    const buf = s.layer === undefined ? m.bytes : m.layers?.[s.layer];
+    assert.ok(
+      buf !== undefined && s.start >= 0 && s.start <= s.end && s.end <= buf.length,
+      `${where}: span ${s.path} ${s.start}..${s.end} in ${s.layer ?? bytesName}`,
+    );
+  }
+  const cov = spanCoverage([record], m.spans ?? [], allow);
+  assert.deepEqual(cov.orphans, [], `${where}: spans naming no node`);
+  assert.deepEqual(cov.unlinked, [], `${where}: leaves without bytes`);
+  return cov;
 }

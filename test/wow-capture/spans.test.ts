@@ -13,7 +13,7 @@ import { toJsonValue } from '../../src/core/index.js';
 import { wow } from '../../src/families/wow.js';
 import type { DecodedMessage } from '../../src/families/types.js';
 import { sessionKeyToDbHex } from '../../src/protocols/wow/cipher.js';
-import { spanCoverage } from '../helpers/span-coverage.js';
+import { assertCaptureMessageLinked } from '../helpers/span-coverage.js';
 import { CAPTURE_GAPS } from '../helpers/span-allow.js';
 import { synthSession } from './synth.js';
 
@@ -36,16 +36,7 @@ function check(name: string, msgs: DecodedMessage[]): { frames: number; linked: 
     }
     frames++;
     assert.ok(m.bytes !== undefined && m.bytes.length === (rec.size as number) + 2, `${where}: the frame's bytes`);
-    for (const s of m.spans ?? []) {
-      const buf = s.layer === undefined ? m.bytes : m.layers?.[s.layer];
-      assert.ok(
-        buf !== undefined && s.start >= 0 && s.start <= s.end && s.end <= buf.length,
-        `${where}: span ${s.path} ${s.start}..${s.end} in ${s.layer ?? 'the frame'}`,
-      );
-    }
-    const cov = spanCoverage([rec], m.spans ?? [], CAPTURE_GAPS.wow);
-    assert.deepEqual(cov.orphans, [], `${where}: spans naming no node`);
-    assert.deepEqual(cov.unlinked, [], `${where}: leaves without bytes`);
+    const cov = assertCaptureMessageLinked(m, rec, CAPTURE_GAPS.wow!, where, 'the frame');
     linked += cov.linked;
     leaves += cov.leaves;
     if (rec.update !== undefined) {
