@@ -241,9 +241,22 @@ const SLICE = 1024;
 const WINDOW = 32768;
 /** DEFLATE cannot expand more than this (258 bytes from a 2-bit code, with some slack). */
 const MAX_RATIO = 1040;
-/** Largest output scratch buffer of the one-shot inflater (shared: inflating is synchronous and the output is copied out). */
+/** Largest output scratch buffer of the one-shot inflater. */
 const SCRATCH_MAX = 1 << 20;
-let scratch = new Uint8Array(0);
+
+/**
+ * The one-shot inflater's output buffer (at most 1 MiB). Inflating is synchronous and
+ * the output is copied out, so the connections of one reader can share one
+ * (`new WebSocketConnection(limits, scratch)`); each connection has its own otherwise.
+ */
+export class InflateScratch {
+  buf = new Uint8Array(0);
+  /** A buffer of at least `need` bytes (need <= SCRATCH_MAX). */
+  get(need: number): Uint8Array {
+    if (this.buf.length < need) this.buf = new Uint8Array(Math.min(SCRATCH_MAX, Math.max(need, this.buf.length * 2)));
+    return this.buf;
+  }
+}
 
 /**
  * The inflate state of one side. With context takeover the last 32 KiB of output
@@ -260,6 +273,7 @@ class SideInflater {
   constructor(
     private readonly takeover: boolean,
     private readonly maxOut: number,
+    private readonly scratch: InflateScratch,
   ) {}
 
   inflate(data: Uint8Array, offset: number, path: string): Uint8Array {
@@ -296,7 +310,7 @@ class SideInflater {
     // output is copied out of it. Messages too large for it get fflate's own buffer.
     const need = data.length * MAX_RATIO + 64;
     if (need > SCRATCH_MAX) return this.window !== undefined ? inflateSync(d, { dictionary: this.window }) : inflateSync(d);
-    if (scratch.length < need) scratch = new Uint8Array(Math.min(SCRATCH_MAX, Math.max(need, scratch.length * 2)));
+    const scratch = this.scratch.get(need);
     const out = this.window !== undefined ? inflateSync(d, { dictionary: this.window, out: scratch }) : inflateSync(d, { out: scratch });
     return out.slice();
   }
@@ -410,7 +424,10 @@ export class WebSocketConnection {
   /** False once it is clear this is not a WebSocket connection. */
   isWebSocket = true;
 
-  constructor(limits: Partial<WsLimits> = {}) {
+  constructor(
+    limits: Partial<WsLimits> = {},
+    private readonly scratch: InflateScratch = new InflateScratch(),
+  ) {
     this.limits = { ...DEFAULT_WS_LIMITS, ...limits };
   }
 
@@ -717,6 +734,6 @@ export class WebSocketConnection {
   }
 
   private inflaterOf(s: Side): SideInflater {
-    return (s.inflater ??= new SideInflater(this.takeover(s), this.limits.maxInflatedSize));
+    return (s.inflater ??= new SideInflater(this.takeover(s), this.limits.maxInflatedSize, this.scratch));
   }
 }

@@ -18,7 +18,7 @@
 import { DecodeError, readCapture, total, type CaptureOptions } from '../../core/index.js';
 import { readHarWebSockets, type HarLimits } from '../../core/har.js';
 import { tcpEventStream, type TcpEndpoint, type TcpLimits } from '../../core/tcp.js';
-import { WebSocketConnection, type DeflateParams, type WsEvent, type WsLimits } from '../../core/websocket.js';
+import { InflateScratch, WebSocketConnection, type DeflateParams, type WsEvent, type WsLimits } from '../../core/websocket.js';
 import { decodeClientbound, decodeServerbound } from './codec.js';
 import { EntityStore, type ApplyResult } from './session.js';
 import type { ClientboundPacket, ServerboundPacket, UpdatePacket } from './types.js';
@@ -163,6 +163,8 @@ export class DiepCaptureReader {
   *pcap(bytes: Uint8Array): Generator<DiepCaptureItem> {
     const cap = readCapture(bytes, this.opts.capture);
     const ws = new Map<number, { c: WebSocketConnection; ep: [TcpEndpoint, TcpEndpoint]; announced: boolean; closed: number }>();
+    /** One inflate output buffer for all the connections of this capture (inflating is synchronous). */
+    const scratch = new InflateScratch();
     for (const te of tcpEventStream(cap, { limits: this.opts.tcp })) {
       // Segments past the reassembler's connection cap are dropped (the reassembler counts them).
       if (te.type === 'drop') continue;
@@ -176,7 +178,7 @@ export class DiepCaptureReader {
       const frame = te.frame >= 0 && te.frame < cap.frames.length ? te.frame : undefined;
       const base = (): ItemBase => (frame === undefined ? { connection: conn, time: te.time } : { connection: conn, time: te.time, frame });
       if (te.type === 'open') {
-        ws.set(conn, { c: new WebSocketConnection(this.opts.websocket), ep: [te.conn.client, te.conn.server], announced: false, closed: 0 });
+        ws.set(conn, { c: new WebSocketConnection(this.opts.websocket, scratch), ep: [te.conn.client, te.conn.server], announced: false, closed: 0 });
         continue;
       }
       const w = ws.get(conn);
