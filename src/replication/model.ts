@@ -1,6 +1,11 @@
 /**
- * The server's data model: entity versions, entities with their published
- * history, client views (nodes) and profiles. See server.ts.
+ * The server's data model: entities (working and published values, in place),
+ * the history of published changes as undo rows (see History), client views
+ * (nodes) and profiles. See server.ts.
+ *
+ * A *version* of an entity is named by the tick that published it: no object
+ * is made per change. The published values of an older version are the
+ * current published values with the entity's undo rows newer than it applied.
  */
 import type { AnyEntityDef } from './schema.js';
 
@@ -8,42 +13,29 @@ export type ClientKey = string | number;
 export type OwnerTag = string | number;
 export type InterestFn = (id: number, values: Record<string, unknown>) => boolean;
 
-/** Encoded record body, shared between clients: `bits` bits from word `off` of the arena `a`. */
+/** An encoded record body kept for a rarely used (owner-specific, or third and later) baseline. */
 export interface Enc {
   a: Uint32Array;
   off: number;
   bits: number;
 }
-export const NO_CHANGE: Enc = { a: new Uint32Array(0), off: 0, bits: 0 };
 
-export class Version {
-  tick = -1;
-  /** The published version before this one (history; cut below the baseline window). */
-  older: Version | null = null;
-  pub: unknown[] | undefined = undefined;
-  values: Record<string, unknown> | undefined = undefined;
-  /**
-   * The first update encoded into this version (not owner-specific): the tick
-   * of its baseline version (-1: none) and its encoding; a second slot (a
-   * baseline one tick older, under loss); then maps by flags (owned before |
-   * owned after << 1), by baseline tick. Ticks, not versions: no version
-   * references another through its caches (see ReplicationServer.encode).
-   */
-  from0 = -1;
-  enc0: Enc | undefined = undefined;
-  from1 = -1;
-  enc1: Enc | undefined = undefined;
-  from: (Map<number, Enc> | undefined)[] | undefined = undefined;
-  /** Encoding of a creation into this version, by owned flag. */
-  create: (Enc | undefined)[] | undefined = undefined;
-  constructor(
-    readonly raw: unknown[],
-    readonly owner: OwnerTag | undefined,
-  ) {}
-}
+export const NO_ARENA = new Uint32Array(0);
 
 export class Ent {
-  cur: Version;
+  /** Working values: `set()` writes here (raw form, see schema.ts). */
+  readonly work: unknown[];
+  /** Published values, as of tick `pubTick` (updated in place by `tick()`). */
+  pub: unknown[] = EMPTY;
+  owner: OwnerTag | undefined;
+  pubOwner: OwnerTag | undefined = undefined;
+  /** The tick of the newest published version (-1: not published yet). */
+  pubTick = -1;
+  /** Sequence number of this entity's newest undo row (-1: none). */
+  undo = -1;
+  /** Fields set since the last tick (bit i: field i; types of more than 32 fields use `dirtyAll`). */
+  dmask = 0;
+  dirtyAll = false;
   spawnTick = -1;
   despawnTick = Infinity;
   despawnPending = false;
@@ -51,28 +43,170 @@ export class Ent {
   mark = 0;
   /** Interest: bit `slot & 31` of word `slot >> 5` is set when the profile of that slot sees this entity now. */
   vis: Uint32Array | null = null;
-  /** The newest published version (its `older` chain: the window plus the one before it). */
-  top: Version | null = null;
+  /**
+   * Encodings into the version `cTick` (the newest published; reset when a
+   * newer one is published): two (baseline version tick, encoding) slots for
+   * clients without owner-specific fields, the creation, then a map by
+   * `baseline tick * 4 + owner flags` (creation: baseline -1).
+   */
+  cTick = -2;
+  c0From = -2;
+  c0A: Uint32Array = NO_ARENA;
+  c0Off = 0;
+  c0Bits = 0;
+  c1From = -2;
+  c1A: Uint32Array = NO_ARENA;
+  c1Off = 0;
+  c1Bits = 0;
+  ccA: Uint32Array = NO_ARENA;
+  ccOff = 0;
+  ccBits = -1;
+  cMore: Map<number, Enc> | undefined = undefined;
+  /** User-facing published values for interest hooks, as of `valsTick`. */
+  vals: Record<string, unknown> | undefined = undefined;
+  valsTick = -2;
   constructor(
     readonly id: number,
     readonly def: AnyEntityDef,
     readonly type: number,
-    v: Version,
+    work: unknown[],
+    owner: OwnerTag | undefined,
   ) {
-    this.cur = v;
+    this.work = work;
+    this.owner = owner;
   }
-  versionAt(t: number): Version | null {
-    let v = this.top;
-    while (v !== null && v.tick > t) v = v.older;
-    return v;
+}
+
+const EMPTY: unknown[] = [];
+
+/**
+ * Undo rows of published changes, oldest first, in two rings: per row its
+ * tick, the tick of the version it replaced, the entity's previous row, the
+ * mask of the fields it changed (-1: every field), and where its old values
+ * start in the value ring (the old owner, then the old values of the changed
+ * fields in field order). Rows are dropped from the oldest end once no
+ * baseline can need them, so memory follows the changes inside the window.
+ *
+ * Rows and values are named by sequence numbers (row s is at `s & (cap - 1)`).
+ * A query never reaches a dropped row: versions below the floor are never
+ * asked for, and an entity whose newest row is dropped gets `undo = -1`. The
+ * numbers stay small integers: before they reach 2^30 every live one is
+ * lowered by a multiple of the capacity (`rebase`). Dropped values are not
+ * cleared: a slot's old value stays referenced until the ring comes round to
+ * it, bounded by the ring's size.
+ */
+export class History {
+  cap = 1024;
+  tick = new Float64Array(this.cap);
+  prevTick = new Float64Array(this.cap);
+  prev = new Int32Array(this.cap);
+  mask = new Int32Array(this.cap);
+  /** The entity of each row. */
+  ent: (Ent | undefined)[] = new Array(this.cap).fill(undefined);
+  vstart = new Int32Array(this.cap);
+  /** Rows `head .. tail - 1` are live. */
+  head = 0;
+  tail = 0;
+  vcap = 4096;
+  vals: unknown[] = new Array(this.vcap).fill(undefined);
+  vhead = 0;
+  vtail = 0;
+
+  /** Start a row for `e`'s change at `tick` (it becomes `e.undo`); push its values with `put` right after. */
+  row(e: Ent, tick: number, mask: number): void {
+    if (this.tail - this.head === this.cap) this.growRows();
+    const s = this.tail++;
+    const i = s & (this.cap - 1);
+    this.tick[i] = tick;
+    this.prevTick[i] = e.pubTick;
+    this.prev[i] = e.undo;
+    this.mask[i] = mask;
+    this.vstart[i] = this.vtail;
+    this.ent[i] = e;
+    e.undo = s;
+  }
+
+  put(v: unknown): void {
+    if (this.vtail - this.vhead === this.vcap) this.growVals();
+    this.vals[this.vtail++ & (this.vcap - 1)] = v;
+  }
+
+  /** Drop the rows of ticks up to `floor` (they are the oldest). */
+  dropThrough(floor: number): void {
+    let h = this.head;
+    const m = this.cap - 1;
+    while (h < this.tail && this.tick[h & m]! <= floor) {
+      const e = this.ent[h & m]!;
+      if (e.undo === h) e.undo = -1;
+      h++;
+    }
+    if (h === this.head) return;
+    this.head = h;
+    this.vhead = h < this.tail ? this.vstart[h & m]! : this.vtail;
+  }
+
+  /** Whether the sequence numbers should be lowered (see `rebase`). */
+  get needsRebase(): boolean {
+    return this.tail >= 0x40000000 || this.vtail >= 0x40000000;
+  }
+
+  /**
+   * Lower every live sequence number by a multiple of the capacities (so that
+   * positions stay put): the rows' links and value starts, and the newest row
+   * of each entity that has a live one. (Links to dropped rows are never followed.)
+   */
+  rebase(): void {
+    const d = this.head - (this.head & (this.cap - 1));
+    const vd = this.vhead - (this.vhead & (this.vcap - 1));
+    const m = this.cap - 1;
+    for (let s = this.head; s < this.tail; s++) {
+      const i = s & m;
+      const e = this.ent[i]!;
+      if (e.undo === s) e.undo = s - d;
+      this.prev[i] = this.prev[i]! - d;
+      this.vstart[i] = this.vstart[i]! - vd;
+    }
+    this.head -= d;
+    this.tail -= d;
+    this.vhead -= vd;
+    this.vtail -= vd;
+  }
+
+  private growRows(): void {
+    const n = this.cap * 2;
+    const om = this.cap - 1;
+    const nm = n - 1;
+    const move = <T extends Float64Array | Int32Array>(a: T, b: T): T => {
+      for (let s = this.head; s < this.tail; s++) b[s & nm] = a[s & om]!;
+      return b;
+    };
+    this.tick = move(this.tick, new Float64Array(n));
+    this.prevTick = move(this.prevTick, new Float64Array(n));
+    this.prev = move(this.prev, new Int32Array(n));
+    this.mask = move(this.mask, new Int32Array(n));
+    this.vstart = move(this.vstart, new Int32Array(n));
+    const ent: (Ent | undefined)[] = new Array(n).fill(undefined);
+    for (let s = this.head; s < this.tail; s++) ent[s & nm] = this.ent[s & om];
+    this.ent = ent;
+    this.cap = n;
+  }
+
+  private growVals(): void {
+    const n = this.vcap * 2;
+    const b: unknown[] = new Array(n).fill(undefined);
+    for (let v = this.vhead; v < this.vtail; v++) b[v & (n - 1)] = this.vals[v & (this.vcap - 1)];
+    this.vals = b;
+    this.vcap = n;
   }
 }
 
 /** What a client holds after a packet. */
 export interface Node {
   tick: number;
-  /** Entities left out: what the client still holds for them (null = nothing). */
-  over: Map<Ent, Version | null> | null;
+  /** Entities left out: the tick of the version the client still holds for them (-1 = nothing). */
+  over: Map<Ent, number> | null;
+  /** The oldest version tick in `over` (the history must reach back to it while this node can be a baseline). */
+  minHeld: number;
 }
 
 export interface Built {
@@ -109,20 +243,25 @@ export interface ClientState {
   last: Node | null;
 }
 
+/** One record (the priority accumulator's path): versions by tick (-1: none), the encoded body, the record's bits. */
 export interface Rec {
   e: Ent;
-  held: Version | null;
-  target: Version | null;
-  enc: Enc;
+  held: number;
+  target: number;
+  a: Uint32Array;
+  off: number;
+  ebits: number;
   bits: number;
 }
 
-/** A packet's records against one baseline, in id order (see ReplicationServer.build). */
+/** A packet's records against one baseline, in id order (see ReplicationServer.build); pooled. */
 export interface RecList {
   e: Ent[];
-  held: (Version | null)[];
-  target: (Version | null)[];
-  enc: Enc[];
+  held: number[];
+  target: number[];
+  a: Uint32Array[];
+  off: number[];
+  ebits: number[];
   bits: number[];
 }
 
@@ -133,14 +272,4 @@ export function addMarked(out: Ent[], from: Iterable<Ent>, mark: number): void {
       out.push(e);
     }
   }
-}
-
-export function rawOf(def: AnyEntityDef, v: Version, own: boolean): unknown[] {
-  return own || !def.hasOwnerFields ? v.raw : (v.pub ??= publicRaw(def, v.raw));
-}
-
-function publicRaw(def: AnyEntityDef, raw: unknown[]): unknown[] {
-  const out = raw.slice();
-  for (const f of def.list) if (f.ownerOnly) out[f.index] = f.defaultRaw;
-  return out;
 }

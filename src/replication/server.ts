@@ -1,14 +1,18 @@
 /**
  * The server side of the replication engine.
  *
- * The world is a set of entities whose values are immutable *versions*; a
- * `tick()` publishes the versions changed since the previous tick. What a
- * client holds after a packet is a *node*: the exact world as that client sees
- * it at the packet's tick (a canonical node, `over === null`), except for the
- * entities the packet left out, whose held versions are kept in `over`.
- * Clients that see the same world (no interest hook, no owned fields) share a
- * profile; a packet is built once per (profile, base node, tick) and shared,
- * and each entity record once per (held version, new version) and shared.
+ * The world is a set of entities with working values (`set()` writes them in
+ * place) and published values; a `tick()` publishes the changes made since the
+ * previous tick, in place, and keeps what they replaced as undo rows (see
+ * model.ts History). A *version* of an entity is named by the tick that
+ * published it; no object is made per change, so the garbage collector has
+ * nothing to copy per tick. What a client holds after a packet is a *node*:
+ * the exact world as that client sees it at the packet's tick (a canonical
+ * node, `over === null`), except for the entities the packet left out, whose
+ * held versions are kept in `over`. Clients that see the same world (no
+ * interest hook, no owned fields) share a profile; a packet is built once per
+ * (profile, base node, tick) and shared, and each entity record once per
+ * (held version, new version) and shared.
  */
 import { ByteReader } from '../core/reader.js';
 import { DecodeError, EncodeError } from '../core/errors.js';
@@ -19,12 +23,11 @@ import { FloatBits, assignRaw, rawEq, toRaw, valuesOf } from './values.js';
 import { ACK_MAGIC, HEADER_MAX, STATE_MAGIC, hex32 } from './wire.js';
 
 import {
-  NO_CHANGE,
+  History,
+  NO_ARENA,
   Profile,
   Ent,
-  Version,
   addMarked,
-  rawOf,
   type Built,
   type ClientState,
   type Enc,
@@ -78,8 +81,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly ents = new Map<number, Ent>();
   private readonly dirty: Ent[] = [];
   private readonly log = new Map<number, Ent[]>();
-  /** The versions published at each tick of the window. */
-  private readonly logV = new Map<number, Version[]>();
+  /** Undo rows of the published changes (the version history). */
+  private readonly hist = new History();
   private readonly clients = new Map<ClientKey, ClientState>();
   private readonly publicProfile = new Profile(undefined, undefined);
   private readonly freeSlots: number[] = [];
@@ -92,18 +95,30 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly head = new Uint8Array(HEADER_MAX);
   private arena = new Uint32Array(ARENA_WORDS);
   private arenaPos = 0;
+  // the records of the packet being built, in parallel arrays (versions by tick, -1: none)
   private readonly recE: (Ent | undefined)[] = [];
-  private readonly recHeld: (Version | null)[] = [];
-  private readonly recTarget: (Version | null)[] = [];
-  private readonly recEnc: Enc[] = [];
+  private readonly recHeld: number[] = [];
+  private readonly recTarget: number[] = [];
+  private readonly recA: Uint32Array[] = [];
+  private readonly recOff: number[] = [];
+  private readonly recEBits: number[] = [];
   private readonly recBits: number[] = [];
+  private readonly freeRecLists: RecList[] = [];
   private readonly setRaw: unknown[] = [];
+  // encode()'s result besides its bit count: where the encoded body is
+  private encA: Uint32Array = NO_ARENA;
+  private encOff = 0;
+  /** Scratch raw arrays: a held version's values, and values with owner-only fields at their defaults. */
+  private readonly heldRaw: unknown[] = [];
+  private readonly pubRawH: unknown[] = [];
+  private readonly pubRawV: unknown[] = [];
+  /** The owner of the version `valuesAt` last read. */
+  private atOwner: OwnerTag | undefined = undefined;
   private nextId = 1;
   private t = 0;
   private markSeq = 0;
   /** Emptied per-tick lists for reuse. */
   private readonly freeEnts: Ent[][] = [];
-  private readonly freeVersions: Version[][] = [];
   private readonly droppedLists: Ent[][] = [];
   private cands: Ent[] = [];
   private cands2: Ent[] = [];
@@ -111,11 +126,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    * The oldest tick whose world the version history still holds. No client
    * baseline is older than the newest tick it acknowledged (acked delivery) or
    * was last sent (reliable), so history below the oldest such tick is cut at
-   * once instead of after the whole window: versions die young (cheap for the
-   * garbage collector). `worldPacket(fromTick)` (relays) keeps the whole window.
+   * once instead of after the whole window: undo rows live briefly.
+   * `worldPacket(fromTick)` (relays) keeps the whole window.
    */
   private kept = 0;
   private relaying = false;
+  /** Some packet left entities out (then nodes can hold versions older than `kept`: see historyFloor). */
+  private anyOver = false;
 
   constructor(opts: ServerOptions & { entities: Defs }) {
     checkDefs(opts.entities);
@@ -159,7 +176,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (id > 0xffffffff) throw new EncodeError('id', 'entity ids exhausted');
     const raw = def.defaults.slice();
     assignRaw(def as unknown as AnyEntityDef, raw, values as Record<string, unknown>, this.fb);
-    const e = new Ent(id, def as unknown as AnyEntityDef, type, new Version(raw, opts.owner));
+    const e = new Ent(id, def as unknown as AnyEntityDef, type, raw, opts.owner);
     this.nextId = Math.max(this.nextId, id + 1);
     this.ents.set(id, e);
     this.markDirty(e);
@@ -170,12 +187,6 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const e = this.ents.get(id);
     if (e === undefined) throw new EncodeError(`entity ${id}`, 'no such live entity');
     return e;
-  }
-
-  private writable(e: Ent): Version {
-    const cur = e.cur;
-    if (cur.tick >= 0) e.cur = new Version(cur.raw.slice(), cur.owner);
-    return e.cur;
   }
 
   private markDirty(e: Ent): void {
@@ -192,7 +203,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const def = e.def;
     const idx = this.setIdx;
     const raws = this.setRaw;
-    const cur = e.cur.raw;
+    const cur = e.work;
     let n = 0;
     for (const name in values) {
       const fi = def.byName.get(name);
@@ -206,25 +217,29 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       raws[n++] = r;
     }
     if (n === 0) return;
-    const v = this.writable(e);
+    let m = 0;
     for (let i = 0; i < n; i++) {
-      v.raw[idx[i]!] = raws[i];
+      const k = idx[i]!;
+      cur[k] = raws[i];
       raws[i] = undefined;
+      if (k < 32) m |= 1 << k;
+      else e.dirtyAll = true;
     }
+    e.dmask |= m;
     this.markDirty(e);
   }
 
   /** Current values of a live entity. */
   get(id: number): { type: string; values: Record<string, unknown> } | undefined {
     const e = this.ents.get(id);
-    return e && { type: e.def.name, values: valuesOf(e.def, e.cur.raw, this.fb) };
+    return e && { type: e.def.name, values: valuesOf(e.def, e.work, this.fb) };
   }
 
   /** Give an entity to an owner tag (or none): its owner-only fields go to clients with that tag. */
   setOwner(id: number, owner: OwnerTag | undefined): void {
     const e = this.live(id);
-    if (e.cur.owner === owner) return;
-    e.cur = new Version(e.cur.raw.slice(), owner);
+    if (e.owner === owner) return;
+    e.owner = owner;
     this.markDirty(e);
   }
 
@@ -251,7 +266,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const src = client.entities.get(id);
       if (src === undefined) continue;
       const type = this.defs.findIndex((d) => d.name === src.type);
-      const e = new Ent(id, this.defs[type]!, type, new Version(src.raw.slice(), undefined));
+      const e = new Ent(id, this.defs[type]!, type, src.raw.slice(), undefined);
       this.nextId = Math.max(this.nextId, id + 1);
       this.ents.set(id, e);
       this.markDirty(e);
@@ -260,8 +275,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const src = client.entities.get(id);
       const e = this.ents.get(id);
       if (src === undefined || e === undefined) continue;
-      const v = this.writable(e);
-      for (let i = 0; i < src.raw.length; i++) v.raw[i] = src.raw[i];
+      for (let i = 0; i < src.raw.length; i++) e.work[i] = src.raw[i];
+      e.dirtyAll = true;
       this.markDirty(e);
     }
   }
@@ -276,9 +291,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       throw new EncodeError('tick', `must be an integer above the current tick ${this.t}, not ${to}`);
     const t = (this.t = to ?? this.t + 1);
     const changed: Ent[] = this.freeEnts.pop() ?? [];
-    const published: Version[] = this.freeVersions.pop() ?? [];
     const floor = t - this.window;
-    for (const e of this.dirty) {
+    const dirty = this.dirty;
+    for (let i = 0; i < dirty.length; i++) {
+      const e = dirty[i]!;
       e.dirty = false;
       if (e.despawnPending) {
         if (e.spawnTick >= 0) {
@@ -287,15 +303,17 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         }
         continue;
       }
-      if (e.spawnTick < 0) e.spawnTick = t;
-      const v = e.cur;
-      v.tick = t;
-      v.older = e.top;
-      e.top = v;
+      if (e.spawnTick < 0) {
+        e.spawnTick = t;
+        e.pub = e.work.slice();
+        e.pubOwner = e.owner;
+        e.pubTick = t;
+        e.dmask = 0;
+        e.dirtyAll = false;
+      } else this.publish(e, t);
       changed.push(e);
-      published.push(v);
     }
-    this.dirty.length = 0;
+    dirty.length = 0;
     // each tick's list in id order, so that the lists of several ticks merge without a sort (see mergedLogs)
     for (let i = 1; i < changed.length; i++) {
       if (changed[i]!.id < changed[i - 1]!.id) {
@@ -304,7 +322,6 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       }
     }
     this.log.set(t, changed);
-    this.logV.set(t, published);
     // ticks leave the window in order (several at once after a jump: a relay's tick(to))
     const dropped = this.droppedLists;
     for (const [k, l] of this.log) {
@@ -312,17 +329,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       this.log.delete(k);
       dropped.push(l);
     }
-    // the versions published at or before the history floor are now the oldest any baseline needs: forget what came
-    // before them (not recycled: a pooled version lives in the old generation, and every fresh value written into it
-    // then costs the garbage collector more than a young version that dies young — measured)
+    // the versions published at or before the history floor are now the oldest any baseline needs: the undo rows
+    // that lead back past them go
     const hfloor = (this.kept = Math.max(this.kept, this.relaying ? floor : Math.min(t, this.oldestBaseline())));
-    for (const [k, vs] of this.logV) {
-      if (k > hfloor) break;
-      this.logV.delete(k);
-      for (let i = 0; i < vs.length; i++) vs[i]!.older = null;
-      vs.length = 0;
-      this.freeVersions.push(vs);
-    }
+    this.hist.dropThrough(this.historyFloor(hfloor));
+    if (this.hist.needsRebase) this.hist.rebase();
     if (this.profiles.size > 1) {
       const all: Profile[] = [];
       const some: Profile[] = [];
@@ -342,6 +353,134 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     dropped.length = 0;
     return t;
+  }
+
+  /**
+   * Publish an entity's working values at tick `t`: the fields that differ
+   * from the published ones are copied in place, and what they replaced goes
+   * into an undo row. Nothing differs (values set back, or set to what they
+   * were): no new version, as if the entity had not changed.
+   */
+  private publish(e: Ent, t: number): void {
+    const work = e.work;
+    const pub = e.pub;
+    const list = e.def.list;
+    const n = list.length;
+    let m = 0;
+    let any = false;
+    if (n <= 32 && !e.dirtyAll) {
+      let d = e.dmask;
+      while (d !== 0) {
+        const i = 31 - Math.clz32(d & -d);
+        d &= d - 1;
+        const a = pub[i];
+        const b = work[i];
+        if (a !== b && (typeof a !== 'object' || !rawEq(list[i]!.f, a, b))) m |= 1 << i;
+      }
+      any = m !== 0;
+    } else {
+      for (let i = 0; i < n; i++) {
+        const a = pub[i];
+        const b = work[i];
+        if (a !== b && (typeof a !== 'object' || !rawEq(list[i]!.f, a, b))) {
+          if (i < 32) m |= 1 << i;
+          any = true;
+        }
+      }
+      if (n > 32) m = -1;
+    }
+    e.dmask = 0;
+    e.dirtyAll = false;
+    if (!any && e.owner === e.pubOwner) return;
+    const h = this.hist;
+    h.row(e, t, m);
+    h.put(e.pubOwner);
+    if (m === -1 && n > 32) {
+      for (let i = 0; i < n; i++) {
+        h.put(pub[i]);
+        pub[i] = work[i];
+      }
+    } else {
+      let d = m;
+      while (d !== 0) {
+        const i = 31 - Math.clz32(d & -d);
+        d &= d - 1;
+        h.put(pub[i]);
+        pub[i] = work[i];
+      }
+    }
+    e.pubOwner = e.owner;
+    e.pubTick = t;
+  }
+
+  /**
+   * The tick of the version of `e` that was current at tick `at` (-1: none,
+   * not spawned yet). `at` must not be below `kept`.
+   */
+  private versionAt(e: Ent, at: number): number {
+    let v = e.pubTick;
+    let r = e.undo;
+    const h = this.hist;
+    const m = h.cap - 1;
+    while (v > at) {
+      if (r < h.head) return -1;
+      const i = r & m;
+      v = h.prevTick[i]!;
+      r = h.prev[i]!;
+    }
+    return v;
+  }
+
+  /**
+   * The raw values of version `v` of `e` (a published version not below
+   * `kept`): the published values themselves when `v` is the newest, else
+   * `out` filled with them. Sets `atOwner` to that version's owner.
+   */
+  private valuesAt(e: Ent, v: number, out: unknown[]): readonly unknown[] {
+    this.atOwner = e.pubOwner;
+    if (v === e.pubTick) return e.pub;
+    const pub = e.pub;
+    const n = pub.length;
+    for (let i = 0; i < n; i++) out[i] = pub[i];
+    const h = this.hist;
+    let r = e.undo;
+    // newest row first: each older row's values overwrite newer ones, leaving those of version v
+    const rm = h.cap - 1;
+    const vals = h.vals;
+    const vm = h.vcap - 1;
+    while (r >= h.head) {
+      const i = r & rm;
+      if (h.tick[i]! <= v) break;
+      let at = h.vstart[i]!;
+      this.atOwner = vals[at++ & vm] as OwnerTag | undefined;
+      const m = h.mask[i]!;
+      if (m === -1 && n > 32) for (let k = 0; k < n; k++) out[k] = vals[at++ & vm];
+      else {
+        let d = m;
+        while (d !== 0) {
+          const k = 31 - Math.clz32(d & -d);
+          d &= d - 1;
+          out[k] = vals[at++ & vm];
+        }
+      }
+      r = h.prev[i]!;
+    }
+    return out;
+  }
+
+  /**
+   * How far back the undo rows must reach: to `kept`, and to the oldest
+   * version a packet left out for a client whose node can still be a baseline
+   * (it holds that version for the entity).
+   */
+  private historyFloor(kept: number): number {
+    let floor = kept;
+    if (!this.anyOver) return floor;
+    for (const c of this.clients.values()) {
+      for (const b of c.sent.values()) if (b.node.minHeld < floor) floor = b.node.minHeld;
+      if (c.last !== null && c.last.minHeld < floor) floor = c.last.minHeld;
+    }
+    return floor;
   }
 
   /** The oldest tick any client can still have as its baseline (see `kept`). */
@@ -375,7 +514,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const toggled: Ent[][] = ps.map(() => []);
     const check = (e: Ent): void => {
       const alive = e.despawnTick === Infinity && e.spawnTick >= 0;
-      const values = alive ? this.valuesOf(e.top ?? e.cur, e.def) : undefined;
+      const values = alive ? this.valuesOf(e) : undefined;
       const id = e.id;
       for (let k = 0; k < np; k++) {
         const p = ps[k]!;
@@ -427,8 +566,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
   }
 
-  private valuesOf(v: Version, def: AnyEntityDef): Record<string, unknown> {
-    return (v.values ??= valuesOf(def, v.raw, this.fb));
+  /** The user-facing published values of `e` (for interest hooks), made once per version. */
+  private valuesOf(e: Ent): Record<string, unknown> {
+    if (e.valsTick !== e.pubTick || e.vals === undefined) {
+      e.vals = valuesOf(e.def, e.pub, this.fb);
+      e.valsTick = e.pubTick;
+    }
+    return e.vals;
   }
 
   // --- clients ----------------------------------------------------------------
@@ -566,7 +710,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       if (!Number.isInteger(fromTick) || fromTick < t - this.window + 1 || fromTick > t)
         throw new EncodeError('fromTick', `must be within the window (${t - this.window + 1}..${t})`);
       // (a first delta from a tick whose history is already cut: a full state instead)
-      if (this.relaying || fromTick >= this.kept) base = { tick: fromTick, over: null };
+      if (this.relaying || fromTick >= this.kept) base = { tick: fromTick, over: null, minHeld: Infinity };
     }
     this.relaying = true;
     return this.build(this.publicProfile, base, t, Infinity).packet;
@@ -583,12 +727,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return (n & 1) === 1;
   }
 
-  private held(p: Profile, e: Ent, node: Node): Version | null {
+  /** The version of `e` the client at `node` holds (by tick; -1: none). */
+  private held(p: Profile, e: Ent, node: Node): number {
     if (node.over !== null) {
       const o = node.over.get(e);
       if (o !== undefined) return o;
     }
-    return this.visible(p, e, node.tick) ? e.versionAt(node.tick) : null;
+    return this.visible(p, e, node.tick) ? this.versionAt(e, node.tick) : -1;
   }
 
   private candidates(p: Profile, base: Node | null, t: number): Ent[] {
@@ -652,70 +797,108 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return out;
   }
 
-  private encode(p: Profile, e: Ent, held: Version | null, target: Version): Enc {
+  /** `raw` as a client without the owner-only fields sees it (owner-only fields at their defaults), in `out`. */
+  private publicRaw(def: AnyEntityDef, raw: readonly unknown[], out: unknown[]): readonly unknown[] {
+    const list = def.list;
+    for (let i = 0; i < list.length; i++) out[i] = list[i]!.ownerOnly ? list[i]!.defaultRaw : raw[i];
+    return out;
+  }
+
+  /**
+   * Encode the body of `e`'s record from version `held` (-1: a creation) to its
+   * newest version `target`, for profile `p`; returns its bit count and leaves
+   * where it is in `encA` / `encOff`, or returns -1 when nothing differs.
+   * Cached on the entity for its newest version, by baseline version.
+   */
+  private encode(p: Profile, e: Ent, held: number, target: number): number {
     const def = e.def;
+    if (e.cTick !== target) {
+      e.cTick = target;
+      e.c0From = e.c1From = -2;
+      e.ccBits = -1;
+      e.cMore = undefined;
+    }
     const priv = def.hasOwnerFields && p.owner !== undefined;
-    const ownV = priv && target.owner === p.owner;
+    const ownV = priv && e.pubOwner === p.owner;
     const s = this.scratch;
-    if (held === null) {
-      const k = ownV ? 1 : 0;
-      if (target.create === undefined) target.create = [];
-      const hit = target.create[k];
-      if (hit !== undefined) return hit;
+    if (held < 0) {
+      if (!ownV && e.ccBits >= 0) {
+        this.encA = e.ccA;
+        this.encOff = e.ccOff;
+        return e.ccBits;
+      }
+      if (ownV) {
+        const hit = e.cMore?.get(-4 + 2);
+        if (hit !== undefined) {
+          this.encA = hit.a;
+          this.encOff = hit.off;
+          return hit.bits;
+        }
+      }
       s.reset();
-      if (!writeBody(s, def, def.defaults, rawOf(def, target, ownV))) {
+      const raw = def.hasOwnerFields && !ownV ? this.publicRaw(def, e.pub, this.pubRawV) : e.pub;
+      if (!writeBody(s, def, def.defaults, raw)) {
         // all fields at their defaults: just a mask of zeros
         for (let n = def.list.length; n > 0; n -= 32) s.write(0, Math.min(32, n));
       }
-      const enc = this.stash(s);
-      target.create[k] = enc;
-      return enc;
+      const bits = this.stash(s);
+      if (!ownV) {
+        e.ccA = this.encA;
+        e.ccOff = this.encOff;
+        e.ccBits = bits;
+      } else (e.cMore ??= new Map()).set(-4 + 2, { a: this.encA, off: this.encOff, bits });
+      return bits;
     }
-    const ownH = priv && held.owner === p.owner;
+    let hraw = this.valuesAt(e, held, this.heldRaw);
+    const ownH = priv && this.atOwner === p.owner;
     const k = (ownH ? 1 : 0) | (ownV ? 2 : 0);
-    // Cached on the newer version, keyed by the baseline version's tick (a held version is a published version of
-    // the same entity: its tick names it). No reference between versions: a link from an old version to a newer one
-    // keeps the newer ones alive through young-generation collections once the old one is promoted, and one from a
-    // newer version to its baseline chains every version ever made — measured: nearly every version was promoted.
-    const from = held.tick;
-    let m: Map<number, Enc> | undefined;
     if (k === 0) {
-      // the common case: two (baseline, encoding) slots, then a map
-      if (target.from0 === from) return target.enc0!;
-      if (target.from1 === from) return target.enc1!;
-      m = target.from?.[0];
-      if (m !== undefined) {
-        const hit = m.get(from);
-        if (hit !== undefined) return hit;
+      // the common case: two (baseline, encoding) slots, then the map
+      if (e.c0From === held) {
+        this.encA = e.c0A;
+        this.encOff = e.c0Off;
+        return e.c0Bits;
       }
-    } else {
-      if (target.from === undefined) target.from = [];
-      m = target.from[k];
-      if (m === undefined) target.from[k] = m = new Map();
-      const hit = m.get(from);
-      if (hit !== undefined) return hit;
+      if (e.c1From === held) {
+        this.encA = e.c1A;
+        this.encOff = e.c1Off;
+        return e.c1Bits;
+      }
+    }
+    const key = held * 4 + k;
+    if (e.cMore !== undefined) {
+      const hit = e.cMore.get(key);
+      if (hit !== undefined) {
+        this.encA = hit.a;
+        this.encOff = hit.off;
+        return hit.bits;
+      }
     }
     s.reset();
-    const some = writeBody(s, def, rawOf(def, held, ownH), rawOf(def, target, ownV));
-    if (k === 0 && target.from0 < 0) {
-      target.from0 = from;
-      return (target.enc0 = some ? this.stash(s) : NO_CHANGE);
+    let vraw: readonly unknown[] = e.pub;
+    if (def.hasOwnerFields) {
+      if (!ownH) hraw = this.publicRaw(def, hraw, this.pubRawH);
+      if (!ownV) vraw = this.publicRaw(def, vraw, this.pubRawV);
     }
-    if (k === 0 && target.from1 < 0) {
-      target.from1 = from;
-      return (target.enc1 = some ? this.stash(s) : NO_CHANGE);
-    }
-    const enc = some ? this.stash(s) : NO_CHANGE;
-    if (m === undefined) {
-      if (target.from === undefined) target.from = [];
-      target.from[0] = m = new Map();
-    }
-    m.set(from, enc);
-    return enc;
+    let bits = -1;
+    if (writeBody(s, def, hraw, vraw)) bits = this.stash(s);
+    else this.encA = NO_ARENA;
+    if (k === 0 && e.c0From === -2) {
+      e.c0From = held;
+      e.c0A = this.encA;
+      e.c0Off = this.encOff;
+      e.c0Bits = bits;
+    } else if (k === 0 && e.c1From === -2) {
+      e.c1From = held;
+      e.c1A = this.encA;
+      e.c1Off = this.encOff;
+      e.c1Bits = bits;
+    } else (e.cMore ??= new Map()).set(key, { a: this.encA, off: this.encOff, bits });
+    return bits;
   }
 
-  /** Keep the bits written in `s` in the encoding arena (one small object per encoding, no array). */
-  private stash(s: BitOut): Enc {
+  /** Keep the bits written in `s` in the encoding arena; returns the bit count (and `encA` / `encOff`). */
+  private stash(s: BitOut): number {
     const n = (s.pos + 31) >>> 5;
     let a = this.arena;
     let off = this.arenaPos;
@@ -726,7 +909,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const w = s.words;
     for (let i = 0; i < n; i++) a[off + i] = w[i]!;
     this.arenaPos = off + n;
-    return { a, off, bits: s.pos };
+    this.encA = a;
+    this.encOff = off;
+    return s.pos;
   }
 
   private build(p: Profile, base: Node | null, t: number, mtu = this.mtu): Built {
@@ -734,6 +919,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       emptyMap(p.built);
       // the record lists of the tick before are the starting point of this tick's (see below)
       const old = p.prevRecs;
+      for (const l of old.values()) this.freeRecLists.push(l);
       emptyMap(old);
       p.prevRecs = p.builtTick === t - 1 ? p.recs : old;
       p.recs = p.builtTick === t - 1 ? old : p.recs;
@@ -764,7 +950,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const recE = this.recE;
     const recHeld = this.recHeld;
     const recTarget = this.recTarget;
-    const recEnc = this.recEnc;
+    const recA = this.recA;
+    const recOff = this.recOff;
+    const recEBits = this.recEBits;
     const recBits = this.recBits;
     let n = 0;
     if (last !== undefined) n = this.mergeRecords(p, base!, t, last);
@@ -777,21 +965,28 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       prev = id;
     }
     if (plain) {
-      const l: RecList = {
-        e: recE.slice(0, n) as Ent[],
-        held: recHeld.slice(0, n),
-        target: recTarget.slice(0, n),
-        enc: recEnc.slice(0, n),
-        bits: recBits.slice(0, n),
-      };
+      // (pooled lists: their arrays live long and hold only entities, arenas and small numbers)
+      const l: RecList = this.freeRecLists.pop() ?? { e: [], held: [], target: [], a: [], off: [], ebits: [], bits: [] };
+      l.e.length = l.held.length = l.target.length = l.a.length = l.off.length = l.ebits.length = l.bits.length = n;
+      for (let i = 0; i < n; i++) {
+        l.e[i] = recE[i]!;
+        l.held[i] = recHeld[i]!;
+        l.target[i] = recTarget[i]!;
+        l.a[i] = recA[i]!;
+        l.off[i] = recOff[i]!;
+        l.ebits[i] = recEBits[i]!;
+        l.bits[i] = recBits[i]!;
+      }
       p.recs.set(base!.tick, l);
     }
     const budget = Number.isFinite(mtu) ? (mtu - HEADER_MAX) * 8 : Infinity;
-    let over: Map<Ent, Version | null> | null = null;
+    let over: Map<Ent, number> | null = null;
+    let minHeld = Infinity;
     let deferredCount = 0;
     if (total > budget) {
       const recs: Rec[] = [];
-      for (let i = 0; i < n; i++) recs.push({ e: recE[i]!, held: recHeld[i]!, target: recTarget[i]!, enc: recEnc[i]!, bits: recBits[i]! });
+      for (let i = 0; i < n; i++)
+        recs.push({ e: recE[i]!, held: recHeld[i]!, target: recTarget[i]!, a: recA[i]!, off: recOff[i]!, ebits: recEBits[i]!, bits: recBits[i]! });
       const [sent, deferred] = this.choose(p, recs, budget);
       n = sent.length;
       for (let i = 0; i < n; i++) {
@@ -799,12 +994,16 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         recE[i] = r.e;
         recHeld[i] = r.held;
         recTarget[i] = r.target;
-        recEnc[i] = r.enc;
+        recA[i] = r.a;
+        recOff[i] = r.off;
+        recEBits[i] = r.ebits;
         recBits[i] = r.bits;
       }
       if (deferred.length > 0) {
         over = new Map();
+        this.anyOver = true;
         for (const r of deferred) {
+          if (r.held >= 0 && r.held < minHeld) minHeld = r.held;
           over.set(r.e, r.held);
           p.acc.set(r.e, (p.acc.get(r.e) ?? 0) + 1);
         }
@@ -813,30 +1012,34 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     if (p.acc.size > 0) for (let i = 0; i < n; i++) p.acc.delete(recE[i]!);
     // (the record arrays keep their references until the next build overwrites them)
-    const built: Built = { node: { tick: t, over }, packet: this.assemble(t, base, deferredCount, n) };
+    const built: Built = { node: { tick: t, over, minHeld }, packet: this.assemble(t, base, deferredCount, n) };
     if (mtu === this.mtu) p.built.set(key, built);
     return built;
   }
 
   /** The record of entity `e` against `base` at tick `t` as record `n` of the record arrays; false when there is none. */
   private record(p: Profile, e: Ent, base: Node | null, t: number, n: number): boolean {
-    const held = base === null ? null : this.held(p, e, base);
-    const target = this.visible(p, e, t) ? e.top : null;
+    const held = base === null ? -1 : this.held(p, e, base);
+    const target = this.visible(p, e, t) ? e.pubTick : -1;
     if (held === target) return false;
-    let enc: Enc;
+    let ebits: number;
     let bits: number;
-    if (target === null) {
-      enc = NO_CHANGE;
+    if (target < 0) {
+      this.encA = NO_ARENA;
+      this.encOff = 0;
+      ebits = 0;
       bits = 2;
     } else {
-      enc = this.encode(p, e, held, target);
-      if (enc === NO_CHANGE) return false;
-      bits = held === null ? 2 + this.typeBits + enc.bits : 1 + enc.bits;
+      ebits = this.encode(p, e, held, target);
+      if (ebits < 0) return false;
+      bits = held < 0 ? 2 + this.typeBits + ebits : 1 + ebits;
     }
     this.recE[n] = e;
     this.recHeld[n] = held;
     this.recTarget[n] = target;
-    this.recEnc[n] = enc;
+    this.recA[n] = this.encA;
+    this.recOff[n] = this.encOff;
+    this.recEBits[n] = ebits;
     this.recBits[n] = bits;
     return true;
   }
@@ -861,7 +1064,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
           this.recE[n] = e;
           this.recHeld[n] = last.held[i]!;
           this.recTarget[n] = last.target[i]!;
-          this.recEnc[n] = last.enc[i]!;
+          this.recA[n] = last.a[i]!;
+          this.recOff[n] = last.off[i]!;
+          this.recEBits[n] = last.ebits[i]!;
           this.recBits[n] = last.bits[i]!;
           n++;
         }
@@ -895,24 +1100,24 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const recE = this.recE;
     const recHeld = this.recHeld;
     const recTarget = this.recTarget;
-    const recEnc = this.recEnc;
+    const recA = this.recA;
+    const recOff = this.recOff;
+    const recEBits = this.recEBits;
     const typeBits = this.typeBits;
     let prev = 0;
     for (let i = 0; i < n; i++) {
       const id = recE[i]!.id;
       writeGamma(out, id - prev);
       prev = id;
-      if (recTarget[i] === null)
+      if (recTarget[i]! < 0)
         out.write(3, 2); // despawn: 1, 1
-      else if (recHeld[i] === null) {
+      else if (recHeld[i]! < 0) {
         out.write(1, 2); // create: 1, 0
         out.write(recE[i]!.type, typeBits);
-        const enc = recEnc[i]!;
-        out.appendFrom(enc.a, enc.off, enc.bits);
+        out.appendFrom(recA[i]!, recOff[i]!, recEBits[i]!);
       } else {
         out.write(0, 1); // update: 0
-        const enc = recEnc[i]!;
-        out.appendFrom(enc.a, enc.off, enc.bits);
+        out.appendFrom(recA[i]!, recOff[i]!, recEBits[i]!);
       }
     }
     // header: magic, schema hash, then four varints

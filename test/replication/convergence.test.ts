@@ -31,9 +31,13 @@ interface RunStats {
  * applied packet against the model; then restore the link and check that
  * every client converges within `settle` ticks.
  */
-function run(seed: number, loss: number, ticks: number, delivery: 'acked' | 'reliable' = 'acked', mtu = 1200): RunStats {
+function run(seed: number, loss: number, ticks: number, delivery: 'acked' | 'reliable' = 'acked', mtu = 1200, seqStart = 0): RunStats {
   const window = 16;
   const server = new ReplicationServer({ entities: DEFS, delivery, mtu, baselineWindow: window });
+  // (internal: the undo history's sequence numbers start where given, to reach their renumbering within a test)
+  const hist = (server as unknown as { hist: { head: number; tail: number; vhead: number; vtail: number } }).hist;
+  hist.head = hist.tail = seqStart;
+  hist.vhead = hist.vtail = seqStart;
   const world = new World(server, seed, ['p1', 'p2']);
   const lossy = delivery === 'acked';
   const mk = (key: string, interest: Sim['interest'], owner: string | undefined, i: number): Sim => {
@@ -95,6 +99,7 @@ function run(seed: number, loss: number, ticks: number, delivery: 'acked' | 'rel
     assertView(s.client, s.views.get(server.currentTick)!, `converged client ${s.key}`);
   }
   assert.ok(maxNodes <= window, `server kept ${maxNodes} nodes for a client (window ${window})`);
+  if (seqStart > 0) assert.ok(hist.tail < seqStart && hist.vtail < seqStart, `no renumbering: row ${hist.tail}, value ${hist.vtail}`);
   return { applied: sims.reduce((a, s) => a + s.applied, 0), exact: sims.reduce((a, s) => a + s.exact, 0), maxNodes, ticks: total };
 }
 
@@ -114,6 +119,13 @@ for (const loss of [0, 0.05, 0.2, 0.5]) {
     assert.ok(applied > ticks * 5 * (1 - loss) * 0.5, `only ${applied} packets applied over ${ticks} ticks × 5 clients`);
   });
 }
+
+test('the undo history renumbers its rows (started at 2^31 - 1500) and the clients still converge (20% loss, small MTU and not)', () => {
+  for (const mtu of [1200, 260]) {
+    const r = run(11, 0.2, 150, 'acked', mtu, 2 ** 31 - 1500);
+    assert.ok(r.applied > 150, `only ${r.applied} packets applied`);
+  }
+});
 
 test('reliable delivery: every packet applies in order and equals the view', () => {
   fc.assert(
