@@ -364,6 +364,29 @@ export function writeBody(out: BitOut, def: AnyEntityDef, base: readonly unknown
   return true;
 }
 
+/**
+ * `writeBody` when the fields that differ are known (types of at most 32
+ * fields): `mask` (not 0) says which, and their base values are `vals[(at +
+ * k) & vm]` for the k-th set bit (a ring of old values: see the server's
+ * History). Writes exactly what `writeBody(base, raw)` would.
+ */
+export function writeMaskedBody(out: BitOut, def: AnyEntityDef, mask: number, vals: readonly unknown[], at: number, vm: number, raw: readonly unknown[]): void {
+  const list = def.list;
+  out.write(mask, list.length);
+  const p = planOf(def);
+  const code = p.code;
+  let m = mask;
+  while (m !== 0) {
+    const i = 31 - Math.clz32(m & -m);
+    m &= m - 1;
+    const b = vals[at++ & vm];
+    const c = code[i]!;
+    if (c === C_BOOL) continue;
+    if (c === C_OTHER) writeField(out, list[i]!.f, b, raw[i]);
+    else writeFixed(out, c, p.lenBits[i]!, b as number, raw[i] as number);
+  }
+}
+
 /** Read a body coded against `base`; returns the new raw array. */
 export function readBody(inp: BitIn, def: AnyEntityDef, base: readonly unknown[]): unknown[] {
   const raw = base.slice();

@@ -17,7 +17,7 @@
 import { ByteReader } from '../core/reader.js';
 import { DecodeError, EncodeError } from '../core/errors.js';
 import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
-import { maxRecordBits, writeBody } from './codec.js';
+import { maxRecordBits, writeBody, writeMaskedBody } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, assignRaw, rawEq, toRaw, valuesOf } from './values.js';
 import { ACK_MAGIC, HEADER_MAX, STATE_MAGIC, hex32 } from './wire.js';
@@ -79,6 +79,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly typeIndex = new Map<AnyEntityDef, number>();
   private readonly typeBits: number;
   private readonly ents = new Map<number, Ent>();
+  /** Live entities by id for ids below BY_ID (the usual dense ids), beside `ents`: one array load in `set()`. */
+  private readonly byId: (Ent | undefined)[] = [];
   private readonly dirty: Ent[] = [];
   private readonly log = new Map<number, Ent[]>();
   /** Undo rows of the published changes (the version history). */
@@ -178,13 +180,26 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     assignRaw(def as unknown as AnyEntityDef, raw, values as Record<string, unknown>, this.fb);
     const e = new Ent(id, def as unknown as AnyEntityDef, type, raw, opts.owner);
     this.nextId = Math.max(this.nextId, id + 1);
-    this.ents.set(id, e);
+    this.addEnt(e);
     this.markDirty(e);
     return id;
   }
 
+  private addEnt(e: Ent): void {
+    this.ents.set(e.id, e);
+    if (e.id < BY_ID) {
+      while (this.byId.length < e.id) this.byId.push(undefined);
+      this.byId[e.id] = e;
+    }
+  }
+
+  /** The live entity `id` (undefined for anything else, ids of other types included). */
+  private find(id: number): Ent | undefined {
+    return (id | 0) === id && id > 0 && id < BY_ID ? this.byId[id] : this.ents.get(id);
+  }
+
   private live(id: number): Ent {
-    const e = this.ents.get(id);
+    const e = this.find(id);
     if (e === undefined) throw new EncodeError(`entity ${id}`, 'no such live entity');
     return e;
   }
@@ -198,7 +213,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
 
   /** Change some fields (validated; EncodeError on a bad value, nothing changed then). */
   set(id: number, values: Record<string, unknown>): void {
-    const e = this.ents.get(id);
+    const e = this.find(id);
     if (e === undefined) throw new EncodeError(`entity ${id}`, 'no such live entity');
     const def = e.def;
     const idx = this.setIdx;
@@ -246,6 +261,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   despawn(id: number): void {
     const e = this.live(id);
     this.ents.delete(id);
+    if (id < BY_ID) this.byId[id] = undefined;
     e.despawnPending = true;
     this.markDirty(e);
   }
@@ -268,7 +284,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const type = this.defs.findIndex((d) => d.name === src.type);
       const e = new Ent(id, this.defs[type]!, type, src.raw.slice(), undefined);
       this.nextId = Math.max(this.nextId, id + 1);
-      this.ents.set(id, e);
+      this.addEnt(e);
       this.markDirty(e);
     }
     for (const id of result.changed.keys()) {
@@ -849,6 +865,20 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       } else (e.cMore ??= new Map()).set(-4 + 2, { a: this.encA, off: this.encOff, bits });
       return bits;
     }
+    if (!def.hasOwnerFields && e.c0From !== held && e.c1From !== held && e.undo >= 0) {
+      // the usual update, from the version just before the newest: the newest row says what differs and holds the
+      // base values (no copy, no compare)
+      const h = this.hist;
+      const i = e.undo & (h.cap - 1);
+      const m = h.mask[i]!;
+      if (h.prevTick[i] === held && m !== 0 && def.list.length <= 32) {
+        s.reset();
+        writeMaskedBody(s, def, m, h.vals, h.vstart[i]! + 1, h.vcap - 1, e.pub);
+        const bits = this.stash(s);
+        this.cacheEnc(e, held, bits);
+        return bits;
+      }
+    }
     let hraw = this.valuesAt(e, held, this.heldRaw);
     const ownH = priv && this.atOwner === p.owner;
     const k = (ownH ? 1 : 0) | (ownV ? 2 : 0);
@@ -883,18 +913,24 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let bits = -1;
     if (writeBody(s, def, hraw, vraw)) bits = this.stash(s);
     else this.encA = NO_ARENA;
-    if (k === 0 && e.c0From === -2) {
+    if (k === 0) this.cacheEnc(e, held, bits);
+    else (e.cMore ??= new Map()).set(key, { a: this.encA, off: this.encOff, bits });
+    return bits;
+  }
+
+  /** Cache the encoding in `encA` / `encOff` (of `bits` bits, -1: none) from version `held`, for clients without owner-specific fields. */
+  private cacheEnc(e: Ent, held: number, bits: number): void {
+    if (e.c0From === -2) {
       e.c0From = held;
       e.c0A = this.encA;
       e.c0Off = this.encOff;
       e.c0Bits = bits;
-    } else if (k === 0 && e.c1From === -2) {
+    } else if (e.c1From === -2) {
       e.c1From = held;
       e.c1A = this.encA;
       e.c1Off = this.encOff;
       e.c1Bits = bits;
-    } else (e.cMore ??= new Map()).set(key, { a: this.encA, off: this.encOff, bits });
-    return bits;
+    } else (e.cMore ??= new Map()).set(held * 4, { a: this.encA, off: this.encOff, bits });
   }
 
   /** Keep the bits written in `s` in the encoding arena; returns the bit count (and `encA` / `encOff`). */
@@ -1141,6 +1177,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
 }
 
 const EMPTY_ENTS: Ent[] = [];
+
+/** Ids below this are also kept in an array (ReplicationServer.byId). */
+const BY_ID = 1 << 20;
 
 /** Words per encoding arena (a new one when full; old ones live as long as encodings cached in them). */
 const ARENA_WORDS = 16384;
