@@ -39,18 +39,48 @@ export class BitOut {
     this.pos = p + n;
   }
 
-  /** Append `bits` bits held in `a` from word `off` on. */
+  /**
+   * Append `bits` bits held in `a` from word `off` on (a word at a time: the
+   * words past `pos` are zero, so the word above each one is set, not or-ed).
+   */
   appendFrom(a: Uint32Array, off: number, bits: number): void {
+    if (bits === 0) return;
+    const p = this.pos;
+    const need = ((p + bits) >>> 5) + 2;
+    if (need > this.words.length) this.grow(need);
+    const w = this.words;
+    const i = p >>> 5;
+    const o = p & 31;
     const full = bits >>> 5;
-    for (let i = 0; i < full; i++) this.write(a[off + i]!, 32);
     const rest = bits & 31;
-    if (rest > 0) this.write(a[off + full]!, rest);
+    if (o === 0) {
+      for (let k = 0; k < full; k++) w[i + k] = a[off + k]!;
+      if (rest > 0) w[i + full] = a[off + full]! & ((1 << rest) - 1);
+    } else {
+      const back = 32 - o;
+      for (let k = 0; k < full; k++) {
+        const x = a[off + k]!;
+        w[i + k]! |= x << o;
+        w[i + k + 1] = x >>> back;
+      }
+      if (rest > 0) {
+        const x = a[off + full]! & ((1 << rest) - 1);
+        w[i + full]! |= x << o;
+        if (o + rest > 32) w[i + full + 1] = x >>> back;
+      }
+    }
+    this.pos = p + bits;
   }
 
   /** Write the bytes written so far (padded to a whole byte) into `dst` at `at`. */
   bytesInto(dst: Uint8Array, at: number): void {
     const n = (this.pos + 7) >>> 3;
     const w = this.words;
+    if (LITTLE_ENDIAN) {
+      // the words are the bytes in order
+      dst.set(new Uint8Array(w.buffer, w.byteOffset, n), at);
+      return;
+    }
     const full = n >>> 2;
     let j = at;
     for (let i = 0; i < full; i++) {
