@@ -98,13 +98,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private arena = new Uint32Array(ARENA_WORDS);
   private arenaPos = 0;
   // the records of the packet being built, in parallel arrays (versions by tick, -1: none)
-  private readonly recE: (Ent | undefined)[] = [];
-  private readonly recHeld: number[] = [];
-  private readonly recTarget: number[] = [];
-  private readonly recA: Uint32Array[] = [];
-  private readonly recOff: number[] = [];
-  private readonly recEBits: number[] = [];
-  private readonly recBits: number[] = [];
+  private recE: (Ent | undefined)[] = [];
+  private recHeld: number[] = [];
+  private recTarget: number[] = [];
+  private recA: Uint32Array[] = [];
+  private recOff: number[] = [];
+  private recEBits: number[] = [];
+  private recBits: number[] = [];
   private readonly freeRecLists: RecList[] = [];
   private readonly setRaw: unknown[] = [];
   // encode()'s result besides its bit count: where the encoded body is
@@ -1000,7 +1000,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       total += recBits[i]! + gammaBits(id - prev);
       prev = id;
     }
-    if (plain) {
+    const budget = Number.isFinite(mtu) ? (mtu - HEADER_MAX) * 8 : Infinity;
+    // the records are kept for next tick's packet against this baseline: when all go into this packet, the record
+    // arrays themselves become the list once the packet is assembled (swapped with a pooled list's); else a copy now
+    const handOver = plain && total <= budget;
+    if (plain && !handOver) {
       // (pooled lists: their arrays live long and hold only entities, arenas and small numbers)
       const l: RecList = this.freeRecLists.pop() ?? { e: [], held: [], target: [], a: [], off: [], ebits: [], bits: [] };
       l.e.length = l.held.length = l.target.length = l.a.length = l.off.length = l.ebits.length = l.bits.length = n;
@@ -1015,7 +1019,6 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       }
       p.recs.set(base!.tick, l);
     }
-    const budget = Number.isFinite(mtu) ? (mtu - HEADER_MAX) * 8 : Infinity;
     let over: Map<Ent, number> | null = null;
     let minHeld = Infinity;
     let deferredCount = 0;
@@ -1049,8 +1052,37 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (p.acc.size > 0) for (let i = 0; i < n; i++) p.acc.delete(recE[i]!);
     // (the record arrays keep their references until the next build overwrites them)
     const built: Built = { node: { tick: t, over, minHeld }, packet: this.assemble(t, base, deferredCount, n) };
+    if (handOver) p.recs.set(base!.tick, this.handOver(n));
     if (mtu === this.mtu) p.built.set(key, built);
     return built;
+  }
+
+  /** The first `n` records as a record list: the record arrays themselves, swapped with a pooled list's (no copy). */
+  private handOver(n: number): RecList {
+    const l: RecList = this.freeRecLists.pop() ?? { e: [], held: [], target: [], a: [], off: [], ebits: [], bits: [] };
+    const e = l.e;
+    l.e = this.recE as Ent[];
+    this.recE = e;
+    const held = l.held;
+    l.held = this.recHeld;
+    this.recHeld = held;
+    const target = l.target;
+    l.target = this.recTarget;
+    this.recTarget = target;
+    const a = l.a;
+    l.a = this.recA;
+    this.recA = a;
+    const off = l.off;
+    l.off = this.recOff;
+    this.recOff = off;
+    const ebits = l.ebits;
+    l.ebits = this.recEBits;
+    this.recEBits = ebits;
+    const bits = l.bits;
+    l.bits = this.recBits;
+    this.recBits = bits;
+    l.e.length = l.held.length = l.target.length = l.a.length = l.off.length = l.ebits.length = l.bits.length = n;
+    return l;
   }
 
   /** The record of entity `e` against `base` at tick `t` as record `n` of the record arrays; false when there is none. */
