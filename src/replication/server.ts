@@ -18,7 +18,7 @@ import { ByteReader } from '../core/reader.js';
 import { DecodeError, EncodeError } from '../core/errors.js';
 import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
 import { maxRecordBits, writeBody, writeMaskedBody } from './codec.js';
-import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
+import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type FieldInfo, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, assignRaw, rawEq, toRaw, valuesOf } from './values.js';
 import { ACK_MAGIC, HEADER_MAX, STATE_MAGIC, hex32 } from './wire.js';
 
@@ -220,8 +220,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const raws = this.setRaw;
     const cur = e.work;
     let n = 0;
+    const list = def.list;
+    const few = list.length <= 8;
     for (const name in values) {
-      const fi = def.byName.get(name);
+      // a few fields: found by name identity (for-in's names and the definition's are usually the same strings)
+      let fi: FieldInfo | undefined;
+      if (few) for (let i = 0; i < list.length && fi === undefined; i++) if (list[i]!.name === name) fi = list[i];
+      if (fi === undefined) fi = def.byName.get(name);
       if (fi === undefined) throw new EncodeError(`${def.name}.${name}`, `no field ${name} in ${def.name}`);
       const v = values[name];
       // the common float field without the generic converter (and its path string)
