@@ -236,9 +236,49 @@ export class Profile {
   ) {}
 }
 
+/**
+ * The packets sent to a client that can still become its baseline, by tick:
+ * a ring of `window` slots (slot `tick % window`), so a tick leaves it when
+ * the one `window` later is sent. Ticks below `floor` are gone (acknowledged
+ * past), and so are ticks at or below `now - window`.
+ */
+export class Sent {
+  private readonly ticks: Float64Array;
+  private readonly built: (Built | undefined)[];
+  floor = 0;
+  constructor(private readonly window: number) {
+    this.ticks = new Float64Array(window).fill(-1);
+    this.built = new Array<Built | undefined>(window).fill(undefined);
+  }
+  get(tick: number, now: number): Built | undefined {
+    if (tick < this.floor || tick <= now - this.window) return undefined;
+    const i = tick % this.window;
+    return this.ticks[i] === tick ? this.built[i] : undefined;
+  }
+  set(tick: number, b: Built): void {
+    const i = tick % this.window;
+    this.ticks[i] = tick;
+    this.built[i] = b;
+  }
+  /** The live entries at tick `now`, oldest first. */
+  live(now: number): Built[] {
+    const out: Built[] = [];
+    for (let k = Math.max(this.floor, now - this.window + 1); k <= now; k++) {
+      const b = this.get(k, now);
+      if (b !== undefined) out.push(b);
+    }
+    return out;
+  }
+  /** The oldest live tick at `now` (Infinity: none). */
+  oldest(now: number): number {
+    for (let k = Math.max(this.floor, now - this.window + 1); k <= now; k++) if (this.get(k, now) !== undefined) return k;
+    return Infinity;
+  }
+}
+
 export interface ClientState {
   profile: Profile;
-  sent: Map<number, Built>;
+  sent: Sent;
   acked: number;
   last: Node | null;
 }

@@ -27,6 +27,7 @@ import {
   NO_ARENA,
   Profile,
   Ent,
+  Sent,
   addMarked,
   type Built,
   type ClientState,
@@ -498,7 +499,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let floor = kept;
     if (!this.anyOver) return floor;
     for (const c of this.clients.values()) {
-      for (const b of c.sent.values()) if (b.node.minHeld < floor) floor = b.node.minHeld;
+      for (const b of c.sent.live(this.t)) if (b.node.minHeld < floor) floor = b.node.minHeld;
       if (c.last !== null && c.last.minHeld < floor) floor = c.last.minHeld;
     }
     return floor;
@@ -514,11 +515,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       else if (c.acked >= 0) b = c.acked;
       else {
         // nothing acknowledged yet: any tick it was sent may come back
-        b = Infinity;
-        for (const k of c.sent.keys()) {
-          b = k;
-          break;
-        }
+        b = c.sent.oldest(this.t);
       }
       if (b < min) min = b;
     }
@@ -610,7 +607,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       this.profiles.add(profile);
       if (opts.interest !== undefined) this.updateInterest([profile], this.t, [], true);
     }
-    this.clients.set(key, { profile, sent: new Map(), acked: -1, last: null });
+    this.clients.set(key, { profile, sent: new Sent(this.window), acked: -1, last: null });
   }
 
   removeClient(key: ClientKey): void {
@@ -645,8 +642,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   clientStats(key: ClientKey): { ackedTick: number; nodes: number; heldOverrides: number } {
     const c = this.client(key);
     let over = 0;
-    for (const b of c.sent.values()) over += b.node.over?.size ?? 0;
-    return { ackedTick: c.acked, nodes: c.sent.size, heldOverrides: over };
+    const live = c.sent.live(this.t);
+    for (const b of live) over += b.node.over?.size ?? 0;
+    return { ackedTick: c.acked, nodes: live.length, heldOverrides: over };
   }
 
   /**
@@ -680,13 +678,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   private ack(c: ClientState, tick: number): void {
-    if (tick > c.acked && c.sent.has(tick)) {
+    if (tick > c.acked && c.sent.get(tick, this.t) !== undefined) {
       c.acked = tick;
       // packets older than the ack can no longer be a baseline (acks only move forward)
-      for (const k of c.sent.keys()) {
-        if (k >= tick) break;
-        c.sent.delete(k);
-      }
+      c.sent.floor = tick;
     }
   }
 
@@ -695,25 +690,18 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const c = this.client(key);
     const t = this.t;
     if (t === 0) throw new EncodeError('tick', 'call tick() before packetFor()');
-    const again = c.sent.get(t);
+    const again = c.sent.get(t, t);
     if (again !== undefined) return again.packet;
     let base: Node | null;
     if (this.delivery === 'reliable') base = c.last;
-    else base = c.acked >= 0 ? (c.sent.get(c.acked)?.node ?? null) : null;
+    else base = c.acked >= 0 ? (c.sent.get(c.acked, t)?.node ?? null) : null;
     if (base !== null && (t - base.tick >= this.window || base.tick < this.kept)) base = null;
     const built = this.build(c.profile, base, t);
     c.sent.set(t, built);
     c.last = built.node;
-    for (const k of c.sent.keys()) {
-      if (k > t - this.window) break;
-      c.sent.delete(k);
-    }
     if (this.delivery === 'reliable') {
       c.acked = t;
-      for (const k of c.sent.keys()) {
-        if (k >= t) break;
-        c.sent.delete(k);
-      }
+      c.sent.floor = t;
     }
     return built.packet;
   }
