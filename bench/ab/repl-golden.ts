@@ -27,7 +27,12 @@ function world(seed: number, loss: number, delivery: 'acked' | 'reliable', mtu: 
   const sims = specs.map(([key, interest, owner], i) => {
     server.addClient(key, { interest, owner, interestEvery: i === 4 ? 'change' : 'tick' });
     const link = { loss, duplicate: loss > 0 ? 0.1 : 0, reorder: loss > 0 ? 0.2 : 0, latency: 1 };
-    return { key, client: new ReplicationClient({ entities: DEFS }), down: new LossyLink({ ...link, seed: seed * 7 + i }), up: new LossyLink({ ...link, seed: seed * 13 + i }) };
+    return {
+      key,
+      client: new ReplicationClient({ entities: DEFS }),
+      down: new LossyLink({ ...link, seed: seed * 7 + i }),
+      up: new LossyLink({ ...link, seed: seed * 13 + i }),
+    };
   });
   for (let k = 0; k < ticks; k++) {
     w.step(k % 50 < 45 ? 1 : 0);
@@ -71,4 +76,9 @@ out.push(['S1 acked 100 ms', bench({ name: 'S1', entities: 1000, clients: 1, lat
 out.push(['S3 acked', bench({ name: 'S3', entities: 5000, clients: 100, radius: 138 }, 'acked', 40)]);
 out.push(['S4 acked 10% loss', bench({ name: 'S4', entities: 2000, clients: 64, loss: 0.1 }, 'acked', 120)]);
 for (const [k, v] of out) console.log(`${v}  ${k}`);
-console.log(`${createHash('sha256').update(out.map((x) => x[1]).join()).digest('hex').slice(0, 16)}  all`);
+console.log(
+  `${createHash('sha256')
+    .update(out.map((x) => x[1]).join())
+    .digest('hex')
+    .slice(0, 16)}  all`,
+);
