@@ -23,26 +23,26 @@ export interface Enc {
 export const NO_ARENA = new Uint32Array(0);
 
 export class Ent {
+  // (fields in the order of how hot they are: set(), tick() and a packet's records touch the first ones)
+  readonly id: number;
+  readonly def: AnyEntityDef;
   /** Working values: `set()` writes here (raw form, see schema.ts). */
   readonly work: unknown[];
   /** Published values, as of tick `pubTick` (updated in place by `tick()`). */
   pub: unknown[] = EMPTY;
-  owner: OwnerTag | undefined;
-  pubOwner: OwnerTag | undefined = undefined;
+  /** Fields set since the last tick (bit i: field i; types of more than 32 fields use `dirtyAll`). */
+  dmask = 0;
+  dirty = false;
+  dirtyAll = false;
   /** The tick of the newest published version (-1: not published yet). */
   pubTick = -1;
   /** Sequence number of this entity's newest undo row (-1: none). */
   undo = -1;
-  /** Fields set since the last tick (bit i: field i; types of more than 32 fields use `dirtyAll`). */
-  dmask = 0;
-  dirtyAll = false;
   spawnTick = -1;
   despawnTick = Infinity;
-  despawnPending = false;
-  dirty = false;
-  mark = 0;
-  /** Interest: bit `slot & 31` of word `slot >> 5` is set when the profile of that slot sees this entity now. */
-  vis: Uint32Array | null = null;
+  readonly type: number;
+  owner: OwnerTag | undefined;
+  pubOwner: OwnerTag | undefined = undefined;
   /**
    * Encodings into the version `cTick` (the newest published; reset when a
    * newer one is published): two (baseline version tick, encoding) slots for
@@ -62,17 +62,18 @@ export class Ent {
   ccOff = 0;
   ccBits = -1;
   cMore: Map<number, Enc> | undefined = undefined;
+  despawnPending = false;
+  mark = 0;
+  /** Interest: bit `slot & 31` of word `slot >> 5` is set when the profile of that slot sees this entity now. */
+  vis: Uint32Array | null = null;
   /** User-facing published values for interest hooks, as of `valsTick`. */
   vals: Record<string, unknown> | undefined = undefined;
   valsTick = -2;
-  constructor(
-    readonly id: number,
-    readonly def: AnyEntityDef,
-    readonly type: number,
-    work: unknown[],
-    owner: OwnerTag | undefined,
-  ) {
+  constructor(id: number, def: AnyEntityDef, type: number, work: unknown[], owner: OwnerTag | undefined) {
+    this.id = id;
+    this.def = def;
     this.work = work;
+    this.type = type;
     this.owner = owner;
   }
 }
