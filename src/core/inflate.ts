@@ -52,13 +52,22 @@ const DIST_EXTRA = new Uint8Array([0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 
 const CLEN_ORDER = new Uint8Array([16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15]);
 
 /**
- * A single-level decoding table: entry = symbol << 4 | code length, indexed by
- * the next `bits` input bits (LSB first); 0 marks a bit pattern no code has.
+ * A two-level decoding table. The root is indexed by the next `bits` input
+ * bits (LSB first); an entry is `symbol << 8 | code length`, or, for codes
+ * longer than the root (`LINK` set), `offset << 8 | LINK`: the entry is then
+ * at `t[offset + (the next sub bits after the root)]`. 0 marks a bit pattern
+ * no code has. `max` is the longest code. Roots of at most ROOT_BITS bits keep
+ * the table small to build: a 15-bit code would otherwise fill 32,768 slots.
  */
 interface Table {
-  t: Uint16Array;
+  t: Uint32Array;
   bits: number;
+  sub: number;
+  max: number;
 }
+
+const ROOT_BITS = 10;
+const LINK = 0x40;
 
 enum Kind {
   CODES,
@@ -78,7 +87,7 @@ function buildTable(lens: Uint8Array, off: number, n: number, kind: Kind): Table
   for (let i = 0; i < n; i++) count[lens[off + i]!]!++;
   let max = 15;
   while (max > 0 && count[max] === 0) max--;
-  if (max === 0) return kind === Kind.DISTS ? { t: new Uint16Array(2), bits: 1 } : undefined;
+  if (max === 0) return kind === Kind.DISTS ? { t: new Uint32Array(2), bits: 1, sub: 0, max: 1 } : undefined;
   let left = 1;
   for (let len = 1; len <= 15; len++) {
     left = (left << 1) - count[len]!;
@@ -87,18 +96,47 @@ function buildTable(lens: Uint8Array, off: number, n: number, kind: Kind): Table
   if (left > 0 && (kind === Kind.CODES || max !== 1)) return undefined; // incomplete
   const next = new Uint16Array(16);
   for (let len = 1; len < 15; len++) next[len + 1] = (next[len]! + count[len]!) << 1;
-  const size = 1 << max;
-  const t = new Uint16Array(size);
+  const bits = Math.min(max, ROOT_BITS);
+  const sub = max - bits;
+  const size = 1 << bits;
+  const subSize = 1 << sub;
+  // one sub-table per root slot that starts a longer code
+  let links = 0;
+  let starts: Int32Array | undefined;
+  if (sub > 0) {
+    starts = new Int32Array(size).fill(-1);
+    const nx = next.slice();
+    for (let sym = 0; sym < n; sym++) {
+      const len = lens[off + sym]!;
+      if (len <= bits) continue;
+      const rev = reverse(nx[len]!++, len) & (size - 1);
+      if (starts[rev]! < 0) starts[rev] = size + subSize * links++;
+    }
+  }
+  const t = new Uint32Array(size + subSize * links);
+  if (starts !== undefined) for (let i = 0; i < size; i++) if (starts[i]! >= 0) t[i] = (starts[i]! << 8) | LINK;
   for (let sym = 0; sym < n; sym++) {
     const len = lens[off + sym]!;
     if (len === 0) continue;
-    const code = next[len]!++;
-    let rev = 0;
-    for (let i = 0; i < len; i++) rev |= ((code >>> i) & 1) << (len - 1 - i);
-    const entry = (sym << 4) | len;
-    for (let i = rev; i < size; i += 1 << len) t[i] = entry;
+    const rev = reverse(next[len]!++, len);
+    const entry = (sym << 8) | len;
+    if (len <= bits) for (let i = rev; i < size; i += 1 << len) t[i] = entry;
+    else {
+      const at = starts![rev & (size - 1)]!;
+      for (let i = rev >>> bits; i < subSize; i += 1 << (len - bits)) t[at + i] = entry;
+    }
   }
-  return { t, bits: max };
+  return { t, bits, sub, max };
+}
+
+/** The low `len` bits of `code`, reversed. */
+function reverse(code: number, len: number): number {
+  let x = code;
+  x = ((x & 0x5555) << 1) | ((x >>> 1) & 0x5555);
+  x = ((x & 0x3333) << 2) | ((x >>> 2) & 0x3333);
+  x = ((x & 0x0f0f) << 4) | ((x >>> 4) & 0x0f0f);
+  x = ((x & 0x00ff) << 8) | ((x >>> 8) & 0x00ff);
+  return x >>> (16 - len);
 }
 
 function fixedTables(): { lit: Table; dist: Table } {
@@ -159,19 +197,20 @@ class Inflate {
   /** One symbol of `tab`, reading only the bits its code needs. */
   symbol(tab: Table): number {
     const src = this.src;
-    while (this.bc < tab.bits && this.p < src.length) {
+    while (this.bc < tab.max && this.p < src.length) {
       this.bb |= src[this.p++]! << this.bc;
       this.bc += 8;
     }
-    const e = tab.t[this.bb & ((1 << tab.bits) - 1)]!;
+    let e = tab.t[this.bb & ((1 << tab.bits) - 1)]!;
+    if ((e & LINK) !== 0) e = tab.t[(e >>> 8) + ((this.bb >>> tab.bits) & ((1 << tab.sub) - 1))]!;
     const len = e & 15;
     if (len === 0 || len > this.bc) {
-      if (this.bc < tab.bits) this.fail('unexpected end of file', 'eof');
+      if (this.bc < tab.max) this.fail('unexpected end of file', 'eof');
       return -1;
     }
     this.bb >>>= len;
     this.bc -= len;
-    return e >>> 4;
+    return e >>> 8;
   }
 
   /** Room for `n` more output bytes, growing `out` up to the cap. */
@@ -271,9 +310,13 @@ class Inflate {
     const out = this.out;
     const ostop = out.length - 258;
     const lt = lit.t;
-    const lmask = (1 << lit.bits) - 1;
+    const lbits = lit.bits;
+    const lmask = (1 << lbits) - 1;
+    const lsub = (1 << lit.sub) - 1;
     const dt = dist.t;
-    const dmask = (1 << dist.bits) - 1;
+    const dbits = dist.bits;
+    const dmask = (1 << dbits) - 1;
+    const dsub = (1 << dist.sub) - 1;
     let o = this.o;
     let p = this.p;
     let bb = this.bb;
@@ -285,14 +328,15 @@ class Inflate {
         p += 2;
         bc += 16;
       }
-      const e = lt[bb & lmask]!;
+      let e = lt[bb & lmask]!;
+      if ((e & LINK) !== 0) e = lt[(e >>> 8) + ((bb >>> lbits) & lsub)]!;
       const len = e & 15;
-      if (len === 0 || e >>> 4 > 285) {
+      if (len === 0 || e >>> 8 > 285) {
         this.p = p - (bc >> 3);
         this.bc = 0;
         this.fail('invalid literal/length code');
       }
-      const sym = e >>> 4;
+      const sym = e >>> 8;
       if (sym < 256) {
         bb >>>= len;
         bc -= len;
@@ -323,9 +367,10 @@ class Inflate {
         p += 2;
         bc += 16;
       }
-      const de = dt[bb & dmask]!;
+      let de = dt[bb & dmask]!;
+      if ((de & LINK) !== 0) de = dt[(de >>> 8) + ((bb >>> dbits) & dsub)]!;
       const dl = de & 15;
-      const ds = de >>> 4;
+      const ds = de >>> 8;
       if (dl === 0 || ds > 29) {
         this.p = p - (bc >> 3);
         this.bc = 0;
@@ -386,7 +431,21 @@ export function adler32(b: Uint8Array, start = 0, end = b.length): number {
   let a = 1;
   let s = 0;
   for (let i = start; i < end; ) {
-    const stop = Math.min(end, i + 3800);
+    // chunks short enough that the sums stay exact small integers before the modulo
+    const stop = Math.min(end, i + 1024);
+    // eight bytes a step: s gains 8 a plus the bytes weighted 8 … 1 (no chain of eight dependent adds)
+    for (; i + 8 <= stop; i += 8) {
+      const b0 = b[i]!;
+      const b1 = b[i + 1]!;
+      const b2 = b[i + 2]!;
+      const b3 = b[i + 3]!;
+      const b4 = b[i + 4]!;
+      const b5 = b[i + 5]!;
+      const b6 = b[i + 6]!;
+      const b7 = b[i + 7]!;
+      s += 8 * a + 8 * b0 + 7 * b1 + 6 * b2 + 5 * b3 + 4 * b4 + 3 * b5 + 2 * b6 + b7;
+      a += b0 + b1 + b2 + b3 + b4 + b5 + b6 + b7;
+    }
     for (; i < stop; i++) {
       a += b[i]!;
       s += a;

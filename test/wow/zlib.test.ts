@@ -279,3 +279,55 @@ test('issue 14 reproducer: 100,000 corrupt SMSG_COMPRESSED_UPDATE_OBJECT frames 
   const fx = stream.length;
   assert.ok(fx > 4000, `${fx} frames in a 64 KB stream`);
 });
+
+test('property: adler32 (eight bytes a step) equals the byte-at-a-time definition, on any range, all-0xff runs included', () => {
+  const reference = (b: Uint8Array, start: number, end: number): number => {
+    let a = 1;
+    let s = 0;
+    for (let i = start; i < end; i++) {
+      a = (a + b[i]!) % 65521;
+      s = (s + a) % 65521;
+    }
+    return ((s << 16) | a) >>> 0;
+  };
+  fc.assert(
+    fc.property(
+      fc.oneof(
+        fc.uint8Array({ maxLength: 5000 }),
+        fc.integer({ min: 0, max: 9000 }).map((n) => new Uint8Array(n).fill(0xff)),
+      ),
+      fc.nat(),
+      fc.nat(),
+      (b, x, y) => {
+        const start = b.length === 0 ? 0 : x % b.length;
+        const end = start + (b.length === 0 ? 0 : y % (b.length - start + 1));
+        assert.equal(adler32(b, start, end), reference(b, start, end));
+      },
+    ),
+    { numRuns: 300, seed: 19 },
+  );
+});
+
+test('streams with codes longer than the decoding table root (11–15 bits): the same value or error through node:zlib and the portable decoder, whole, cut and mutated', () => {
+  // byte k about 1.6^-k as often as byte 0: Huffman codes of up to 15 bits in each dynamic block
+  const r = { x: 12345 };
+  const next = (): number => {
+    r.x = (Math.imul(r.x, 1103515245) + 12345) >>> 0;
+    return r.x / 2 ** 32;
+  };
+  const data = new Uint8Array(60_000);
+  for (let i = 0; i < data.length; i++) data[i] = Math.min(60, Math.floor(-Math.log(1 - next()) / Math.log(1.6)));
+  let errors = 0;
+  for (const level of [1, 6, 9]) {
+    const z = deflateZlib(data, level, 'node');
+    assert.deepEqual(inflateZlib(z, { impl: 'portable', maxOutput: 1 << 20 }), data);
+    for (const cut of [z.length >> 2, z.length >> 1, z.length - 5]) if (!agree(z.subarray(0, cut), { maxOutput: 1 << 20 }).ok) errors++;
+    fc.assert(
+      fc.property(mutationArb, (muts) => {
+        if (!agree(mutate(z, muts), { maxOutput: 1 << 20 }).ok) errors++;
+      }),
+      { numRuns: 60, seed: level },
+    );
+  }
+  assert.ok(errors > 60, `${errors} errors`);
+});
