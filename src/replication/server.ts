@@ -508,6 +508,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   /** The oldest tick any client can still have as its baseline (see `kept`). */
   private oldestBaseline(): number {
     let min = Infinity;
+    const lo = this.t - this.window + 1;
     const reliable = this.delivery === 'reliable';
     for (const c of this.clients.values()) {
       let b: number;
@@ -517,6 +518,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         // nothing acknowledged yet: any tick it was sent may come back
         b = c.sent.oldest(this.t);
       }
+      // a baseline older than the window is never used (such a client gets a full state): a client that stopped
+      // acknowledging (or was not sent anything for a while) must not hold the history back
+      if (b < lo) b = lo;
       if (b < min) min = b;
     }
     return min;

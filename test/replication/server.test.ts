@@ -91,6 +91,36 @@ test('memory stays bounded by the window on both sides over a long lossy run', (
   assert.ok(client.tick > 1900, `client only reached ${client.tick}`);
 });
 
+test('a client that stops acknowledging (or never does) does not hold the history back: it stays within the window', () => {
+  for (const delivery of ['acked', 'reliable'] as const) {
+    const U = defineEntity('U', { x: t.u16() });
+    const server = new ReplicationServer({ entities: [U], delivery, baselineWindow: 16 });
+    const ids = Array.from({ length: 50 }, () => server.spawn(U, { x: 1 }));
+    // a: acks the first packet, then nothing; b: never acks; c: asks for one packet only (reliable: its last packet stays old)
+    for (const k of ['a', 'b', 'c']) server.addClient(k);
+    const client = new ReplicationClient({ entities: [U] });
+    server.tick();
+    client.receive(server.packetFor('a'));
+    server.receive('a', client.ack());
+    server.packetFor('c');
+    const hist = (server as unknown as { hist: { head: number; tail: number } }).hist;
+    let most = 0;
+    for (let k = 0; k < 2000; k++) {
+      for (const id of ids) server.set(id, { x: k & 0xffff });
+      server.tick();
+      server.packetFor('a');
+      server.packetFor('b');
+      most = Math.max(most, hist.tail - hist.head);
+    }
+    // one row per changed entity per tick, for the window's ticks at most (an unbounded history: 100,000 rows)
+    assert.ok(most <= 50 * 17, `${delivery}: ${most} undo rows live`);
+    // and the stale client still gets a correct full state when it comes back
+    const fresh = new ReplicationClient({ entities: [U] });
+    fresh.receive(server.packetFor('c'));
+    for (const id of ids) assert.equal(fresh.entities.get(id)?.values.x, 1999);
+  }
+});
+
 test('removeClient forgets the client; packetFor of an unknown client throws', () => {
   const server = new ReplicationServer({ entities });
   server.addClient('a');
