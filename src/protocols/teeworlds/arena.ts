@@ -2,6 +2,7 @@
  * Arena memory for decoded snapshots, and the open-addressing key index.
  */
 import type { Snapshot } from './snapshot.js';
+import type { DeltaState } from './unpack.js';
 
 // Allocating a typed array with its own ArrayBuffer costs ~1.7 µs in V8 (an
 // off-heap backing store); a view on an existing buffer costs ~30 ns. Snapshot
@@ -40,10 +41,13 @@ export class Arena {
   private readonly freeChunks: Chunk[] = [];
   /** Index of the first duplicate key found by the last `buildIndex` into this arena (−1: none). */
   duplicateAt = -1;
-  // Scratch of the delta decoder: base item → output item map, per-base-item generation marks.
-  /** @internal */ itemMap = new Int32Array(1024);
-  /** @internal */ touched = new Int32Array(1024);
+  // Scratch of the delta decoder: base item → output item map, per-base-item
+  // generation marks (two views of one buffer, allocated at first use: a new
+  // receiver costs no typed array allocation until it decodes), and its state.
+  /** @internal */ itemMap: Int32Array = NO_INTS;
+  /** @internal */ touched: Int32Array = NO_INTS;
   /** @internal */ touchGen = 0;
+  /** @internal */ deltaState: DeltaState | undefined = undefined;
 
   constructor(readonly chunkInts = ARENA_CHUNK_INTS) {
     this.chunk = new Chunk(new Int32Array(0), this);
@@ -86,22 +90,31 @@ export class Arena {
 
   /** Base-item map scratch of at least `n` ints. */
   mapScratch(n: number): Int32Array {
-    if (this.itemMap.length < n) this.itemMap = new Int32Array(Math.max(n, this.itemMap.length * 2));
+    if (this.itemMap.length < n) this.growScratch(n);
     return this.itemMap;
+  }
+
+  /** Both scratch arrays to at least `n` ints, contents kept. */
+  private growScratch(n: number): void {
+    const cap = Math.max(n, this.itemMap.length * 2, 256);
+    const buf = new Int32Array(2 * cap);
+    buf.set(this.itemMap);
+    buf.set(this.touched, cap);
+    this.itemMap = buf.subarray(0, cap);
+    this.touched = buf.subarray(cap);
   }
 
   /** A fresh generation of "touched" marks over `n` base items. */
   nextGeneration(n: number): number {
-    if (this.touched.length < n) {
-      this.touched = new Int32Array(Math.max(n, this.touched.length * 2));
-      this.touchGen = 0;
-    }
+    if (this.touched.length < n) this.growScratch(n);
     let gen = (this.touchGen = (this.touchGen + 1) | 0);
     if (gen === 0) gen = this.touchGen = 1;
     if (gen === 1) this.touched.fill(0);
     return gen;
   }
 }
+
+const NO_INTS = new Int32Array(0);
 
 /** The arena of calls that bring none. */
 export const DEFAULT_ARENA = new Arena();
