@@ -15,10 +15,13 @@ const POOL_SIZE = 64 * 1024;
  * A reusable packer (one per producer; not shared between threads). Deltas are
  * written straight into an output pool and returned as views of it, one after
  * another (as Node's Buffer pool hands out small buffers): no copy and no
- * backing store per delta; a view keeps its pool alive.
+ * backing store per delta; a view keeps its pool alive. The pool past `at` is
+ * all zero (a new pool is, and `at` moves past every byte written, also when
+ * packing throws), so the many zero diffs of a changed item cost no store.
  */
 export class DeltaPacker {
   private buf = new Uint8Array(POOL_SIZE);
+  private bufMem: ArrayBuffer = this.buf.buffer as ArrayBuffer;
   private at = 0;
   private readonly head = new Uint8Array(16);
 
@@ -33,6 +36,7 @@ export class DeltaPacker {
     const worst = 5 * (3 + fromN + 3 * toN + to.dataLength);
     if (this.at + worst > this.buf.length) {
       this.buf = new Uint8Array(Math.max(POOL_SIZE, worst));
+      this.bufMem = this.buf.buffer as ArrayBuffer;
       this.at = 0;
     }
     const out = this.buf;
@@ -70,7 +74,10 @@ export class DeltaPacker {
       const ts = tOff[i]!;
       const size = tOff[i + 1]! - ts;
       const stat = type < sizeLen ? sizes[type]! : 0;
-      if (stat !== 0 && stat !== size) throw new EncodeError(`items[${i}]`, `type ${type} has the static size ${stat} ints, item has ${size}`);
+      if (stat !== 0 && stat !== size) {
+        this.at = (p + 7) & ~7; // past the bytes written (the pool past `at` stays zero)
+        throw new EncodeError(`items[${i}]`, `type ${type} has the static size ${stat} ints, item has ${size}`);
+      }
       let fi = -1;
       if (hint < fromN && fKeys[hint] === key) fi = hint;
       else if (fromN > 0) fi = from.indexOf(key);
@@ -79,6 +86,7 @@ export class DeltaPacker {
         hint = fi + 1;
         const fs = fOff[fi]!;
         if (fOff[fi + 1]! - fs !== size) {
+          this.at = (p + 7) & ~7;
           throw new EncodeError(
             `items[${i}]`,
             `item (type ${type}, id ${key & 0xffff}) changed size from ${fOff[fi + 1]! - fs} to ${size} ints; delete it first`,
@@ -101,12 +109,20 @@ export class DeltaPacker {
         p = writeVarint(out, p, type);
         p = writeVarint(out, p, key & 0xffff);
         if (stat === 0) p = writeVarint(out, p, size);
-        // the first k diffs are 0 (one byte each), the rest computed
-        for (let z = 0; z < k; z++) out[p++] = 0;
-        for (; k < size; k++) {
+        // the first k diffs are 0: one byte each, already 0 in the pool
+        p += k;
+        while (k < size) {
           const d = (tData[t0 + k]! - fData[f0 + k]!) | 0;
+          k++;
+          if (d === 0) {
+            // equal ints: skip runs of 4 (the pool holds the 0 bytes)
+            p++;
+            while (k < size4 && tData[t0 + k] === fData[f0 + k] && tData[t0 + k + 1] === fData[f0 + k + 1] && tData[t0 + k + 2] === fData[f0 + k + 2] && tData[t0 + k + 3] === fData[f0 + k + 3]) {
+              k += 4;
+              p += 4;
+            }
+          } else if (d >= -64 && d < 64) out[p++] = d < 0 ? 0x40 | (~d & 0x3f) : d;
           // one-byte varints inline (most diffs are small)
-          if (d >= -64 && d < 64) out[p++] = d < 0 ? 0x40 | (~d & 0x3f) : d;
           else p = writeVarint(out, p, d);
         }
       } else {
@@ -115,7 +131,8 @@ export class DeltaPacker {
         if (stat === 0) p = writeVarint(out, p, size);
         for (let k = 0; k < size; k++) {
           const v = tData[t0 + k]!;
-          if (v >= -64 && v < 64) out[p++] = v < 0 ? 0x40 | (~v & 0x3f) : v;
+          if (v === 0) p++;
+          else if (v >= -64 && v < 64) out[p++] = v < 0 ? 0x40 | (~v & 0x3f) : v;
           else p = writeVarint(out, p, v);
         }
       }
@@ -130,6 +147,6 @@ export class DeltaPacker {
     const at = start + 15 - h;
     for (let j = 0; j < h; j++) out[at + j] = head[j]!;
     this.at = (p + 7) & ~7;
-    return out.subarray(at, p);
+    return new Uint8Array(this.bufMem, at, p - at);
   }
 }
