@@ -24,6 +24,8 @@ export class DeltaPacker {
   private bufMem: ArrayBuffer = this.buf.buffer as ArrayBuffer;
   private at = 0;
   private readonly head = new Uint8Array(16);
+  /** Scratch for the deleted keys. */
+  private del = new Uint8Array(256);
 
   /**
    * The packed delta from `from` to `to` (items of `to` in its order), or an
@@ -43,22 +45,14 @@ export class DeltaPacker {
     const start = this.at;
     const fKeys = from.keys;
     const tKeys = to.keys;
-    // deleted keys: items of `from` not in `to` (scan in order with a hint: both usually share it)
-    let numDeleted = 0;
-    let p = start + 15; // room for the header (3 ints of at most 5 bytes), written at the end
+    // The updates are written first, right after room for the header (3 ints
+    // of at most 5 bytes, written at the end); the deleted keys (items of
+    // `from` not in `to`) go before them afterwards, if there are any.
+    const body = start + 15;
+    let p = body;
     let hint = 0;
-    for (let i = 0; i < fromN; i++) {
-      const key = fKeys[i]!;
-      let found = false;
-      if (hint < toN && tKeys[hint] === key) {
-        found = true;
-        hint++;
-      } else if (to.indexOf(key) >= 0) found = true;
-      if (!found) {
-        p = writeVarint(out, p, key);
-        numDeleted++;
-      }
-    }
+    /** How many leading items of `from` were found in order: all of them means nothing was deleted. */
+    let seq = 0;
     const tOff = to.offsets;
     const fOff = from.offsets;
     const tData = to._mem;
@@ -68,6 +62,11 @@ export class DeltaPacker {
     const sizeLen = sizes.length;
     let numUpdated = 0;
     hint = 0;
+    const tLen = tOff[toN]!;
+    const fLen = fOff[fromN]!;
+    /** The current compare run: data of `to` at x equals data of `from` at x + shift for x in [its start, eq). */
+    let shift = 0x7fffffff;
+    let eq = 0;
     for (let i = 0; i < toN; i++) {
       const key = tKeys[i]!;
       const type = (key >>> 16) & 0xffff;
@@ -84,6 +83,7 @@ export class DeltaPacker {
       const t0 = tD + ts;
       if (fi >= 0) {
         hint = fi + 1;
+        if (fi === seq) seq++;
         const fs = fOff[fi]!;
         if (fOff[fi + 1]! - fs !== size) {
           this.at = (p + 7) & ~7;
@@ -92,20 +92,26 @@ export class DeltaPacker {
             `item (type ${type}, id ${key & 0xffff}) changed size from ${fOff[fi + 1]! - fs} to ${size} ints; delete it first`,
           );
         }
-        // most items do not change: compare before writing anything
+        // Most items do not change: compare before writing anything. The
+        // data of both snapshots is compared as one run across items (items
+        // at the same distance `shift` in both), up to its first difference
+        // `eq`, so that an unchanged item inside the run costs no compare.
         const f0 = fD + fs;
-        let k = 0;
+        const sh = fs - ts;
+        if (sh !== shift || ts > eq) {
+          shift = sh;
+          eq = ts;
+          const lim = Math.min(tLen, fLen - sh);
+          const lim4 = lim - 3;
+          const fd = fD + sh;
+          while (eq < lim4 && tData[tD + eq] === fData[fd + eq] && tData[tD + eq + 1] === fData[fd + eq + 1] && tData[tD + eq + 2] === fData[fd + eq + 2] && tData[tD + eq + 3] === fData[fd + eq + 3])
+            eq += 4;
+          while (eq < lim && tData[tD + eq] === fData[fd + eq]) eq++;
+        }
+        // items end within both data areas, so a run that ends inside this item ends at a difference
+        if (eq >= ts + size) continue;
+        let k = eq - ts;
         const size4 = size - 3;
-        while (
-          k < size4 &&
-          tData[t0 + k] === fData[f0 + k] &&
-          tData[t0 + k + 1] === fData[f0 + k + 1] &&
-          tData[t0 + k + 2] === fData[f0 + k + 2] &&
-          tData[t0 + k + 3] === fData[f0 + k + 3]
-        )
-          k += 4;
-        while (k < size && tData[t0 + k] === fData[f0 + k]) k++;
-        if (k === size) continue;
         p = writeVarint(out, p, type);
         p = writeVarint(out, p, key & 0xffff);
         if (stat === 0) p = writeVarint(out, p, size);
@@ -137,6 +143,31 @@ export class DeltaPacker {
         }
       }
       numUpdated++;
+    }
+    let numDeleted = 0;
+    if (seq < fromN) {
+      // deleted keys, in the order of `from` (scan with a hint: both usually share it)
+      let del = this.del;
+      if (del.length < 5 * fromN) del = this.del = new Uint8Array(5 * fromN);
+      let d = 0;
+      hint = 0;
+      for (let i = 0; i < fromN; i++) {
+        const key = fKeys[i]!;
+        let found = false;
+        if (hint < toN && tKeys[hint] === key) {
+          found = true;
+          hint++;
+        } else if (to.indexOf(key) >= 0) found = true;
+        if (!found) {
+          d = writeVarint(del, d, key);
+          numDeleted++;
+        }
+      }
+      if (d > 0) {
+        out.copyWithin(body + d, body, p);
+        out.set(del.subarray(0, d), body);
+        p += d;
+      }
     }
     if (numDeleted === 0 && numUpdated === 0) return new Uint8Array(0);
     // the header, written just before the body (into the 15 bytes kept free)
