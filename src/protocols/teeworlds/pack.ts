@@ -67,6 +67,8 @@ export class DeltaPacker {
     /** The current compare run: data of `to` at x equals data of `from` at x + shift for x in [its start, eq). */
     let shift = 0x7fffffff;
     let eq = 0;
+    let fd = 0;
+    let lim = 0;
     for (let i = 0; i < toN; i++) {
       const key = tKeys[i]!;
       const type = (key >>> 16) & 0xffff;
@@ -94,43 +96,41 @@ export class DeltaPacker {
         }
         // Most items do not change: compare before writing anything. The
         // data of both snapshots is compared as one run across items (items
-        // at the same distance `shift` in both), up to its first difference
-        // `eq`, so that an unchanged item inside the run costs no compare.
-        const f0 = fD + fs;
+        // at the same distance `shift` in both, up to `lim`), up to its first
+        // difference `eq`, so that an unchanged item inside the run costs no
+        // compare; a changed item's diffs are the differences the run stops at.
         const sh = fs - ts;
         if (sh !== shift || ts > eq) {
           shift = sh;
+          fd = fD + sh;
+          lim = Math.min(tLen, fLen - sh);
           eq = ts;
-          const lim = Math.min(tLen, fLen - sh);
           const lim4 = lim - 3;
-          const fd = fD + sh;
           while (eq < lim4 && tData[tD + eq] === fData[fd + eq] && tData[tD + eq + 1] === fData[fd + eq + 1] && tData[tD + eq + 2] === fData[fd + eq + 2] && tData[tD + eq + 3] === fData[fd + eq + 3])
             eq += 4;
           while (eq < lim && tData[tD + eq] === fData[fd + eq]) eq++;
         }
         // items end within both data areas, so a run that ends inside this item ends at a difference
-        if (eq >= ts + size) continue;
-        let k = eq - ts;
-        const size4 = size - 3;
+        const te = ts + size;
+        if (eq >= te) continue;
         p = writeVarint(out, p, type);
         p = writeVarint(out, p, key & 0xffff);
         if (stat === 0) p = writeVarint(out, p, size);
-        // the first k diffs are 0: one byte each, already 0 in the pool
-        p += k;
-        while (k < size) {
-          const d = (tData[t0 + k]! - fData[f0 + k]!) | 0;
-          k++;
-          if (d === 0) {
-            // equal ints: skip runs of 4 (the pool holds the 0 bytes)
-            p++;
-            while (k < size4 && tData[t0 + k] === fData[f0 + k] && tData[t0 + k + 1] === fData[f0 + k + 1] && tData[t0 + k + 2] === fData[f0 + k + 2] && tData[t0 + k + 3] === fData[f0 + k + 3]) {
-              k += 4;
-              p += 4;
-            }
-          } else if (d >= -64 && d < 64) out[p++] = d < 0 ? 0x40 | (~d & 0x3f) : d;
+        let at = ts;
+        do {
+          // diffs of the equal ints before eq are 0: one byte each, already 0 in the pool
+          p += eq - at;
+          const d = (tData[tD + eq]! - fData[fd + eq]!) | 0;
           // one-byte varints inline (most diffs are small)
+          if (d >= -64 && d < 64) out[p++] = d < 0 ? 0x40 | (~d & 0x3f) : d;
           else p = writeVarint(out, p, d);
-        }
+          at = ++eq;
+          const lim4 = lim - 3;
+          while (eq < lim4 && tData[tD + eq] === fData[fd + eq] && tData[tD + eq + 1] === fData[fd + eq + 1] && tData[tD + eq + 2] === fData[fd + eq + 2] && tData[tD + eq + 3] === fData[fd + eq + 3])
+            eq += 4;
+          while (eq < lim && tData[tD + eq] === fData[fd + eq]) eq++;
+        } while (eq < te);
+        p += te - at;
       } else {
         p = writeVarint(out, p, type);
         p = writeVarint(out, p, key & 0xffff);
