@@ -48,6 +48,13 @@ export class Arena {
   /** @internal */ touched: Int32Array = NO_INTS;
   /** @internal */ touchGen = 0;
   /** @internal */ deltaState: DeltaState | undefined = undefined;
+  /**
+   * The first chunk, carved with the first scratch from one allocation (one
+   * typed array less per receiver), until `reserve` takes it; `firstMade` once
+   * that allocation was made.
+   */
+  private firstChunk: Int32Array | undefined = undefined;
+  private firstMade = false;
 
   constructor(readonly chunkInts = ARENA_CHUNK_INTS) {
     this.chunk = new Chunk(new Int32Array(0), this);
@@ -61,7 +68,12 @@ export class Arena {
       // chunks start small and double up to `chunkInts`: a receiver that sees
       // a few small snapshots does not pay for a whole chunk
       const size = Math.max(n, Math.min(this.chunkInts, this.mem.length * 2 || ARENA_FIRST_CHUNK_INTS));
-      this.chunk = reused ?? new Chunk(new Int32Array(size), this);
+      if (!this.firstMade) this.makeFirst();
+      const first = this.firstChunk;
+      if (first !== undefined && reused === undefined && n <= first.length) {
+        this.firstChunk = undefined;
+        this.chunk = new Chunk(first, this);
+      } else this.chunk = reused ?? new Chunk(new Int32Array(size), this);
       this.mem = this.chunk.buf;
       this.pos = 0;
     }
@@ -94,8 +106,24 @@ export class Arena {
     return this.itemMap;
   }
 
+  /** The first chunk and the first scratch (two views each of FIRST_SCRATCH_INTS) in one allocation, the chunk at its start. */
+  private makeFirst(): void {
+    this.firstMade = true;
+    const c = Math.min(this.chunkInts, ARENA_FIRST_CHUNK_INTS);
+    const all = new Int32Array(c + 2 * FIRST_SCRATCH_INTS);
+    this.firstChunk = all.subarray(0, c);
+    if (this.itemMap.length === 0) {
+      this.itemMap = all.subarray(c, c + FIRST_SCRATCH_INTS);
+      this.touched = all.subarray(c + FIRST_SCRATCH_INTS);
+    }
+  }
+
   /** Both scratch arrays to at least `n` ints, contents kept. */
   private growScratch(n: number): void {
+    if (!this.firstMade) {
+      this.makeFirst();
+      if (this.itemMap.length >= n) return;
+    }
     const cap = Math.max(n, this.itemMap.length * 2, 256);
     const buf = new Int32Array(2 * cap);
     buf.set(this.itemMap);
@@ -115,6 +143,8 @@ export class Arena {
 }
 
 const NO_INTS = new Int32Array(0);
+/** Ints of each decoder scratch array in an arena's first allocation. */
+const FIRST_SCRATCH_INTS = 256;
 
 /** The arena of calls that bring none. */
 export const DEFAULT_ARENA = new Arena();
