@@ -229,6 +229,9 @@ export function decodeChunks(payload: Uint8Array, numChunks: number, version: Ne
   const split = version === '0.7' ? 6 : 4;
   const lowMask = (1 << split) - 1;
   const chunks: NetChunk[] = [];
+  // views of a plain Uint8Array built on its buffer (fetched once): cheaper than subarray; a Buffer keeps subarray (and its class)
+  const buf = payload.constructor === Uint8Array ? payload.buffer : undefined;
+  const base = payload.byteOffset;
   let p = 0;
   for (let i = 0; i < numChunks; i++) {
     const start = p;
@@ -245,11 +248,11 @@ export function decodeChunks(payload: Uint8Array, numChunks: number, version: Ne
       p++;
     }
     if (p + size > payload.length) throw new DecodeError(p, `chunks[${i}].data`, `${size} bytes of chunk data`, `${payload.length - p}`);
-    c.data = payload.subarray(p, p + size);
+    c.data = buf !== undefined ? new Uint8Array(buf, base + p, size) : payload.subarray(p, p + size);
     p += size;
     chunks.push(c);
   }
-  return { chunks, trailing: payload.subarray(p) };
+  return { chunks, trailing: buf !== undefined ? new Uint8Array(buf, base + p, payload.length - p) : payload.subarray(p) };
 }
 
 /** Size of a chunk header. */
