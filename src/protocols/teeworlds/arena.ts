@@ -15,8 +15,8 @@ import type { DeltaState } from './unpack.js';
 
 /** Ints per arena chunk (1 MiB). */
 export const ARENA_CHUNK_INTS = 1 << 18;
-/** Ints of an arena's first chunk (16 KiB); each next one doubles, up to `ARENA_CHUNK_INTS`. */
-const ARENA_FIRST_CHUNK_INTS = 1 << 12;
+/** Ints of an arena's first chunk (4 KiB: typed array allocation costs grow with the size, and a new receiver's first snapshots are small); each next one doubles, up to `ARENA_CHUNK_INTS`. */
+const ARENA_FIRST_CHUNK_INTS = 1 << 10;
 
 /** @internal A chunk of arena memory and the number of snapshots using it. */
 export class Chunk {
