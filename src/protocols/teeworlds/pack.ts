@@ -106,7 +106,13 @@ export class DeltaPacker {
           lim = Math.min(tLen, fLen - sh);
           eq = ts;
           const lim4 = lim - 3;
-          while (eq < lim4 && tData[tD + eq] === fData[fd + eq] && tData[tD + eq + 1] === fData[fd + eq + 1] && tData[tD + eq + 2] === fData[fd + eq + 2] && tData[tD + eq + 3] === fData[fd + eq + 3])
+          while (
+            eq < lim4 &&
+            tData[tD + eq] === fData[fd + eq] &&
+            tData[tD + eq + 1] === fData[fd + eq + 1] &&
+            tData[tD + eq + 2] === fData[fd + eq + 2] &&
+            tData[tD + eq + 3] === fData[fd + eq + 3]
+          )
             eq += 4;
           while (eq < lim && tData[tD + eq] === fData[fd + eq]) eq++;
         }
@@ -126,7 +132,13 @@ export class DeltaPacker {
           else p = writeVarint(out, p, d);
           at = ++eq;
           const lim4 = lim - 3;
-          while (eq < lim4 && tData[tD + eq] === fData[fd + eq] && tData[tD + eq + 1] === fData[fd + eq + 1] && tData[tD + eq + 2] === fData[fd + eq + 2] && tData[tD + eq + 3] === fData[fd + eq + 3])
+          while (
+            eq < lim4 &&
+            tData[tD + eq] === fData[fd + eq] &&
+            tData[tD + eq + 1] === fData[fd + eq + 1] &&
+            tData[tD + eq + 2] === fData[fd + eq + 2] &&
+            tData[tD + eq + 3] === fData[fd + eq + 3]
+          )
             eq += 4;
           while (eq < lim && tData[tD + eq] === fData[fd + eq]) eq++;
         } while (eq < te);
