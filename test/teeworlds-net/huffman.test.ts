@@ -171,3 +171,50 @@ test('huffman: results of successive decompressions are independent arrays (writ
   assert.throws(() => huffmanDecompress(huffmanCompress(new Uint8Array(100).fill(7)), 50), LimitError);
   assert.deepEqual([...huffmanDecompress(a)], [1, 2, 3, 0, 0, 0, 4]);
 });
+
+test('huffman: the word-at-a-time decoder (zero runs, codes over 12 bits, caps at the output length, inputs inside larger buffers) matches the bit-by-bit reference (property)', () => {
+  const long = fx.codes.filter((c) => c.bits.length > 12).map((c) => c.symbol);
+  assert.ok(long.length > 10);
+  // runs of 0 bytes (one-bit codes) between common and long-coded symbols
+  const piece = fc.oneof(
+    fc.integer({ min: 1, max: 40 }).map((n) => new Array<number>(n).fill(0)),
+    fc.integer({ min: 0, max: 255 }).map((b) => [b]),
+    fc.constantFrom(...long).map((b) => [b]),
+  );
+  const payload = fc.array(piece, { maxLength: 60 }).map((ps) => Uint8Array.from(ps.flat()));
+  let longSeen = 0;
+  let capHit = 0;
+  fc.assert(
+    fc.property(
+      payload,
+      fc.integer({ min: -3, max: 3 }),
+      fc.boolean(),
+      fc.nat(),
+      fc.uint8Array({ minLength: 1, maxLength: 9 }),
+      (raw, capDelta, cut, cutAt, pad) => {
+        let comp = huffmanCompress(raw);
+        if (cut) comp = comp.slice(0, cutAt % (comp.length + 1));
+        // the input as a view in the middle of a larger buffer, with non-zero bytes around it
+        const host = new Uint8Array(comp.length + 2 * pad.length).fill(0xff);
+        host.set(pad, 0);
+        host.set(comp, pad.length);
+        host.set(pad, pad.length + comp.length);
+        const src = host.subarray(pad.length, pad.length + comp.length);
+        const max = Math.max(0, raw.length + capDelta);
+        if (raw.some((b) => long.includes(b))) longSeen++;
+        const want = outcome(() => referenceDecompress(src, max));
+        if (want.startsWith('LimitError')) capHit++;
+        assert.equal(
+          outcome(() => huffmanDecompress(src, max)),
+          want,
+        );
+        assert.equal(
+          outcome(() => huffmanDecompress(Buffer.from(src), max)),
+          want,
+        );
+      },
+    ),
+    { numRuns: 400 },
+  );
+  assert.ok(longSeen > 100 && capHit > 50, `long codes in ${longSeen}, cap reached in ${capHit}`);
+});

@@ -17,6 +17,7 @@ import {
   encodeInts,
   type TwVersion,
 } from '../../src/protocols/teeworlds/index.js';
+import { DeltaPacker } from '../../src/protocols/teeworlds/pack.js';
 import { crcOf, itemMap } from './helpers.js';
 import { pairArb, snapArb } from './gen.js';
 
@@ -277,4 +278,46 @@ test('createDeltaBytes results stay as they were while many more deltas are pack
   for (let i = 0; i < 3000; i++) all.push(createDeltaBytes(i % 2 ? a : b, i % 2 ? b : a, STATIC_SIZES.ddnet));
   assert.deepEqual(first, copy);
   for (let i = 0; i < all.length; i++) assert.deepEqual(all[i], createDeltaBytes(i % 2 ? a : b, i % 2 ? b : a, STATIC_SIZES.ddnet));
+});
+
+test('a DeltaPacker packing a run of deltas, some of them refused mid-way (EncodeError after items were written), gives exactly encodeInts(createDelta) every time (property: zero diffs are skipped over a pool kept at zero)', () => {
+  for (const v of TW_VERSIONS) {
+    let refused = 0;
+    fc.assert(
+      fc.property(fc.array(fc.tuple(pairArb(v), fc.boolean()), { minLength: 1, maxLength: 6 }), (steps) => {
+        const packer = new DeltaPacker();
+        const outs: [Uint8Array, string][] = [];
+        for (const [[fromItems, toItems], grow] of steps) {
+          const from = Snapshot.fromItems(fromItems);
+          // `grow`: the last item kept from `from` changes size, after the items before it were written
+          const toRows = toItems.map((it) => ({ ...it, data: it.data.slice() }));
+          if (grow) {
+            const last = [...toRows].reverse().find((it) => fromItems.some((f) => f.type === it.type && f.id === it.id));
+            if (last) last.data.push(7);
+          }
+          const to = Snapshot.fromItems(toRows);
+          let ref: string;
+          try {
+            const d = createDelta(from, to, STATIC_SIZES[v]);
+            ref = d === null ? '' : Buffer.from(encodeInts(d)).toString('hex');
+          } catch (e) {
+            ref = `error ${(e as Error).message}`;
+          }
+          let got: string;
+          try {
+            const b = packer.pack(from, to, STATIC_SIZES[v]);
+            got = Buffer.from(b).toString('hex');
+            outs.push([b, got]);
+          } catch (e) {
+            got = `error ${(e as Error).message}`;
+            refused++;
+          }
+          assert.equal(got, ref);
+        }
+        for (const [b, hex] of outs) assert.equal(Buffer.from(b).toString('hex'), hex);
+      }),
+      { numRuns: 150 },
+    );
+    assert.ok(refused > 30, `${v}: ${refused} refused`);
+  }
 });

@@ -2,6 +2,7 @@
  * Arena memory for decoded snapshots, and the open-addressing key index.
  */
 import type { Snapshot } from './snapshot.js';
+import type { DeltaState } from './unpack.js';
 
 // Allocating a typed array with its own ArrayBuffer costs ~1.7 µs in V8 (an
 // off-heap backing store); a view on an existing buffer costs ~30 ns. Snapshot
@@ -14,8 +15,8 @@ import type { Snapshot } from './snapshot.js';
 
 /** Ints per arena chunk (1 MiB). */
 export const ARENA_CHUNK_INTS = 1 << 18;
-/** Ints of an arena's first chunk (16 KiB); each next one doubles, up to `ARENA_CHUNK_INTS`. */
-const ARENA_FIRST_CHUNK_INTS = 1 << 12;
+/** Ints of an arena's first chunk (4 KiB: typed array allocation costs grow with the size, and a new receiver's first snapshots are small); each next one doubles, up to `ARENA_CHUNK_INTS`. */
+const ARENA_FIRST_CHUNK_INTS = 1 << 10;
 
 /** @internal A chunk of arena memory and the number of snapshots using it. */
 export class Chunk {
@@ -40,10 +41,20 @@ export class Arena {
   private readonly freeChunks: Chunk[] = [];
   /** Index of the first duplicate key found by the last `buildIndex` into this arena (−1: none). */
   duplicateAt = -1;
-  // Scratch of the delta decoder: base item → output item map, per-base-item generation marks.
-  /** @internal */ itemMap = new Int32Array(1024);
-  /** @internal */ touched = new Int32Array(1024);
+  // Scratch of the delta decoder: base item → output item map, per-base-item
+  // generation marks (two views of one buffer, allocated at first use: a new
+  // receiver costs no typed array allocation until it decodes), and its state.
+  /** @internal */ itemMap: Int32Array = NO_INTS;
+  /** @internal */ touched: Int32Array = NO_INTS;
   /** @internal */ touchGen = 0;
+  /** @internal */ deltaState: DeltaState | undefined = undefined;
+  /**
+   * The first chunk, carved with the first scratch from one allocation (one
+   * typed array less per receiver), until `reserve` takes it; `firstMade` once
+   * that allocation was made.
+   */
+  private firstChunk: Int32Array | undefined = undefined;
+  private firstMade = false;
 
   constructor(readonly chunkInts = ARENA_CHUNK_INTS) {
     this.chunk = new Chunk(new Int32Array(0), this);
@@ -57,7 +68,12 @@ export class Arena {
       // chunks start small and double up to `chunkInts`: a receiver that sees
       // a few small snapshots does not pay for a whole chunk
       const size = Math.max(n, Math.min(this.chunkInts, this.mem.length * 2 || ARENA_FIRST_CHUNK_INTS));
-      this.chunk = reused ?? new Chunk(new Int32Array(size), this);
+      if (!this.firstMade) this.makeFirst();
+      const first = this.firstChunk;
+      if (first !== undefined && reused === undefined && n <= first.length) {
+        this.firstChunk = undefined;
+        this.chunk = new Chunk(first, this);
+      } else this.chunk = reused ?? new Chunk(new Int32Array(size), this);
       this.mem = this.chunk.buf;
       this.pos = 0;
     }
@@ -86,22 +102,49 @@ export class Arena {
 
   /** Base-item map scratch of at least `n` ints. */
   mapScratch(n: number): Int32Array {
-    if (this.itemMap.length < n) this.itemMap = new Int32Array(Math.max(n, this.itemMap.length * 2));
+    if (this.itemMap.length < n) this.growScratch(n);
     return this.itemMap;
+  }
+
+  /** The first chunk and the first scratch (two views each of FIRST_SCRATCH_INTS) in one allocation, the chunk at its start. */
+  private makeFirst(): void {
+    this.firstMade = true;
+    const c = Math.min(this.chunkInts, ARENA_FIRST_CHUNK_INTS);
+    const all = new Int32Array(c + 2 * FIRST_SCRATCH_INTS);
+    this.firstChunk = all.subarray(0, c);
+    if (this.itemMap.length === 0) {
+      this.itemMap = all.subarray(c, c + FIRST_SCRATCH_INTS);
+      this.touched = all.subarray(c + FIRST_SCRATCH_INTS);
+    }
+  }
+
+  /** Both scratch arrays to at least `n` ints, contents kept. */
+  private growScratch(n: number): void {
+    if (!this.firstMade) {
+      this.makeFirst();
+      if (this.itemMap.length >= n) return;
+    }
+    const cap = Math.max(n, this.itemMap.length * 2, 256);
+    const buf = new Int32Array(2 * cap);
+    buf.set(this.itemMap);
+    buf.set(this.touched, cap);
+    this.itemMap = buf.subarray(0, cap);
+    this.touched = buf.subarray(cap);
   }
 
   /** A fresh generation of "touched" marks over `n` base items. */
   nextGeneration(n: number): number {
-    if (this.touched.length < n) {
-      this.touched = new Int32Array(Math.max(n, this.touched.length * 2));
-      this.touchGen = 0;
-    }
+    if (this.touched.length < n) this.growScratch(n);
     let gen = (this.touchGen = (this.touchGen + 1) | 0);
     if (gen === 0) gen = this.touchGen = 1;
     if (gen === 1) this.touched.fill(0);
     return gen;
   }
 }
+
+const NO_INTS = new Int32Array(0);
+/** Ints of each decoder scratch array in an arena's first allocation. */
+const FIRST_SCRATCH_INTS = 256;
 
 /** The arena of calls that bring none. */
 export const DEFAULT_ARENA = new Arena();

@@ -220,7 +220,7 @@ export function decodeSnapMessage(bytes: Uint8Array, version: TwVersion, opts: S
   let numParts = 1;
   let part = 0;
   let crc = 0;
-  let data: Uint8Array = bytes.subarray(u.pos, u.pos);
+  let data: Uint8Array | undefined;
   if (kind === 'snap') {
     const np = u.pos;
     numParts = u.int('numParts');
@@ -235,7 +235,7 @@ export function decodeSnapMessage(bytes: Uint8Array, version: TwVersion, opts: S
     const size = u.int('partSize');
     if (size < 0 || size > maxPart) throw new DecodeError(sp, 'partSize', `0..${maxPart} bytes`, `${size}`);
     data = u.raw(size, 'data');
-  }
+  } else data = bytes.subarray(u.pos, u.pos);
   if (u.pos !== bytes.length) throw new DecodeError(u.pos, '', 'end of message', `${bytes.length - u.pos} trailing bytes`);
   if (tick < 0) throw new DecodeError(0, 'tick', 'a non-negative tick', `${tick}`);
   if (deltaTick < -1 || deltaTick > tick) throw new DecodeError(deltaPos, 'delta', `a delta in 0..${tick + 1}`, `${delta}`);

@@ -15,12 +15,17 @@ const POOL_SIZE = 64 * 1024;
  * A reusable packer (one per producer; not shared between threads). Deltas are
  * written straight into an output pool and returned as views of it, one after
  * another (as Node's Buffer pool hands out small buffers): no copy and no
- * backing store per delta; a view keeps its pool alive.
+ * backing store per delta; a view keeps its pool alive. The pool past `at` is
+ * all zero (a new pool is, and `at` moves past every byte written, also when
+ * packing throws), so the many zero diffs of a changed item cost no store.
  */
 export class DeltaPacker {
   private buf = new Uint8Array(POOL_SIZE);
+  private bufMem: ArrayBuffer = this.buf.buffer as ArrayBuffer;
   private at = 0;
   private readonly head = new Uint8Array(16);
+  /** Scratch for the deleted keys. */
+  private del = new Uint8Array(256);
 
   /**
    * The packed delta from `from` to `to` (items of `to` in its order), or an
@@ -33,28 +38,21 @@ export class DeltaPacker {
     const worst = 5 * (3 + fromN + 3 * toN + to.dataLength);
     if (this.at + worst > this.buf.length) {
       this.buf = new Uint8Array(Math.max(POOL_SIZE, worst));
+      this.bufMem = this.buf.buffer as ArrayBuffer;
       this.at = 0;
     }
     const out = this.buf;
     const start = this.at;
     const fKeys = from.keys;
     const tKeys = to.keys;
-    // deleted keys: items of `from` not in `to` (scan in order with a hint: both usually share it)
-    let numDeleted = 0;
-    let p = start + 15; // room for the header (3 ints of at most 5 bytes), written at the end
+    // The updates are written first, right after room for the header (3 ints
+    // of at most 5 bytes, written at the end); the deleted keys (items of
+    // `from` not in `to`) go before them afterwards, if there are any.
+    const body = start + 15;
+    let p = body;
     let hint = 0;
-    for (let i = 0; i < fromN; i++) {
-      const key = fKeys[i]!;
-      let found = false;
-      if (hint < toN && tKeys[hint] === key) {
-        found = true;
-        hint++;
-      } else if (to.indexOf(key) >= 0) found = true;
-      if (!found) {
-        p = writeVarint(out, p, key);
-        numDeleted++;
-      }
-    }
+    /** How many leading items of `from` were found in order: all of them means nothing was deleted. */
+    let seq = 0;
     const tOff = to.offsets;
     const fOff = from.offsets;
     const tData = to._mem;
@@ -64,62 +62,124 @@ export class DeltaPacker {
     const sizeLen = sizes.length;
     let numUpdated = 0;
     hint = 0;
+    const tLen = tOff[toN]!;
+    const fLen = fOff[fromN]!;
+    /** The current compare run: data of `to` at x equals data of `from` at x + shift for x in [its start, eq). */
+    let shift = 0x7fffffff;
+    let eq = 0;
+    let fd = 0;
+    let lim = 0;
     for (let i = 0; i < toN; i++) {
       const key = tKeys[i]!;
       const type = (key >>> 16) & 0xffff;
       const ts = tOff[i]!;
       const size = tOff[i + 1]! - ts;
       const stat = type < sizeLen ? sizes[type]! : 0;
-      if (stat !== 0 && stat !== size) throw new EncodeError(`items[${i}]`, `type ${type} has the static size ${stat} ints, item has ${size}`);
+      if (stat !== 0 && stat !== size) {
+        this.at = (p + 7) & ~7; // past the bytes written (the pool past `at` stays zero)
+        throw new EncodeError(`items[${i}]`, `type ${type} has the static size ${stat} ints, item has ${size}`);
+      }
       let fi = -1;
       if (hint < fromN && fKeys[hint] === key) fi = hint;
       else if (fromN > 0) fi = from.indexOf(key);
       const t0 = tD + ts;
       if (fi >= 0) {
         hint = fi + 1;
+        if (fi === seq) seq++;
         const fs = fOff[fi]!;
         if (fOff[fi + 1]! - fs !== size) {
+          this.at = (p + 7) & ~7;
           throw new EncodeError(
             `items[${i}]`,
             `item (type ${type}, id ${key & 0xffff}) changed size from ${fOff[fi + 1]! - fs} to ${size} ints; delete it first`,
           );
         }
-        // most items do not change: compare before writing anything
-        const f0 = fD + fs;
-        let k = 0;
-        const size4 = size - 3;
-        while (
-          k < size4 &&
-          tData[t0 + k] === fData[f0 + k] &&
-          tData[t0 + k + 1] === fData[f0 + k + 1] &&
-          tData[t0 + k + 2] === fData[f0 + k + 2] &&
-          tData[t0 + k + 3] === fData[f0 + k + 3]
-        )
-          k += 4;
-        while (k < size && tData[t0 + k] === fData[f0 + k]) k++;
-        if (k === size) continue;
+        // Most items do not change: compare before writing anything. The
+        // data of both snapshots is compared as one run across items (items
+        // at the same distance `shift` in both, up to `lim`), up to its first
+        // difference `eq`, so that an unchanged item inside the run costs no
+        // compare; a changed item's diffs are the differences the run stops at.
+        const sh = fs - ts;
+        if (sh !== shift || ts > eq) {
+          shift = sh;
+          fd = fD + sh;
+          lim = Math.min(tLen, fLen - sh);
+          eq = ts;
+          const lim4 = lim - 3;
+          while (
+            eq < lim4 &&
+            tData[tD + eq] === fData[fd + eq] &&
+            tData[tD + eq + 1] === fData[fd + eq + 1] &&
+            tData[tD + eq + 2] === fData[fd + eq + 2] &&
+            tData[tD + eq + 3] === fData[fd + eq + 3]
+          )
+            eq += 4;
+          while (eq < lim && tData[tD + eq] === fData[fd + eq]) eq++;
+        }
+        // items end within both data areas, so a run that ends inside this item ends at a difference
+        const te = ts + size;
+        if (eq >= te) continue;
         p = writeVarint(out, p, type);
         p = writeVarint(out, p, key & 0xffff);
         if (stat === 0) p = writeVarint(out, p, size);
-        // the first k diffs are 0 (one byte each), the rest computed
-        for (let z = 0; z < k; z++) out[p++] = 0;
-        for (; k < size; k++) {
-          const d = (tData[t0 + k]! - fData[f0 + k]!) | 0;
+        let at = ts;
+        do {
+          // diffs of the equal ints before eq are 0: one byte each, already 0 in the pool
+          p += eq - at;
+          const d = (tData[tD + eq]! - fData[fd + eq]!) | 0;
           // one-byte varints inline (most diffs are small)
           if (d >= -64 && d < 64) out[p++] = d < 0 ? 0x40 | (~d & 0x3f) : d;
           else p = writeVarint(out, p, d);
-        }
+          at = ++eq;
+          const lim4 = lim - 3;
+          while (
+            eq < lim4 &&
+            tData[tD + eq] === fData[fd + eq] &&
+            tData[tD + eq + 1] === fData[fd + eq + 1] &&
+            tData[tD + eq + 2] === fData[fd + eq + 2] &&
+            tData[tD + eq + 3] === fData[fd + eq + 3]
+          )
+            eq += 4;
+          while (eq < lim && tData[tD + eq] === fData[fd + eq]) eq++;
+        } while (eq < te);
+        p += te - at;
       } else {
         p = writeVarint(out, p, type);
         p = writeVarint(out, p, key & 0xffff);
         if (stat === 0) p = writeVarint(out, p, size);
         for (let k = 0; k < size; k++) {
           const v = tData[t0 + k]!;
-          if (v >= -64 && v < 64) out[p++] = v < 0 ? 0x40 | (~v & 0x3f) : v;
+          if (v === 0) p++;
+          else if (v >= -64 && v < 64) out[p++] = v < 0 ? 0x40 | (~v & 0x3f) : v;
           else p = writeVarint(out, p, v);
         }
       }
       numUpdated++;
+    }
+    let numDeleted = 0;
+    if (seq < fromN) {
+      // deleted keys, in the order of `from` (scan with a hint: both usually share it)
+      let del = this.del;
+      if (del.length < 5 * fromN) del = this.del = new Uint8Array(5 * fromN);
+      let d = 0;
+      hint = 0;
+      for (let i = 0; i < fromN; i++) {
+        const key = fKeys[i]!;
+        let found = false;
+        if (hint < toN && tKeys[hint] === key) {
+          found = true;
+          hint++;
+        } else if (to.indexOf(key) >= 0) found = true;
+        if (!found) {
+          d = writeVarint(del, d, key);
+          numDeleted++;
+        }
+      }
+      if (d > 0) {
+        out.copyWithin(body + d, body, p);
+        out.set(del.subarray(0, d), body);
+        p += d;
+      }
     }
     if (numDeleted === 0 && numUpdated === 0) return new Uint8Array(0);
     // the header, written just before the body (into the 15 bytes kept free)
@@ -130,6 +190,6 @@ export class DeltaPacker {
     const at = start + 15 - h;
     for (let j = 0; j < h; j++) out[at + j] = head[j]!;
     this.at = (p + 7) & ~7;
-    return out.subarray(at, p);
+    return new Uint8Array(this.bufMem, at, p - at);
   }
 }

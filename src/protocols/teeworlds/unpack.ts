@@ -34,7 +34,7 @@ export interface DeltaSpans {
   dataInt(index: number, key: number, k: number, start: number, end: number): void;
 }
 
-/** Per-call state of the decoder: the cursor and the output pointers. One per arena. */
+/** @internal Per-call state of the decoder: the cursor and the output pointers. One per arena. */
 export class DeltaState {
   /** Packed delta and its end. */
   bytes: Uint8Array = new Uint8Array(0);
@@ -59,11 +59,8 @@ export class DeltaState {
   spans: DeltaSpans | undefined = undefined;
 }
 
-const states = new WeakMap<Arena, DeltaState>();
 function stateOf(arena: Arena): DeltaState {
-  let s = states.get(arena);
-  if (s === undefined) states.set(arena, (s = new DeltaState()));
-  return s;
+  return (arena.deltaState ??= new DeltaState());
 }
 
 function truncated(offset: number): DecodeError {

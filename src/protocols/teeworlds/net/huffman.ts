@@ -325,37 +325,48 @@ function build(): void {
 build();
 
 /**
- * Multi-symbol decode table over the same LUT_BITS window: how many whole
- * symbols (bytes, not EOF) the window starts with, up to MULTI_MAX
- * (`multiMeta`: count in bits 4..7, their total code length in bits 0..3),
- * and those symbols (`multiLo`: the first four, first in the low byte;
- * `multiHi`: the next four). Most snapshot payload bytes are 0, whose code is
- * the single bit 1, so one lookup often yields many bytes. A count of 0 means
- * the window starts with EOF or with a code longer than LUT_BITS.
+ * Multi-symbol decode table over the same LUT_BITS window, one Int32 per
+ * window: the whole symbols (bytes, not EOF) the window starts with, as many
+ * as fit, up to 3 (bits 0..23, first symbol in the low byte), or up to 12 when
+ * they are all 0 (a run of 0 bytes, whose code is the single bit 1: most
+ * snapshot payload bytes); their total code length in bits 24..27 and their
+ * count in bits 28..31. 0 means the window starts with EOF or with a code
+ * longer than LUT_BITS.
  */
-const MULTI_MAX = 8;
-const multiMeta = new Uint8Array(LUT_SIZE);
-const multiLo = new Int32Array(LUT_SIZE);
-const multiHi = new Int32Array(LUT_SIZE);
+const MULTI_ZEROS = 12;
+const multi = new Int32Array(LUT_SIZE);
 for (let v = 0; v < LUT_SIZE; v++) {
   let used = 0;
   let n = 0;
-  let lo = 0;
-  let hi = 0;
-  while (n < MULTI_MAX) {
+  let syms = 0;
+  while (n < MULTI_ZEROS) {
     const e = lut[(v >>> used) & (LUT_SIZE - 1)]!;
     if (e <= 0) break;
     const len = e & 31;
     const sym = (e >>> 5) - 1;
     if (sym === HUFFMAN_EOF || used + len > LUT_BITS) break;
-    if (n < 4) lo |= sym << (8 * n);
-    else hi |= sym << (8 * (n - 4));
+    if (n >= 3 && (sym !== 0 || syms !== 0)) break;
+    if (n < 3) syms |= sym << (8 * n);
     used += len;
     n++;
   }
-  multiMeta[v] = (n << 4) | used;
-  multiLo[v] = lo;
-  multiHi[v] = hi;
+  multi[v] = n === 0 ? 0 : (n << 28) | (used << 24) | syms;
+}
+
+/**
+ * Codes longer than LUT_BITS (at most 15 bits): indexed by
+ * (node reached after LUT_BITS bits - NUM_SYMBOLS) * 8 + the next 3 bits,
+ * (symbol + 1) << 5 | code length, or 0 when those bits do not end a code.
+ */
+const LONG_BITS = 3;
+const longLut = new Int32Array((NUM_NODES - NUM_SYMBOLS) << LONG_BITS);
+for (let nd = NUM_SYMBOLS; nd < NUM_NODES; nd++) {
+  for (let v = 0; v < 1 << LONG_BITS; v++) {
+    let node = nd;
+    let i = 0;
+    for (; i < LONG_BITS && node >= NUM_SYMBOLS; i++) node = (v >>> i) & 1 ? child1[node]! : child0[node]!;
+    longLut[((nd - NUM_SYMBOLS) << LONG_BITS) | v] = node < NUM_SYMBOLS ? ((node + 1) << 5) | (LUT_BITS + i) : 0;
+  }
 }
 
 /**
@@ -377,10 +388,23 @@ export function huffmanCode(symbol: number): string {
  * Decompressed payloads are written straight into a shared pool and returned
  * as views of it (as Node's Buffer does for small buffers): no copy and no
  * allocation of a backing store per payload. A view keeps its pool alive.
+ * The decoder writes whole 32-bit words (up to 12 bytes past the last symbol,
+ * overwritten by the next symbols or never part of a result).
  */
-const POOL_SIZE = 16384;
-let pool = new Uint8Array(POOL_SIZE);
+const POOL_SIZE = 65536;
+const POOL_SLACK = 16;
+let poolBuf = new ArrayBuffer(POOL_SIZE);
+let poolView = new DataView(poolBuf);
+let pool = new Uint8Array(poolBuf);
 let poolAt = 0;
+/**
+ * The input is copied into this scratch, followed by 8 zero bytes, so that
+ * the decoder reads it 32 bits at a time at any byte offset. Inputs larger
+ * than SCRATCH_KEEP get a scratch of their own, not kept.
+ */
+const SCRATCH_KEEP = 65536;
+let inScratch = new Uint8Array(4096);
+let inView = new DataView(inScratch.buffer);
 /** Output scratch for compression (the result is copied out). */
 let compScratch = new Uint8Array(4096);
 
@@ -423,61 +447,87 @@ export function huffmanCompress(data: Uint8Array): Uint8Array {
  * output longer than `maxOutput` bytes, gives a DecodeError.
  */
 export function huffmanDecompress(src: Uint8Array, maxOutput = 2048): Uint8Array {
-  const cap = Math.min(maxOutput, src.length * 8);
-  if (poolAt + cap + MULTI_MAX > pool.length) {
-    pool = new Uint8Array(Math.max(POOL_SIZE, cap + MULTI_MAX));
+  const end = src.length;
+  const cap = Math.min(maxOutput, end * 8);
+  if (poolAt + cap + POOL_SLACK > poolBuf.byteLength) {
+    poolBuf = new ArrayBuffer(Math.max(POOL_SIZE, cap + POOL_SLACK));
+    poolView = new DataView(poolBuf);
+    pool = new Uint8Array(poolBuf);
     poolAt = 0;
   }
-  const out = pool;
-  const base = poolAt;
-  let o = base;
-  let pos = 0;
-  /** Bits not yet consumed, first bit lowest; `count` of them are real, the rest 0. */
-  let acc = 0;
-  let count = 0;
-  const end = src.length;
-  const end2 = end - 1;
-  for (;;) {
-    if (count < 16) {
-      // Refill to at least 16 bits (at most 31) while input lasts.
-      if (pos < end2) {
-        acc |= (src[pos]! | (src[pos + 1]! << 8)) << count;
-        pos += 2;
-        count += 16;
-      } else if (pos < end) {
-        acc |= src[pos++]! << count;
-        count += 8;
-      }
+  let inBytes = inScratch;
+  let inp = inView;
+  if (end + 8 > inBytes.length) {
+    inBytes = new Uint8Array(end + 8);
+    inp = new DataView(inBytes.buffer);
+    if (end + 8 <= SCRATCH_KEEP) {
+      inScratch = inBytes;
+      inView = inp;
     }
-    const window = acc & (LUT_SIZE - 1);
-    const meta = multiMeta[window]!;
-    const used = meta & 15;
-    const n = meta >>> 4;
-    if (n !== 0 && used <= count && o + n <= base + cap) {
-      // 1..MULTI_MAX whole bytes in one lookup (bytes past `n` are slack).
-      const lo = multiLo[window]!;
-      out[o] = lo;
-      out[o + 1] = lo >>> 8;
-      out[o + 2] = lo >>> 16;
-      out[o + 3] = lo >>> 24;
-      const hi = multiHi[window]!;
-      out[o + 4] = hi;
-      out[o + 5] = hi >>> 8;
-      out[o + 6] = hi >>> 16;
-      out[o + 7] = hi >>> 24;
-      o += n;
-      acc >>>= used;
-      count -= used;
+  }
+  inBytes.set(src);
+  inp.setInt32(end, 0);
+  inp.setInt32(end + 4, 0);
+  const out = poolView;
+  const base = poolAt;
+  const lim = base + cap;
+  const bits = end * 8;
+  /** Output position, and bits consumed. */
+  let o = base;
+  let bp = 0;
+  // Fast loop: two table lookups per 32-bit read (which holds at least 25 bits
+  // from bp), while 24 input bits and room for 24 output bytes remain.
+  const bpFast = bits - 24;
+  const oFast = lim - 24;
+  for (;;) {
+    while (bp <= bpFast && o <= oFast) {
+      let x = inp.getInt32(bp >>> 3, true) >>> (bp & 7);
+      let m = multi[x & (LUT_SIZE - 1)]!;
+      if (m === 0) break;
+      let syms = m & 0xffffff;
+      out.setInt32(o, syms, true);
+      out.setInt32(o + 4, syms, true);
+      out.setInt32(o + 8, syms, true);
+      o += m >>> 28;
+      const used = (m >>> 24) & 15;
+      bp += used;
+      x >>>= used;
+      m = multi[x & (LUT_SIZE - 1)]!;
+      if (m === 0) break;
+      syms = m & 0xffffff;
+      out.setInt32(o, syms, true);
+      out.setInt32(o + 4, syms, true);
+      out.setInt32(o + 8, syms, true);
+      o += m >>> 28;
+      bp += (m >>> 24) & 15;
+    }
+    // One checked step: the bits past the input read as 0 and count for nothing.
+    const x = inp.getInt32(bp >>> 3, true) >>> (bp & 7);
+    const count = bits - bp;
+    const window = x & (LUT_SIZE - 1);
+    const m = multi[window]!;
+    if (m !== 0 && ((m >>> 24) & 15) <= count && o + (m >>> 28) <= lim) {
+      const syms = m & 0xffffff;
+      out.setInt32(o, syms, true);
+      out.setInt32(o + 4, syms, true);
+      out.setInt32(o + 8, syms, true);
+      o += m >>> 28;
+      bp += (m >>> 24) & 15;
       continue;
     }
     // One symbol: EOF, a code longer than LUT_BITS, few bits left, or the output at its cap.
     let sym: number;
     let len: number;
-    const e = lut[window]!;
+    let e = lut[window]!;
+    if (e < 0) {
+      const e2 = longLut[((-e - 1 - NUM_SYMBOLS) << LONG_BITS) | ((x >>> LUT_BITS) & ((1 << LONG_BITS) - 1))]!;
+      if (e2 !== 0) e = e2;
+    }
     if (e > 0 && (e & 31) <= count) {
       sym = (e >>> 5) - 1;
       len = e & 31;
     } else {
+      e = lut[window]!;
       let node = ROOT;
       len = 0;
       if (e < 0 && count >= LUT_BITS) {
@@ -488,25 +538,23 @@ export function huffmanDecompress(src: Uint8Array, maxOutput = 2048): Uint8Array
         if (len >= count) {
           throw new DecodeError(src.length, 'huffman', 'the EOF code', 'end of input');
         }
-        node = (acc >>> len) & 1 ? child1[node]! : child0[node]!;
+        node = (x >>> len) & 1 ? child1[node]! : child0[node]!;
         len++;
       }
       sym = node;
     }
     if (sym === HUFFMAN_EOF) break;
-    if (o - base >= cap) {
+    if (o >= lim) {
       if (o - base >= maxOutput) {
         // The input offset is reported as a decoder refilling to 24..31 bits one byte at a time would have it.
-        const consumed = pos * 8 - count;
-        throw new LimitError(Math.min(end, Math.ceil((consumed + 24) / 8)), 'huffman', 'huffmanMaxOutput', o - base + 1, maxOutput);
+        throw new LimitError(Math.min(end, Math.ceil((bp + 24) / 8)), 'huffman', 'huffmanMaxOutput', o - base + 1, maxOutput);
       }
       throw new DecodeError(src.length, 'huffman', 'the EOF code', 'end of input');
     }
-    acc >>>= len;
-    count -= len;
-    out[o++] = sym;
+    bp += len;
+    pool[o++] = sym;
   }
   // Keep the next result 8-byte aligned.
   poolAt = (o + 7) & ~7;
-  return out.subarray(base, o);
+  return new Uint8Array(poolBuf, base, o - base);
 }

@@ -84,6 +84,7 @@ function decode06(bytes: Uint8Array, opts: PacketOptions): NetPacket {
     need(bytes, 6, '0.6 connectionless header');
     return { connless, control: false, resend: false, compression: false, ack: 0, numChunks: 0, payload: bytes.subarray(6) };
   }
+  const body = bytes.subarray(3);
   const pk: NetPacket = {
     connless,
     control: (b0 & 0x10) !== 0,
@@ -91,10 +92,10 @@ function decode06(bytes: Uint8Array, opts: PacketOptions): NetPacket {
     compression: (b0 & 0x80) !== 0,
     ack: ((b0 & 3) << 8) | bytes[1]!,
     numChunks: bytes[2]!,
-    payload: bytes.subarray(3),
+    payload: body,
   };
   if ((b0 & 0x0c) !== 0) pk.reservedBits = (b0 >> 2) & 3;
-  let payload = decompressPayload(bytes.subarray(3), pk.compression, opts.maxPayload ?? 2048, 3);
+  let payload = decompressPayload(body, pk.compression, opts.maxPayload ?? 2048, 3);
   if (opts.securityToken) {
     if (payload.length < 4)
       throw new DecodeError(
@@ -143,7 +144,7 @@ function decode07(bytes: Uint8Array, opts: PacketOptions): NetPacket {
     payload: bytes.subarray(7),
   };
   if ((b0 & 0xc0) !== 0) pk.reservedBits = b0 >> 6;
-  pk.payload = decompressPayload(bytes.subarray(7), pk.compression, opts.maxPayload ?? 2048, 7);
+  pk.payload = decompressPayload(pk.payload, pk.compression, opts.maxPayload ?? 2048, 7);
   return pk;
 }
 
@@ -228,6 +229,9 @@ export function decodeChunks(payload: Uint8Array, numChunks: number, version: Ne
   const split = version === '0.7' ? 6 : 4;
   const lowMask = (1 << split) - 1;
   const chunks: NetChunk[] = [];
+  // views of a plain Uint8Array built on its buffer (fetched once): cheaper than subarray; a Buffer keeps subarray (and its class)
+  const buf = payload.constructor === Uint8Array ? payload.buffer : undefined;
+  const base = payload.byteOffset;
   let p = 0;
   for (let i = 0; i < numChunks; i++) {
     const start = p;
@@ -244,11 +248,11 @@ export function decodeChunks(payload: Uint8Array, numChunks: number, version: Ne
       p++;
     }
     if (p + size > payload.length) throw new DecodeError(p, `chunks[${i}].data`, `${size} bytes of chunk data`, `${payload.length - p}`);
-    c.data = payload.subarray(p, p + size);
+    c.data = buf !== undefined ? new Uint8Array(buf, base + p, size) : payload.subarray(p, p + size);
     p += size;
     chunks.push(c);
   }
-  return { chunks, trailing: payload.subarray(p) };
+  return { chunks, trailing: buf !== undefined ? new Uint8Array(buf, base + p, payload.length - p) : payload.subarray(p) };
 }
 
 /** Size of a chunk header. */
