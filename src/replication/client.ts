@@ -16,18 +16,23 @@ import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, 
 import { FloatBits, fromRaw, rawEq, valuesOf } from './values.js';
 import { ACK_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
 
-/** One entity as a client sees it: its type name, typed values, and raw values (floats as bits). */
+/**
+ * One entity as a client sees it: its type name, typed values, and raw values
+ * (floats as bits). The object stays the same while the entity exists with
+ * this type; its `values` object is updated in place and `raw` is replaced
+ * when the entity changes (raw arrays are reused: copy one to keep it).
+ */
 export class ReplicatedEntity<N extends string = string, V = Record<string, unknown>> {
   private cache: V | undefined;
-  /** @internal The first tick at which the client held this version. */
+  /** @internal The first tick at which the client held the current `raw`. */
   since = 0;
   /** @internal What the client held for this id before `since` (history for baselines; cut below the oldest baseline). */
-  prev: ReplicatedEntity | Gap | null = null;
+  prev: HistoryNode = null;
   constructor(
     readonly type: N,
     readonly def: AnyEntityDef,
     /** Raw values in field order: f32 as uint32 bits, f64 as [hi, lo], ref as 0 | id, quantized as steps. */
-    readonly raw: readonly unknown[],
+    public raw: readonly unknown[],
     private readonly fb: FloatBits,
   ) {}
   /**
@@ -44,11 +49,10 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
     return c;
   }
 
-  /** @internal Take over the values object of `from` (the version before, of the same type), converting the fields of `mask`. */
-  adopt(from: ReplicatedEntity, mask: number): void {
-    const c = from.cache as Record<string, unknown> | undefined;
+  /** @internal Convert the fields of `mask` (bit i: field i) of the current raw into the values object, if there is one. */
+  refresh(mask: number): void {
+    const c = this.cache as Record<string, unknown> | undefined;
     if (c === undefined) return;
-    from.cache = undefined;
     const list = this.def.list;
     const raw = this.raw;
     const fb = this.fb;
@@ -58,17 +62,36 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
       const fi = list[i]!;
       c[fi.name] = fi.kind === 'f32' ? fb.f32Value(raw[i] as number) : fromRaw(fi.f, raw[i], fb);
     }
-    this.cache = c as V;
   }
+
+  /** @internal Convert the fields at `indices` into the values object, if there is one. */
+  refreshAt(indices: readonly number[]): void {
+    const c = this.cache as Record<string, unknown> | undefined;
+    if (c === undefined) return;
+    for (const i of indices) c[this.def.list[i]!.name] = fromRaw(this.def.list[i]!.f, this.raw[i], this.fb);
+  }
+}
+
+/** @internal History node: an older raw of an entity (`owner`), held from `since` until the next node. */
+class Hist {
+  constructor(
+    public since: number,
+    public raw: readonly unknown[],
+    public prev: HistoryNode,
+    public owner: ReplicatedEntity,
+  ) {}
 }
 
 /** @internal History node: the id was not held from `since` on. */
 class Gap {
   constructor(
     readonly since: number,
-    public prev: ReplicatedEntity | Gap | null,
+    public prev: HistoryNode,
   ) {}
 }
+
+/** What a client held for an id at some tick: an entity (its current raw, or frozen after it left), an older raw, or nothing. */
+type HistoryNode = ReplicatedEntity | Hist | Gap | null;
 
 /** The entity type of a list of definitions, as a union tagged by `type`. */
 export type EntityOf<Defs extends readonly AnyEntityDef[]> = {
@@ -96,6 +119,12 @@ export interface ClientOptions<Defs extends readonly AnyEntityDef[]> {
   window?: number;
 }
 
+/** The ids an applied tick touched, and those whose history is cut when it leaves the window. */
+interface Touched {
+  ids: number[];
+  cut: number[] | null;
+}
+
 /** A decoded packet before it is applied (one per client, reused: records 0..n-1). */
 interface Parsed {
   n: number;
@@ -103,11 +132,14 @@ interface Parsed {
   base: number | null;
   deferred: number;
   ids: number[];
-  vers: (ReplicatedEntity | null)[];
+  /** The record's new raw (a fresh array, or the spare of the entity it updates), or null: a despawn. */
+  raws: (unknown[] | null)[];
+  /** Creations: the type; other records: null. */
+  types: (AnyEntityDef | null)[];
   /** Update records: the change mask (or -1: compare the fields); other records: 0. */
   masks: number[];
   /** What the client held at the baseline for each record's id. */
-  helds: (ReplicatedEntity | null)[];
+  helds: (ReplicatedEntity | Hist | null)[];
 }
 
 export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly AnyEntityDef[]> implements ClientMirror {
@@ -120,7 +152,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   /** History of ids not held now (despawned or out of interest) that a baseline may still need. */
   private readonly gone = new Map<number, Gap>();
   /** Applied ticks (ascending) and the ids each touched. */
-  private readonly applied = new Map<number, number[]>();
+  private readonly applied = new Map<number, Touched>();
   /** Field names by change mask, per type (the `changed` lists of the fast path). */
   private readonly names = new Map<AnyEntityDef, Map<number, readonly string[]>>();
   private latest = 0;
@@ -131,7 +163,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   private namesDef: AnyEntityDef | undefined;
   private namesMask = -1;
   private namesList: readonly string[] = [];
-  private readonly scratch: Parsed = { n: 0, tick: 0, base: null, deferred: 0, ids: [], vers: [], masks: [], helds: [] };
+  private readonly scratch: Parsed = { n: 0, tick: 0, base: null, deferred: 0, ids: [], raws: [], types: [], masks: [], helds: [] };
   /**
    * The newest baseline the server has used. The server's baselines never go
    * back (it deltas against the newest ack, or sends a full state), so history
@@ -213,25 +245,41 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
    * What this client held for entity `id` at the applied tick `base` (null: nothing,
    * or `base` is null, i.e. a full state). Valid for `base` from the oldest
    * baseline still kept up to the newest applied tick; used by tools that walk
-   * a packet's records against its baseline before applying it.
+   * a packet's records against its baseline before applying it (an older
+   * version comes as an entity object of its own, valid until the next `receive`).
    */
   heldAt(id: number, base: number | null): ReplicatedEntity | null {
+    const n = this.heldNode(id, base);
+    if (n === null || n instanceof ReplicatedEntity) return n;
+    const e = new ReplicatedEntity(n.owner.type, n.owner.def, n.raw, this.fb);
+    e.since = n.since;
+    return e;
+  }
+
+  /** What this client held for `id` at `base`: an entity (its current raw), an older raw of one, or null. */
+  private heldNode(id: number, base: number | null): ReplicatedEntity | Hist | null {
     if (base === null) return null;
-    let n: ReplicatedEntity | Gap | null | undefined = this.view.get(id);
-    if (n === undefined) n = this.gone.get(id);
-    while (n != null && n.since > base) n = n.prev;
-    return n instanceof ReplicatedEntity ? n : null;
+    let n: HistoryNode | undefined = this.view.get(id);
+    if (n === undefined) n = this.gone.get(id) ?? null;
+    while (n !== null && n.since > base) n = n.prev;
+    return n instanceof Gap ? null : n;
   }
 
   private start(tick: number, base: number | null, deferred: number): Parsed {
     const p = this.scratch;
-    p.vers.fill(null, 0, p.n);
-    p.helds.fill(null, 0, p.n);
-    p.n = 0;
+    this.clear(p);
     p.tick = tick;
     p.base = base;
     p.deferred = deferred;
     return p;
+  }
+
+  /** Drop the references of the last parse. */
+  private clear(p: Parsed): void {
+    p.raws.fill(null, 0, p.n);
+    p.types.fill(null, 0, p.n);
+    p.helds.fill(null, 0, p.n);
+    p.n = 0;
   }
 
   private parse(inp: BitIn, p: Parsed, count: number): Parsed {
@@ -240,19 +288,22 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const base = p.base;
     // the usual case: the baseline is what the mirror shows now
     const current = base !== null && base === this.latest;
+    const view = this.view;
     for (let i = 0; i < count; i++) {
       try {
         id += readGamma(inp, 'id');
         if (id > 0xffffffff) inp.fail('id', 'an id below 2^32', String(id));
-        const held = base === null ? null : current ? (this.view.get(id) ?? null) : this.heldAt(id, base);
+        const held = base === null ? null : current ? (view.get(id) ?? null) : this.heldNode(id, base);
         if (inp.bit('op') === 0) {
           if (held === null) inp.fail('op', `an entity held at the baseline for an update (id ${id})`, 'none');
           const raw = held.raw.slice();
+          const def = held instanceof ReplicatedEntity ? held.def : held.owner.def;
           const k = p.n++;
-          p.masks[k] = readBodyInto(inp, held.def, held.raw, raw);
+          p.masks[k] = readBodyInto(inp, def, held.raw, raw);
           p.helds[k] = held;
           p.ids[k] = id;
-          p.vers[k] = new ReplicatedEntity(held.type, held.def, raw, this.fb);
+          p.raws[k] = raw;
+          p.types[k] = null;
         } else if (inp.bit('op') === 0) {
           if (held !== null) inp.fail('op', `no entity held at the baseline for a creation (id ${id})`, 'one');
           const type = inp.read(this.typeBits, 'type');
@@ -264,14 +315,16 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
           p.masks[k] = 0;
           p.helds[k] = null;
           p.ids[k] = id;
-          p.vers[k] = new ReplicatedEntity(def.name, def, raw, this.fb);
+          p.raws[k] = raw;
+          p.types[k] = def;
         } else {
           if (held === null) inp.fail('op', `an entity held at the baseline for a despawn (id ${id})`, 'none');
           const k = p.n++;
           p.masks[k] = 0;
           p.helds[k] = held;
           p.ids[k] = id;
-          p.vers[k] = null;
+          p.raws[k] = null;
+          p.types[k] = null;
         }
       } catch (e) {
         throw rethrowAt(e, `records[${i}]`, inp.offset);
@@ -284,123 +337,169 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   private commit(p: Parsed): ReceiveResult {
     const t = p.tick;
     const res: ReceiveResult = { tick: t, baseTick: p.base, spawned: [], changed: new Map(), despawned: [], deferred: p.deferred };
-    const touched: number[] = [];
+    let touched: number[] = [];
+    // ids whose history needs cutting when this tick leaves the window (an update on the usual path needs none: it keeps one node)
+    let cut: number[] | null = null;
     // the history floor after this packet: nothing older is needed again
     if (p.base !== null && p.base > this.floor) this.floor = p.base;
     const floor = Math.max(this.floor, t - this.window);
     if (p.base !== null && p.base === this.latest) {
-      // the usual case: the baseline is what the mirror shows; apply the records
-      const { ids, vers, masks, helds, n } = p;
+      // the usual case: the baseline is what the mirror shows (every held is a current entity, and floor >= its since)
+      const { ids, raws, masks, helds, types, n } = p;
       const view = this.view;
       for (let i = 0; i < n; i++) {
         const id = ids[i]!;
-        const v = vers[i]!;
-        const held = helds[i]!;
-        touched.push(id);
-        if (v === null) {
-          // despawn (held is the current version)
-          if (held.since <= floor) held.prev = null;
+        const raw = raws[i]!;
+        if (raw === null) {
+          (cut ??= []).push(id);
+          // despawn
+          const held = helds[i] as ReplicatedEntity;
+          held.prev = null;
           view.delete(id);
           this.gone.set(id, new Gap(t, held));
           res.despawned.push(id);
           continue;
         }
-        v.since = t;
-        view.set(id, v);
-        if (held === null) {
+        const def = types[i]!;
+        if (def !== null) {
           // creation: the id was not held now; its history may be a gap
+          const e = new ReplicatedEntity(def.name, def, raw, this.fb);
+          e.since = t;
+          (cut ??= []).push(id);
           const g = this.gone.get(id);
           if (g !== undefined) {
             if (g.since <= floor) g.prev = null;
             this.gone.delete(id);
-            v.prev = g;
+            e.prev = g;
           }
+          view.set(id, e);
           res.spawned.push(id);
           continue;
         }
-        if (held.since <= floor) held.prev = null;
-        v.prev = held;
+        const e = helds[i] as ReplicatedEntity;
+        // the old raw becomes the one history node (nothing older is needed: e.since <= floor)
+        const h = new Hist(e.since, e.raw, null, e);
+        e.prev = h;
+        e.raw = raw;
+        e.since = t;
         const mask = masks[i]!;
         // fields whose set mask bit always means a new value (all but strings, bytes, arrays): names from the mask
-        if (mask >= 0 && (mask & planOf(v.def).maybeSame) === 0) {
-          if (mask !== 0) res.changed.set(id, this.namesOf(v.def, mask));
-        } else this.changedNames(id, held, v, res);
-        if (mask > 0) v.adopt(held, mask);
+        if (mask >= 0 && (mask & planOf(e.def).maybeSame) === 0) {
+          if (mask !== 0) res.changed.set(id, this.namesOf(e.def, mask));
+          if (mask > 0) e.refresh(mask);
+        } else this.changedFields(id, e, h.raw, res);
       }
+      touched = ids.slice(0, n);
     } else {
-      const { ids, vers, n } = p;
+      const { ids, raws, types, helds, n } = p;
       const base = p.base;
       // entities changed after the baseline and not in the packet go back to what the baseline had
       // (found before anything is applied: ids are in increasing order, so a binary search tells)
-      let back: Map<number, ReplicatedEntity | null> | null = null;
+      let back: Map<number, ReplicatedEntity | Hist | null> | null = null;
       if (base === null) {
         for (const id of this.view.keys()) if (!sortedHas(ids, n, id)) (back ??= new Map()).set(id, null);
       } else {
         for (const [k, touchedAt] of this.applied) {
           if (k <= base) continue;
-          for (const id of touchedAt) if (!sortedHas(ids, n, id) && !back?.has(id)) (back ??= new Map()).set(id, this.heldAt(id, base));
+          for (const id of touchedAt.ids) if (!sortedHas(ids, n, id) && !back?.has(id)) (back ??= new Map()).set(id, this.heldNode(id, base));
         }
       }
-      for (let i = 0; i < n; i++) this.change(ids[i]!, t, vers[i]!, res, touched, floor);
-      if (back !== null) for (const [id, v] of back) this.change(id, t, v, res, touched, floor);
+      for (let i = 0; i < n; i++) {
+        const raw = raws[i]!;
+        const held = helds[i]!;
+        const def = raw === null ? null : (types[i] ?? (held instanceof ReplicatedEntity ? held.def : held!.owner.def));
+        this.change(ids[i]!, t, def, raw, res, touched, floor);
+      }
+      if (back !== null) {
+        for (const [id, v] of back) {
+          if (v === null) this.change(id, t, null, null, res, touched, floor);
+          else this.change(id, t, v instanceof ReplicatedEntity ? v.def : v.owner.def, v.raw.slice(), res, touched, floor);
+        }
+      }
     }
-    p.vers.fill(null, 0, p.n);
-    p.helds.fill(null, 0, p.n);
-    p.n = 0;
-    this.applied.set(t, touched);
+    this.clear(p);
+    this.applied.set(t, { ids: touched, cut: cut ?? (p.base !== null && p.base === this.latest ? null : touched) });
     this.latest = t;
-    for (const [k, ids] of this.applied) {
+    for (const [k, a] of this.applied) {
       if (k >= floor) break;
       this.applied.delete(k);
-      for (const id of ids) this.prune(id, floor);
+      if (a.cut !== null) for (const id of a.cut) this.prune(id, floor);
     }
     return res;
   }
 
-  /** Make `v` (null: nothing) what the client holds for `id` from tick `t` on. `mask`: the record's change mask, or -1 (compare). */
-  private change(id: number, t: number, v: ReplicatedEntity | null, res: ReceiveResult, touched: number[], floor: number): void {
-    const prev = this.view.get(id) ?? null;
-    if (prev === v) return;
-    let names: string[] | null = null;
-    if (prev !== null && v !== null && prev.def === v.def) {
-      names = diffNames(prev, v);
-      // the same values as now (a delta against an older baseline repeats what the mirror has): no new version
-      if (names.length === 0) return;
+  /** Make `raw` of type `def` (null: nothing) what the client holds for `id` from tick `t` on; `raw` is the client's to keep. */
+  private change(id: number, t: number, def: AnyEntityDef | null, raw: unknown[] | null, res: ReceiveResult, touched: number[], floor: number): void {
+    const cur = this.view.get(id) ?? null;
+    if (cur === null && raw === null) return;
+    if (cur !== null && raw !== null && cur.def === def) {
+      // the same type: the entity changes in place (nothing, if the values are the ones it has: a delta against an older baseline repeats them)
+      const list = def.list;
+      const from = cur.raw;
+      let mask = 0;
+      let idx: number[] | null = null;
+      for (let f = 0; f < list.length; f++) {
+        const a = from[f];
+        const b = raw[f];
+        if (a !== b && !rawEq(list[f]!.f, a, b)) {
+          if (f < 32) mask |= 1 << f;
+          else (idx ??= []).push(f);
+        }
+      }
+      if (mask === 0 && idx === null) return;
+      touched.push(id);
+      cur.prev = new Hist(cur.since, from, cur.since <= floor ? null : cur.prev, cur);
+      cur.raw = raw;
+      cur.since = t;
+      if (idx === null) {
+        res.changed.set(id, this.namesOf(def, mask));
+        cur.refresh(mask);
+      } else {
+        for (let f = 31; f >= 0; f--) if ((mask >>> f) & 1) idx.unshift(f);
+        res.changed.set(id, idx.map((f) => list[f]!.name));
+        cur.refreshAt(idx);
+      }
+      return;
     }
-    let prevNode: ReplicatedEntity | Gap | null | undefined = prev ?? undefined;
-    if (prevNode === undefined) prevNode = this.gone.get(id) ?? null;
     touched.push(id);
+    const prevNode: HistoryNode = cur ?? this.gone.get(id) ?? null;
     // history: the new node points at the old one, which is cut below the floor
     if (prevNode !== null && prevNode.since <= floor) prevNode.prev = null;
-    if (v === null) {
+    if (raw === null) {
       this.view.delete(id);
       this.gone.set(id, new Gap(t, prevNode));
       res.despawned.push(id);
       return;
     }
-    // a version already in the history (a revert to the baseline's) gets a node of its own
-    if (v.since !== 0) v = new ReplicatedEntity(v.type, v.def, v.raw, this.fb);
-    v.since = t;
-    v.prev = prevNode;
-    this.view.set(id, v);
-    if (prev === null) {
+    const e = new ReplicatedEntity(def!.name, def!, raw, this.fb);
+    e.since = t;
+    e.prev = prevNode;
+    this.view.set(id, e);
+    if (cur === null) {
       if (prevNode !== null) this.gone.delete(id);
       res.spawned.push(id);
       return;
     }
-    if (names === null) {
-      // another type under the same id
-      res.despawned.push(id);
-      res.spawned.push(id);
-      return;
-    }
-    res.changed.set(id, names);
+    // another type under the same id
+    res.despawned.push(id);
+    res.spawned.push(id);
   }
 
-  /** List the fields that differ between two versions of one type in `res.changed`. */
-  private changedNames(id: number, prev: ReplicatedEntity, v: ReplicatedEntity, res: ReceiveResult): void {
-    const names = diffNames(prev, v);
+  /** List the fields of `e` that differ from `before` in `res.changed` and convert them into its values object. */
+  private changedFields(id: number, e: ReplicatedEntity, before: readonly unknown[], res: ReceiveResult): void {
+    const list = e.def.list;
+    const names: string[] = [];
+    const idx: number[] = [];
+    for (let f = 0; f < list.length; f++) {
+      const a = before[f];
+      const b = e.raw[f];
+      if (a !== b && !rawEq(list[f]!.f, a, b)) {
+        names.push(list[f]!.name);
+        idx.push(f);
+      }
+    }
     if (names.length > 0) res.changed.set(id, names);
+    e.refreshAt(idx);
   }
 
   /** The names of the fields in a change mask (one frozen array per mask and type, shared between results). */
@@ -423,7 +522,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
 
   /** Drop history older than `floor` (keeping the version in force at `floor`), and forget entities long gone. */
   private prune(id: number, floor: number): void {
-    let n: ReplicatedEntity | Gap | null | undefined = this.view.get(id);
+    let n: HistoryNode | undefined = this.view.get(id);
     if (n === undefined) {
       const g = this.gone.get(id);
       if (g === undefined) return;
@@ -440,7 +539,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   /** Entries of history held (for tests of bounded memory). */
   historySize(): number {
     let n = this.applied.size;
-    const count = (x: ReplicatedEntity | Gap | null): void => {
+    const count = (x: HistoryNode): void => {
       for (; x !== null; x = x.prev) n++;
     };
     for (const e of this.view.values()) count(e);
@@ -471,18 +570,6 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const e = this.view.get(Number(id));
     return e && { type: e.type, fields: e.values };
   }
-}
-
-/** The names of the fields that differ between two versions of one type. */
-function diffNames(prev: ReplicatedEntity, v: ReplicatedEntity): string[] {
-  const names: string[] = [];
-  const list = v.def.list;
-  for (let f = 0; f < list.length; f++) {
-    const a = prev.raw[f];
-    const b = v.raw[f];
-    if (a !== b && !rawEq(list[f]!.f, a, b)) names.push(list[f]!.name);
-  }
-  return names;
 }
 
 /** Whether `id` is among the first `n` entries of the ascending `ids`. */
