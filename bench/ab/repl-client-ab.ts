@@ -17,7 +17,11 @@ import { LossyLink, ReplicationServer } from '../../src/replication/index.js';
 
 const [baseDir, sc, latArg, modeArg, roundsArg] = process.argv.slice(2) as [string, string, string?, string?, string?];
 const here = new URL('../..', import.meta.url).pathname.replace(/\/$/, '');
-type Client = { receive(b: Uint8Array): { changed: Map<number, unknown>; spawned: number[] }; entities: ReadonlyMap<number, { values: unknown }>; ack(): Uint8Array };
+type Client = {
+  receive(b: Uint8Array): { changed: Map<number, unknown>; spawned: number[] };
+  entities: ReadonlyMap<number, { values: unknown }>;
+  ack(): Uint8Array;
+};
 type Ctor = new (o: { entities: readonly unknown[] }) => Client;
 const load = async (root: string): Promise<Ctor> => ((await import(`${root}/src/replication/client.ts`)) as { ReplicationClient: Ctor }).ReplicationClient;
 const A = await load(baseDir);
@@ -97,10 +101,18 @@ if (mode === 'replay') {
     for (let i = 41; i < caps.length; i++) apply(cl, caps[i]!);
     return (cpuUs() - t0) / (caps.length - 41);
   };
-  for (let i = 0; i < 5; i++) run(A), run(B);
+  for (let i = 0; i < 5; i++) {
+    run(A);
+    run(B);
+  }
   for (let r = 0; r < rounds; r++) {
-    if (r % 2 === 0) ta.push(run(A)), tb.push(run(B));
-    else tb.push(run(B)), ta.push(run(A));
+    if (r % 2 === 0) {
+      ta.push(run(A));
+      tb.push(run(B));
+    } else {
+      tb.push(run(B));
+      ta.push(run(A));
+    }
   }
 } else {
   const wd = world();
@@ -119,19 +131,24 @@ if (mode === 'replay') {
       if (tick % 2 === 0) apply(cb, p);
       else apply(ca, p);
       const t2 = performance.now();
-      if (tick % 2 === 0) (sa += t1 - t0), (sb += t2 - t1);
-      else (sb += t1 - t0), (sa += t2 - t1);
+      sa += tick % 2 === 0 ? t1 - t0 : t2 - t1;
+      sb += tick % 2 === 0 ? t2 - t1 : t1 - t0;
       n++;
     }
     wd.ack(cb.ack());
     if ((tick + 1) % per === 0) {
-      if (tick >= 3 * per) ta.push((sa * 1000) / n), tb.push((sb * 1000) / n);
+      if (tick >= 3 * per) {
+        ta.push((sa * 1000) / n);
+        tb.push((sb * 1000) / n);
+      }
       sa = sb = n = 0;
     }
   }
 }
 const st = (xs: number[]) => `${Math.min(...xs).toFixed(1)} [${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}]`;
-console.log(`${sc} latency ${s.latency} ${mode}: A ${st(ta)} µs, B ${st(tb)} µs, A/B ${(Math.min(...ta) / Math.min(...tb)).toFixed(2)}× (medians ${(median(ta) / median(tb)).toFixed(2)}×)`);
+console.log(
+  `${sc} latency ${s.latency} ${mode}: A ${st(ta)} µs, B ${st(tb)} µs, A/B ${(Math.min(...ta) / Math.min(...tb)).toFixed(2)}× (medians ${(median(ta) / median(tb)).toFixed(2)}×)`,
+);
 function median(xs: number[]): number {
   const a = [...xs].sort((p, q) => p - q);
   return a[a.length >> 1]!;

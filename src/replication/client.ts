@@ -11,7 +11,7 @@ import { ByteWriter } from '../core/writer.js';
 import { DecodeError, EncodeError, rethrowAt } from '../core/errors.js';
 import type { ClientMirror, MirrorChanges, MirrorIssue } from '../core/mirror.js';
 import { BitIn, bitLength, readGamma } from './bits.js';
-import { planOf, readBodyInto } from './codec.js';
+import { planOf, readBodyInto, readBodyValues } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, fromRaw, rawEq, valuesOf } from './values.js';
 import { ACK_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
@@ -19,20 +19,16 @@ import { ACK_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
 /**
  * One entity as a client sees it: its type name, typed values, and raw values
  * (floats as bits). The object stays the same while the entity exists with
- * this type; its `values` object is updated in place and `raw` is replaced
- * when the entity changes (raw arrays are reused: copy one to keep it).
+ * this type; its `values` object and its `raw` array are updated in place
+ * (copy them to keep a snapshot).
  */
 export class ReplicatedEntity<N extends string = string, V = Record<string, unknown>> {
   private cache: V | undefined;
-  /** @internal The first tick at which the client held the current `raw`. */
-  since = 0;
-  /** @internal What the client held for this id before `since` (history for baselines; cut below the oldest baseline). */
-  prev: HistoryNode = null;
   constructor(
     readonly type: N,
     readonly def: AnyEntityDef,
     /** Raw values in field order: f32 as uint32 bits, f64 as [hi, lo], ref as 0 | id, quantized as steps. */
-    public raw: readonly unknown[],
+    readonly raw: readonly unknown[],
     private readonly fb: FloatBits,
   ) {}
   /**
@@ -72,26 +68,76 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
   }
 }
 
-/** @internal History node: an older raw of an entity (`owner`), held from `since` until the next node. */
-class Hist {
-  constructor(
-    public since: number,
-    public raw: readonly unknown[],
-    public prev: HistoryNode,
-    public owner: ReplicatedEntity,
-  ) {}
+/**
+ * @internal What one applied tick changed, as undo entries (one per id it
+ * changed, the history a baseline older than the mirror is rebuilt from):
+ * either the entity held for the id before the tick (`before`: an entity or
+ * null; the id's entity was replaced, created or removed), or the old values
+ * of the fields the tick changed in place (`before` undefined; `masks` and
+ * the values from `ats` on in `vals`, or with `ats` < 0 a whole copy of the
+ * old raw at `vals[-ats - 1]`).
+ */
+class TickLog {
+  tick = 0;
+  n = 0;
+  nv = 0;
+  readonly ids: number[] = [];
+  readonly before: (ReplicatedEntity | null | undefined)[] = [];
+  readonly masks: number[] = [];
+  readonly ats: number[] = [];
+  readonly vals: unknown[] = [];
+  /** Ids in ascending order (else `index` finds them). */
+  sorted = true;
+  index: Map<number, number> | null = null;
+
+  reset(tick: number): this {
+    this.before.fill(undefined, 0, this.n);
+    this.vals.fill(undefined, 0, this.nv);
+    this.tick = tick;
+    this.n = 0;
+    this.nv = 0;
+    this.sorted = true;
+    this.index = null;
+    return this;
+  }
+
+  /** Add an entry for `id` (ids of one tick are distinct); returns its index. */
+  add(id: number, before: ReplicatedEntity | null | undefined, mask: number, at: number): void {
+    const k = this.n++;
+    if (k > 0 && this.ids[k - 1]! >= id) this.sorted = false;
+    this.ids[k] = id;
+    this.before[k] = before;
+    this.masks[k] = mask;
+    this.ats[k] = at;
+  }
+
+  /** The entry of `id`, or -1. */
+  find(id: number): number {
+    if (!this.sorted) {
+      if (this.index === null) {
+        this.index = new Map();
+        for (let k = 0; k < this.n; k++) this.index.set(this.ids[k]!, k);
+      }
+      return this.index.get(id) ?? -1;
+    }
+    const ids = this.ids;
+    let lo = 0;
+    let hi = this.n - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const x = ids[mid]!;
+      if (x === id) return mid;
+      if (x < id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
 }
 
-/** @internal History node: the id was not held from `since` on. */
-class Gap {
-  constructor(
-    readonly since: number,
-    public prev: HistoryNode,
-  ) {}
-}
-
-/** What a client held for an id at some tick: an entity (its current raw, or frozen after it left), an older raw, or nothing. */
-type HistoryNode = ReplicatedEntity | Hist | Gap | null;
+/** Record kinds of a parsed packet. */
+const UPDATE = 0; // fields changed in place: the new values in `vals`
+const REPLACE = 1; // a whole new raw (a creation, or an update against an older baseline or of more than 32 fields)
+const DESPAWN = 2;
 
 /** The entity type of a list of definitions, as a union tagged by `type`. */
 export type EntityOf<Defs extends readonly AnyEntityDef[]> = {
@@ -119,12 +165,6 @@ export interface ClientOptions<Defs extends readonly AnyEntityDef[]> {
   window?: number;
 }
 
-/** The ids an applied tick touched, and those whose history is cut when it leaves the window. */
-interface Touched {
-  ids: number[];
-  cut: number[] | null;
-}
-
 /** A decoded packet before it is applied (one per client, reused: records 0..n-1). */
 interface Parsed {
   n: number;
@@ -132,14 +172,17 @@ interface Parsed {
   base: number | null;
   deferred: number;
   ids: number[];
-  /** The record's new raw (a fresh array, or the spare of the entity it updates), or null: a despawn. */
-  raws: (unknown[] | null)[];
-  /** Creations: the type; other records: null. */
-  types: (AnyEntityDef | null)[];
-  /** Update records: the change mask (or -1: compare the fields); other records: 0. */
+  kinds: number[];
+  /** UPDATE: the entity; REPLACE: its type is `defs[k]`. */
+  ents: (ReplicatedEntity | null)[];
+  defs: (AnyEntityDef | null)[];
+  /** UPDATE: the change mask and where its values start in `vals`. */
   masks: number[];
-  /** What the client held at the baseline for each record's id. */
-  helds: (ReplicatedEntity | Hist | null)[];
+  ats: number[];
+  /** REPLACE: the new raw (the client's to keep). */
+  raws: (unknown[] | null)[];
+  vals: unknown[];
+  nv: number;
 }
 
 export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly AnyEntityDef[]> implements ClientMirror {
@@ -149,10 +192,10 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly typeBits: number;
   private readonly fb = new FloatBits();
   private readonly view = new Map<number, ReplicatedEntity>();
-  /** History of ids not held now (despawned or out of interest) that a baseline may still need. */
-  private readonly gone = new Map<number, Gap>();
-  /** Applied ticks (ascending) and the ids each touched. */
-  private readonly applied = new Map<number, Touched>();
+  /** Applied ticks from the history floor on (ascending), with what each changed. */
+  private readonly logs: TickLog[] = [];
+  /** Logs of ticks no longer kept, for reuse. */
+  private readonly freeLogs: TickLog[] = [];
   /** Field names by change mask, per type (the `changed` lists of the fast path). */
   private readonly names = new Map<AnyEntityDef, Map<number, readonly string[]>>();
   private latest = 0;
@@ -163,7 +206,21 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   private namesDef: AnyEntityDef | undefined;
   private namesMask = -1;
   private namesList: readonly string[] = [];
-  private readonly scratch: Parsed = { n: 0, tick: 0, base: null, deferred: 0, ids: [], raws: [], types: [], masks: [], helds: [] };
+  private readonly scratch: Parsed = {
+    n: 0,
+    tick: 0,
+    base: null,
+    deferred: 0,
+    ids: [],
+    kinds: [],
+    ents: [],
+    defs: [],
+    masks: [],
+    ats: [],
+    raws: [],
+    vals: [],
+    nv: 0,
+  };
   /**
    * The newest baseline the server has used. The server's baselines never go
    * back (it deltas against the newest ack, or sends a full state), so history
@@ -210,7 +267,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const base = ago === 0 ? null : tick - ago;
     if (tick === 0) throw new DecodeError(5, 'tick', 'a tick of at least 1', '0');
     if (tick <= this.latest) return ignoredResult(tick, base, 'old');
-    if (base !== null && !this.applied.has(base)) return ignoredResult(tick, base, 'missing-baseline');
+    if (base !== null && !this.hasTick(base)) return ignoredResult(tick, base, 'missing-baseline');
     const deferred = h[2]!;
     const count = h[3]!;
     const end = bytes.length;
@@ -232,7 +289,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const base = ago === 0 ? null : tick - ago;
     if (tick === 0) throw new DecodeError(5, 'tick', 'a tick of at least 1', '0');
     if (tick <= this.latest) return ignoredResult(tick, base, 'old');
-    if (base !== null && !this.applied.has(base)) return ignoredResult(tick, base, 'missing-baseline');
+    if (base !== null && !this.hasTick(base)) return ignoredResult(tick, base, 'missing-baseline');
     const deferred = r.vu32('deferred');
     const count = r.vu32('count');
     // each record takes at least 2 bits
@@ -241,28 +298,57 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     return this.commit(parsed);
   }
 
+  /** Whether tick `t` was applied and is still kept as a possible baseline. */
+  private hasTick(t: number): boolean {
+    const logs = this.logs;
+    for (let i = logs.length - 1; i >= 0; i--) {
+      const k = logs[i]!.tick;
+      if (k === t) return true;
+      if (k < t) return false;
+    }
+    return false;
+  }
+
   /**
    * What this client held for entity `id` at the applied tick `base` (null: nothing,
    * or `base` is null, i.e. a full state). Valid for `base` from the oldest
    * baseline still kept up to the newest applied tick; used by tools that walk
-   * a packet's records against its baseline before applying it (an older
-   * version comes as an entity object of its own, valid until the next `receive`).
+   * a packet's records against its baseline before applying it. Values that
+   * differ from the mirror's come as an entity object of their own.
    */
   heldAt(id: number, base: number | null): ReplicatedEntity | null {
-    const n = this.heldNode(id, base);
-    if (n === null || n instanceof ReplicatedEntity) return n;
-    const e = new ReplicatedEntity(n.owner.type, n.owner.def, n.raw, this.fb);
-    e.since = n.since;
-    return e;
-  }
-
-  /** What this client held for `id` at `base`: an entity (its current raw), an older raw of one, or null. */
-  private heldNode(id: number, base: number | null): ReplicatedEntity | Hist | null {
     if (base === null) return null;
-    let n: HistoryNode | undefined = this.view.get(id);
-    if (n === undefined) n = this.gone.get(id) ?? null;
-    while (n !== null && n.since > base) n = n.prev;
-    return n instanceof Gap ? null : n;
+    let e = this.view.get(id) ?? null;
+    // undo, newest first, what the ticks after `base` did to this id
+    let raw: unknown[] | null = null;
+    const logs = this.logs;
+    for (let i = logs.length - 1; i >= 0; i--) {
+      const log = logs[i]!;
+      if (log.tick <= base) break;
+      const k = log.find(id);
+      if (k < 0) continue;
+      const b = log.before[k];
+      if (b !== undefined) {
+        e = b;
+        raw = null;
+        continue;
+      }
+      raw ??= e!.raw.slice();
+      const at = log.ats[k]!;
+      if (at < 0) {
+        const old = log.vals[-at - 1] as unknown[];
+        for (let f = 0; f < old.length; f++) raw[f] = old[f];
+      } else {
+        let m = log.masks[k]!;
+        let v = at;
+        while (m !== 0) {
+          raw[31 - Math.clz32(m & -m)] = log.vals[v++];
+          m &= m - 1;
+        }
+      }
+    }
+    if (e === null || raw === null) return e;
+    return new ReplicatedEntity(e.type, e.def, raw, this.fb);
   }
 
   private start(tick: number, base: number | null, deferred: number): Parsed {
@@ -276,10 +362,12 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
 
   /** Drop the references of the last parse. */
   private clear(p: Parsed): void {
+    p.ents.fill(null, 0, p.n);
+    p.defs.fill(null, 0, p.n);
     p.raws.fill(null, 0, p.n);
-    p.types.fill(null, 0, p.n);
-    p.helds.fill(null, 0, p.n);
+    p.vals.fill(undefined, 0, p.nv);
     p.n = 0;
+    p.nv = 0;
   }
 
   private parse(inp: BitIn, p: Parsed, count: number): Parsed {
@@ -293,17 +381,27 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       try {
         id += readGamma(inp, 'id');
         if (id > 0xffffffff) inp.fail('id', 'an id below 2^32', String(id));
-        const held = base === null ? null : current ? (view.get(id) ?? null) : this.heldNode(id, base);
+        const held = base === null ? null : current ? (view.get(id) ?? null) : this.heldAt(id, base);
+        const k = p.n;
         if (inp.bit('op') === 0) {
           if (held === null) inp.fail('op', `an entity held at the baseline for an update (id ${id})`, 'none');
-          const raw = held.raw.slice();
-          const def = held instanceof ReplicatedEntity ? held.def : held.owner.def;
-          const k = p.n++;
-          p.masks[k] = readBodyInto(inp, def, held.raw, raw);
-          p.helds[k] = held;
-          p.ids[k] = id;
-          p.raws[k] = raw;
-          p.types[k] = null;
+          const def = held.def;
+          if (current && def.list.length <= 32) {
+            // the new values only (the mirror is untouched until the whole packet is read)
+            const at = p.nv;
+            const mask = readBodyValues(inp, def, held.raw, p.vals, at);
+            p.nv = at + bitCount(mask);
+            p.kinds[k] = UPDATE;
+            p.ents[k] = held;
+            p.masks[k] = mask;
+            p.ats[k] = at;
+          } else {
+            const raw = held.raw.slice();
+            readBodyInto(inp, def, held.raw, raw);
+            p.kinds[k] = REPLACE;
+            p.defs[k] = def;
+            p.raws[k] = raw;
+          }
         } else if (inp.bit('op') === 0) {
           if (held !== null) inp.fail('op', `no entity held at the baseline for a creation (id ${id})`, 'one');
           const type = inp.read(this.typeBits, 'type');
@@ -311,21 +409,15 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
           if (def === undefined) inp.fail('type', `a type index below ${defs.length}`, String(type));
           const raw = def.defaults.slice();
           readBodyInto(inp, def, def.defaults, raw);
-          const k = p.n++;
-          p.masks[k] = 0;
-          p.helds[k] = null;
-          p.ids[k] = id;
+          p.kinds[k] = REPLACE;
+          p.defs[k] = def;
           p.raws[k] = raw;
-          p.types[k] = def;
         } else {
           if (held === null) inp.fail('op', `an entity held at the baseline for a despawn (id ${id})`, 'none');
-          const k = p.n++;
-          p.masks[k] = 0;
-          p.helds[k] = held;
-          p.ids[k] = id;
-          p.raws[k] = null;
-          p.types[k] = null;
+          p.kinds[k] = DESPAWN;
         }
+        p.ids[k] = id;
+        p.n = k + 1;
       } catch (e) {
         throw rethrowAt(e, `records[${i}]`, inp.offset);
       }
@@ -336,169 +428,129 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
 
   private commit(p: Parsed): ReceiveResult {
     const t = p.tick;
-    const res: ReceiveResult = { tick: t, baseTick: p.base, spawned: [], changed: new Map(), despawned: [], deferred: p.deferred };
-    let touched: number[] = [];
-    // ids whose history needs cutting when this tick leaves the window (an update on the usual path needs none: it keeps one node)
-    let cut: number[] | null = null;
+    const base = p.base;
+    const res: ReceiveResult = { tick: t, baseTick: base, spawned: [], changed: new Map(), despawned: [], deferred: p.deferred };
     // the history floor after this packet: nothing older is needed again
-    if (p.base !== null && p.base > this.floor) this.floor = p.base;
+    if (base !== null && base > this.floor) this.floor = base;
     const floor = Math.max(this.floor, t - this.window);
-    if (p.base !== null && p.base === this.latest) {
-      // the usual case: the baseline is what the mirror shows (every held is a current entity, and floor >= its since)
-      const { ids, raws, masks, helds, types, n } = p;
-      const view = this.view;
-      for (let i = 0; i < n; i++) {
-        const id = ids[i]!;
-        const raw = raws[i]!;
-        if (raw === null) {
-          (cut ??= []).push(id);
-          // despawn
-          const held = helds[i] as ReplicatedEntity;
-          held.prev = null;
-          view.delete(id);
-          this.gone.set(id, new Gap(t, held));
-          res.despawned.push(id);
-          continue;
+    const log = (this.freeLogs.pop() ?? new TickLog()).reset(t);
+    const { ids, kinds, n } = p;
+    // entities changed after the baseline and not in the packet go back to what the baseline had
+    // (found before anything is applied: ids are in increasing order, so a binary search tells)
+    let back: Map<number, ReplicatedEntity | null> | null = null;
+    if (base === null) {
+      for (const id of this.view.keys()) if (!sortedHas(ids, n, id)) (back ??= new Map()).set(id, null);
+    } else if (base !== this.latest) {
+      for (const l of this.logs) {
+        if (l.tick <= base) continue;
+        for (let k = 0; k < l.n; k++) {
+          const id = l.ids[k]!;
+          if (!sortedHas(ids, n, id) && !back?.has(id)) (back ??= new Map()).set(id, this.heldAt(id, base));
         }
-        const def = types[i]!;
-        if (def !== null) {
-          // creation: the id was not held now; its history may be a gap
-          const e = new ReplicatedEntity(def.name, def, raw, this.fb);
-          e.since = t;
-          (cut ??= []).push(id);
-          const g = this.gone.get(id);
-          if (g !== undefined) {
-            if (g.since <= floor) g.prev = null;
-            this.gone.delete(id);
-            e.prev = g;
+      }
+    }
+    const vals = p.vals;
+    for (let i = 0; i < n; i++) {
+      const id = ids[i]!;
+      const kind = kinds[i]!;
+      if (kind === UPDATE) {
+        // the usual case: fields changed in place, their old values logged
+        const e = p.ents[i]!;
+        const raw = e.raw as unknown[];
+        const m0 = p.masks[i]!;
+        let m = m0;
+        let v = p.ats[i]!;
+        const def = e.def;
+        if ((m & planOf(def).maybeSame) !== 0) {
+          // a string, bytes or array field's bit may come with the value it has: not a change
+          let w = v;
+          for (let x = m0; x !== 0; x &= x - 1) {
+            const j = 31 - Math.clz32(x & -x);
+            if ((planOf(def).maybeSame & (1 << j)) !== 0 && rawEq(def.list[j]!.f, raw[j], vals[w])) m &= ~(1 << j);
+            w++;
           }
-          view.set(id, e);
-          res.spawned.push(id);
-          continue;
         }
-        const e = helds[i] as ReplicatedEntity;
-        // the old raw becomes the one history node (nothing older is needed: e.since <= floor)
-        const h = new Hist(e.since, e.raw, null, e);
-        e.prev = h;
-        e.raw = raw;
-        e.since = t;
-        const mask = masks[i]!;
-        // fields whose set mask bit always means a new value (all but strings, bytes, arrays): names from the mask
-        if (mask >= 0 && (mask & planOf(e.def).maybeSame) === 0) {
-          if (mask !== 0) res.changed.set(id, this.namesOf(e.def, mask));
-          if (mask > 0) e.refresh(mask);
-        } else this.changedFields(id, e, h.raw, res);
-      }
-      touched = ids.slice(0, n);
-    } else {
-      const { ids, raws, types, helds, n } = p;
-      const base = p.base;
-      // entities changed after the baseline and not in the packet go back to what the baseline had
-      // (found before anything is applied: ids are in increasing order, so a binary search tells)
-      let back: Map<number, ReplicatedEntity | Hist | null> | null = null;
-      if (base === null) {
-        for (const id of this.view.keys()) if (!sortedHas(ids, n, id)) (back ??= new Map()).set(id, null);
-      } else {
-        for (const [k, touchedAt] of this.applied) {
-          if (k <= base) continue;
-          for (const id of touchedAt.ids) if (!sortedHas(ids, n, id) && !back?.has(id)) (back ??= new Map()).set(id, this.heldNode(id, base));
+        if (m === 0) continue;
+        const lv = log.vals;
+        const at = log.nv;
+        let q = at;
+        for (let x = m0; x !== 0; x &= x - 1) {
+          const j = 31 - Math.clz32(x & -x);
+          if (m === m0 || (m & (1 << j)) !== 0) {
+            lv[q++] = raw[j];
+            raw[j] = vals[v];
+          }
+          v++;
         }
-      }
-      for (let i = 0; i < n; i++) {
-        const raw = raws[i]!;
-        const held = helds[i]!;
-        const def = raw === null ? null : (types[i] ?? (held instanceof ReplicatedEntity ? held.def : held!.owner.def));
-        this.change(ids[i]!, t, def, raw, res, touched, floor);
-      }
-      if (back !== null) {
-        for (const [id, v] of back) {
-          if (v === null) this.change(id, t, null, null, res, touched, floor);
-          else this.change(id, t, v instanceof ReplicatedEntity ? v.def : v.owner.def, v.raw.slice(), res, touched, floor);
-        }
-      }
+        log.nv = q;
+        log.add(id, undefined, m, at);
+        res.changed.set(id, this.namesOf(def, m));
+        e.refresh(m);
+      } else if (kind === REPLACE) this.change(id, p.defs[i]!, p.raws[i]!, res, log);
+      else this.change(id, null, null, res, log);
     }
+    if (back !== null) for (const [id, v] of back) this.change(id, v === null ? null : v.def, v === null ? null : v.raw.slice(), res, log);
     this.clear(p);
-    this.applied.set(t, { ids: touched, cut: cut ?? (p.base !== null && p.base === this.latest ? null : touched) });
+    this.logs.push(log);
     this.latest = t;
-    for (const [k, a] of this.applied) {
-      if (k >= floor) break;
-      this.applied.delete(k);
-      if (a.cut !== null) for (const id of a.cut) this.prune(id, floor);
-    }
+    // logs below the floor are not needed: no baseline is older (the floor's own tick stays, as a known baseline)
+    let drop = 0;
+    while (drop < this.logs.length && this.logs[drop]!.tick < floor) drop++;
+    if (drop > 0) for (const l of this.logs.splice(0, drop)) this.freeLogs.push(l.reset(0));
     return res;
   }
 
-  /** Make `raw` of type `def` (null: nothing) what the client holds for `id` from tick `t` on; `raw` is the client's to keep. */
-  private change(id: number, t: number, def: AnyEntityDef | null, raw: unknown[] | null, res: ReceiveResult, touched: number[], floor: number): void {
+  /** Make `raw` of type `def` (null: nothing) what the client holds for `id`; `raw` is the client's to keep. */
+  private change(id: number, def: AnyEntityDef | null, raw: unknown[] | null, res: ReceiveResult, log: TickLog): void {
     const cur = this.view.get(id) ?? null;
     if (cur === null && raw === null) return;
     if (cur !== null && raw !== null && cur.def === def) {
-      // the same type: the entity changes in place (nothing, if the values are the ones it has: a delta against an older baseline repeats them)
-      const list = def.list;
-      const from = cur.raw;
-      let mask = 0;
-      let idx: number[] | null = null;
-      for (let f = 0; f < list.length; f++) {
-        const a = from[f];
-        const b = raw[f];
-        if (a !== b && !rawEq(list[f]!.f, a, b)) {
-          if (f < 32) mask |= 1 << f;
-          else (idx ??= []).push(f);
-        }
-      }
-      if (mask === 0 && idx === null) return;
-      touched.push(id);
-      cur.prev = new Hist(cur.since, from, cur.since <= floor ? null : cur.prev, cur);
-      cur.raw = raw;
-      cur.since = t;
-      if (idx === null) {
-        res.changed.set(id, this.namesOf(def, mask));
-        cur.refresh(mask);
-      } else {
-        for (let f = 31; f >= 0; f--) if ((mask >>> f) & 1) idx.unshift(f);
-        res.changed.set(id, idx.map((f) => list[f]!.name));
-        cur.refreshAt(idx);
-      }
+      this.inPlace(id, cur, raw, res, log);
       return;
     }
-    touched.push(id);
-    const prevNode: HistoryNode = cur ?? this.gone.get(id) ?? null;
-    // history: the new node points at the old one, which is cut below the floor
-    if (prevNode !== null && prevNode.since <= floor) prevNode.prev = null;
-    if (raw === null) {
+    log.add(id, cur, 0, 0);
+    if (cur !== null) {
       this.view.delete(id);
-      this.gone.set(id, new Gap(t, prevNode));
       res.despawned.push(id);
-      return;
     }
-    const e = new ReplicatedEntity(def!.name, def!, raw, this.fb);
-    e.since = t;
-    e.prev = prevNode;
-    this.view.set(id, e);
-    if (cur === null) {
-      if (prevNode !== null) this.gone.delete(id);
+    if (raw !== null) {
+      this.view.set(id, new ReplicatedEntity(def!.name, def!, raw, this.fb));
       res.spawned.push(id);
-      return;
     }
-    // another type under the same id
-    res.despawned.push(id);
-    res.spawned.push(id);
   }
 
-  /** List the fields of `e` that differ from `before` in `res.changed` and convert them into its values object. */
-  private changedFields(id: number, e: ReplicatedEntity, before: readonly unknown[], res: ReceiveResult): void {
+  /** Change entity `e` to the values of `raw` in place (nothing, if it has them: a delta against an older baseline may repeat them). */
+  private inPlace(id: number, e: ReplicatedEntity, raw: readonly unknown[], res: ReceiveResult, log: TickLog): void {
     const list = e.def.list;
-    const names: string[] = [];
-    const idx: number[] = [];
-    for (let f = 0; f < list.length; f++) {
-      const a = before[f];
-      const b = e.raw[f];
-      if (a !== b && !rawEq(list[f]!.f, a, b)) {
-        names.push(list[f]!.name);
-        idx.push(f);
+    const cur = e.raw as unknown[];
+    if (list.length <= 32) {
+      let m = 0;
+      for (let f = 0; f < list.length; f++) if (cur[f] !== raw[f] && !rawEq(list[f]!.f, cur[f], raw[f])) m |= 1 << f;
+      if (m === 0) return;
+      const at = log.nv;
+      let q = at;
+      for (let x = m; x !== 0; x &= x - 1) {
+        const j = 31 - Math.clz32(x & -x);
+        log.vals[q++] = cur[j];
+        cur[j] = raw[j];
       }
+      log.nv = q;
+      log.add(id, undefined, m, at);
+      res.changed.set(id, this.namesOf(e.def, m));
+      e.refresh(m);
+      return;
     }
-    if (names.length > 0) res.changed.set(id, names);
+    const idx: number[] = [];
+    for (let f = 0; f < list.length; f++) if (cur[f] !== raw[f] && !rawEq(list[f]!.f, cur[f], raw[f])) idx.push(f);
+    if (idx.length === 0) return;
+    log.vals[log.nv] = cur.slice();
+    log.add(id, undefined, 0, -(log.nv + 1));
+    log.nv++;
+    for (const f of idx) cur[f] = raw[f];
+    res.changed.set(
+      id,
+      idx.map((f) => list[f]!.name),
+    );
     e.refreshAt(idx);
   }
 
@@ -520,30 +572,10 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     return l;
   }
 
-  /** Drop history older than `floor` (keeping the version in force at `floor`), and forget entities long gone. */
-  private prune(id: number, floor: number): void {
-    let n: HistoryNode | undefined = this.view.get(id);
-    if (n === undefined) {
-      const g = this.gone.get(id);
-      if (g === undefined) return;
-      if (g.since <= floor) {
-        this.gone.delete(id);
-        return;
-      }
-      n = g;
-    }
-    while (n !== null && n.since > floor) n = n.prev;
-    if (n !== null) n.prev = null;
-  }
-
-  /** Entries of history held (for tests of bounded memory). */
+  /** Entries of history held (for tests of bounded memory): kept ticks and their undo entries. */
   historySize(): number {
-    let n = this.applied.size;
-    const count = (x: HistoryNode): void => {
-      for (; x !== null; x = x.prev) n++;
-    };
-    for (const e of this.view.values()) count(e);
-    for (const g of this.gone.values()) count(g);
+    let n = this.logs.length;
+    for (const l of this.logs) n += l.n;
     return n;
   }
 
@@ -570,6 +602,13 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const e = this.view.get(Number(id));
     return e && { type: e.type, fields: e.values };
   }
+}
+
+/** Number of set bits of a 32-bit mask. */
+function bitCount(m: number): number {
+  m -= (m >>> 1) & 0x55555555;
+  m = (m & 0x33333333) + ((m >>> 2) & 0x33333333);
+  return Math.imul((m + (m >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
 /** Whether `id` is among the first `n` entries of the ascending `ids`. */

@@ -422,6 +422,40 @@ export function readBodyInto(inp: BitIn, def: AnyEntityDef, base: readonly unkno
   }
 }
 
+/**
+ * Read the body of an update of a type of at most 32 fields, coded against
+ * `base`, without building a raw array: the new values of the changed fields
+ * go to `out` from `at` on, in field order. Returns the change mask (as an
+ * int32). DecodeErrors as `readBodyInto`.
+ */
+export function readBodyValues(inp: BitIn, def: AnyEntityDef, base: readonly unknown[], out: unknown[], at: number): number {
+  const list = def.list;
+  let j = -1;
+  try {
+    const mask = inp.read(list.length, 'mask') | 0;
+    const p = planOf(def);
+    const code = p.code;
+    let m = mask;
+    while (m !== 0) {
+      j = 31 - Math.clz32(m & -m);
+      m &= m - 1;
+      const c = code[j]!;
+      const b = base[j];
+      if (c === C_OTHER) out[at++] = readField(inp, list[j]!.f, b, list[j]!.name);
+      else if (c === C_BOOL) out[at++] = b === 1 ? 0 : 1;
+      else {
+        const zz = readLen(inp, p.lenBits[j]!, p.width[j]!, list[j]!.name);
+        const v = (b as number) + ((zz >>> 1) ^ -(zz & 1));
+        out[at++] =
+          c === C_U32 ? v >>> 0 : c === C_U8 ? v & 0xff : c === C_U16 ? v & 0xffff : c === C_I8 ? (v << 24) >> 24 : c === C_I16 ? (v << 16) >> 16 : v | 0;
+      }
+    }
+    return mask;
+  } catch (e) {
+    throw j < 0 && e instanceof DecodeError ? e : rethrowAt(e, def.name, inp.offset);
+  }
+}
+
 /** Upper bound of the bits a field can take on the wire. */
 export function maxFieldBits(f: Field<unknown>): number {
   const w = WIDTH[f.kind];

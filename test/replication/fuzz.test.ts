@@ -61,6 +61,8 @@ test(`fuzz ReplicationClient.receive (${CASES} cases): a result or a DecodeError
     // most cases mutate the next delta (baseline held), some a full state or a later one
     const bytes = mutate(r, r() < 0.8 ? packets[3]! : src);
     const before = new Map(client.entities);
+    // entities are updated in place: their raw values too must be as they were
+    const rawBefore = new Map([...client.entities].map(([id, e]) => [id, [...e.raw]]));
     const tickBefore = client.tick;
     try {
       const res = client.receive(bytes);
@@ -76,7 +78,10 @@ test(`fuzz ReplicationClient.receive (${CASES} cases): a result or a DecodeError
       errors++;
       assert.equal(client.tick, tickBefore);
       assert.equal(client.entities.size, before.size, `case ${i}: mirror changed on error`);
-      for (const [id, v] of before) assert.equal(client.entities.get(id), v, `case ${i}: entity ${id} changed on error`);
+      for (const [id, v] of before) {
+        assert.equal(client.entities.get(id), v, `case ${i}: entity ${id} changed on error`);
+        assert.deepEqual([...v.raw], rawBefore.get(id), `case ${i}: entity ${id}'s values changed on error`);
+      }
     }
   }
   // both outcomes were exercised
