@@ -86,9 +86,8 @@ class TickLog {
   readonly masks: number[] = [];
   readonly ats: number[] = [];
   readonly vals: unknown[] = [];
-  /** Ids in ascending order (else `index` finds them). */
+  /** Ids in ascending order (else `sort` must run before the log is read). */
   sorted = true;
-  index: Map<number, number> | null = null;
 
   reset(tick: number): this {
     this.before.fill(undefined, 0, this.n);
@@ -97,7 +96,6 @@ class TickLog {
     this.n = 0;
     this.nv = 0;
     this.sorted = true;
-    this.index = null;
     return this;
   }
 
@@ -111,15 +109,26 @@ class TickLog {
     this.ats[k] = at;
   }
 
+  /** Put the entries in ascending order of id. */
+  sort(): void {
+    if (this.sorted) return;
+    const n = this.n;
+    const order = Array.from({ length: n }, (_, k) => k).sort((x, y) => this.ids[x]! - this.ids[y]!);
+    const ids = order.map((k) => this.ids[k]!);
+    const before = order.map((k) => this.before[k]);
+    const masks = order.map((k) => this.masks[k]!);
+    const ats = order.map((k) => this.ats[k]!);
+    for (let k = 0; k < n; k++) {
+      this.ids[k] = ids[k]!;
+      this.before[k] = before[k];
+      this.masks[k] = masks[k]!;
+      this.ats[k] = ats[k]!;
+    }
+    this.sorted = true;
+  }
+
   /** The entry of `id`, or -1. */
   find(id: number): number {
-    if (!this.sorted) {
-      if (this.index === null) {
-        this.index = new Map();
-        for (let k = 0; k < this.n; k++) this.index.set(this.ids[k]!, k);
-      }
-      return this.index.get(id) ?? -1;
-    }
     const ids = this.ids;
     let lo = 0;
     let hi = this.n - 1;
@@ -131,6 +140,22 @@ class TickLog {
       else hi = mid - 1;
     }
     return -1;
+  }
+
+  /** Undo entry `k` (an in-place change) on `raw`. */
+  undo(k: number, raw: unknown[]): void {
+    const at = this.ats[k]!;
+    if (at < 0) {
+      const old = this.vals[-at - 1] as unknown[];
+      for (let f = 0; f < old.length; f++) raw[f] = old[f];
+      return;
+    }
+    let m = this.masks[k]!;
+    let v = at;
+    while (m !== 0) {
+      raw[31 - Math.clz32(m & -m)] = this.vals[v++];
+      m &= m - 1;
+    }
   }
 }
 
@@ -194,6 +219,9 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly view = new Map<number, ReplicatedEntity>();
   /** Applied ticks from the history floor on (ascending), with what each changed. */
   private readonly logs: TickLog[] = [];
+  /** `heldFrom`'s cursors and its result's raw. */
+  private readonly cursors: number[] = [];
+  private heldRaw: unknown[] | null = null;
   /** Logs of ticks no longer kept, for reuse. */
   private readonly freeLogs: TickLog[] = [];
   /** Field names by change mask, per type (the `changed` lists of the fast path). */
@@ -334,21 +362,39 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
         continue;
       }
       raw ??= e!.raw.slice();
-      const at = log.ats[k]!;
-      if (at < 0) {
-        const old = log.vals[-at - 1] as unknown[];
-        for (let f = 0; f < old.length; f++) raw[f] = old[f];
-      } else {
-        let m = log.masks[k]!;
-        let v = at;
-        while (m !== 0) {
-          raw[31 - Math.clz32(m & -m)] = log.vals[v++];
-          m &= m - 1;
-        }
-      }
+      log.undo(k, raw);
     }
     if (e === null || raw === null) return e;
     return new ReplicatedEntity(e.type, e.def, raw, this.fb);
+  }
+
+  /**
+   * `heldAt` for the records of one packet, in ascending order of id: the logs
+   * after the baseline are `logs[from..]`, read with one forward cursor each
+   * (`cursors`). Sets `heldRaw` to a fresh copy of the raw held then.
+   */
+  private heldFrom(id: number, from: number, cursors: number[]): ReplicatedEntity | null {
+    let e = this.view.get(id) ?? null;
+    let raw: unknown[] | null = null;
+    const logs = this.logs;
+    for (let i = logs.length - 1; i >= from; i--) {
+      const log = logs[i]!;
+      const ids = log.ids;
+      let c = cursors[i - from]!;
+      while (c < log.n && ids[c]! < id) c++;
+      cursors[i - from] = c;
+      if (c === log.n || ids[c] !== id) continue;
+      const b = log.before[c];
+      if (b !== undefined) {
+        e = b;
+        raw = null;
+        continue;
+      }
+      raw ??= e!.raw.slice();
+      log.undo(c, raw);
+    }
+    this.heldRaw = e === null ? null : (raw ?? e.raw.slice());
+    return e;
   }
 
   private start(tick: number, base: number | null, deferred: number): Parsed {
@@ -377,11 +423,19 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     // the usual case: the baseline is what the mirror shows now
     const current = base !== null && base === this.latest;
     const view = this.view;
+    // against an older baseline: the logs after it, read with forward cursors (record ids ascend)
+    let from = this.logs.length;
+    const cursors = this.cursors;
+    if (base !== null && !current) {
+      while (from > 0 && this.logs[from - 1]!.tick > base) from--;
+      cursors.length = this.logs.length - from;
+      cursors.fill(0);
+    }
     for (let i = 0; i < count; i++) {
       try {
         id += readGamma(inp, 'id');
         if (id > 0xffffffff) inp.fail('id', 'an id below 2^32', String(id));
-        const held = base === null ? null : current ? (view.get(id) ?? null) : this.heldAt(id, base);
+        const held = base === null ? null : current ? (view.get(id) ?? null) : this.heldFrom(id, from, cursors);
         const k = p.n;
         if (inp.bit('op') === 0) {
           if (held === null) inp.fail('op', `an entity held at the baseline for an update (id ${id})`, 'none');
@@ -396,8 +450,10 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
             p.masks[k] = mask;
             p.ats[k] = at;
           } else {
-            const raw = held.raw.slice();
-            readBodyInto(inp, def, held.raw, raw);
+            // a fresh copy of the baseline's raw, read over in place
+            const raw = current ? held.raw.slice() : this.heldRaw!;
+            this.heldRaw = null;
+            readBodyInto(inp, def, raw, raw);
             p.kinds[k] = REPLACE;
             p.defs[k] = def;
             p.raws[k] = raw;
@@ -414,6 +470,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
           p.raws[k] = raw;
         } else {
           if (held === null) inp.fail('op', `an entity held at the baseline for a despawn (id ${id})`, 'none');
+          this.heldRaw = null;
           p.kinds[k] = DESPAWN;
         }
         p.ids[k] = id;
@@ -443,9 +500,12 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     } else if (base !== this.latest) {
       for (const l of this.logs) {
         if (l.tick <= base) continue;
+        // both in ascending order of id
+        let j = 0;
         for (let k = 0; k < l.n; k++) {
           const id = l.ids[k]!;
-          if (!sortedHas(ids, n, id) && !back?.has(id)) (back ??= new Map()).set(id, this.heldAt(id, base));
+          while (j < n && ids[j]! < id) j++;
+          if ((j === n || ids[j] !== id) && !back?.has(id)) (back ??= new Map()).set(id, this.heldAt(id, base));
         }
       }
     }
@@ -491,6 +551,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     }
     if (back !== null) for (const [id, v] of back) this.change(id, v === null ? null : v.def, v === null ? null : v.raw.slice(), res, log);
     this.clear(p);
+    log.sort();
     this.logs.push(log);
     this.latest = t;
     // logs below the floor are not needed: no baseline is older (the floor's own tick stays, as a known baseline)
