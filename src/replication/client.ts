@@ -86,12 +86,15 @@ class TickLog {
   readonly masks: number[] = [];
   readonly ats: number[] = [];
   readonly vals: unknown[] = [];
+  /** Entries with a `before`. */
+  replaced = 0;
   /** Ids in ascending order (else `sort` must run before the log is read). */
   sorted = true;
 
   reset(tick: number): this {
-    this.before.fill(undefined, 0, this.n);
-    this.vals.fill(undefined, 0, this.nv);
+    // (stale values past `nv` stay until overwritten: at most one packet's worth per kept log)
+    if (this.replaced > 0) this.before.fill(undefined, 0, this.n);
+    this.replaced = 0;
     this.tick = tick;
     this.n = 0;
     this.nv = 0;
@@ -105,6 +108,7 @@ class TickLog {
     if (k > 0 && this.ids[k - 1]! >= id) this.sorted = false;
     this.ids[k] = id;
     this.before[k] = before;
+    if (before !== undefined) this.replaced++;
     this.masks[k] = mask;
     this.ats[k] = at;
   }
@@ -208,6 +212,8 @@ interface Parsed {
   raws: (unknown[] | null)[];
   vals: unknown[];
   nv: number;
+  /** REPLACE records (whose `defs` and `raws` are cleared after). */
+  replaced: number;
 }
 
 export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly AnyEntityDef[]> implements ClientMirror {
@@ -248,6 +254,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     raws: [],
     vals: [],
     nv: 0,
+    replaced: 0,
   };
   /**
    * The newest baseline the server has used. The server's baselines never go
@@ -408,10 +415,12 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
 
   /** Drop the references of the last parse. */
   private clear(p: Parsed): void {
-    p.ents.fill(null, 0, p.n);
-    p.defs.fill(null, 0, p.n);
-    p.raws.fill(null, 0, p.n);
-    p.vals.fill(undefined, 0, p.nv);
+    // (entities and values past `n` stay until overwritten: at most one packet's worth)
+    if (p.replaced > 0) {
+      p.defs.fill(null, 0, p.n);
+      p.raws.fill(null, 0, p.n);
+    }
+    p.replaced = 0;
     p.n = 0;
     p.nv = 0;
   }
@@ -455,6 +464,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
             this.heldRaw = null;
             readBodyInto(inp, def, raw, raw);
             p.kinds[k] = REPLACE;
+            p.replaced++;
             p.defs[k] = def;
             p.raws[k] = raw;
           }
@@ -466,6 +476,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
           const raw = def.defaults.slice();
           readBodyInto(inp, def, def.defaults, raw);
           p.kinds[k] = REPLACE;
+          p.replaced++;
           p.defs[k] = def;
           p.raws[k] = raw;
         } else {
@@ -557,7 +568,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     // logs below the floor are not needed: no baseline is older (the floor's own tick stays, as a known baseline)
     let drop = 0;
     while (drop < this.logs.length && this.logs[drop]!.tick < floor) drop++;
-    if (drop > 0) for (const l of this.logs.splice(0, drop)) this.freeLogs.push(l.reset(0));
+    for (; drop > 0; drop--) this.freeLogs.push(this.logs.shift()!.reset(0));
     return res;
   }
 
