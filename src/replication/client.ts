@@ -11,7 +11,7 @@ import { ByteWriter } from '../core/writer.js';
 import { DecodeError, EncodeError, rethrowAt } from '../core/errors.js';
 import type { ClientMirror, MirrorChanges, MirrorIssue } from '../core/mirror.js';
 import { BitIn, bitLength, readGamma } from './bits.js';
-import { planOf, readBodyInto, readBodyValues } from './codec.js';
+import { readBodyApply, readBodyInto } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, fromRaw, rawEq, valuesOf } from './values.js';
 import { ACK_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
@@ -163,8 +163,7 @@ class TickLog {
   }
 }
 
-/** Record kinds of a parsed packet. */
-const UPDATE = 0; // fields changed in place: the new values in `vals`
+/** Record kinds of a parsed packet (updates against the mirror's tick are applied while reading, not kept). */
 const REPLACE = 1; // a whole new raw (a creation, or an update against an older baseline or of more than 32 fields)
 const DESPAWN = 2;
 
@@ -194,7 +193,12 @@ export interface ClientOptions<Defs extends readonly AnyEntityDef[]> {
   window?: number;
 }
 
-/** A decoded packet before it is applied (one per client, reused: records 0..n-1). */
+/**
+ * A decoded packet before it is applied (one per client, reused): the records
+ * 0..n-1 still to apply. On the usual path (baseline = the mirror's tick)
+ * updates are applied while reading, into `log` and `res`; a bad record
+ * undoes them (`rollback`), so an error still leaves the mirror as it was.
+ */
 interface Parsed {
   n: number;
   tick: number;
@@ -202,18 +206,13 @@ interface Parsed {
   deferred: number;
   ids: number[];
   kinds: number[];
-  /** UPDATE: the entity; REPLACE: its type is `defs[k]`. */
-  ents: (ReplicatedEntity | null)[];
+  /** REPLACE: the type and the new raw (the client's to keep). */
   defs: (AnyEntityDef | null)[];
-  /** UPDATE: the change mask and where its values start in `vals`. */
-  masks: number[];
-  ats: number[];
-  /** REPLACE: the new raw (the client's to keep). */
   raws: (unknown[] | null)[];
-  vals: unknown[];
-  nv: number;
   /** REPLACE records (whose `defs` and `raws` are cleared after). */
   replaced: number;
+  log: TickLog | null;
+  res: ReceiveResult | null;
 }
 
 export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly AnyEntityDef[]> implements ClientMirror {
@@ -247,14 +246,11 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     deferred: 0,
     ids: [],
     kinds: [],
-    ents: [],
     defs: [],
-    masks: [],
-    ats: [],
     raws: [],
-    vals: [],
-    nv: 0,
     replaced: 0,
+    log: null,
+    res: null,
   };
   /**
    * The newest baseline the server has used. The server's baselines never go
@@ -415,14 +411,12 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
 
   /** Drop the references of the last parse. */
   private clear(p: Parsed): void {
-    // (entities and values past `n` stay until overwritten: at most one packet's worth)
     if (p.replaced > 0) {
       p.defs.fill(null, 0, p.n);
       p.raws.fill(null, 0, p.n);
     }
     p.replaced = 0;
     p.n = 0;
-    p.nv = 0;
   }
 
   private parse(inp: BitIn, p: Parsed, count: number): Parsed {
@@ -440,6 +434,11 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       cursors.length = this.logs.length - from;
       cursors.fill(0);
     }
+    // on the usual path, updates are applied as they are read, into this tick's log and result
+    const log = current ? (this.freeLogs.pop() ?? new TickLog()).reset(p.tick) : null;
+    const res = current ? newResult(p) : null;
+    p.log = log;
+    p.res = res;
     for (let i = 0; i < count; i++) {
       try {
         id += readGamma(inp, 'id');
@@ -449,15 +448,17 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
         if (inp.bit('op') === 0) {
           if (held === null) inp.fail('op', `an entity held at the baseline for an update (id ${id})`, 'none');
           const def = held.def;
-          if (current && def.list.length <= 32) {
-            // the new values only (the mirror is untouched until the whole packet is read)
-            const at = p.nv;
-            const mask = readBodyValues(inp, def, held.raw, p.vals, at);
-            p.nv = at + bitCount(mask);
-            p.kinds[k] = UPDATE;
-            p.ents[k] = held;
-            p.masks[k] = mask;
-            p.ats[k] = at;
+          if (log !== null && def.list.length <= 32) {
+            // the usual case: applied in place at once, the old values logged (undone if a later record is bad)
+            const at = log.nv;
+            const m = readBodyApply(inp, def, held.raw as unknown[], log.vals, at);
+            if (m !== 0) {
+              log.nv = at + bitCount(m);
+              log.add(id, undefined, m, at);
+              res!.changed.set(id, this.namesOf(def, m));
+              held.refresh(m);
+            }
+            continue;
           } else {
             // a fresh copy of the baseline's raw, read over in place
             const raw = current ? held.raw.slice() : this.heldRaw!;
@@ -487,21 +488,43 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
         p.ids[k] = id;
         p.n = k + 1;
       } catch (e) {
+        this.rollback(p);
         throw rethrowAt(e, `records[${i}]`, inp.offset);
       }
     }
-    inp.expectPadding('end');
+    try {
+      inp.expectPadding('end');
+    } catch (e) {
+      this.rollback(p);
+      throw e;
+    }
     return p;
+  }
+
+  /** Undo the updates a bad packet applied before its error (newest first), values objects included. */
+  private rollback(p: Parsed): void {
+    const log = p.log;
+    if (log === null) return;
+    for (let k = log.n - 1; k >= 0; k--) {
+      const e = this.view.get(log.ids[k]!)!;
+      log.undo(k, e.raw as unknown[]);
+      e.refresh(log.masks[k]!);
+    }
+    this.freeLogs.push(log.reset(0));
+    p.log = null;
+    p.res = null;
   }
 
   private commit(p: Parsed): ReceiveResult {
     const t = p.tick;
     const base = p.base;
-    const res: ReceiveResult = { tick: t, baseTick: base, spawned: [], changed: new Map(), despawned: [], deferred: p.deferred };
+    const res = p.res ?? newResult(p);
     // the history floor after this packet: nothing older is needed again
     if (base !== null && base > this.floor) this.floor = base;
     const floor = Math.max(this.floor, t - this.window);
-    const log = (this.freeLogs.pop() ?? new TickLog()).reset(t);
+    const log = p.log ?? (this.freeLogs.pop() ?? new TickLog()).reset(t);
+    p.log = null;
+    p.res = null;
     const { ids, kinds, n } = p;
     // entities changed after the baseline and not in the packet go back to what the baseline had
     // (found before anything is applied: ids are in increasing order, so a binary search tells)
@@ -520,44 +543,10 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
         }
       }
     }
-    const vals = p.vals;
     for (let i = 0; i < n; i++) {
       const id = ids[i]!;
       const kind = kinds[i]!;
-      if (kind === UPDATE) {
-        // the usual case: fields changed in place, their old values logged
-        const e = p.ents[i]!;
-        const raw = e.raw as unknown[];
-        const m0 = p.masks[i]!;
-        let m = m0;
-        let v = p.ats[i]!;
-        const def = e.def;
-        if ((m & planOf(def).maybeSame) !== 0) {
-          // a string, bytes or array field's bit may come with the value it has: not a change
-          let w = v;
-          for (let x = m0; x !== 0; x &= x - 1) {
-            const j = 31 - Math.clz32(x & -x);
-            if ((planOf(def).maybeSame & (1 << j)) !== 0 && rawEq(def.list[j]!.f, raw[j], vals[w])) m &= ~(1 << j);
-            w++;
-          }
-        }
-        if (m === 0) continue;
-        const lv = log.vals;
-        const at = log.nv;
-        let q = at;
-        for (let x = m0; x !== 0; x &= x - 1) {
-          const j = 31 - Math.clz32(x & -x);
-          if (m === m0 || (m & (1 << j)) !== 0) {
-            lv[q++] = raw[j];
-            raw[j] = vals[v];
-          }
-          v++;
-        }
-        log.nv = q;
-        log.add(id, undefined, m, at);
-        res.changed.set(id, this.namesOf(def, m));
-        e.refresh(m);
-      } else if (kind === REPLACE) this.change(id, p.defs[i]!, p.raws[i]!, res, log);
+      if (kind === REPLACE) this.change(id, p.defs[i]!, p.raws[i]!, res, log);
       else this.change(id, null, null, res, log);
     }
     if (back !== null) for (const [id, v] of back) this.change(id, v === null ? null : v.def, v === null ? null : v.raw.slice(), res, log);
@@ -720,6 +709,10 @@ function fastHeader(b: Uint8Array, hash: number, out: number[]): number {
     out[k] = v;
   }
   return p;
+}
+
+function newResult(p: Parsed): ReceiveResult {
+  return { tick: p.tick, baseTick: p.base, spawned: [], changed: new Map(), despawned: [], deferred: p.deferred };
 }
 
 function ignoredResult(tick: number, base: number | null, why: 'old' | 'missing-baseline'): ReceiveResult {
