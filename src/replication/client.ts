@@ -3,8 +3,12 @@
  * mirror of the world, keeps a short history so that any recent tick can be a
  * baseline, and produces acknowledgements.
  *
- * A packet is decoded completely before anything is applied, so a DecodeError
- * leaves the mirror exactly as it was.
+ * Entities are changed in place. The history is one undo log per kept tick
+ * (the old values of the fields it changed, or the entity it replaced), from
+ * which what the client held at an older baseline is rebuilt. Updates against
+ * the mirror's own tick are applied as they are read; creations, removals and
+ * anything against an older baseline once the whole packet is read. A
+ * DecodeError undoes what was applied, so it leaves the mirror exactly as it was.
  */
 import { ByteReader } from '../core/reader.js';
 import { ByteWriter } from '../core/writer.js';
