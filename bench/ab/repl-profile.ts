@@ -16,7 +16,8 @@ const base: Record<string, Scenario> = {
   S3: { name: 'S3', entities: 5000, clients: 100, radius: 138 },
   S4: { name: 'S4', entities: 2000, clients: 64 },
 };
-const s: Scenario = { ...base[sc]!, loss: Number(lossArg ?? 0) };
+// REPL_LATENCY=3: the 100 ms round-trip rows (one-way latency in ticks)
+const s: Scenario = { ...base[sc]!, loss: Number(lossArg ?? 0), latency: Number(process.env.REPL_LATENCY ?? 0) };
 const w = generate(s);
 const side = which === 'colyseus' ? colyseus(s, w) : ours(s, w, 'acked');
 let k = 0;

@@ -3,26 +3,31 @@
  * mirror of the world, keeps a short history so that any recent tick can be a
  * baseline, and produces acknowledgements.
  *
- * A packet is decoded completely before anything is applied, so a DecodeError
- * leaves the mirror exactly as it was.
+ * Entities are changed in place. The history is one undo log per kept tick
+ * (the old values of the fields it changed, or the entity it replaced), from
+ * which what the client held at an older baseline is rebuilt. Updates against
+ * the mirror's own tick are applied as they are read; creations, removals and
+ * anything against an older baseline once the whole packet is read. A
+ * DecodeError undoes what was applied, so it leaves the mirror exactly as it was.
  */
 import { ByteReader } from '../core/reader.js';
 import { ByteWriter } from '../core/writer.js';
 import { DecodeError, EncodeError, rethrowAt } from '../core/errors.js';
 import type { ClientMirror, MirrorChanges, MirrorIssue } from '../core/mirror.js';
 import { BitIn, bitLength, readGamma } from './bits.js';
-import { planOf, readBodyInto } from './codec.js';
+import { readBodyApply, readBodyInto } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, fromRaw, rawEq, valuesOf } from './values.js';
 import { ACK_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
 
-/** One entity as a client sees it: its type name, typed values, and raw values (floats as bits). */
+/**
+ * One entity as a client sees it: its type name, typed values, and raw values
+ * (floats as bits). The object stays the same while the entity exists with
+ * this type; its `values` object and its `raw` array are updated in place
+ * (copy them to keep a snapshot).
+ */
 export class ReplicatedEntity<N extends string = string, V = Record<string, unknown>> {
   private cache: V | undefined;
-  /** @internal The first tick at which the client held this version. */
-  since = 0;
-  /** @internal What the client held for this id before `since` (history for baselines; cut below the oldest baseline). */
-  prev: ReplicatedEntity | Gap | null = null;
   constructor(
     readonly type: N,
     readonly def: AnyEntityDef,
@@ -44,11 +49,10 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
     return c;
   }
 
-  /** @internal Take over the values object of `from` (the version before, of the same type), converting the fields of `mask`. */
-  adopt(from: ReplicatedEntity, mask: number): void {
-    const c = from.cache as Record<string, unknown> | undefined;
+  /** @internal Convert the fields of `mask` (bit i: field i) of the current raw into the values object, if there is one. */
+  refresh(mask: number): void {
+    const c = this.cache as Record<string, unknown> | undefined;
     if (c === undefined) return;
-    from.cache = undefined;
     const list = this.def.list;
     const raw = this.raw;
     const fb = this.fb;
@@ -58,17 +62,114 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
       const fi = list[i]!;
       c[fi.name] = fi.kind === 'f32' ? fb.f32Value(raw[i] as number) : fromRaw(fi.f, raw[i], fb);
     }
-    this.cache = c as V;
+  }
+
+  /** @internal Convert the fields at `indices` into the values object, if there is one. */
+  refreshAt(indices: readonly number[]): void {
+    const c = this.cache as Record<string, unknown> | undefined;
+    if (c === undefined) return;
+    for (const i of indices) c[this.def.list[i]!.name] = fromRaw(this.def.list[i]!.f, this.raw[i], this.fb);
   }
 }
 
-/** @internal History node: the id was not held from `since` on. */
-class Gap {
-  constructor(
-    readonly since: number,
-    public prev: ReplicatedEntity | Gap | null,
-  ) {}
+/**
+ * @internal What one applied tick changed, as undo entries (one per id it
+ * changed, the history a baseline older than the mirror is rebuilt from):
+ * either the entity held for the id before the tick (`before`: an entity or
+ * null; the id's entity was replaced, created or removed), or the old values
+ * of the fields the tick changed in place (`before` undefined; `masks` and
+ * the values from `ats` on in `vals`, or with `ats` < 0 a whole copy of the
+ * old raw at `vals[-ats - 1]`).
+ */
+class TickLog {
+  tick = 0;
+  n = 0;
+  nv = 0;
+  readonly ids: number[] = [];
+  readonly before: (ReplicatedEntity | null | undefined)[] = [];
+  readonly masks: number[] = [];
+  readonly ats: number[] = [];
+  readonly vals: unknown[] = [];
+  /** Entries with a `before`. */
+  replaced = 0;
+  /** Ids in ascending order (else `sort` must run before the log is read). */
+  sorted = true;
+
+  reset(tick: number): this {
+    // (stale values past `nv` stay until overwritten: at most one packet's worth per kept log)
+    if (this.replaced > 0) this.before.fill(undefined, 0, this.n);
+    this.replaced = 0;
+    this.tick = tick;
+    this.n = 0;
+    this.nv = 0;
+    this.sorted = true;
+    return this;
+  }
+
+  /** Add an entry for `id` (ids of one tick are distinct); returns its index. */
+  add(id: number, before: ReplicatedEntity | null | undefined, mask: number, at: number): void {
+    const k = this.n++;
+    if (k > 0 && this.ids[k - 1]! >= id) this.sorted = false;
+    this.ids[k] = id;
+    this.before[k] = before;
+    if (before !== undefined) this.replaced++;
+    this.masks[k] = mask;
+    this.ats[k] = at;
+  }
+
+  /** Put the entries in ascending order of id. */
+  sort(): void {
+    if (this.sorted) return;
+    const n = this.n;
+    const order = Array.from({ length: n }, (_, k) => k).sort((x, y) => this.ids[x]! - this.ids[y]!);
+    const ids = order.map((k) => this.ids[k]!);
+    const before = order.map((k) => this.before[k]);
+    const masks = order.map((k) => this.masks[k]!);
+    const ats = order.map((k) => this.ats[k]!);
+    for (let k = 0; k < n; k++) {
+      this.ids[k] = ids[k]!;
+      this.before[k] = before[k];
+      this.masks[k] = masks[k]!;
+      this.ats[k] = ats[k]!;
+    }
+    this.sorted = true;
+  }
+
+  /** The entry of `id`, or -1. */
+  find(id: number): number {
+    const ids = this.ids;
+    let lo = 0;
+    let hi = this.n - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const x = ids[mid]!;
+      if (x === id) return mid;
+      if (x < id) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /** Undo entry `k` (an in-place change) on `raw`. */
+  undo(k: number, raw: unknown[]): void {
+    const at = this.ats[k]!;
+    if (at < 0) {
+      const old = this.vals[-at - 1] as unknown[];
+      for (let f = 0; f < old.length; f++) raw[f] = old[f];
+      return;
+    }
+    let m = this.masks[k]!;
+    let v = at;
+    while (m !== 0) {
+      raw[31 - Math.clz32(m & -m)] = this.vals[v++];
+      m &= m - 1;
+    }
+  }
 }
+
+/** Record kinds of a parsed packet (updates against the mirror's tick are applied while reading, not kept). */
+const REPLACE = 1; // a whole new raw (a creation, or an update against an older baseline or of more than 32 fields)
+const DESPAWN = 2;
 
 /** The entity type of a list of definitions, as a union tagged by `type`. */
 export type EntityOf<Defs extends readonly AnyEntityDef[]> = {
@@ -96,18 +197,26 @@ export interface ClientOptions<Defs extends readonly AnyEntityDef[]> {
   window?: number;
 }
 
-/** A decoded packet before it is applied (one per client, reused: records 0..n-1). */
+/**
+ * A decoded packet before it is applied (one per client, reused): the records
+ * 0..n-1 still to apply. On the usual path (baseline = the mirror's tick)
+ * updates are applied while reading, into `log` and `res`; a bad record
+ * undoes them (`rollback`), so an error still leaves the mirror as it was.
+ */
 interface Parsed {
   n: number;
   tick: number;
   base: number | null;
   deferred: number;
   ids: number[];
-  vers: (ReplicatedEntity | null)[];
-  /** Update records: the change mask (or -1: compare the fields); other records: 0. */
-  masks: number[];
-  /** What the client held at the baseline for each record's id. */
-  helds: (ReplicatedEntity | null)[];
+  kinds: number[];
+  /** REPLACE: the type and the new raw (the client's to keep). */
+  defs: (AnyEntityDef | null)[];
+  raws: (unknown[] | null)[];
+  /** REPLACE records (whose `defs` and `raws` are cleared after). */
+  replaced: number;
+  log: TickLog | null;
+  res: ReceiveResult | null;
 }
 
 export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly AnyEntityDef[]> implements ClientMirror {
@@ -117,10 +226,13 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly typeBits: number;
   private readonly fb = new FloatBits();
   private readonly view = new Map<number, ReplicatedEntity>();
-  /** History of ids not held now (despawned or out of interest) that a baseline may still need. */
-  private readonly gone = new Map<number, Gap>();
-  /** Applied ticks (ascending) and the ids each touched. */
-  private readonly applied = new Map<number, number[]>();
+  /** Applied ticks from the history floor on (ascending), with what each changed. */
+  private readonly logs: TickLog[] = [];
+  /** `heldFrom`'s cursors and its result's raw. */
+  private readonly cursors: number[] = [];
+  private heldRaw: unknown[] | null = null;
+  /** Logs of ticks no longer kept, for reuse. */
+  private readonly freeLogs: TickLog[] = [];
   /** Field names by change mask, per type (the `changed` lists of the fast path). */
   private readonly names = new Map<AnyEntityDef, Map<number, readonly string[]>>();
   private latest = 0;
@@ -131,7 +243,19 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   private namesDef: AnyEntityDef | undefined;
   private namesMask = -1;
   private namesList: readonly string[] = [];
-  private readonly scratch: Parsed = { n: 0, tick: 0, base: null, deferred: 0, ids: [], vers: [], masks: [], helds: [] };
+  private readonly scratch: Parsed = {
+    n: 0,
+    tick: 0,
+    base: null,
+    deferred: 0,
+    ids: [],
+    kinds: [],
+    defs: [],
+    raws: [],
+    replaced: 0,
+    log: null,
+    res: null,
+  };
   /**
    * The newest baseline the server has used. The server's baselines never go
    * back (it deltas against the newest ack, or sends a full state), so history
@@ -178,7 +302,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const base = ago === 0 ? null : tick - ago;
     if (tick === 0) throw new DecodeError(5, 'tick', 'a tick of at least 1', '0');
     if (tick <= this.latest) return ignoredResult(tick, base, 'old');
-    if (base !== null && !this.applied.has(base)) return ignoredResult(tick, base, 'missing-baseline');
+    if (base !== null && !this.hasTick(base)) return ignoredResult(tick, base, 'missing-baseline');
     const deferred = h[2]!;
     const count = h[3]!;
     const end = bytes.length;
@@ -200,7 +324,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const base = ago === 0 ? null : tick - ago;
     if (tick === 0) throw new DecodeError(5, 'tick', 'a tick of at least 1', '0');
     if (tick <= this.latest) return ignoredResult(tick, base, 'old');
-    if (base !== null && !this.applied.has(base)) return ignoredResult(tick, base, 'missing-baseline');
+    if (base !== null && !this.hasTick(base)) return ignoredResult(tick, base, 'missing-baseline');
     const deferred = r.vu32('deferred');
     const count = r.vu32('count');
     // each record takes at least 2 bits
@@ -209,29 +333,94 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     return this.commit(parsed);
   }
 
+  /** Whether tick `t` was applied and is still kept as a possible baseline. */
+  private hasTick(t: number): boolean {
+    const logs = this.logs;
+    for (let i = logs.length - 1; i >= 0; i--) {
+      const k = logs[i]!.tick;
+      if (k === t) return true;
+      if (k < t) return false;
+    }
+    return false;
+  }
+
   /**
    * What this client held for entity `id` at the applied tick `base` (null: nothing,
    * or `base` is null, i.e. a full state). Valid for `base` from the oldest
    * baseline still kept up to the newest applied tick; used by tools that walk
-   * a packet's records against its baseline before applying it.
+   * a packet's records against its baseline before applying it. Values that
+   * differ from the mirror's come as an entity object of their own.
    */
   heldAt(id: number, base: number | null): ReplicatedEntity | null {
     if (base === null) return null;
-    let n: ReplicatedEntity | Gap | null | undefined = this.view.get(id);
-    if (n === undefined) n = this.gone.get(id);
-    while (n != null && n.since > base) n = n.prev;
-    return n instanceof ReplicatedEntity ? n : null;
+    let e = this.view.get(id) ?? null;
+    // undo, newest first, what the ticks after `base` did to this id
+    let raw: unknown[] | null = null;
+    const logs = this.logs;
+    for (let i = logs.length - 1; i >= 0; i--) {
+      const log = logs[i]!;
+      if (log.tick <= base) break;
+      const k = log.find(id);
+      if (k < 0) continue;
+      const b = log.before[k];
+      if (b !== undefined) {
+        e = b;
+        raw = null;
+        continue;
+      }
+      raw ??= e!.raw.slice();
+      log.undo(k, raw);
+    }
+    if (e === null || raw === null) return e;
+    return new ReplicatedEntity(e.type, e.def, raw, this.fb);
+  }
+
+  /**
+   * `heldAt` for the records of one packet, in ascending order of id: the logs
+   * after the baseline are `logs[from..]`, read with one forward cursor each
+   * (`cursors`). Sets `heldRaw` to a fresh copy of the raw held then.
+   */
+  private heldFrom(id: number, from: number, cursors: number[]): ReplicatedEntity | null {
+    let e = this.view.get(id) ?? null;
+    let raw: unknown[] | null = null;
+    const logs = this.logs;
+    for (let i = logs.length - 1; i >= from; i--) {
+      const log = logs[i]!;
+      const ids = log.ids;
+      let c = cursors[i - from]!;
+      while (c < log.n && ids[c]! < id) c++;
+      cursors[i - from] = c;
+      if (c === log.n || ids[c] !== id) continue;
+      const b = log.before[c];
+      if (b !== undefined) {
+        e = b;
+        raw = null;
+        continue;
+      }
+      raw ??= e!.raw.slice();
+      log.undo(c, raw);
+    }
+    this.heldRaw = e === null ? null : (raw ?? e.raw.slice());
+    return e;
   }
 
   private start(tick: number, base: number | null, deferred: number): Parsed {
     const p = this.scratch;
-    p.vers.fill(null, 0, p.n);
-    p.helds.fill(null, 0, p.n);
-    p.n = 0;
+    this.clear(p);
     p.tick = tick;
     p.base = base;
     p.deferred = deferred;
     return p;
+  }
+
+  /** Drop the references of the last parse. */
+  private clear(p: Parsed): void {
+    if (p.replaced > 0) {
+      p.defs.fill(null, 0, p.n);
+      p.raws.fill(null, 0, p.n);
+    }
+    p.replaced = 0;
+    p.n = 0;
   }
 
   private parse(inp: BitIn, p: Parsed, count: number): Parsed {
@@ -240,19 +429,50 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const base = p.base;
     // the usual case: the baseline is what the mirror shows now
     const current = base !== null && base === this.latest;
+    const view = this.view;
+    // against an older baseline: the logs after it, read with forward cursors (record ids ascend)
+    let from = this.logs.length;
+    const cursors = this.cursors;
+    if (base !== null && !current) {
+      while (from > 0 && this.logs[from - 1]!.tick > base) from--;
+      cursors.length = this.logs.length - from;
+      cursors.fill(0);
+    }
+    // on the usual path, updates are applied as they are read, into this tick's log and result
+    const log = current ? (this.freeLogs.pop() ?? new TickLog()).reset(p.tick) : null;
+    const res = current ? newResult(p) : null;
+    p.log = log;
+    p.res = res;
     for (let i = 0; i < count; i++) {
       try {
         id += readGamma(inp, 'id');
         if (id > 0xffffffff) inp.fail('id', 'an id below 2^32', String(id));
-        const held = base === null ? null : current ? (this.view.get(id) ?? null) : this.heldAt(id, base);
+        const held = base === null ? null : current ? (view.get(id) ?? null) : this.heldFrom(id, from, cursors);
+        const k = p.n;
         if (inp.bit('op') === 0) {
           if (held === null) inp.fail('op', `an entity held at the baseline for an update (id ${id})`, 'none');
-          const raw = held.raw.slice();
-          const k = p.n++;
-          p.masks[k] = readBodyInto(inp, held.def, held.raw, raw);
-          p.helds[k] = held;
-          p.ids[k] = id;
-          p.vers[k] = new ReplicatedEntity(held.type, held.def, raw, this.fb);
+          const def = held.def;
+          if (log !== null && def.list.length <= 32) {
+            // the usual case: applied in place at once, the old values logged (undone if a later record is bad)
+            const at = log.nv;
+            const m = readBodyApply(inp, def, held.raw as unknown[], log.vals, at);
+            if (m !== 0) {
+              log.nv = at + bitCount(m);
+              log.add(id, undefined, m, at);
+              res!.changed.set(id, this.namesOf(def, m));
+              held.refresh(m);
+            }
+            continue;
+          } else {
+            // a fresh copy of the baseline's raw, read over in place
+            const raw = current ? held.raw.slice() : this.heldRaw!;
+            this.heldRaw = null;
+            readBodyInto(inp, def, raw, raw);
+            p.kinds[k] = REPLACE;
+            p.replaced++;
+            p.defs[k] = def;
+            p.raws[k] = raw;
+          }
         } else if (inp.bit('op') === 0) {
           if (held !== null) inp.fail('op', `no entity held at the baseline for a creation (id ${id})`, 'one');
           const type = inp.read(this.typeBits, 'type');
@@ -260,147 +480,143 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
           if (def === undefined) inp.fail('type', `a type index below ${defs.length}`, String(type));
           const raw = def.defaults.slice();
           readBodyInto(inp, def, def.defaults, raw);
-          const k = p.n++;
-          p.masks[k] = 0;
-          p.helds[k] = null;
-          p.ids[k] = id;
-          p.vers[k] = new ReplicatedEntity(def.name, def, raw, this.fb);
+          p.kinds[k] = REPLACE;
+          p.replaced++;
+          p.defs[k] = def;
+          p.raws[k] = raw;
         } else {
           if (held === null) inp.fail('op', `an entity held at the baseline for a despawn (id ${id})`, 'none');
-          const k = p.n++;
-          p.masks[k] = 0;
-          p.helds[k] = held;
-          p.ids[k] = id;
-          p.vers[k] = null;
+          this.heldRaw = null;
+          p.kinds[k] = DESPAWN;
         }
+        p.ids[k] = id;
+        p.n = k + 1;
       } catch (e) {
+        this.rollback(p);
         throw rethrowAt(e, `records[${i}]`, inp.offset);
       }
     }
-    inp.expectPadding('end');
+    try {
+      inp.expectPadding('end');
+    } catch (e) {
+      this.rollback(p);
+      throw e;
+    }
     return p;
+  }
+
+  /** Undo the updates a bad packet applied before its error (newest first), values objects included. */
+  private rollback(p: Parsed): void {
+    const log = p.log;
+    if (log === null) return;
+    for (let k = log.n - 1; k >= 0; k--) {
+      const e = this.view.get(log.ids[k]!)!;
+      log.undo(k, e.raw as unknown[]);
+      e.refresh(log.masks[k]!);
+    }
+    this.freeLogs.push(log.reset(0));
+    p.log = null;
+    p.res = null;
   }
 
   private commit(p: Parsed): ReceiveResult {
     const t = p.tick;
-    const res: ReceiveResult = { tick: t, baseTick: p.base, spawned: [], changed: new Map(), despawned: [], deferred: p.deferred };
-    const touched: number[] = [];
+    const base = p.base;
+    const res = p.res ?? newResult(p);
     // the history floor after this packet: nothing older is needed again
-    if (p.base !== null && p.base > this.floor) this.floor = p.base;
+    if (base !== null && base > this.floor) this.floor = base;
     const floor = Math.max(this.floor, t - this.window);
-    if (p.base !== null && p.base === this.latest) {
-      // the usual case: the baseline is what the mirror shows; apply the records
-      const { ids, vers, masks, helds, n } = p;
-      const view = this.view;
-      for (let i = 0; i < n; i++) {
-        const id = ids[i]!;
-        const v = vers[i]!;
-        const held = helds[i]!;
-        touched.push(id);
-        if (v === null) {
-          // despawn (held is the current version)
-          if (held.since <= floor) held.prev = null;
-          view.delete(id);
-          this.gone.set(id, new Gap(t, held));
-          res.despawned.push(id);
-          continue;
-        }
-        v.since = t;
-        view.set(id, v);
-        if (held === null) {
-          // creation: the id was not held now; its history may be a gap
-          const g = this.gone.get(id);
-          if (g !== undefined) {
-            if (g.since <= floor) g.prev = null;
-            this.gone.delete(id);
-            v.prev = g;
-          }
-          res.spawned.push(id);
-          continue;
-        }
-        if (held.since <= floor) held.prev = null;
-        v.prev = held;
-        const mask = masks[i]!;
-        // fields whose set mask bit always means a new value (all but strings, bytes, arrays): names from the mask
-        if (mask >= 0 && (mask & planOf(v.def).maybeSame) === 0) {
-          if (mask !== 0) res.changed.set(id, this.namesOf(v.def, mask));
-        } else this.changedNames(id, held, v, res);
-        if (mask > 0) v.adopt(held, mask);
-      }
-    } else {
-      const { ids, vers, n } = p;
-      const base = p.base;
-      // entities changed after the baseline and not in the packet go back to what the baseline had
-      // (found before anything is applied: ids are in increasing order, so a binary search tells)
-      let back: Map<number, ReplicatedEntity | null> | null = null;
-      if (base === null) {
-        for (const id of this.view.keys()) if (!sortedHas(ids, n, id)) (back ??= new Map()).set(id, null);
-      } else {
-        for (const [k, touchedAt] of this.applied) {
-          if (k <= base) continue;
-          for (const id of touchedAt) if (!sortedHas(ids, n, id) && !back?.has(id)) (back ??= new Map()).set(id, this.heldAt(id, base));
+    const log = p.log ?? (this.freeLogs.pop() ?? new TickLog()).reset(t);
+    p.log = null;
+    p.res = null;
+    const { ids, kinds, n } = p;
+    // entities changed after the baseline and not in the packet go back to what the baseline had
+    // (found before anything is applied: ids are in increasing order, so a binary search tells)
+    let back: Map<number, ReplicatedEntity | null> | null = null;
+    if (base === null) {
+      for (const id of this.view.keys()) if (!sortedHas(ids, n, id)) (back ??= new Map()).set(id, null);
+    } else if (base !== this.latest) {
+      for (const l of this.logs) {
+        if (l.tick <= base) continue;
+        // both in ascending order of id
+        let j = 0;
+        for (let k = 0; k < l.n; k++) {
+          const id = l.ids[k]!;
+          while (j < n && ids[j]! < id) j++;
+          if ((j === n || ids[j] !== id) && !back?.has(id)) (back ??= new Map()).set(id, this.heldAt(id, base));
         }
       }
-      for (let i = 0; i < n; i++) this.change(ids[i]!, t, vers[i]!, res, touched, floor);
-      if (back !== null) for (const [id, v] of back) this.change(id, t, v, res, touched, floor);
     }
-    p.vers.fill(null, 0, p.n);
-    p.helds.fill(null, 0, p.n);
-    p.n = 0;
-    this.applied.set(t, touched);
+    for (let i = 0; i < n; i++) {
+      const id = ids[i]!;
+      const kind = kinds[i]!;
+      if (kind === REPLACE) this.change(id, p.defs[i]!, p.raws[i]!, res, log);
+      else this.change(id, null, null, res, log);
+    }
+    if (back !== null) for (const [id, v] of back) this.change(id, v === null ? null : v.def, v === null ? null : v.raw.slice(), res, log);
+    this.clear(p);
+    log.sort();
+    this.logs.push(log);
     this.latest = t;
-    for (const [k, ids] of this.applied) {
-      if (k >= floor) break;
-      this.applied.delete(k);
-      for (const id of ids) this.prune(id, floor);
-    }
+    // logs below the floor are not needed: no baseline is older (the floor's own tick stays, as a known baseline)
+    let drop = 0;
+    while (drop < this.logs.length && this.logs[drop]!.tick < floor) drop++;
+    for (; drop > 0; drop--) this.freeLogs.push(this.logs.shift()!.reset(0));
     return res;
   }
 
-  /** Make `v` (null: nothing) what the client holds for `id` from tick `t` on. `mask`: the record's change mask, or -1 (compare). */
-  private change(id: number, t: number, v: ReplicatedEntity | null, res: ReceiveResult, touched: number[], floor: number): void {
-    const prev = this.view.get(id) ?? null;
-    if (prev === v) return;
-    let names: string[] | null = null;
-    if (prev !== null && v !== null && prev.def === v.def) {
-      names = diffNames(prev, v);
-      // the same values as now (a delta against an older baseline repeats what the mirror has): no new version
-      if (names.length === 0) return;
+  /** Make `raw` of type `def` (null: nothing) what the client holds for `id`; `raw` is the client's to keep. */
+  private change(id: number, def: AnyEntityDef | null, raw: unknown[] | null, res: ReceiveResult, log: TickLog): void {
+    const cur = this.view.get(id) ?? null;
+    if (cur === null && raw === null) return;
+    if (cur !== null && raw !== null && cur.def === def) {
+      this.inPlace(id, cur, raw, res, log);
+      return;
     }
-    let prevNode: ReplicatedEntity | Gap | null | undefined = prev ?? undefined;
-    if (prevNode === undefined) prevNode = this.gone.get(id) ?? null;
-    touched.push(id);
-    // history: the new node points at the old one, which is cut below the floor
-    if (prevNode !== null && prevNode.since <= floor) prevNode.prev = null;
-    if (v === null) {
+    log.add(id, cur, 0, 0);
+    if (cur !== null) {
       this.view.delete(id);
-      this.gone.set(id, new Gap(t, prevNode));
       res.despawned.push(id);
-      return;
     }
-    // a version already in the history (a revert to the baseline's) gets a node of its own
-    if (v.since !== 0) v = new ReplicatedEntity(v.type, v.def, v.raw, this.fb);
-    v.since = t;
-    v.prev = prevNode;
-    this.view.set(id, v);
-    if (prev === null) {
-      if (prevNode !== null) this.gone.delete(id);
+    if (raw !== null) {
+      this.view.set(id, new ReplicatedEntity(def!.name, def!, raw, this.fb));
       res.spawned.push(id);
-      return;
     }
-    if (names === null) {
-      // another type under the same id
-      res.despawned.push(id);
-      res.spawned.push(id);
-      return;
-    }
-    res.changed.set(id, names);
   }
 
-  /** List the fields that differ between two versions of one type in `res.changed`. */
-  private changedNames(id: number, prev: ReplicatedEntity, v: ReplicatedEntity, res: ReceiveResult): void {
-    const names = diffNames(prev, v);
-    if (names.length > 0) res.changed.set(id, names);
+  /** Change entity `e` to the values of `raw` in place (nothing, if it has them: a delta against an older baseline may repeat them). */
+  private inPlace(id: number, e: ReplicatedEntity, raw: readonly unknown[], res: ReceiveResult, log: TickLog): void {
+    const list = e.def.list;
+    const cur = e.raw as unknown[];
+    if (list.length <= 32) {
+      let m = 0;
+      for (let f = 0; f < list.length; f++) if (cur[f] !== raw[f] && !rawEq(list[f]!.f, cur[f], raw[f])) m |= 1 << f;
+      if (m === 0) return;
+      const at = log.nv;
+      let q = at;
+      for (let x = m; x !== 0; x &= x - 1) {
+        const j = 31 - Math.clz32(x & -x);
+        log.vals[q++] = cur[j];
+        cur[j] = raw[j];
+      }
+      log.nv = q;
+      log.add(id, undefined, m, at);
+      res.changed.set(id, this.namesOf(e.def, m));
+      e.refresh(m);
+      return;
+    }
+    const idx: number[] = [];
+    for (let f = 0; f < list.length; f++) if (cur[f] !== raw[f] && !rawEq(list[f]!.f, cur[f], raw[f])) idx.push(f);
+    if (idx.length === 0) return;
+    log.vals[log.nv] = cur.slice();
+    log.add(id, undefined, 0, -(log.nv + 1));
+    log.nv++;
+    for (const f of idx) cur[f] = raw[f];
+    res.changed.set(
+      id,
+      idx.map((f) => list[f]!.name),
+    );
+    e.refreshAt(idx);
   }
 
   /** The names of the fields in a change mask (one frozen array per mask and type, shared between results). */
@@ -421,30 +637,10 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     return l;
   }
 
-  /** Drop history older than `floor` (keeping the version in force at `floor`), and forget entities long gone. */
-  private prune(id: number, floor: number): void {
-    let n: ReplicatedEntity | Gap | null | undefined = this.view.get(id);
-    if (n === undefined) {
-      const g = this.gone.get(id);
-      if (g === undefined) return;
-      if (g.since <= floor) {
-        this.gone.delete(id);
-        return;
-      }
-      n = g;
-    }
-    while (n !== null && n.since > floor) n = n.prev;
-    if (n !== null) n.prev = null;
-  }
-
-  /** Entries of history held (for tests of bounded memory). */
+  /** Entries of history held (for tests of bounded memory): kept ticks and their undo entries. */
   historySize(): number {
-    let n = this.applied.size;
-    const count = (x: ReplicatedEntity | Gap | null): void => {
-      for (; x !== null; x = x.prev) n++;
-    };
-    for (const e of this.view.values()) count(e);
-    for (const g of this.gone.values()) count(g);
+    let n = this.logs.length;
+    for (const l of this.logs) n += l.n;
     return n;
   }
 
@@ -473,16 +669,11 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   }
 }
 
-/** The names of the fields that differ between two versions of one type. */
-function diffNames(prev: ReplicatedEntity, v: ReplicatedEntity): string[] {
-  const names: string[] = [];
-  const list = v.def.list;
-  for (let f = 0; f < list.length; f++) {
-    const a = prev.raw[f];
-    const b = v.raw[f];
-    if (a !== b && !rawEq(list[f]!.f, a, b)) names.push(list[f]!.name);
-  }
-  return names;
+/** Number of set bits of a 32-bit mask. */
+function bitCount(m: number): number {
+  m -= (m >>> 1) & 0x55555555;
+  m = (m & 0x33333333) + ((m >>> 2) & 0x33333333);
+  return Math.imul((m + (m >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
 /** Whether `id` is among the first `n` entries of the ascending `ids`. */
@@ -522,6 +713,10 @@ function fastHeader(b: Uint8Array, hash: number, out: number[]): number {
     out[k] = v;
   }
   return p;
+}
+
+function newResult(p: Parsed): ReceiveResult {
+  return { tick: p.tick, baseTick: p.base, spawned: [], changed: new Map(), despawned: [], deferred: p.deferred };
 }
 
 function ignoredResult(tick: number, base: number | null, why: 'old' | 'missing-baseline'): ReceiveResult {

@@ -445,6 +445,52 @@ export function readBodyInto(inp: BitIn, def: AnyEntityDef, base: readonly unkno
   }
 }
 
+/**
+ * Read the body of an update of a type of at most 32 fields and apply it to
+ * `raw` in place: each changed field's old value goes to `old` from `at` on
+ * (in field order), its new value into `raw`. A string, bytes or array field
+ * whose bit is set but whose value is the one `raw` has is not a change.
+ * Returns the mask of the fields changed (an int32). On a DecodeError (paths
+ * as `readBodyInto`) `raw` is restored first.
+ */
+export function readBodyApply(inp: BitIn, def: AnyEntityDef, raw: unknown[], old: unknown[], at: number): number {
+  const list = def.list;
+  let j = -1;
+  let changed = 0;
+  try {
+    const mask = inp.read(list.length, 'mask') | 0;
+    const p = planOf(def);
+    const code = p.code;
+    let m = mask;
+    let q = at;
+    while (m !== 0) {
+      j = 31 - Math.clz32(m & -m);
+      m &= m - 1;
+      const c = code[j]!;
+      const b = raw[j];
+      let v: unknown;
+      if (c === C_OTHER) {
+        v = readField(inp, list[j]!.f, b, list[j]!.name);
+        if (rawEq(list[j]!.f, b, v)) continue;
+      } else if (c === C_BOOL) v = b === 1 ? 0 : 1;
+      else {
+        const zz = readLen(inp, p.lenBits[j]!, p.width[j]!, list[j]!.name);
+        const x = (b as number) + ((zz >>> 1) ^ -(zz & 1));
+        v = c === C_U32 ? x >>> 0 : c === C_U8 ? x & 0xff : c === C_U16 ? x & 0xffff : c === C_I8 ? (x << 24) >> 24 : c === C_I16 ? (x << 16) >> 16 : x | 0;
+      }
+      old[q++] = b;
+      raw[j] = v;
+      changed |= 1 << j;
+    }
+    return changed;
+  } catch (e) {
+    // put back what this body changed
+    let q = at;
+    for (let m = changed; m !== 0; m &= m - 1) raw[31 - Math.clz32(m & -m)] = old[q++];
+    throw j < 0 && e instanceof DecodeError ? e : rethrowAt(e, def.name, inp.offset);
+  }
+}
+
 /** Upper bound of the bits a field can take on the wire. */
 export function maxFieldBits(f: Field<unknown>): number {
   const w = WIDTH[f.kind];

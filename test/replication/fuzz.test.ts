@@ -52,6 +52,8 @@ test(`fuzz ReplicationClient.receive (${CASES} cases): a result or a DecodeError
   const reset = (): void => {
     client = new ReplicationClient({ entities: DEFS });
     for (let i = 0; i < 3; i++) client.receive(packets[i]!);
+    // values objects exist (they are updated in place with the raw values)
+    for (const e of client.entities.values()) void e.values;
   };
   reset();
   let errors = 0;
@@ -61,6 +63,11 @@ test(`fuzz ReplicationClient.receive (${CASES} cases): a result or a DecodeError
     // most cases mutate the next delta (baseline held), some a full state or a later one
     const bytes = mutate(r, r() < 0.8 ? packets[3]! : src);
     const before = new Map(client.entities);
+    // entities are updated in place (an update may be applied before a later record fails, then undone): their raw
+    // values and values objects must be as they were (checked on every third case, for time)
+    const deep = i % 3 === 0;
+    const rawBefore = deep ? new Map([...client.entities].map(([id, e]) => [id, [...e.raw]])) : null;
+    const valuesBefore = deep ? new Map([...client.entities].map(([id, e]) => [id, { ...e.values }])) : null;
     const tickBefore = client.tick;
     try {
       const res = client.receive(bytes);
@@ -76,7 +83,12 @@ test(`fuzz ReplicationClient.receive (${CASES} cases): a result or a DecodeError
       errors++;
       assert.equal(client.tick, tickBefore);
       assert.equal(client.entities.size, before.size, `case ${i}: mirror changed on error`);
-      for (const [id, v] of before) assert.equal(client.entities.get(id), v, `case ${i}: entity ${id} changed on error`);
+      for (const [id, v] of before) {
+        assert.equal(client.entities.get(id), v, `case ${i}: entity ${id} changed on error`);
+        if (rawBefore === null || valuesBefore === null) continue;
+        assert.deepEqual([...v.raw], rawBefore.get(id), `case ${i}: entity ${id}'s raw values changed on error`);
+        assert.deepEqual({ ...v.values }, valuesBefore.get(id), `case ${i}: entity ${id}'s values object changed on error`);
+      }
     }
   }
   // both outcomes were exercised
