@@ -145,6 +145,17 @@ class AckCache {
   }
 }
 
+/** Tick k's moves of `w` on our server: positions `x`, `y` (updated) of the entities `ids`. */
+export function applyMoves(server: ReplicationServer, w: WorldGen, k: number, x: Float64Array, y: Float64Array, ids: number[]): void {
+  const m = w.moves[k % w.moves.length]!;
+  for (let i = 0; i < m.ids.length; i++) {
+    const e = m.ids[i]!;
+    x[e]! += m.dx[i]!;
+    y[e]! += m.dy[i]!;
+    server.set(ids[e]!, { x: x[e]!, y: y[e]! });
+  }
+}
+
 /** tickwire/replication. */
 export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable'): Side {
   const server = new ReplicationServer({ entities: [Unit], delivery, mtu: 1 << 20 });
@@ -185,13 +196,7 @@ export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable'): 
   return {
     server(k) {
       for (let c = 0; c < s.clients; c++) for (const a of acks[c]!) server.receive(c, a);
-      const m = w.moves[k % w.moves.length]!;
-      for (let i = 0; i < m.ids.length; i++) {
-        const e = m.ids[i]!;
-        x[e]! += m.dx[i]!;
-        y[e]! += m.dy[i]!;
-        server.set(ids[e]!, { x: x[e]!, y: y[e]! });
-      }
+      applyMoves(server, w, k, x, y, ids);
       server.tick();
       let bytes = 0;
       for (let c = 0; c < s.clients; c++) {

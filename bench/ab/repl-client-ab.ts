@@ -12,7 +12,7 @@
  *   bench) and both mirrors decode each packet, in alternating order.
  * Prints µs per decode: best round [min–max] of each side and the ratio A/B.
  */
-import { generate, Unit, type Scenario } from '../replication-sides.js';
+import { applyMoves, generate, Unit, type Scenario } from '../replication-sides.js';
 import { LossyLink, ReplicationServer } from '../../src/replication/index.js';
 
 const [baseDir, sc, latArg, modeArg, roundsArg] = process.argv.slice(2) as [string, string, string?, string?, string?];
@@ -49,13 +49,7 @@ function world(): { next(): Uint8Array[]; ack(a: Uint8Array): void } {
         server.tick();
         return [server.packetFor(0)];
       }
-      const m = w.moves[k++ % w.moves.length]!;
-      for (let i = 0; i < m.ids.length; i++) {
-        const e = m.ids[i]!;
-        x[e]! += m.dx[i]!;
-        y[e]! += m.dy[i]!;
-        server.set(ids[e]!, { x: x[e]!, y: y[e]! });
-      }
+      applyMoves(server, w, k++, x, y, ids);
       server.tick();
       down.send(server.packetFor(0));
       return down.deliver();

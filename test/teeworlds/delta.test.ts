@@ -238,19 +238,23 @@ test('one-pass byte unpack and decompress-then-unpackDelta agree on every input 
   );
 });
 
+/** The plain path's bytes of a delta as hex ('' for none), or its error message. */
+function referenceHex(from: Snapshot, to: Snapshot, v: (typeof TW_VERSIONS)[number]): string {
+  try {
+    const d = createDelta(from, to, STATIC_SIZES[v]);
+    return d === null ? '' : Buffer.from(encodeInts(d)).toString('hex');
+  } catch (e) {
+    return `error ${(e as Error).message}`;
+  }
+}
+
 test('fused createDeltaBytes gives exactly encodeInts(createDelta) and the same errors (property)', () => {
   for (const v of TW_VERSIONS) {
     fc.assert(
       fc.property(pairArb(v), fc.boolean(), ([fromItems, toItems], swap) => {
         const from = Snapshot.fromItems(swap ? toItems : fromItems);
         const to = Snapshot.fromItems(swap ? fromItems : toItems);
-        let ref: string;
-        try {
-          const d = createDelta(from, to, STATIC_SIZES[v]);
-          ref = d === null ? '' : Buffer.from(encodeInts(d)).toString('hex');
-        } catch (e) {
-          ref = `error ${(e as Error).message}`;
-        }
+        const ref = referenceHex(from, to, v);
         let got: string;
         try {
           got = Buffer.from(createDeltaBytes(from, to, STATIC_SIZES[v])).toString('hex');
@@ -296,13 +300,7 @@ test('a DeltaPacker packing a run of deltas, some of them refused mid-way (Encod
             if (last) last.data.push(7);
           }
           const to = Snapshot.fromItems(toRows);
-          let ref: string;
-          try {
-            const d = createDelta(from, to, STATIC_SIZES[v]);
-            ref = d === null ? '' : Buffer.from(encodeInts(d)).toString('hex');
-          } catch (e) {
-            ref = `error ${(e as Error).message}`;
-          }
+          const ref = referenceHex(from, to, v);
           let got: string;
           try {
             const b = packer.pack(from, to, STATIC_SIZES[v]);
