@@ -89,16 +89,21 @@ export function passedFlags(o: WorldObject, p: Observer): number {
   return f;
 }
 
-/** Per type id and passed visibility bits (`typeId << 16 | bits`): the slots those bits hide. */
+/** Per type id and passed visibility bits (`typeId << 16 | bits`): the runs of slots those bits hide, as [start, end) pairs. */
 const HIDDEN = new Map<number, Int32Array>();
 
-function hiddenSlots(typeId: number, vis: Uint16Array, f: number): Int32Array {
+function hiddenRuns(typeId: number, vis: Uint16Array, f: number): Int32Array {
   const key = typeId * 65536 + (f & 0xffff);
   let h = HIDDEN.get(key);
   if (h === undefined) {
-    const slots: number[] = [];
-    for (let s = 0; s < vis.length; s++) if ((vis[s]! & f) === 0) slots.push(s);
-    HIDDEN.set(key, (h = Int32Array.from(slots)));
+    const runs: number[] = [];
+    for (let s = 0; s < vis.length; s++) {
+      if ((vis[s]! & f) !== 0) continue;
+      const start = s;
+      while (s + 1 < vis.length && (vis[s + 1]! & f) === 0) s++;
+      runs.push(start, s + 1);
+    }
+    HIDDEN.set(key, (h = Int32Array.from(runs)));
   }
   return h;
 }
@@ -111,10 +116,15 @@ export function observerView(o: WorldObject, p: Observer, rewrite?: BuildOptions
   const f = passedFlags(o, p);
   const values = o.values;
   if (rewrite === undefined && values instanceof Uint32Array) {
-    // a copy (one memcpy), then the hidden slots zeroed
+    // a copy (one memcpy), then the runs of hidden slots zeroed
     const out = new Uint32Array(values);
-    const hidden = hiddenSlots(o.typeId, vis, f);
-    for (let i = 0; i < hidden.length; i++) out[hidden[i]!] = 0;
+    const runs = hiddenRuns(o.typeId, vis, f);
+    for (let i = 0; i < runs.length; i += 2) {
+      const a = runs[i]!;
+      const b = runs[i + 1]!;
+      if (b - a > 8) out.fill(0, a, b);
+      else for (let s = a; s < b; s++) out[s] = 0;
+    }
     return out;
   }
   const out = new Uint32Array(vis.length);
