@@ -13,7 +13,8 @@ import { guidArb, movementArb, valuesArb } from './arbitraries.js';
 function shape(v: unknown, path = ''): string[] {
   if (v instanceof Float32Array) return [`${path}:Float32Array(${v.length})`];
   if (Array.isArray(v)) return [`${path}:array`, ...v.flatMap((x, i) => shape(x, `${path}[${i}]`))];
-  if (v !== null && typeof v === 'object') return [`${path}:object`, ...Object.keys(v).flatMap((k) => shape((v as Record<string, unknown>)[k], `${path}.${k}`))];
+  if (v !== null && typeof v === 'object')
+    return [`${path}:object`, ...Object.keys(v).flatMap((k) => shape((v as Record<string, unknown>)[k], `${path}.${k}`))];
   return [`${path}:${typeof v}`];
 }
 
@@ -84,6 +85,9 @@ test('store movement: kept values are the object store values; a changed movemen
   assert.equal(o.movement, replaced);
   // a block not from the decoder (plain mask and values arrays): its movement object is kept as given
   const own: Movement = { updateFlags: 0x50, position: { x: 0.1, y: 0.2, z: 0.3, o: 0 }, all: 1 };
-  store.applyBody({ hasTransport: 0, blocks: [{ updateType: 2, guid: 12n, objectTypeId: 5, movement: own, values: { mask: new Uint32Array([1]), values: new Uint32Array([12]) } }] });
+  store.applyBody({
+    hasTransport: 0,
+    blocks: [{ updateType: 2, guid: 12n, objectTypeId: 5, movement: own, values: { mask: new Uint32Array([1]), values: new Uint32Array([12]) } }],
+  });
   assert.equal(store.get(12n)!.movement, own);
 });

@@ -73,8 +73,7 @@ function inflateBody(r: ByteReader, ctx: ReadContext, impl: ZlibImpl | undefined
     throw rethrowAt(e, 'zlib', zAt);
   }
   // Nothing may follow the stream: its last four bytes must be the Adler-32 trailer of the body.
-  if (!trailerLast)
-    throw new DecodeError(zAt + zlib.length, 'zlib', 'end of payload right after the zlib stream', 'bytes after the Adler-32 trailer');
+  if (!trailerLast) throw new DecodeError(zAt + zlib.length, 'zlib', 'end of payload right after the zlib stream', 'bytes after the Adler-32 trailer');
   return { size, zlib, body };
 }
 

@@ -33,7 +33,6 @@ function isVec3(v: unknown): boolean {
   return Array.isArray(v) && v.length === 3 && isF32(v[0]) && isF32(v[1]) && isF32(v[2]);
 }
 
-
 const FACING_BITS = SplineFlag.FINAL_POINT | SplineFlag.FINAL_TARGET | SplineFlag.FINAL_ANGLE;
 
 /** Words of a spline's record, -1 when it is not of the decoder's shape. */
