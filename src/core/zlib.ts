@@ -9,7 +9,7 @@
  * bundling this file for a browser pulls in no Node module), fflate elsewhere.
  */
 import { zlibSync } from 'fflate';
-import { InflateError, inflateStrict } from './inflate.js';
+import { InflateError, inflateStrict, type InflateResult } from './inflate.js';
 import { DecodeError, LimitError } from './errors.js';
 import { DEFAULT_LIMITS } from './limits.js';
 
@@ -45,14 +45,23 @@ function asU8(b: Uint8Array): Uint8Array {
 
 /** Inflate a zlib stream (2-byte header, deflate data, Adler-32). Bytes after the Adler-32 are not read. */
 export function inflateZlib(src: Uint8Array, opts: InflateOptions = {}): Uint8Array {
+  return inflateZlibUsed(src, opts).out;
+}
+
+/**
+ * `inflateZlib`, with the number of input bytes the stream took (its Adler-32
+ * trailer, checked against the output, is the four bytes before `used`); `used`
+ * is -1 when node:zlib inflated (it does not tell).
+ */
+export function inflateZlibUsed(src: Uint8Array, opts: InflateOptions = {}): InflateResult {
   const max = opts.maxOutput ?? DEFAULT_LIMITS.maxZlibOutput;
   const expected = opts.expectedSize;
   if (expected !== undefined && expected > max) throw new LimitError(0, 'zlib', 'maxZlibOutput', expected, max);
   const cap = expected ?? max;
-  if (opts.impl === 'node') return inflateNode(src, cap, max, expected);
-  let out: Uint8Array;
+  if (opts.impl === 'node') return { out: inflateNode(src, cap, max, expected), used: -1 };
+  let r: InflateResult;
   try {
-    out = inflateStrict(src, cap, expected !== undefined).out;
+    r = inflateStrict(src, cap, expected !== undefined);
   } catch (e) {
     if (!(e instanceof InflateError)) throw e;
     if (e.kind === 'cap') {
@@ -62,10 +71,10 @@ export function inflateZlib(src: Uint8Array, opts: InflateOptions = {}): Uint8Ar
     if (e.kind === 'eof') throw new DecodeError(src.length, 'zlib', 'end of zlib stream', 'end of input');
     throw new DecodeError(0, 'zlib', 'valid zlib stream', e.reason);
   }
-  if (expected !== undefined && out.length !== expected) {
-    throw new DecodeError(0, 'zlib', `inflated size ${expected}`, `${out.length} bytes`);
+  if (expected !== undefined && r.out.length !== expected) {
+    throw new DecodeError(0, 'zlib', `inflated size ${expected}`, `${r.out.length} bytes`);
   }
-  return out;
+  return r;
 }
 
 // --- the platform's DecompressionStream (browsers) ------------------------------

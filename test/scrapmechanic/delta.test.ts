@@ -5,6 +5,7 @@ import * as lz4js from 'lz4js';
 import { DecodeError } from '../../src/core/errors.js';
 import { fromHex, toHex } from '../../src/core/hex.js';
 import {
+  ControllerTable,
   NetworkUpdateProducer,
   decodeBody,
   decodeMessage,
@@ -15,6 +16,7 @@ import {
   toJson,
   type NetworkUpdatePacket,
 } from '../../src/protocols/scrapmechanic/index.js';
+import { BodyScanner } from '../../src/protocols/scrapmechanic/scan.js';
 import { essence, networkUpdate, updateSequence } from './arbitraries.js';
 
 const TICK = '0000002a';
@@ -280,4 +282,32 @@ test('producer fills the RigidBody / ChildShape Update variant from the Create i
   assert.match(toHex(b!), /0403020175$/);
   // without the Create the encoder cannot know the layout
   assert.throws(() => new NetworkUpdateProducer().bodies(1, [update]), /variant/);
+});
+
+test('property: decodeBody called again from inside a decode (a tracker that decodes) gives what separate scanners give', () => {
+  let nested = 0;
+  fc.assert(
+    fc.property(updateSequence, updateSequence, (outer, inner) => {
+      const a = encodeBody({ tick: 1, updates: outer }, 'auto');
+      const b = encodeBody({ tick: 2, updates: inner }, 'auto');
+      const want = toJson(decodeBody(a, { scanner: new BodyScanner(2) }));
+      const wantInner = toJson(decodeBody(b, { scanner: new BodyScanner(2) }));
+      const table = new ControllerTable();
+      const tracker = {
+        get: (ot: number, id: number) => {
+          // a decode in the middle of the outer one (same shared scanner, if it were used again)
+          assert.deepEqual(toJson(decodeBody(b)), wantInner);
+          nested++;
+          return table.get(ot, id);
+        },
+        set: (ot: number, id: number, ct: number) => table.set(ot, id, ct),
+        delete: (ot: number, id: number) => table.delete(ot, id),
+      };
+      assert.deepEqual(toJson(decodeBody(a, { tracker })), want);
+      // and the shared scanner is free again afterwards
+      assert.deepEqual(toJson(decodeBody(a)), want);
+    }),
+    { numRuns: 150 },
+  );
+  assert.ok(nested > 100, `${nested} nested decodes`);
 });

@@ -10,7 +10,7 @@ import { DecodeError } from '../../src/core/errors.js';
 import { fromHex, toHex } from '../../src/core/hex.js';
 import { deflateZlib, inflateZlib, inflateZlibAsync, type ZlibImpl } from '../../src/core/zlib.js';
 import { adler32 } from '../../src/core/inflate.js';
-import { decodePacket, frame } from '../../src/protocols/wow/index.js';
+import { decodePacket, encodeBody, frame } from '../../src/protocols/wow/index.js';
 import { loadFixtures } from './helpers.js';
 
 type Outcome = { ok: true; hex: string } | { ok: false; error: DecodeError };
@@ -330,4 +330,51 @@ test('streams with codes longer than the decoding table root (11–15 bits): the
     );
   }
   assert.ok(errors > 60, `${errors} errors`);
+});
+
+test('property: a compressed frame with bytes after its zlib stream: the same value or error (offset, path, message) on both paths; accepted exactly when its last four bytes are the Adler-32 of the body', () => {
+  type FrameOutcome = { ok: true; hex: string } | { ok: false; at: number; path: string; message: string };
+  const run = (f: Uint8Array, impl: ZlibImpl): FrameOutcome => {
+    try {
+      const p = decodePacket(f, { zlibImpl: impl }) as { body?: unknown; opcode: number };
+      return { ok: true, hex: toHex(encodeBody((p as { body: Parameters<typeof encodeBody>[0] }).body)) };
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e;
+      return { ok: false, at: e.offset, path: e.path, message: e.message };
+    }
+  };
+  let accepted = 0;
+  let refused = 0;
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: 40 }),
+      fc.uint8Array({ maxLength: 9 }),
+      fc.constantFrom('none', 'random', 'checksum', 'checksum-twice'),
+      (n, noise, tail) => {
+        const body = encodeBody({ hasTransport: 0, blocks: Array.from({ length: n }, (_, i) => ({ updateType: 4 as const, guids: [BigInt(i)] })) });
+        const z = deflateZlib(body, 1);
+        const sum = z.subarray(z.length - 4);
+        const extra = tail === 'none' ? [] : tail === 'random' ? [...noise] : tail === 'checksum' ? [...noise, ...sum] : [...sum, ...noise, ...sum];
+        const payload = new Uint8Array(4 + z.length + extra.length);
+        new DataView(payload.buffer).setUint32(0, body.length, true);
+        payload.set(z, 4);
+        payload.set(extra, 4 + z.length);
+        const f = frame(0x1f6, payload);
+        const portable = run(f, 'portable');
+        assert.deepStrictEqual(portable, run(f, 'node'));
+        const last = payload.subarray(payload.length - 4);
+        const want = ((last[0]! << 24) | (last[1]! << 16) | (last[2]! << 8) | last[3]!) >>> 0 === adler32(body);
+        assert.equal(portable.ok, want);
+        if (portable.ok) {
+          accepted++;
+          assert.equal(portable.hex, toHex(body));
+        } else {
+          refused++;
+          assert.deepStrictEqual([portable.at, portable.path], [f.length, 'zlib']);
+        }
+      },
+    ),
+    { numRuns: 400 },
+  );
+  assert.ok(accepted > 50 && refused > 50, `${accepted} accepted, ${refused} refused`);
 });

@@ -126,6 +126,29 @@ function linkDeltaBytes(s: ScannedBody, i: number, spans: SpanSink, first: numbe
   }
 }
 
+/** Arena of the scanner `decodeBody` uses when given none (ints: 4096 sub-updates). */
+const SHARED_ARENA = 1 << 13;
+/**
+ * The scanner `decodeBody` uses when given none: one for every call (a new one per
+ * body was a fifth of the time on bodies of a few hundred updates), unless a call
+ * is already using it (a tracker that decodes); dropped when a large body made its arena grow.
+ */
+let shared: BodyScanner | undefined;
+let sharedBusy = false;
+
+function scanBuilding(buf: Uint8Array, start: number, end: number, opts: ScrapDecodeOptions, updates: SubUpdate[]): ScannedBody {
+  if (opts.scanner !== undefined) return opts.scanner.scan(buf, start, end, opts, updates);
+  if (sharedBusy) return new BodyScanner(256).scan(buf, start, end, opts, updates);
+  const sc = (shared ??= new BodyScanner(SHARED_ARENA));
+  sharedBusy = true;
+  try {
+    return sc.scan(buf, start, end, opts, updates);
+  } finally {
+    sharedBusy = false;
+    if (sc.arenaLength > SHARED_ARENA) shared = undefined;
+  }
+}
+
 /**
  * Decode a 0x15/0x16 body held in `buf[start..end)`: be u32 tick, then sub-updates
  * to the end (§5). Offsets in errors and spans are offsets in `buf`. A view over
@@ -135,7 +158,7 @@ export function decodeBodyRange(buf: Uint8Array, start: number, end: number, opt
   const spans = opts.spans;
   let updates: SubUpdate[] = [];
   // without spans, one fused pass: each update is built as soon as the scan validated it
-  const s = spans === undefined ? (opts.scanner ?? new BodyScanner(256)).scan(buf, start, end, opts, updates) : scanBodyRange(buf, start, end, opts);
+  const s = spans === undefined ? scanBuilding(buf, start, end, opts, updates) : scanBodyRange(buf, start, end, opts);
   const n = s.count;
   if (spans !== undefined) {
     updates = new Array(n);

@@ -203,6 +203,11 @@ export class BodyScanner {
     this.arena = new Int32Array(arenaInts);
   }
 
+  /** @internal Ints in the current arena. */
+  get arenaLength(): number {
+    return this.arena.length;
+  }
+
   /** Validate and index `buf[start..end)` (see `scanBodyRange`). */
   scan(buf: Uint8Array, start: number, end: number, opts: ScrapDecodeOptions, out?: SubUpdate[]): ScannedBody {
     // `out`: also build each typed update as soon as it is validated (decodeBody's

@@ -8,7 +8,7 @@ import { ByteWriter } from '../../core/writer.js';
 import { DecodeError, EncodeError, LimitError, rethrowAt } from '../../core/errors.js';
 import { excerpt } from '../../core/json.js';
 import { adler32 } from '../../core/inflate.js';
-import { inflateZlib, deflateZlib, type ZlibImpl } from '../../core/zlib.js';
+import { inflateZlibUsed, deflateZlib, type ZlibImpl } from '../../core/zlib.js';
 import { ReadContext, type WowDecodeOptions, type WowEncodeOptions } from './context.js';
 import { encodeBody, readBody } from './body.js';
 import { checkGuid } from './guid.js';
@@ -28,10 +28,21 @@ export interface DecodedPacket {
   bodyOffset: number;
 }
 
+/** The big-endian u32 that ends at `end` in `z` (a zlib trailer), or -1 when `end` < 4. */
+function u32beBefore(z: Uint8Array, end: number): number {
+  return end >= 4 ? ((z[end - 4]! << 24) | (z[end - 3]! << 16) | (z[end - 2]! << 8) | z[end - 1]!) >>> 0 : -1;
+}
+
 /** The Adler-32 trailer of a zlib stream (its last four bytes), or -1 when it is too short. */
 function trailerOf(z: Uint8Array): number {
-  const n = z.length;
-  return n >= 4 ? ((z[n - 4]! << 24) | (z[n - 3]! << 16) | (z[n - 2]! << 8) | z[n - 1]!) >>> 0 : -1;
+  return u32beBefore(z, z.length);
+}
+
+/** Inflate `z` and tell whether its last four bytes are the Adler-32 of the output (the inflater checked the trailer it read: no second pass when it says where that was). */
+function inflateChecked(z: Uint8Array, opts: { maxOutput: number; expectedSize: number; impl?: ZlibImpl }): { body: Uint8Array; trailerLast: boolean } {
+  const r = inflateZlibUsed(z, opts);
+  const adler = r.used >= 4 ? u32beBefore(z, r.used) : adler32(r.out);
+  return { body: r.out, trailerLast: trailerOf(z) === adler };
 }
 
 function inflateBody(r: ByteReader, ctx: ReadContext, impl: ZlibImpl | undefined): { size: number; zlib: Uint8Array; body: Uint8Array } {
@@ -52,17 +63,17 @@ function inflateBody(r: ByteReader, ctx: ReadContext, impl: ZlibImpl | undefined
     spans.add('compression', sizeAt, r.pos, 'struct');
   }
   let body: Uint8Array;
+  let trailerLast: boolean;
   try {
     const opts: { maxOutput: number; expectedSize: number; impl?: ZlibImpl } = { maxOutput: ctx.limits.maxZlibOutput, expectedSize: size };
     if (impl !== undefined) opts.impl = impl;
-    body = inflateZlib(zlib, opts);
+    ({ body, trailerLast } = inflateChecked(zlib, opts));
   } catch (e) {
     if (e instanceof DecodeError) throw e.shifted(zAt);
     throw rethrowAt(e, 'zlib', zAt);
   }
   // Nothing may follow the stream: its last four bytes must be the Adler-32 trailer of the body.
-  if (trailerOf(zlib) !== adler32(body))
-    throw new DecodeError(zAt + zlib.length, 'zlib', 'end of payload right after the zlib stream', 'bytes after the Adler-32 trailer');
+  if (!trailerLast) throw new DecodeError(zAt + zlib.length, 'zlib', 'end of payload right after the zlib stream', 'bytes after the Adler-32 trailer');
   return { size, zlib, body };
 }
 
@@ -191,8 +202,8 @@ export function frame(opcode: number, payload: Uint8Array): Uint8Array {
 /** True when `z` is a stream the decoder reads back as exactly `body` (nothing after its trailer). */
 function streamGives(z: Uint8Array, body: Uint8Array): boolean {
   try {
-    const again = inflateZlib(z, { expectedSize: body.length, maxOutput: Math.max(body.length, 1) });
-    if (again.length !== body.length || trailerOf(z) !== adler32(body)) return false;
+    const { body: again, trailerLast } = inflateChecked(z, { expectedSize: body.length, maxOutput: Math.max(body.length, 1) });
+    if (again.length !== body.length || !trailerLast) return false;
     for (let i = 0; i < body.length; i++) if (again[i] !== body[i]) return false;
     return true;
   } catch {

@@ -89,14 +89,45 @@ export function passedFlags(o: WorldObject, p: Observer): number {
   return f;
 }
 
+/** Per type id and passed visibility bits (`typeId << 16 | bits`): the runs of slots those bits hide, as [start, end) pairs. */
+const HIDDEN = new Map<number, Int32Array>();
+
+function hiddenRuns(typeId: number, vis: Uint16Array, f: number): Int32Array {
+  const key = typeId * 65536 + (f & 0xffff);
+  let h = HIDDEN.get(key);
+  if (h === undefined) {
+    const runs: number[] = [];
+    for (let s = 0; s < vis.length; s++) {
+      if ((vis[s]! & f) !== 0) continue;
+      const start = s;
+      while (s + 1 < vis.length && (vis[s + 1]! & f) === 0) s++;
+      runs.push(start, s + 1);
+    }
+    HIDDEN.set(key, (h = Int32Array.from(runs)));
+  }
+  return h;
+}
+
 /** The values observer `p` may hold for `o`: visible slots (rewritten), zero elsewhere. */
 export function observerView(o: WorldObject, p: Observer, rewrite?: BuildOptions['rewrite']): Uint32Array {
   const vis = slotVisibility(o.typeId);
   if (vis === undefined) throw new EncodeError('typeId', `unknown object type ${o.typeId}`);
   if (o.values.length !== vis.length) throw new EncodeError('values', `${objectType(o.typeId)!.name} has ${vis.length} slots, got ${o.values.length}`);
   const f = passedFlags(o, p);
-  const out = new Uint32Array(vis.length);
   const values = o.values;
+  if (rewrite === undefined && values instanceof Uint32Array) {
+    // a copy (one memcpy), then the runs of hidden slots zeroed
+    const out = new Uint32Array(values);
+    const runs = hiddenRuns(o.typeId, vis, f);
+    for (let i = 0; i < runs.length; i += 2) {
+      const a = runs[i]!;
+      const b = runs[i + 1]!;
+      if (b - a > 8) out.fill(0, a, b);
+      else for (let s = a; s < b; s++) out[s] = 0;
+    }
+    return out;
+  }
+  const out = new Uint32Array(vis.length);
   if (rewrite === undefined) {
     for (let s = 0; s < vis.length; s++) if ((vis[s]! & f) !== 0) out[s] = values[s]!;
   } else {

@@ -9,6 +9,7 @@ import type { ClientMirror, MirrorChanges, MirroredEntity, MirrorIssue } from '.
 import { fieldAt, fieldByName, guidHex, objectType, type FieldDef, type ObjectTypeDef } from './fields.js';
 import { floatToJson } from './json.js';
 import { resolveWowLimits, type WowLimits } from './limits.js';
+import { moveRecordBound, moveRecordWords, readMoveRecord, writeMoveRecord } from './move-record.js';
 import {
   PackedValues,
   SMSG_DESTROY_OBJECT,
@@ -34,6 +35,8 @@ export type FieldValue = number | bigint | number[] | Array<number | bigint | nu
 export class ValueSlab {
   static readonly WORDS = 1 << 14;
   readonly words = new Uint32Array(ValueSlab.WORDS);
+  /** The same memory as floats (movement records, see move-record.ts). */
+  readonly floats = new Float32Array(this.words.buffer);
   used = 0;
   live = 0;
 }
@@ -58,8 +61,6 @@ export class WowObject {
   readonly type: ObjectTypeDef | undefined;
   /** Number of slots (the type's values count). */
   readonly slotCount: number;
-  /** The movement block of the last create (or MOVEMENT block). */
-  movement: Movement;
   /** 2 (CREATE_OBJECT, came into view) or 3 (CREATE_OBJECT2, just spawned). */
   createdBy: 2 | 3;
   /** The slab the values live in (store bookkeeping), if any. */
@@ -72,17 +73,38 @@ export class WowObject {
   /** Offset in `store` of the mask words of the last create (-1: none); the slot list is made on first use of `changed`. */
   #maskAt = -1;
   #maskLen = 0;
+  #movement: Movement | undefined;
+  /** Offset in `store` of the movement kept as a record (-1: none; see move-record.ts). */
+  #moveAt: number;
 
-  /** Values in `store` at `at` (zeroed, `valuesCount` long, mask room after them) may be given by the object store. */
-  constructor(guid: bigint, typeId: number, movement: Movement, createdBy: 2 | 3, store?: Uint32Array, at = 0) {
+  /**
+   * Values in `store` at `at` (zeroed, `valuesCount` long, mask room after them) may be given by the object store;
+   * so may the movement, as a record at `store[moveAt …]` (then `movement` is not used).
+   */
+  constructor(guid: bigint, typeId: number, movement: Movement | undefined, createdBy: 2 | 3, store?: Uint32Array, at = 0, moveAt = -1) {
     this.guid = guid;
     this.typeId = typeId;
     this.type = objectType(typeId);
     this.slotCount = this.type?.valuesCount ?? 0;
     this.store = store ?? new Uint32Array(this.slotCount);
     this.at = at;
-    this.movement = movement;
+    this.#movement = movement;
+    this.#moveAt = moveAt;
     this.createdBy = createdBy;
+  }
+
+  /** The movement block of the last create (or MOVEMENT block). */
+  get movement(): Movement {
+    let m = this.#movement;
+    if (m === undefined) {
+      if (this.#moveAt < 0) throw new Error(`no movement for ${guidHex(this.guid)}`);
+      m = this.#movement = readMoveRecord(this.store, this.#moveAt);
+    }
+    return m;
+  }
+  set movement(m: Movement) {
+    this.#movement = m;
+    this.#moveAt = -1;
   }
 
   /** Every slot of the type (valuesCount u32s), zero until set. */
@@ -311,8 +333,7 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     for (let i = 0; i < blocks.length; i++) {
       const b = blocks[i]!;
       if (b.updateType !== 2 && b.updateType !== 3) continue;
-      const n = objectType(b.objectTypeId)?.valuesCount ?? 0;
-      boundBytes += n > ValueSlab.WORDS >>> 2 ? 4 * n : Math.ceil((16 * n) / 3);
+      boundBytes += createCost(b);
       bound++;
     }
     if (bound <= this.maxObjects && boundBytes <= this.maxBytes) return;
@@ -322,10 +343,7 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     for (const b of body.blocks) {
       if (b.updateType !== 2 && b.updateType !== 3) continue;
       const held = this.objects.get(b.guid);
-      const n = objectType(b.objectTypeId)?.valuesCount ?? 0;
-      // a slab may leave up to a quarter unused at its end: count slab-sized values at 4/3
-      const cost = n > ValueSlab.WORDS >>> 2 ? 4 * n : Math.ceil((16 * n) / 3);
-      bytes += cost;
+      bytes += createCost(b);
       if (held === undefined) objects++; // a guid created twice in one body counts twice: an upper bound
       if (objects > this.maxObjects) throw new LimitError(0, 'blocks', 'wowMaxObjects', objects, this.maxObjects);
       if (bytes > this.maxBytes) throw new LimitError(0, 'blocks', 'wowMaxStoreBytes', bytes, this.maxBytes);
@@ -397,24 +415,37 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     }
   }
 
-  /** A new object, its values in the current slab (or an array of its own when larger than a quarter slab). */
+  /**
+   * A new object, its values in the current slab (or an array of its own when larger than a quarter slab).
+   * A decoded movement block goes to the slab too, as a record after the values and the mask room.
+   */
   private newObject(b: CreateBlock): WowObject {
     const t = objectType(b.objectTypeId);
     const n = t?.valuesCount ?? 0;
     this.valueBytes += 4 * n;
     // values, then room for the create's mask words (its `changed` list, made on first use)
-    const words = n + (t?.maskBlocks ?? 0);
-    if (t === undefined || words > ValueSlab.WORDS >>> 2) {
+    let words = n + (t?.maskBlocks ?? 0);
+    if (t === undefined || words > QUARTER_SLAB) {
       this.storeBytes += 4 * n;
       return new WowObject(b.guid, b.objectTypeId, ownMovement(b.movement), b.updateType);
     }
+    // only the decoder's blocks (packed values): the record gives back the decoder's object, key for key
+    const moveWords = b.values instanceof PackedValues ? moveRecordWords(b.movement, QUARTER_SLAB - words) : -1;
+    const moveAt = moveWords < 0 ? -1 : words;
+    if (moveWords > 0) words += moveWords;
     let slab = this.slab;
     if (slab === undefined || slab.used + words > ValueSlab.WORDS) {
       if (slab !== undefined && slab.live === 0) this.storeBytes -= 4 * ValueSlab.WORDS;
       slab = this.slab = new ValueSlab();
       this.storeBytes += 4 * ValueSlab.WORDS;
     }
-    const o = new WowObject(b.guid, b.objectTypeId, ownMovement(b.movement), b.updateType, slab.words, slab.used);
+    const at = slab.used;
+    let o: WowObject;
+    if (moveAt < 0) o = new WowObject(b.guid, b.objectTypeId, ownMovement(b.movement), b.updateType, slab.words, at);
+    else {
+      writeMoveRecord(b.movement, slab.words, slab.floats, at + moveAt);
+      o = new WowObject(b.guid, b.objectTypeId, undefined, b.updateType, slab.words, at, at + moveAt);
+    }
     slab.used += words;
     slab.live++;
     o.slab = slab;
@@ -489,7 +520,7 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     if (!create) return slotsOf(words.subarray(0, n), limit);
     const room = o.slab === undefined ? 0 : (o.type?.maskBlocks ?? 0);
     if (n <= room) {
-      dst.set(words.subarray(0, n), base + limit);
+      for (let i = 0; i < n; i++) dst[base + limit + i] = words[i]!;
       o.changedByMask(base + limit, n);
     } else o.changed = slotsOf(words.subarray(0, n), limit);
     return undefined;
@@ -524,6 +555,22 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     this.slab = undefined;
     this.hasTransport = 0;
   }
+}
+
+const QUARTER_SLAB = ValueSlab.WORDS >>> 2;
+
+/**
+ * An upper bound of the bytes of store memory a create takes: values, mask
+ * room and movement record in a slab (a slab may leave up to a quarter unused
+ * at its end: counted at 4/3), or values of its own when larger than a quarter slab.
+ */
+function createCost(b: CreateBlock): number {
+  const t = objectType(b.objectTypeId);
+  const n = t?.valuesCount ?? 0;
+  if (t === undefined) return 0;
+  const words = n + t.maskBlocks;
+  if (words > QUARTER_SLAB) return 4 * n;
+  return Math.ceil((16 * Math.min(words + moveRecordBound(b.movement), QUARTER_SLAB)) / 3);
 }
 
 /** A movement block the store may keep: spline nodes copied out of the decoder's body-wide word pool (so that a kept object does not hold its whole message). */
