@@ -226,6 +226,8 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly typeBits: number;
   private readonly fb = new FloatBits();
   private readonly view = new Map<number, ReplicatedEntity>();
+  /** The same entities by id for ids below BY_ID (the usual dense ids): one array load per record in `parse`. */
+  private readonly byId: (ReplicatedEntity | undefined)[] = [];
   /** Applied ticks from the history floor on (ascending), with what each changed. */
   private readonly logs: TickLog[] = [];
   /** `heldFrom`'s cursors and its result's raw. */
@@ -447,7 +449,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       try {
         id += readGamma(inp, 'id');
         if (id > 0xffffffff) inp.fail('id', 'an id below 2^32', String(id));
-        const held = base === null ? null : current ? (view.get(id) ?? null) : this.heldFrom(id, from, cursors);
+        const held = base === null ? null : current ? ((id < BY_ID ? this.byId[id] : view.get(id)) ?? null) : this.heldFrom(id, from, cursors);
         const k = p.n;
         if (inp.bit('op') === 0) {
           if (held === null) inp.fail('op', `an entity held at the baseline for an update (id ${id})`, 'none');
@@ -576,10 +578,17 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     log.add(id, cur, 0, 0);
     if (cur !== null) {
       this.view.delete(id);
+      if (id < BY_ID) this.byId[id] = undefined;
       res.despawned.push(id);
     }
     if (raw !== null) {
-      this.view.set(id, new ReplicatedEntity(def!.name, def!, raw, this.fb));
+      const e = new ReplicatedEntity(def!.name, def!, raw, this.fb);
+      this.view.set(id, e);
+      if (id < BY_ID) {
+        // grown in order, so that the array stays a plain (not sparse) one
+        while (this.byId.length < id) this.byId.push(undefined);
+        this.byId[id] = e;
+      }
       res.spawned.push(id);
     }
   }
@@ -734,3 +743,6 @@ export function readPacketHeader(bytes: Uint8Array): { hash: number; tick: numbe
   if (ago > tick) throw new DecodeError(6, 'baseAgo', `at most the tick (${tick})`, String(ago));
   return { hash, tick, baseTick: ago === 0 ? null : tick - ago, deferred: r.vu32('deferred'), count: r.vu32('count') };
 }
+
+/** Entity ids below this are also kept in an array (at most 64 Ki slots, whatever a peer sends). */
+const BY_ID = 1 << 16;
