@@ -340,14 +340,10 @@ export function writeBody(out: BitOut, def: AnyEntityDef, base: readonly unknown
     if (m === 0) return false;
     out.write(m, n);
     const p = planOf(def);
-    const code = p.code;
     while (m !== 0) {
       const i = 31 - Math.clz32(m & -m);
       m &= m - 1;
-      const c = code[i]!;
-      if (c === C_BOOL) continue;
-      if (c === C_OTHER) writeField(out, list[i]!.f, base[i], raw[i]);
-      else writeFixed(out, c, p.lenBits[i]!, base[i] as number, raw[i] as number);
+      writeChanged(out, p, list, i, base[i], raw[i]);
     }
     return true;
   }
@@ -374,17 +370,27 @@ export function writeMaskedBody(out: BitOut, def: AnyEntityDef, mask: number, va
   const list = def.list;
   out.write(mask, list.length);
   const p = planOf(def);
-  const code = p.code;
   let m = mask;
   while (m !== 0) {
     const i = 31 - Math.clz32(m & -m);
     m &= m - 1;
-    const b = vals[at++ & vm];
-    const c = code[i]!;
-    if (c === C_BOOL) continue;
-    if (c === C_OTHER) writeField(out, list[i]!.f, b, raw[i]);
-    else writeFixed(out, c, p.lenBits[i]!, b as number, raw[i] as number);
+    writeChanged(out, p, list, i, vals[at++ & vm], raw[i]);
   }
+}
+
+/** Write field `i` (of a type of at most 32 fields, its mask bit set) changed from `b` to `v`. */
+function writeChanged(out: BitOut, p: Plan, list: AnyEntityDef['list'], i: number, b: unknown, v: unknown): void {
+  const c = p.code[i]!;
+  if (c === C_BOOL) return;
+  if (c === C_OTHER) writeField(out, list[i]!.f, b, v);
+  else writeFixed(out, c, p.lenBits[i]!, b as number, v as number);
+}
+
+/** Read fixed-width field `j` (code 1..6) coded against `b`: its new value, wrapped to the field's width. */
+function readFixed(inp: BitIn, p: Plan, c: number, j: number, b: number, path: string): number {
+  const zz = readLen(inp, p.lenBits[j]!, p.width[j]!, path);
+  const v = b + ((zz >>> 1) ^ -(zz & 1));
+  return c === C_U32 ? v >>> 0 : c === C_U8 ? v & 0xff : c === C_U16 ? v & 0xffff : c === C_I8 ? (v << 24) >> 24 : c === C_I16 ? (v << 16) >> 16 : v | 0;
 }
 
 /** Read a body coded against `base`; returns the new raw array. */
@@ -422,10 +428,7 @@ export function readBodyInto(inp: BitIn, def: AnyEntityDef, base: readonly unkno
           raw[j] = b === 1 ? 0 : 1;
           continue;
         }
-        const zz = readLen(inp, p.lenBits[j]!, p.width[j]!, list[j]!.name);
-        const v = b + ((zz >>> 1) ^ -(zz & 1));
-        raw[j] =
-          c === C_U32 ? v >>> 0 : c === C_U8 ? v & 0xff : c === C_U16 ? v & 0xffff : c === C_I8 ? (v << 24) >> 24 : c === C_I16 ? (v << 16) >> 16 : v | 0;
+        raw[j] = readFixed(inp, p, c, j, b, list[j]!.name);
       }
       return mask;
     }
@@ -473,11 +476,7 @@ export function readBodyApply(inp: BitIn, def: AnyEntityDef, raw: unknown[], old
         v = readField(inp, list[j]!.f, b, list[j]!.name);
         if (rawEq(list[j]!.f, b, v)) continue;
       } else if (c === C_BOOL) v = b === 1 ? 0 : 1;
-      else {
-        const zz = readLen(inp, p.lenBits[j]!, p.width[j]!, list[j]!.name);
-        const x = (b as number) + ((zz >>> 1) ^ -(zz & 1));
-        v = c === C_U32 ? x >>> 0 : c === C_U8 ? x & 0xff : c === C_U16 ? x & 0xffff : c === C_I8 ? (x << 24) >> 24 : c === C_I16 ? (x << 16) >> 16 : x | 0;
-      }
+      else v = readFixed(inp, p, c, j, b as number, list[j]!.name);
       old[q++] = b;
       raw[j] = v;
       changed |= 1 << j;

@@ -31,7 +31,6 @@ import {
   addMarked,
   type Built,
   type ClientState,
-  type Enc,
   type Node,
   type Rec,
   type RecList,
