@@ -6,6 +6,7 @@
  */
 import { schema, t as ct, Encoder, Decoder, StateView } from '@colyseus/schema';
 import { t, defineEntity, LossyLink, ReplicationClient, ReplicationServer } from '../src/replication/index.js';
+import type { EntityHandle } from '../src/replication/index.js';
 import { rng } from '../test/helpers/rng.js';
 
 export const Unit = defineEntity('Unit', { x: t.f32(), y: t.f32(), hp: t.u8(), name: t.string(16) });
@@ -156,13 +157,28 @@ export function applyMoves(server: ReplicationServer, w: WorldGen, k: number, x:
   }
 }
 
-/** tickwire/replication. */
+/** Tick k's moves of `w` through entity handles (`server.handle`), as the Colyseus side assigns its schema objects' fields. */
+export function applyMovesByHandle(w: WorldGen, k: number, x: Float64Array, y: Float64Array, hs: EntityHandle<typeof Unit.fields>[]): void {
+  const m = w.moves[k % w.moves.length]!;
+  for (let i = 0; i < m.ids.length; i++) {
+    const e = m.ids[i]!;
+    x[e]! += m.dx[i]!;
+    y[e]! += m.dy[i]!;
+    const h = hs[e]!;
+    h.x = x[e]!;
+    h.y = y[e]!;
+  }
+}
+
+/** tickwire/replication (`REPL_SET=object`: changes through `set(id, { x, y })` instead of handles). */
 export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable'): Side {
   const server = new ReplicationServer({ entities: [Unit], delivery, mtu: 1 << 20 });
   const x = w.x.slice();
   const y = w.y.slice();
   const ids: number[] = [];
   for (let i = 0; i < s.entities; i++) ids.push(server.spawn(Unit, { x: x[i]!, y: y[i]!, hp: w.hp[i]!, name: `unit${i}` }));
+  const handles = ids.map((id) => server.handle(Unit, id));
+  const byObject = process.env.REPL_SET === 'object';
   const clients: ReplicationClient<readonly [typeof Unit]>[] = [];
   const others: AckOnlyClient[] = [];
   const ackCache = new AckCache(server.hash);
@@ -196,7 +212,8 @@ export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable'): 
   return {
     server(k) {
       for (let c = 0; c < s.clients; c++) for (const a of acks[c]!) server.receive(c, a);
-      applyMoves(server, w, k, x, y, ids);
+      if (byObject) applyMoves(server, w, k, x, y, ids);
+      else applyMovesByHandle(w, k, x, y, handles);
       server.tick();
       let bytes = 0;
       for (let c = 0; c < s.clients; c++) {

@@ -362,11 +362,25 @@ export function writeBody(out: BitOut, def: AnyEntityDef, base: readonly unknown
 
 /**
  * `writeBody` when the fields that differ are known (types of at most 32
- * fields): `mask` (not 0) says which, and their base values are `vals[(at +
- * k) & vm]` for the k-th set bit (a ring of old values: see the server's
- * History). Writes exactly what `writeBody(base, raw)` would.
+ * fields), for the server's split storage: `mask` (not 0) says which; the
+ * k-th set bit's base value is slot `(at + k) & vm` of a ring of old values
+ * (the server's History), in `nvals` for a numeric field (`col[i] >= 0`),
+ * else in `vals`; its new value is `nv[nvAt + col[i]]`, else `raw[i]`.
+ * Writes exactly what `writeBody(base, raw)` would.
  */
-export function writeMaskedBody(out: BitOut, def: AnyEntityDef, mask: number, vals: readonly unknown[], at: number, vm: number, raw: readonly unknown[]): void {
+export function writeMaskedSplit(
+  out: BitOut,
+  def: AnyEntityDef,
+  mask: number,
+  vals: readonly unknown[],
+  nvals: Float64Array,
+  at: number,
+  vm: number,
+  col: Int32Array,
+  nv: Float64Array,
+  nvAt: number,
+  raw: readonly unknown[],
+): void {
   const list = def.list;
   out.write(mask, list.length);
   const p = planOf(def);
@@ -374,7 +388,16 @@ export function writeMaskedBody(out: BitOut, def: AnyEntityDef, mask: number, va
   while (m !== 0) {
     const i = 31 - Math.clz32(m & -m);
     m &= m - 1;
-    writeChanged(out, p, list, i, vals[at++ & vm], raw[i]);
+    const j = at++ & vm;
+    const k = col[i]!;
+    if (k < 0) {
+      writeChanged(out, p, list, i, vals[j], raw[i]);
+      continue;
+    }
+    const c = p.code[i]!;
+    if (c === C_BOOL) continue;
+    if (c === C_OTHER) writeField(out, list[i]!.f, nvals[j], nv[nvAt + k]);
+    else writeFixed(out, c, p.lenBits[i]!, nvals[j]!, nv[nvAt + k]!);
   }
 }
 

@@ -22,13 +22,41 @@ export interface Enc {
 
 export const NO_ARENA = new Uint32Array(0);
 
+/** Whether a field kind's raw form is a number (every kind but f64, string, bytes and array): kept in `Ent.nv`. */
+export function isNumericKind(k: string): boolean {
+  return k !== 'f64' && k !== 'string' && k !== 'bytes' && k !== 'array';
+}
+
+/** Where a definition's numeric fields live in `Ent.nv`: `col[i]` (-1: not numeric), `nn` of them. */
+export interface NumLayout {
+  readonly col: Int32Array;
+  readonly nn: number;
+}
+
+export function numLayout(def: AnyEntityDef): NumLayout {
+  const col = new Int32Array(def.list.length).fill(-1);
+  let nn = 0;
+  def.list.forEach((fi, i) => {
+    if (isNumericKind(fi.kind)) col[i] = nn++;
+  });
+  return { col, nn };
+}
+
 export class Ent {
   // (fields in the order of how hot they are: set(), tick() and a packet's records touch the first ones)
   readonly id: number;
   readonly def: AnyEntityDef;
-  /** Working values: `set()` writes here (raw form, see schema.ts). */
+  /**
+   * The numeric fields' raw values, unboxed (no heap number per value, and no
+   * pointer for the collector): working values at `nv[col[i]]`, published
+   * ones at `nv[nn + col[i]]`. The other fields are in `work` and `pub`.
+   */
+  readonly nv: Float64Array;
+  readonly col: Int32Array;
+  readonly nn: number;
+  /** Working values of the fields that are not numeric: `set()` writes here (raw form, see schema.ts; numeric fields' slots unused). */
   readonly work: unknown[];
-  /** Published values, as of tick `pubTick` (updated in place by `tick()`). */
+  /** Published values of the fields that are not numeric, as of tick `pubTick` (updated in place by `tick()`). */
   pub: unknown[] = EMPTY;
   /** Fields set since the last tick (bit i: field i; types of more than 32 fields use `dirtyAll`). */
   dmask = 0;
@@ -39,7 +67,8 @@ export class Ent {
   /** Sequence number of this entity's newest undo row (-1: none). */
   undo = -1;
   spawnTick = -1;
-  despawnTick = Infinity;
+  /** The tick that published its despawn (-1: none yet; a small integer, not Infinity, so the field stays unboxed). */
+  despawnTick = -1;
   readonly type: number;
   owner: OwnerTag | undefined;
   pubOwner: OwnerTag | undefined = undefined;
@@ -69,10 +98,22 @@ export class Ent {
   /** User-facing published values for interest hooks, as of `valsTick`. */
   vals: Record<string, unknown> | undefined = undefined;
   valsTick = -2;
-  constructor(id: number, def: AnyEntityDef, type: number, work: unknown[], owner: OwnerTag | undefined) {
+  /** `raw`: every field's working value (the numeric ones move to `nv`). */
+  constructor(id: number, def: AnyEntityDef, type: number, raw: unknown[], owner: OwnerTag | undefined, layout: NumLayout) {
     this.id = id;
     this.def = def;
-    this.work = work;
+    const col = layout.col;
+    this.col = col;
+    this.nn = layout.nn;
+    const nv = (this.nv = new Float64Array(2 * layout.nn));
+    for (let i = 0; i < col.length; i++) {
+      const c = col[i]!;
+      if (c >= 0) {
+        nv[c] = raw[i] as number;
+        raw[i] = 0;
+      }
+    }
+    this.work = raw;
     this.type = type;
     this.owner = owner;
   }
@@ -110,6 +151,8 @@ export class History {
   tail = 0;
   vcap = 4096;
   vals: unknown[] = new Array(this.vcap).fill(undefined);
+  /** The value ring's numeric values (a slot holds its value here or in `vals`, by the field's kind). */
+  nvals = new Float64Array(this.vcap);
   vhead = 0;
   vtail = 0;
 
@@ -130,6 +173,11 @@ export class History {
   put(v: unknown): void {
     if (this.vtail - this.vhead === this.vcap) this.growVals();
     this.vals[this.vtail++ & (this.vcap - 1)] = v;
+  }
+
+  putN(v: number): void {
+    if (this.vtail - this.vhead === this.vcap) this.growVals();
+    this.nvals[this.vtail++ & (this.vcap - 1)] = v;
   }
 
   /** Drop the rows of ticks up to `floor` (they are the oldest). */
@@ -195,8 +243,13 @@ export class History {
   private growVals(): void {
     const n = this.vcap * 2;
     const b: unknown[] = new Array(n).fill(undefined);
-    for (let v = this.vhead; v < this.vtail; v++) b[v & (n - 1)] = this.vals[v & (this.vcap - 1)];
+    const nb = new Float64Array(n);
+    for (let v = this.vhead; v < this.vtail; v++) {
+      b[v & (n - 1)] = this.vals[v & (this.vcap - 1)];
+      nb[v & (n - 1)] = this.nvals[v & (this.vcap - 1)]!;
+    }
     this.vals = b;
+    this.nvals = nb;
     this.vcap = n;
   }
 }
@@ -297,6 +350,8 @@ export interface Rec {
 
 /** A packet's records against one baseline, in id order (see ReplicationServer.build); pooled. */
 export interface RecList {
+  /** The number of records: the first `n` of each array (longer arrays are not shortened, see ReplicationServer.dirtyN). */
+  n: number;
   e: Ent[];
   held: number[];
   target: number[];
@@ -306,11 +361,13 @@ export interface RecList {
   bits: number[];
 }
 
-export function addMarked(out: Ent[], from: Iterable<Ent>, mark: number): void {
+/** Append the entities of `from` not marked `mark` to `out` from index `n` (marking them); returns the new count. */
+export function addMarked(out: Ent[], n: number, from: Iterable<Ent>, mark: number): number {
   for (const e of from) {
     if (e.mark !== mark) {
       e.mark = mark;
-      out.push(e);
+      out[n++] = e;
     }
   }
+  return n;
 }

@@ -17,9 +17,9 @@
 import { ByteReader } from '../core/reader.js';
 import { DecodeError, EncodeError } from '../core/errors.js';
 import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
-import { maxRecordBits, writeBody, writeMaskedBody } from './codec.js';
+import { maxRecordBits, writeBody, writeMaskedSplit } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type FieldInfo, type Fields, type ValuesOf } from './schema.js';
-import { FloatBits, assignRaw, rawEq, toRaw, valuesOf } from './values.js';
+import { FloatBits, assignRaw, fromRaw, rawEq, toRaw, valuesOf } from './values.js';
 import { ACK_MAGIC, HEADER_MAX, STATE_MAGIC, hex32 } from './wire.js';
 
 import {
@@ -29,6 +29,8 @@ import {
   Ent,
   Sent,
   addMarked,
+  numLayout,
+  type NumLayout,
   type Built,
   type ClientState,
   type Node,
@@ -69,6 +71,17 @@ export interface ClientOptions {
   owner?: OwnerTag;
 }
 
+/** The symbol-keyed slot of a handle's entity (no clash with any field name). */
+const H_ENT = Symbol('entity');
+
+/**
+ * A live entity's working values as properties (`ReplicationServer.handle`):
+ * reading one gives its current value; assigning one validates and sets it,
+ * as `set(id, { [name]: value })` does, without the values object and the
+ * name lookup (the fastest way to change fields every tick).
+ */
+export type EntityHandle<F extends Fields> = { -readonly [K in keyof F]: ValuesOf<F>[K] };
+
 /** Replication server: a world of entities, and one packet per client per tick. */
 export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly AnyEntityDef[]> {
   readonly defs: Defs;
@@ -77,11 +90,21 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   readonly mtu: number;
   readonly window: number;
   private readonly typeIndex = new Map<AnyEntityDef, number>();
+  /** Where each type's numeric fields live in `Ent.nv` (by type index). */
+  private readonly layouts: NumLayout[];
+  /** The handle class of each type (by type index), made on first use. */
+  private readonly handleTypes: (new (e: Ent) => object)[] = [];
   private readonly typeBits: number;
   private readonly ents = new Map<number, Ent>();
   /** Live entities by id for ids below BY_ID (the usual dense ids), beside `ents`: one array load in `set()`. */
   private readonly byId: (Ent | undefined)[] = [];
-  private readonly dirty: Ent[] = [];
+  /**
+   * The entities changed since the last tick: the first `dirtyN`. (Hot arrays
+   * are never shortened: V8 frees an array's storage at `length = 0`, and
+   * growing it again allocates every tick.)
+   */
+  private readonly dirty: (Ent | undefined)[] = [];
+  private dirtyN = 0;
   private readonly log = new Map<number, Ent[]>();
   /** Undo rows of the published changes (the version history). */
   private readonly hist = new History();
@@ -94,6 +117,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly scratch = new BitOut(256);
   private readonly pkt = new BitOut(512);
   private readonly setIdx: number[] = [];
+  /** set()'s validated numeric values (`setRaw`: the others), by position in `setIdx`. */
+  private readonly setNum: Float64Array;
   private readonly head = new Uint8Array(HEADER_MAX);
   private arena = new Uint32Array(ARENA_WORDS);
   private arenaPos = 0;
@@ -114,14 +139,20 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly heldRaw: unknown[] = [];
   private readonly pubRawH: unknown[] = [];
   private readonly pubRawV: unknown[] = [];
+  /** Scratch raw arrays: an entity's published values (numeric and other fields together), and for `valuesOf`. */
+  private readonly pubRawN: unknown[] = [];
+  private readonly valRaw: unknown[] = [];
   /** The owner of the version `valuesAt` last read. */
   private atOwner: OwnerTag | undefined = undefined;
   private nextId = 1;
   private t = 0;
   private markSeq = 0;
   /** Emptied per-tick lists for reuse. */
-  private readonly freeEnts: Ent[][] = [];
+  /** This tick's changed entities as they are published (the first `changedN`), before the tick's list is cut from them. */
+  private readonly changedBuf: Ent[] = [];
   private readonly droppedLists: Ent[][] = [];
+  /** Number of entries of `cands` that `candidates` / `mergedLogs` filled (the arrays are never shortened: see `dirtyN`). */
+  private candN = 0;
   private cands: Ent[] = [];
   private cands2: Ent[] = [];
   /**
@@ -145,6 +176,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.window = opts.baselineWindow ?? 32;
     if (!Number.isInteger(this.window) || this.window < 1 || this.window > 64) throw new EncodeError('baselineWindow', 'must be an integer 1..64');
     opts.entities.forEach((d, i) => this.typeIndex.set(d, i));
+    this.layouts = opts.entities.map(numLayout);
+    this.setNum = new Float64Array(Math.max(1, ...opts.entities.map((d) => d.list.length)));
     this.typeBits = bitLength(opts.entities.length - 1);
     for (const d of opts.entities) {
       const need = Math.ceil(maxRecordBits(d, this.typeBits) / 8) + HEADER_MAX;
@@ -178,7 +211,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (id > 0xffffffff) throw new EncodeError('id', 'entity ids exhausted');
     const raw = def.defaults.slice();
     assignRaw(def as unknown as AnyEntityDef, raw, values as Record<string, unknown>, this.fb);
-    const e = new Ent(id, def as unknown as AnyEntityDef, type, raw, opts.owner);
+    const e = new Ent(id, def as unknown as AnyEntityDef, type, raw, opts.owner, this.layouts[type]!);
     this.nextId = Math.max(this.nextId, id + 1);
     this.addEnt(e);
     this.markDirty(e);
@@ -207,7 +240,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private markDirty(e: Ent): void {
     if (!e.dirty) {
       e.dirty = true;
-      this.dirty.push(e);
+      this.dirty[this.dirtyN++] = e;
     }
   }
 
@@ -218,7 +251,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const def = e.def;
     const idx = this.setIdx;
     const raws = this.setRaw;
+    const nums = this.setNum;
     const cur = e.work;
+    const nv = e.nv;
+    const col = e.col;
     let n = 0;
     const list = def.list;
     const few = list.length <= 8;
@@ -229,19 +265,38 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       if (fi === undefined) fi = def.byName.get(name);
       if (fi === undefined) throw new EncodeError(`${def.name}.${name}`, `no field ${name} in ${def.name}`);
       const v = values[name];
-      // the common float field without the generic converter (and its path string)
-      const r = fi.kind === 'f32' && typeof v === 'number' ? this.fb.f32Bits(v) : toRaw(fi.f, v, `${def.name}.${name}`, this.fb);
-      const old = cur[fi.index];
-      if (old === r || rawEq(fi.f, old, r)) continue;
-      idx[n] = fi.index;
-      raws[n++] = r;
+      const k = fi.index;
+      const c = col[k]!;
+      if (fi.kind === 'f32' && typeof v === 'number') {
+        // the common float field without the generic converter (and its path string); its bits stay unboxed
+        const b = this.fb.f32Bits(v);
+        if (nv[c] === b) continue;
+        nums[n] = b;
+        idx[n++] = k;
+        continue;
+      }
+      const r = toRaw(fi.f, v, `${def.name}.${name}`, this.fb);
+      if (c >= 0) {
+        // (numbers: equal raws are ===)
+        if (nv[c] === r) continue;
+        nums[n] = r as number;
+      } else {
+        const old = cur[k];
+        if (old === r || rawEq(fi.f, old, r)) continue;
+        raws[n] = r;
+      }
+      idx[n++] = k;
     }
     if (n === 0) return;
     let m = 0;
     for (let i = 0; i < n; i++) {
       const k = idx[i]!;
-      cur[k] = raws[i];
-      raws[i] = undefined;
+      const c = col[k]!;
+      if (c >= 0) nv[c] = nums[i]!;
+      else {
+        cur[k] = raws[i];
+        raws[i] = undefined;
+      }
       if (k < 32) m |= 1 << k;
       else e.dirtyAll = true;
     }
@@ -249,10 +304,78 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.markDirty(e);
   }
 
+  /**
+   * A handle on the live entity `id` of type `def`: its fields as properties
+   * (see `EntityHandle`). Assigning a field of a despawned entity throws
+   * EncodeError, as `set` does.
+   */
+  handle<N extends string, F extends Fields>(def: EntityDef<N, F>, id: number): EntityHandle<F> {
+    const e = this.live(id);
+    if (e.def !== (def as unknown as AnyEntityDef)) throw new EncodeError(`entity ${id}`, `is a ${e.def.name}, not a ${def.name}`);
+    const H = (this.handleTypes[e.type] ??= this.handleType(e.def));
+    return new H(e) as unknown as EntityHandle<F>;
+  }
+
+  /** The handle class of a type: one accessor per field on its prototype. */
+  private handleType(def: AnyEntityDef): new (e: Ent) => object {
+    class Handle {
+      [H_ENT]: Ent;
+      constructor(e: Ent) {
+        this[H_ENT] = e;
+      }
+    }
+    const server = this;
+    for (const fi of def.list) {
+      Object.defineProperty(Handle.prototype, fi.name, {
+        enumerable: true,
+        get(this: Handle) {
+          return server.handleGet(this[H_ENT], fi);
+        },
+        set(this: Handle, v: unknown) {
+          server.handleSet(this[H_ENT], fi, v);
+        },
+      });
+    }
+    return Handle;
+  }
+
+  private handleGet(e: Ent, fi: FieldInfo): unknown {
+    if (e.despawnPending) throw new EncodeError(`entity ${e.id}`, 'no such live entity');
+    const c = e.col[fi.index]!;
+    return fromRaw(fi.f, c >= 0 ? e.nv[c] : e.work[fi.index], this.fb);
+  }
+
+  /** One field's `set` (validated; EncodeError on a bad value, nothing changed then). */
+  private handleSet(e: Ent, fi: FieldInfo, v: unknown): void {
+    if (e.despawnPending) throw new EncodeError(`entity ${e.id}`, 'no such live entity');
+    const k = fi.index;
+    const c = e.col[k]!;
+    if (c >= 0) {
+      const nv = e.nv;
+      if (fi.kind === 'f32' && typeof v === 'number') {
+        const b = this.fb.f32Bits(v);
+        if (nv[c] === b) return;
+        nv[c] = b;
+      } else {
+        const r = toRaw(fi.f, v, `${e.def.name}.${fi.name}`, this.fb) as number;
+        if (nv[c] === r) return;
+        nv[c] = r;
+      }
+    } else {
+      const r = toRaw(fi.f, v, `${e.def.name}.${fi.name}`, this.fb);
+      const old = e.work[k];
+      if (old === r || rawEq(fi.f, old, r)) return;
+      e.work[k] = r;
+    }
+    if (k < 32) e.dmask |= 1 << k;
+    else e.dirtyAll = true;
+    this.markDirty(e);
+  }
+
   /** Current values of a live entity. */
   get(id: number): { type: string; values: Record<string, unknown> } | undefined {
     const e = this.ents.get(id);
-    return e && { type: e.def.name, values: valuesOf(e.def, e.work, this.fb) };
+    return e && { type: e.def.name, values: valuesOf(e.def, this.rawOf(e, 0, e.work, []), this.fb) };
   }
 
   /** Give an entity to an owner tag (or none): its owner-only fields go to clients with that tag. */
@@ -287,7 +410,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const src = client.entities.get(id);
       if (src === undefined) continue;
       const type = this.defs.findIndex((d) => d.name === src.type);
-      const e = new Ent(id, this.defs[type]!, type, src.raw.slice(), undefined);
+      const e = new Ent(id, this.defs[type]!, type, src.raw.slice(), undefined, this.layouts[type]!);
       this.nextId = Math.max(this.nextId, id + 1);
       this.addEnt(e);
       this.markDirty(e);
@@ -296,7 +419,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const src = client.entities.get(id);
       const e = this.ents.get(id);
       if (src === undefined || e === undefined) continue;
-      for (let i = 0; i < src.raw.length; i++) e.work[i] = src.raw[i];
+      for (let i = 0; i < src.raw.length; i++) {
+        const c = e.col[i]!;
+        if (c >= 0) e.nv[c] = src.raw[i] as number;
+        else e.work[i] = src.raw[i];
+      }
       e.dirtyAll = true;
       this.markDirty(e);
     }
@@ -311,30 +438,37 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (to !== undefined && (!Number.isInteger(to) || to <= this.t || to > 0xffffffff))
       throw new EncodeError('tick', `must be an integer above the current tick ${this.t}, not ${to}`);
     const t = (this.t = to ?? this.t + 1);
-    const changed: Ent[] = this.freeEnts.pop() ?? [];
+    const buf = this.changedBuf;
+    let nc = 0;
     const floor = t - this.window;
     const dirty = this.dirty;
-    for (let i = 0; i < dirty.length; i++) {
+    const nd = this.dirtyN;
+    for (let i = 0; i < nd; i++) {
       const e = dirty[i]!;
+      dirty[i] = undefined;
       e.dirty = false;
       if (e.despawnPending) {
         if (e.spawnTick >= 0) {
           e.despawnTick = t;
-          changed.push(e);
+          buf[nc++] = e;
         }
         continue;
       }
       if (e.spawnTick < 0) {
         e.spawnTick = t;
         e.pub = e.work.slice();
+        e.nv.copyWithin(e.nn, 0, e.nn);
         e.pubOwner = e.owner;
         e.pubTick = t;
         e.dmask = 0;
         e.dirtyAll = false;
       } else this.publish(e, t);
-      changed.push(e);
+      buf[nc++] = e;
     }
-    dirty.length = 0;
+    this.dirtyN = 0;
+    // (one allocation of the exact size per tick)
+    const changed = buf.slice(0, nc);
+    for (let i = 0; i < nc; i++) buf[i] = undefined as unknown as Ent;
     // each tick's list in id order, so that the lists of several ticks merge without a sort (see mergedLogs)
     for (let i = 1; i < changed.length; i++) {
       if (changed[i]!.id < changed[i - 1]!.id) {
@@ -360,17 +494,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const some: Profile[] = [];
       for (const p of this.profiles) {
         if (p.interest !== undefined) (p.refresh || p.everyTick ? all : some).push(p);
-        if (p.acc.size > 0) for (const l of dropped) for (const e of l) if (e.despawnTick <= t) p.acc.delete(e);
+        if (p.acc.size > 0) for (const l of dropped) for (const e of l) if (e.despawnTick >= 0 && e.despawnTick <= t) p.acc.delete(e);
       }
       if (all.length > 0) this.updateInterest(all, t, changed, true);
       if (some.length > 0) this.updateInterest(some, t, changed, false);
     } else {
       const p = this.publicProfile;
-      if (p.acc.size > 0) for (const l of dropped) for (const e of l) if (e.despawnTick <= t) p.acc.delete(e);
-    }
-    for (const l of dropped) {
-      l.length = 0;
-      this.freeEnts.push(l);
+      if (p.acc.size > 0) for (const l of dropped) for (const e of l) if (e.despawnTick >= 0 && e.despawnTick <= t) p.acc.delete(e);
     }
     dropped.length = 0;
     return t;
@@ -385,6 +515,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private publish(e: Ent, t: number): void {
     const work = e.work;
     const pub = e.pub;
+    const nv = e.nv;
+    const nn = e.nn;
+    const col = e.col;
     const list = e.def.list;
     const n = list.length;
     let m = 0;
@@ -394,6 +527,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       while (d !== 0) {
         const i = 31 - Math.clz32(d & -d);
         d &= d - 1;
+        const c = col[i]!;
+        if (c >= 0) {
+          if (nv[nn + c] !== nv[c]) m |= 1 << i;
+          continue;
+        }
         const a = pub[i];
         const b = work[i];
         if (a !== b && (typeof a !== 'object' || !rawEq(list[i]!.f, a, b))) m |= 1 << i;
@@ -401,9 +539,15 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       any = m !== 0;
     } else {
       for (let i = 0; i < n; i++) {
-        const a = pub[i];
-        const b = work[i];
-        if (a !== b && (typeof a !== 'object' || !rawEq(list[i]!.f, a, b))) {
+        const c = col[i]!;
+        let diff: boolean;
+        if (c >= 0) diff = nv[nn + c] !== nv[c];
+        else {
+          const a = pub[i];
+          const b = work[i];
+          diff = a !== b && (typeof a !== 'object' || !rawEq(list[i]!.f, a, b));
+        }
+        if (diff) {
           if (i < 32) m |= 1 << i;
           any = true;
         }
@@ -418,16 +562,28 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     h.put(e.pubOwner);
     if (m === -1 && n > 32) {
       for (let i = 0; i < n; i++) {
-        h.put(pub[i]);
-        pub[i] = work[i];
+        const c = col[i]!;
+        if (c >= 0) {
+          h.putN(nv[nn + c]!);
+          nv[nn + c] = nv[c]!;
+        } else {
+          h.put(pub[i]);
+          pub[i] = work[i];
+        }
       }
     } else {
       let d = m;
       while (d !== 0) {
         const i = 31 - Math.clz32(d & -d);
         d &= d - 1;
-        h.put(pub[i]);
-        pub[i] = work[i];
+        const c = col[i]!;
+        if (c >= 0) {
+          h.putN(nv[nn + c]!);
+          nv[nn + c] = nv[c]!;
+        } else {
+          h.put(pub[i]);
+          pub[i] = work[i];
+        }
       }
     }
     e.pubOwner = e.owner;
@@ -452,18 +608,30 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return v;
   }
 
+  /** `e`'s raw values in `out`: the numeric ones from `nv` at `at` (0: working, `nn`: published), the others from `rest`. */
+  private rawOf(e: Ent, at: number, rest: readonly unknown[], out: unknown[]): unknown[] {
+    const col = e.col;
+    const nv = e.nv;
+    const n = col.length;
+    for (let i = 0; i < n; i++) {
+      const c = col[i]!;
+      out[i] = c >= 0 ? nv[at + c] : rest[i];
+    }
+    return out;
+  }
+
   /**
    * The raw values of version `v` of `e` (a published version not below
-   * `kept`): the published values themselves when `v` is the newest, else
-   * `out` filled with them. Sets `atOwner` to that version's owner.
+   * `kept`) in `out`. Sets `atOwner` to that version's owner.
    */
   private valuesAt(e: Ent, v: number, out: unknown[]): readonly unknown[] {
     this.atOwner = e.pubOwner;
-    if (v === e.pubTick) return e.pub;
-    const pub = e.pub;
-    const n = pub.length;
-    for (let i = 0; i < n; i++) out[i] = pub[i];
+    this.rawOf(e, e.nn, e.pub, out);
+    if (v === e.pubTick) return out;
+    const n = e.col.length;
+    const col = e.col;
     const h = this.hist;
+    const nvals = h.nvals;
     let r = e.undo;
     // newest row first: each older row's values overwrite newer ones, leaving those of version v
     const rm = h.cap - 1;
@@ -475,13 +643,18 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       let at = h.vstart[i]!;
       this.atOwner = vals[at++ & vm] as OwnerTag | undefined;
       const m = h.mask[i]!;
-      if (m === -1 && n > 32) for (let k = 0; k < n; k++) out[k] = vals[at++ & vm];
+      if (m === -1 && n > 32)
+        for (let k = 0; k < n; k++) {
+          const j = at++ & vm;
+          out[k] = col[k]! >= 0 ? nvals[j] : vals[j];
+        }
       else {
         let d = m;
         while (d !== 0) {
           const k = 31 - Math.clz32(d & -d);
           d &= d - 1;
-          out[k] = vals[at++ & vm];
+          const j = at++ & vm;
+          out[k] = col[k]! >= 0 ? nvals[j] : vals[j];
         }
       }
       r = h.prev[i]!;
@@ -534,7 +707,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const np = ps.length;
     const toggled: Ent[][] = ps.map(() => []);
     const check = (e: Ent): void => {
-      const alive = e.despawnTick === Infinity && e.spawnTick >= 0;
+      const alive = e.despawnTick < 0 && e.spawnTick >= 0;
       const values = alive ? this.valuesOf(e) : undefined;
       const id = e.id;
       for (let k = 0; k < np; k++) {
@@ -566,7 +739,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (all) {
       // every entity (a viewpoint may have moved), and the ones that just left the world
       for (const e of this.ents.values()) check(e);
-      for (const e of changed) if (e.despawnTick !== Infinity) check(e);
+      for (const e of changed) if (e.despawnTick >= 0) check(e);
     } else for (const e of changed) check(e);
     const floor = t - this.window;
     for (let k = 0; k < np; k++) {
@@ -590,7 +763,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   /** The user-facing published values of `e` (for interest hooks), made once per version. */
   private valuesOf(e: Ent): Record<string, unknown> {
     if (e.valsTick !== e.pubTick || e.vals === undefined) {
-      e.vals = valuesOf(e.def, e.pub, this.fb);
+      e.vals = valuesOf(e.def, this.rawOf(e, e.nn, e.pub, this.valRaw), this.fb);
       e.valsTick = e.pubTick;
     }
     return e.vals;
@@ -731,7 +904,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   // --- packets ------------------------------------------------------------------
 
   private visible(p: Profile, e: Ent, t: number): boolean {
-    if (p.interest === undefined) return e.spawnTick >= 0 && e.spawnTick <= t && t < e.despawnTick;
+    if (p.interest === undefined) return e.spawnTick >= 0 && e.spawnTick <= t && (e.despawnTick < 0 || t < e.despawnTick);
     const arr = p.toggles.get(e);
     if (arr === undefined) return false;
     let n = 0;
@@ -748,23 +921,26 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return this.visible(p, e, node.tick) ? this.versionAt(e, node.tick) : -1;
   }
 
+  /** The entities whose record against `base` may be non-empty: the first `candN` of the returned array. */
   private candidates(p: Profile, base: Node | null, t: number): Ent[] {
     const mark = ++this.markSeq;
     const out = this.cands;
-    out.length = 0;
+    let n = 0;
     if (base === null) {
-      for (const e of p.interest === undefined ? this.ents.values() : p.visible) out.push(e);
+      for (const e of p.interest === undefined ? this.ents.values() : p.visible) out[n++] = e;
+      this.candN = n;
       return out;
     }
     for (let k = base.tick + 1; k <= t; k++) {
       const l = this.log.get(k);
-      if (l) addMarked(out, l, mark);
+      if (l) n = addMarked(out, n, l, mark);
       if (p.interest !== undefined) {
         const pl = p.log.get(k);
-        if (pl) addMarked(out, pl, mark);
+        if (pl) n = addMarked(out, n, pl, mark);
       }
     }
-    if (base.over !== null) addMarked(out, base.over.keys(), mark);
+    if (base.over !== null) n = addMarked(out, n, base.over.keys(), mark);
+    this.candN = n;
     return out;
   }
 
@@ -773,39 +949,40 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const mark = ++this.markSeq;
     let out = this.cands;
     let tmp = this.cands2;
-    out.length = 0;
+    let na = 0;
     for (let k = from + 1; k <= t; k++) {
       const l = this.log.get(k);
       if (l === undefined || l.length === 0) continue;
-      if (out.length === 0) {
+      if (na === 0) {
         for (let i = 0; i < l.length; i++) {
           const e = l[i]!;
           e.mark = mark;
-          out.push(e);
+          out[na++] = e;
         }
         continue;
       }
-      tmp.length = 0;
       let i = 0;
       let j = 0;
-      const na = out.length;
+      let n = 0;
       const nb = l.length;
       while (i < na || j < nb) {
-        if (j >= nb || (i < na && out[i]!.id <= l[j]!.id)) tmp.push(out[i++]!);
+        if (j >= nb || (i < na && out[i]!.id <= l[j]!.id)) tmp[n++] = out[i++]!;
         else {
           const e = l[j++]!;
           if (e.mark !== mark) {
             e.mark = mark;
-            tmp.push(e);
+            tmp[n++] = e;
           }
         }
       }
       const x = out;
       out = tmp;
       tmp = x;
+      na = n;
     }
     this.cands = out;
     this.cands2 = tmp;
+    this.candN = na;
     return out;
   }
 
@@ -848,7 +1025,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         }
       }
       s.reset();
-      const raw = def.hasOwnerFields && !ownV ? this.publicRaw(def, e.pub, this.pubRawV) : e.pub;
+      const full = this.rawOf(e, e.nn, e.pub, this.pubRawN);
+      const raw = def.hasOwnerFields && !ownV ? this.publicRaw(def, full, this.pubRawV) : full;
       if (!writeBody(s, def, def.defaults, raw)) {
         // all fields at their defaults: just a mask of zeros
         for (let n = def.list.length; n > 0; n -= 32) s.write(0, Math.min(32, n));
@@ -869,10 +1047,23 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const m = h.mask[i]!;
       if (h.prevTick[i] === held && m !== 0 && def.list.length <= 32) {
         s.reset();
-        writeMaskedBody(s, def, m, h.vals, h.vstart[i]! + 1, h.vcap - 1, e.pub);
+        writeMaskedSplit(s, def, m, h.vals, h.nvals, h.vstart[i]! + 1, h.vcap - 1, e.col, e.nv, e.nn, e.pub);
         const bits = this.stash(s);
         this.cacheEnc(e, held, bits);
         return bits;
+      }
+    }
+    if (!priv) {
+      // (without owner-specific fields, the cached encodings need not the held values)
+      if (e.c0From === held) {
+        this.encA = e.c0A;
+        this.encOff = e.c0Off;
+        return e.c0Bits;
+      }
+      if (e.c1From === held) {
+        this.encA = e.c1A;
+        this.encOff = e.c1Off;
+        return e.c1Bits;
       }
     }
     let hraw = this.valuesAt(e, held, this.heldRaw);
@@ -901,7 +1092,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       }
     }
     s.reset();
-    let vraw: readonly unknown[] = e.pub;
+    let vraw: readonly unknown[] = this.rawOf(e, e.nn, e.pub, this.pubRawN);
     if (def.hasOwnerFields) {
       if (!ownH) hraw = this.publicRaw(def, hraw, this.pubRawH);
       if (!ownV) vraw = this.publicRaw(def, vraw, this.pubRawV);
@@ -971,13 +1162,15 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     else {
       cands = this.candidates(p, base, t);
       // usually already in id order (one tick's changes, set in id order): sort only when not
-      for (let i = 1; i < cands.length; i++) {
+      for (let i = 1; i < this.candN; i++) {
         if (cands[i]!.id < cands[i - 1]!.id) {
+          cands.length = this.candN;
           cands.sort(byId);
           break;
         }
       }
     }
+    const nCands = last !== undefined ? 0 : this.candN;
     // the records, in id order, in reused parallel arrays (no object per record)
     const recE = this.recE;
     const recHeld = this.recHeld;
@@ -988,7 +1181,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const recBits = this.recBits;
     let n = 0;
     if (last !== undefined) n = this.mergeRecords(p, base!, t, last);
-    else for (let i = 0; i < cands.length; i++) if (this.record(p, cands[i]!, base, t, n)) n++;
+    else for (let i = 0; i < nCands; i++) if (this.record(p, cands[i]!, base, t, n)) n++;
     let total = 0;
     let prev = 0;
     for (let i = 0; i < n; i++) {
@@ -1002,8 +1195,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const handOver = plain && total <= budget;
     if (plain && !handOver) {
       // (pooled lists: their arrays live long and hold only entities, arenas and small numbers)
-      const l: RecList = this.freeRecLists.pop() ?? { e: [], held: [], target: [], a: [], off: [], ebits: [], bits: [] };
-      l.e.length = l.held.length = l.target.length = l.a.length = l.off.length = l.ebits.length = l.bits.length = n;
+      const l: RecList = this.freeRecLists.pop() ?? { n: 0, e: [], held: [], target: [], a: [], off: [], ebits: [], bits: [] };
+      l.n = n;
       for (let i = 0; i < n; i++) {
         l.e[i] = recE[i]!;
         l.held[i] = recHeld[i]!;
@@ -1055,7 +1248,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
 
   /** The first `n` records as a record list: the record arrays themselves, swapped with a pooled list's (no copy). */
   private handOver(n: number): RecList {
-    const l: RecList = this.freeRecLists.pop() ?? { e: [], held: [], target: [], a: [], off: [], ebits: [], bits: [] };
+    const l: RecList = this.freeRecLists.pop() ?? { n: 0, e: [], held: [], target: [], a: [], off: [], ebits: [], bits: [] };
     const e = l.e;
     l.e = this.recE as Ent[];
     this.recE = e;
@@ -1077,7 +1270,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const bits = l.bits;
     l.bits = this.recBits;
     this.recBits = bits;
-    l.e.length = l.held.length = l.target.length = l.a.length = l.off.length = l.ebits.length = l.bits.length = n;
+    l.n = n;
     return l;
   }
 
@@ -1117,7 +1310,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const mark = ++this.markSeq;
     for (let i = 0; i < log.length; i++) log[i]!.mark = mark;
     const le = last.e;
-    const nl = le.length;
+    const nl = last.n;
     let n = 0;
     let i = 0;
     let j = 0;
