@@ -15,8 +15,12 @@ export class BitOut {
     this.words = new Uint32Array(initialWords);
   }
 
+  /**
+   * Start again at bit 0. Nothing is cleared: every write sets the bits above
+   * it in its word to zero (and whole words past it), so the bits past `pos`
+   * in the word at `pos` are always zero and no stale bit is ever read.
+   */
   reset(): void {
-    this.words.fill(0, 0, (this.pos >>> 5) + 2);
     this.pos = 0;
   }
 
@@ -34,14 +38,16 @@ export class BitOut {
     if (i + 2 > this.words.length) this.grow(i + 2);
     const o = p & 31;
     const x = n === 32 ? v >>> 0 : v & ((1 << n) - 1);
-    this.words[i]! |= x << o;
-    if (o + n > 32) this.words[i + 1]! |= x >>> (32 - o);
+    const w = this.words;
+    // the bits below `o` kept, the ones above the value zero (see reset)
+    w[i] = (w[i]! & ((1 << o) - 1)) | (x << o);
+    if (o + n > 32) w[i + 1] = x >>> (32 - o);
     this.pos = p + n;
   }
 
   /**
-   * Append `bits` bits held in `a` from word `off` on (a word at a time: the
-   * words past `pos` are zero, so the word above each one is set, not or-ed).
+   * Append `bits` bits held in `a` from word `off` on, a word at a time (each
+   * word set, not or-ed: see reset). The bits of `a` past `bits` may be anything.
    */
   appendFrom(a: Uint32Array, off: number, bits: number): void {
     if (bits === 0) return;
@@ -58,6 +64,8 @@ export class BitOut {
       if (rest > 0) w[i + full] = a[off + full]! & ((1 << rest) - 1);
     } else {
       const back = 32 - o;
+      // the word at `pos`: its bits below `o` kept (the ones above are zero, see reset); the next ones set
+      w[i] = w[i]! & ((1 << o) - 1);
       for (let k = 0; k < full; k++) {
         const x = a[off + k]!;
         w[i + k]! |= x << o;

@@ -43,9 +43,10 @@ export function numLayout(def: AnyEntityDef): NumLayout {
 }
 
 export class Ent {
-  // (fields in the order of how hot they are: set(), tick() and a packet's records touch the first ones)
+  // Fields in the order of how hot they are (V8 lays them out in this order): the first line of the object holds
+  // what set(), tick() and a packet's records touch for every changed entity; the encoding slot of the usual update
+  // is on the next one.
   readonly id: number;
-  readonly def: AnyEntityDef;
   /**
    * The numeric fields' raw values, unboxed (no heap number per value, and no
    * pointer for the collector): working values at `nv[col[i]]`, published
@@ -54,24 +55,19 @@ export class Ent {
   readonly nv: Float64Array;
   readonly col: Int32Array;
   readonly nn: number;
-  /** Working values of the fields that are not numeric: `set()` writes here (raw form, see schema.ts; numeric fields' slots unused). */
-  readonly work: unknown[];
-  /** Published values of the fields that are not numeric, as of tick `pubTick` (updated in place by `tick()`). */
-  pub: unknown[] = EMPTY;
   /** Fields set since the last tick (bit i: field i; types of more than 32 fields use `dirtyAll`). */
   dmask = 0;
   dirty = false;
+  despawnPending = false;
   dirtyAll = false;
+  spawnTick = -1;
+  /** The tick that published its despawn (-1: none yet; a small integer, not Infinity, so the field stays unboxed). */
+  despawnTick = -1;
   /** The tick of the newest published version (-1: not published yet). */
   pubTick = -1;
   /** Sequence number of this entity's newest undo row (-1: none). */
   undo = -1;
-  spawnTick = -1;
-  /** The tick that published its despawn (-1: none yet; a small integer, not Infinity, so the field stays unboxed). */
-  despawnTick = -1;
-  readonly type: number;
-  owner: OwnerTag | undefined;
-  pubOwner: OwnerTag | undefined = undefined;
+  mark = 0;
   /**
    * Encodings into the version `cTick` (the newest published; reset when a
    * newer one is published): two (baseline version tick, encoding) slots for
@@ -83,6 +79,14 @@ export class Ent {
   c0A: Uint32Array = NO_ARENA;
   c0Off = 0;
   c0Bits = 0;
+  readonly def: AnyEntityDef;
+  /** Working values of the fields that are not numeric: `set()` writes here (raw form, see schema.ts; numeric fields' slots unused). */
+  readonly work: unknown[];
+  /** Published values of the fields that are not numeric, as of tick `pubTick` (updated in place by `tick()`). */
+  pub: unknown[] = EMPTY;
+  owner: OwnerTag | undefined;
+  pubOwner: OwnerTag | undefined = undefined;
+  readonly type: number;
   c1From = -2;
   c1A: Uint32Array = NO_ARENA;
   c1Off = 0;
@@ -91,8 +95,6 @@ export class Ent {
   ccOff = 0;
   ccBits = -1;
   cMore: Map<number, Enc> | undefined = undefined;
-  despawnPending = false;
-  mark = 0;
   /** Interest: bit `slot & 31` of word `slot >> 5` is set when the profile of that slot sees this entity now. */
   vis: Uint32Array | null = null;
   /** User-facing published values for interest hooks, as of `valsTick`. */

@@ -586,8 +586,26 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         }
       }
     }
+    const from = e.pubTick;
     e.pubOwner = e.owner;
     e.pubTick = t;
+    if (m !== 0 && n <= 32 && !e.def.hasOwnerFields) {
+      // the update from the version before, encoded now while its values are at hand: what a client that has
+      // that version gets (every client, when all acknowledged the last tick), found in the cache by encode()
+      const s = this.scratch;
+      s.reset();
+      const i = e.undo & (h.cap - 1);
+      writeMaskedSplit(s, e.def, m, h.vals, h.nvals, h.vstart[i]! + 1, h.vcap - 1, col, nv, nn, pub);
+      const bits = this.stash(s);
+      e.cTick = t;
+      e.c0From = from;
+      e.c0A = this.encA;
+      e.c0Off = this.encOff;
+      e.c0Bits = bits;
+      e.c1From = -2;
+      e.ccBits = -1;
+      e.cMore = undefined;
+    }
   }
 
   /**
@@ -1038,20 +1056,6 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         e.ccBits = bits;
       } else (e.cMore ??= new Map()).set(-4 + 2, { a: this.encA, off: this.encOff, bits });
       return bits;
-    }
-    if (!def.hasOwnerFields && e.c0From !== held && e.c1From !== held && e.undo >= 0) {
-      // the usual update, from the version just before the newest: the newest row says what differs and holds the
-      // base values (no copy, no compare)
-      const h = this.hist;
-      const i = e.undo & (h.cap - 1);
-      const m = h.mask[i]!;
-      if (h.prevTick[i] === held && m !== 0 && def.list.length <= 32) {
-        s.reset();
-        writeMaskedSplit(s, def, m, h.vals, h.nvals, h.vstart[i]! + 1, h.vcap - 1, e.col, e.nv, e.nn, e.pub);
-        const bits = this.stash(s);
-        this.cacheEnc(e, held, bits);
-        return bits;
-      }
     }
     if (!priv) {
       // (without owner-specific fields, the cached encodings need not the held values)

@@ -20,32 +20,39 @@ function refBytes(bits: number[]): Uint8Array {
 
 const chunk = fc.integer({ min: 0, max: 32 }).chain((n) => fc.record({ v: fc.integer({ min: 0, max: 2 ** n - 1 }), n: fc.constant(n) }));
 
-test('BitOut.appendFrom and bytesInto match a bit-by-bit reference at every alignment (after a reset too)', () => {
+test('BitOut.write, appendFrom and bytesInto match a bit-by-bit reference at every alignment (after a reset of a dirty buffer too: reset clears nothing)', () => {
   let unaligned = 0;
   let multiword = 0;
   fc.assert(
-    fc.property(fc.array(chunk, { maxLength: 12 }), fc.array(chunk, { maxLength: 12 }), fc.array(chunk, { maxLength: 4 }), (head, piece, dirt) => {
-      // the piece, written on its own, is what an encoding arena holds (with a word of garbage-free zeros after it)
-      const src = new BitOut(2);
-      for (const c of piece) src.write(c.v, c.n);
-      const out = new BitOut(1);
-      for (const c of dirt) out.write(c.v, c.n);
-      out.reset(); // earlier bits must not leak into what follows
-      for (const c of head) out.write(c.v, c.n);
-      const at = out.pos;
-      if ((at & 31) !== 0) unaligned++;
-      if (src.pos > 32) multiword++;
-      out.appendFrom(src.words, 0, src.pos);
-      out.write(5, 3);
-      const want = refBits([...head, ...piece, { v: 5, n: 3 }]);
-      assert.equal(out.pos, want.length);
-      const dst = new Uint8Array(out.pos / 8 + 3).fill(0xee);
-      out.bytesInto(dst, 2);
-      const bytes = refBytes(want);
-      assert.deepEqual(dst.subarray(2, 2 + bytes.length), bytes);
-      assert.equal(dst[0], 0xee);
-      assert.deepEqual(out.bytes(), bytes);
-    }),
+    fc.property(
+      fc.array(chunk, { maxLength: 12 }),
+      fc.array(chunk, { maxLength: 12 }),
+      fc.array(chunk, { maxLength: 24 }),
+      fc.boolean(),
+      (head, piece, dirt, ones) => {
+        // the piece, written on its own, is what an encoding arena holds (with a word of garbage-free zeros after it)
+        const src = new BitOut(2);
+        for (const c of piece) src.write(c.v, c.n);
+        const out = new BitOut(1);
+        // (all ones, or random bits, written before: none may leak into what follows)
+        for (const c of dirt) out.write(ones ? 2 ** c.n - 1 : c.v, c.n);
+        out.reset();
+        for (const c of head) out.write(c.v, c.n);
+        const at = out.pos;
+        if ((at & 31) !== 0) unaligned++;
+        if (src.pos > 32) multiword++;
+        out.appendFrom(src.words, 0, src.pos);
+        out.write(5, 3);
+        const want = refBits([...head, ...piece, { v: 5, n: 3 }]);
+        assert.equal(out.pos, want.length);
+        const dst = new Uint8Array(out.pos / 8 + 3).fill(0xee);
+        out.bytesInto(dst, 2);
+        const bytes = refBytes(want);
+        assert.deepEqual(dst.subarray(2, 2 + bytes.length), bytes);
+        assert.equal(dst[0], 0xee);
+        assert.deepEqual(out.bytes(), bytes);
+      },
+    ),
     { numRuns: 400, seed: 5 },
   );
   assert.ok(unaligned > 100 && multiword > 100, `unaligned ${unaligned}, multi-word ${multiword}`);
