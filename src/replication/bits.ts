@@ -80,6 +80,26 @@ export class BitOut {
     this.pos = p + bits;
   }
 
+  /**
+   * Append bits `from .. from + bits - 1` of `a` (bit k is bit `k & 31` of
+   * word `k >> 5`; `a` holds at least one word past the last bit read).
+   */
+  appendBits(a: Uint32Array, from: number, bits: number): void {
+    let sw = from >>> 5;
+    const so = from & 31;
+    if (so === 0) {
+      this.appendFrom(a, sw, bits);
+      return;
+    }
+    const back = 32 - so;
+    while (bits >= 32) {
+      this.write((a[sw]! >>> so) | (a[sw + 1]! << back), 32);
+      sw++;
+      bits -= 32;
+    }
+    if (bits > 0) this.write((a[sw]! >>> so) | (bits > back ? a[sw + 1]! << back : 0), bits);
+  }
+
   /** Write the bytes written so far (padded to a whole byte) into `dst` at `at`. */
   bytesInto(dst: Uint8Array, at: number): void {
     const n = (this.pos + 7) >>> 3;

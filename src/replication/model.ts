@@ -361,6 +361,11 @@ export interface RecList {
   off: number[];
   ebits: number[];
   bits: number[];
+  /** Where each record starts (its id gap's first bit) in the packet body these records made, kept in `body`. */
+  g: number[];
+  /** The packet body's bits (a zero word after them), `bodyBits` long; -1: none (the packet left records out). */
+  body: Uint32Array;
+  bodyBits: number;
 }
 
 /** Append the entities of `from` not marked `mark` to `out` from index `n` (marking them); returns the new count. */

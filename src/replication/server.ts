@@ -130,6 +130,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private recOff: number[] = [];
   private recEBits: number[] = [];
   private recBits: number[] = [];
+  /** Per record: where its id gap starts in the packet body (set by assemble), and its index in the record list it was kept from (-1: made now). */
+  private recG: number[] = [];
+  private readonly recSrc: number[] = [];
   private readonly freeRecLists: RecList[] = [];
   private readonly setRaw: unknown[] = [];
   // encode()'s result besides its bit count: where the encoded body is
@@ -1199,8 +1202,21 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const handOver = plain && total <= budget;
     if (plain && !handOver) {
       // (pooled lists: their arrays live long and hold only entities, arenas and small numbers)
-      const l: RecList = this.freeRecLists.pop() ?? { n: 0, e: [], held: [], target: [], a: [], off: [], ebits: [], bits: [] };
+      const l: RecList = this.freeRecLists.pop() ?? {
+        n: 0,
+        e: [],
+        held: [],
+        target: [],
+        a: [],
+        off: [],
+        ebits: [],
+        bits: [],
+        g: [],
+        body: NO_ARENA,
+        bodyBits: -1,
+      };
       l.n = n;
+      l.bodyBits = -1;
       for (let i = 0; i < n; i++) {
         l.e[i] = recE[i]!;
         l.held[i] = recHeld[i]!;
@@ -1244,7 +1260,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     if (p.acc.size > 0) for (let i = 0; i < n; i++) p.acc.delete(recE[i]!);
     // (the record arrays keep their references until the next build overwrites them)
-    const built: Built = { node: { tick: t, over, minHeld }, packet: this.assemble(t, base, deferredCount, n) };
+    // records kept from last tick's list against this baseline are copied from its packet, run by run (when all of
+    // them went into it, and all of this one's go into this packet)
+    const src = last !== undefined && last.bodyBits >= 0 && over === null && deferredCount === 0 ? last : undefined;
+    const built: Built = { node: { tick: t, over, minHeld }, packet: this.assemble(t, base, deferredCount, n, src) };
     if (handOver) p.recs.set(base!.tick, this.handOver(n));
     if (mtu === this.mtu) p.built.set(key, built);
     return built;
@@ -1252,7 +1271,19 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
 
   /** The first `n` records as a record list: the record arrays themselves, swapped with a pooled list's (no copy). */
   private handOver(n: number): RecList {
-    const l: RecList = this.freeRecLists.pop() ?? { n: 0, e: [], held: [], target: [], a: [], off: [], ebits: [], bits: [] };
+    const l: RecList = this.freeRecLists.pop() ?? {
+      n: 0,
+      e: [],
+      held: [],
+      target: [],
+      a: [],
+      off: [],
+      ebits: [],
+      bits: [],
+      g: [],
+      body: NO_ARENA,
+      bodyBits: -1,
+    };
     const e = l.e;
     l.e = this.recE as Ent[];
     this.recE = e;
@@ -1274,6 +1305,16 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const bits = l.bits;
     l.bits = this.recBits;
     this.recBits = bits;
+    const g = l.g;
+    l.g = this.recG;
+    this.recG = g;
+    // the packet body just assembled, with a zero word after it (appendBits reads one word ahead)
+    const out = this.pkt;
+    const words = (out.pos + 31) >>> 5;
+    if (l.body.length < words + 1) l.body = new Uint32Array(Math.max(words + 1, l.body.length * 2, 64));
+    l.body.set(out.words.subarray(0, words));
+    l.body[words] = 0;
+    l.bodyBits = out.pos;
     l.n = n;
     return l;
   }
@@ -1302,6 +1343,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.recOff[n] = this.encOff;
     this.recEBits[n] = ebits;
     this.recBits[n] = bits;
+    this.recSrc[n] = -1;
     return true;
   }
 
@@ -1329,6 +1371,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
           this.recOff[n] = last.off[i]!;
           this.recEBits[n] = last.ebits[i]!;
           this.recBits[n] = last.bits[i]!;
+          this.recSrc[n] = i;
           n++;
         }
         i++;
@@ -1355,7 +1398,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   /** The packet of the first `n` records of the record arrays. */
-  private assemble(t: number, base: Node | null, deferred: number, n: number): Uint8Array {
+  private assemble(t: number, base: Node | null, deferred: number, n: number, src: RecList | undefined): Uint8Array {
     const out = this.pkt;
     out.reset();
     const recE = this.recE;
@@ -1364,10 +1407,32 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const recA = this.recA;
     const recOff = this.recOff;
     const recEBits = this.recEBits;
+    const recG = this.recG;
+    const recSrc = this.recSrc;
     const typeBits = this.typeBits;
     let prev = 0;
     for (let i = 0; i < n; i++) {
       const id = recE[i]!.id;
+      const si = src === undefined ? -1 : recSrc[i]!;
+      if (si >= 0) {
+        // a run of records kept from `src`, consecutive there too: its id gap anew, then the rest of the run's bits
+        // as they are in src's packet (the gaps inside the run are the same)
+        let j = i;
+        while (j + 1 < n && recSrc[j + 1] === recSrc[j]! + 1) j++;
+        recG[i] = out.pos;
+        writeGamma(out, id - prev);
+        const sg = src!.g;
+        const from = sg[si]! + gammaBits(id - (si > 0 ? src!.e[si - 1]!.id : 0));
+        const sj = recSrc[j]!;
+        const to = sj + 1 < src!.n ? sg[sj + 1]! : src!.bodyBits;
+        const shift = out.pos - from;
+        out.appendBits(src!.body, from, to - from);
+        for (let k = i + 1; k <= j; k++) recG[k] = sg[recSrc[k]!]! + shift;
+        prev = recE[j]!.id;
+        i = j;
+        continue;
+      }
+      recG[i] = out.pos;
       writeGamma(out, id - prev);
       prev = id;
       if (recTarget[i]! < 0)

@@ -57,3 +57,29 @@ test('BitOut.write, appendFrom and bytesInto match a bit-by-bit reference at eve
   );
   assert.ok(unaligned > 100 && multiword > 100, `unaligned ${unaligned}, multi-word ${multiword}`);
 });
+
+test('BitOut.appendBits copies any bit range of a word array (every source and target alignment) as the reference does', () => {
+  let unalignedSrc = 0;
+  fc.assert(
+    fc.property(fc.array(chunk, { maxLength: 16 }), fc.array(chunk, { maxLength: 8 }), fc.nat(), fc.nat(), (srcChunks, head, a, b) => {
+      const src = new BitOut(1);
+      for (const c of srcChunks) src.write(c.v, c.n);
+      const all = refBits(srcChunks);
+      const from = all.length === 0 ? 0 : a % (all.length + 1);
+      const len = b % (all.length - from + 1);
+      if ((from & 31) !== 0) unalignedSrc++;
+      // (a zero word after the source bits, as the server's kept packet bodies have)
+      const words = new Uint32Array(((src.pos + 31) >>> 5) + 1);
+      words.set(src.words.subarray(0, (src.pos + 31) >>> 5));
+      const out = new BitOut(1);
+      for (const c of head) out.write(c.v, c.n);
+      out.appendBits(words, from, len);
+      out.write(3, 2);
+      const want = [...refBits(head), ...all.slice(from, from + len), 1, 1];
+      assert.equal(out.pos, want.length);
+      assert.deepEqual(out.bytes(), refBytes(want));
+    }),
+    { numRuns: 500, seed: 9 },
+  );
+  assert.ok(unalignedSrc > 200, `unaligned sources: ${unalignedSrc}`);
+});
