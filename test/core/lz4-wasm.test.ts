@@ -5,8 +5,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
+// @ts-expect-error plain .mjs script without types
+import { buildCjs } from '../../scripts/build-cjs.mjs';
 // @ts-expect-error plain .mjs script without types
 import { assembleLz4Wasm, bytesModule, BYTES_PATH } from '../../scripts/build-lz4-wasm.mjs';
 import { decodeLz4Block, decodeLz4BlockTs, encodeLz4Block } from '../../src/core/lz4.js';
@@ -228,4 +233,31 @@ test('without WebAssembly (or switched off) the TypeScript decoder runs, with th
     setLz4Wasm(true);
   }
   assert.equal(lz4WasmActive(), true);
+});
+
+test('the CommonJS single-file build (exports.require) compiles the module once and decodes with it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tickwire-lz4-cjs-'));
+  await buildCjs(dir);
+  const core = createRequire(import.meta.url)(join(dir, 'core.cjs')) as { decodeLz4Block: typeof decodeLz4Block };
+  const src = new TextEncoder().encode('position velocity health '.repeat(50));
+  const block = encodeLz4Block(src);
+  const wa = globalThis.WebAssembly;
+  let compiled = 0;
+  let instances = 0;
+  const Module = function (this: unknown, b: BufferSource) {
+    compiled++;
+    return new wa.Module(b);
+  } as unknown as typeof WebAssembly.Module;
+  const Instance = function (this: unknown, m: WebAssembly.Module, i?: WebAssembly.Imports) {
+    instances++;
+    return new wa.Instance(m, i);
+  } as unknown as typeof WebAssembly.Instance;
+  globalThis.WebAssembly = { ...wa, Module, Instance } as typeof WebAssembly;
+  try {
+    for (let i = 0; i < 3; i++) assert.deepEqual(core.decodeLz4Block(block), src);
+  } finally {
+    globalThis.WebAssembly = wa;
+  }
+  assert.equal(compiled, 1);
+  assert.equal(instances, 1);
 });
