@@ -1,7 +1,7 @@
 import { ByteReader } from '../src/core/reader.js';
 import { ByteWriter } from '../src/core/writer.js';
 import { BitReader, BitWriter } from '../src/core/bits.js';
-import { decodeLz4Block, encodeLz4Block } from '../src/core/lz4.js';
+import { decodeLz4Block, decodeLz4BlockTs, encodeLz4Block } from '../src/core/lz4.js';
 import type { BenchCase } from './harness.js';
 import { externalLz4Cases } from './lz4-external.js';
 import { rng } from '../test/helpers/rng.js';
@@ -115,6 +115,12 @@ export function cases(): BenchCase[] {
       bytes: lzIn.length,
       target: { mbps: 1000 },
       fn: () => decodeLz4Block(lzBlock, 1 << 20),
+    },
+    {
+      group: 'core',
+      name: 'LZ4 block decode (256 KiB): TypeScript fallback (no WebAssembly)',
+      bytes: lzIn.length,
+      fn: () => decodeLz4BlockTs(lzBlock, 1 << 20),
     },
     ...externalLz4Cases('core', 'LZ4 block decode (256 KiB)', [lzBlock], [lzIn.length]),
     {
