@@ -73,6 +73,18 @@ function load(): Lz4Wasm | undefined {
   }
 }
 
+/** Grows the instance's memory to at least `bytes`; its new view, or undefined (instance dropped) when memory cannot grow. */
+function grow(w: Lz4Wasm, bytes: number): Uint8Array | undefined {
+  try {
+    w.memory.grow(Math.ceil((bytes - w.memory.buffer.byteLength) / 65536));
+  } catch {
+    instance = undefined;
+    return undefined;
+  }
+  w.u8 = new Uint8Array(w.memory.buffer);
+  return w.u8;
+}
+
 /**
  * Decode one raw LZ4 block with the WebAssembly module, with the semantics of
  * `decodeLz4Block(src, maxOutput, expectedSize)`. Returns `undefined` when the
@@ -98,20 +110,21 @@ export function decodeLz4Wasm(src: Uint8Array, maxOutput: number, expectedSize: 
   const w = (instance ??= load());
   if (w === undefined) return undefined;
   const out = (SRC + n + 15) & ~15;
-  let u8 = w.u8;
-  // room for the block and a first guess of the output; the module grows memory when the output needs more
-  const want = out + Math.min(limit, 4 * n + 1024) + SLACK;
-  if (u8.length < want) {
-    try {
-      w.memory.grow(Math.ceil((want - w.memory.buffer.byteLength) / 65536));
-    } catch {
-      return undefined;
-    }
-    u8 = w.u8 = new Uint8Array(w.memory.buffer);
-  }
+  // room for the block and a first guess of the output (memory is kept between
+  // calls, so after the first calls it is mostly there already)
+  let room = Math.min(limit, 4 * n + 1024);
+  let u8: Uint8Array | undefined = w.u8.length < out + room + SLACK ? grow(w, out + room + SLACK) : w.u8;
+  if (u8 === undefined) return undefined;
   u8.set(src, SRC);
-  const r = w.decode(n, out, out + limit);
-  if (u8.length === 0) u8 = w.u8 = new Uint8Array(w.memory.buffer); // grown during the call
+  let r = w.decode(n, out, out + limit);
+  while (r === -2) {
+    // the output needs more memory than there is (and stays within the limit):
+    // four times the room, and decode again (memory.grow keeps the block)
+    room = Math.min(limit, 4 * Math.max(room, u8.length - out));
+    u8 = grow(w, out + room + SLACK);
+    if (u8 === undefined) return undefined;
+    r = w.decode(n, out, out + limit);
+  }
   if (u8.length > KEEP) instance = undefined;
   if (r < 0 || (expectedSize !== undefined && r !== expectedSize)) return undefined;
   return u8.slice(out, out + r);
