@@ -2,11 +2,14 @@ import { ByteReader } from '../src/core/reader.js';
 import { ByteWriter } from '../src/core/writer.js';
 import { BitReader, BitWriter } from '../src/core/bits.js';
 import { decodeLz4Block, decodeLz4BlockTs, encodeLz4Block } from '../src/core/lz4.js';
+import { lz4WasmActive } from '../src/core/lz4-wasm.js';
 import type { BenchCase } from './harness.js';
 import { externalLz4Cases } from './lz4-external.js';
 import { rng } from '../test/helpers/rng.js';
 
 export function cases(): BenchCase[] {
+  // the LZ4 decode rows measure decodeLz4Block's WebAssembly path; say so when it is not there
+  if (!lz4WasmActive()) process.stderr.write('  LZ4: no WebAssembly here, the tickwire LZ4 decode rows measure the TypeScript fallback\n');
   const rand = rng(1);
   const N = 100_000;
   // varints: a mix of sizes, like entity ids and field values
