@@ -12,8 +12,11 @@
  * Errors: the module only tells success from failure. On any failure this
  * returns `undefined` and the caller re-runs the TypeScript decoder on the same
  * input, which throws its exact `DecodeError` / `LimitError` (offset, path,
- * message); errors are rare, so the fast path pays nothing for them. A result
- * is only returned when it is exactly what the TypeScript decoder returns.
+ * message); errors are rare, so the fast path pays nothing for them (a
+ * malformed block costs the module's attempt, which stops where the TypeScript
+ * decoder stops, plus the TypeScript decoder: about 1.3 times the TypeScript
+ * decoder alone). A result is only returned when it is exactly what the
+ * TypeScript decoder returns.
  *
  * Not reentrant, and it needs not be: the call copies the block into the
  * module's memory, runs the module (which calls nothing back) and copies the
