@@ -180,7 +180,7 @@ test('large outputs: the module grows its memory, a limit still holds, and the k
   assert.deepEqual(decodeLz4Wasm(zeros, 4 << 20, undefined), new Uint8Array(3 << 20));
 });
 
-test('limits the module leaves to the TypeScript decoder: fractional, negative or NaN limits, sizes past the limit, empty blocks', () => {
+test('what the module leaves to the TypeScript decoder: fractional, negative or NaN limits, sizes past the limit, empty blocks, blocks over 4 MiB', () => {
   const block = encodeLz4Block(new TextEncoder().encode('hello hello hello hello'));
   for (const [max, size] of [
     [100.5, undefined],
@@ -197,6 +197,16 @@ test('limits the module leaves to the TypeScript decoder: fractional, negative o
     );
   }
   assert.equal(decodeLz4Wasm(block, 100.5, undefined), undefined);
+  // blocks over 4 MiB: the TypeScript decoder (a literals-only block, 4 MiB + 1 literals)
+  const lits = (4 << 20) + 1;
+  const huge = new Uint8Array(1 + Math.floor((lits - 15) / 255) + 1 + lits);
+  huge[0] = 0xf0;
+  huge.fill(255, 1, 1 + Math.floor((lits - 15) / 255));
+  huge[1 + Math.floor((lits - 15) / 255)] = (lits - 15) % 255;
+  huge.fill(7, huge.length - lits);
+  assert.ok(huge.length > 4 << 20);
+  assert.equal(decodeLz4Wasm(huge, 8 << 20, undefined), undefined);
+  assert.deepEqual(decodeLz4Block(huge, 8 << 20), new Uint8Array(lits).fill(7));
   assert.equal(
     outcome(() => decodeLz4Block(new Uint8Array(0))),
     outcome(() => decodeLz4BlockTs(new Uint8Array(0))),
