@@ -1,12 +1,15 @@
 import { ByteReader } from '../src/core/reader.js';
 import { ByteWriter } from '../src/core/writer.js';
 import { BitReader, BitWriter } from '../src/core/bits.js';
-import { decodeLz4Block, encodeLz4Block } from '../src/core/lz4.js';
+import { decodeLz4Block, decodeLz4BlockTs, encodeLz4Block } from '../src/core/lz4.js';
+import { lz4WasmActive } from '../src/core/lz4-wasm.js';
 import type { BenchCase } from './harness.js';
 import { externalLz4Cases } from './lz4-external.js';
 import { rng } from '../test/helpers/rng.js';
 
 export function cases(): BenchCase[] {
+  // the LZ4 decode rows measure decodeLz4Block's WebAssembly path; say so when it is not there
+  if (!lz4WasmActive()) process.stderr.write('  LZ4: no WebAssembly here, the tickwire LZ4 decode rows measure the TypeScript fallback\n');
   const rand = rng(1);
   const N = 100_000;
   // varints: a mix of sizes, like entity ids and field values
@@ -115,6 +118,12 @@ export function cases(): BenchCase[] {
       bytes: lzIn.length,
       target: { mbps: 1000 },
       fn: () => decodeLz4Block(lzBlock, 1 << 20),
+    },
+    {
+      group: 'core',
+      name: 'LZ4 block decode (256 KiB): TypeScript fallback (no WebAssembly)',
+      bytes: lzIn.length,
+      fn: () => decodeLz4BlockTs(lzBlock, 1 << 20),
     },
     ...externalLz4Cases('core', 'LZ4 block decode (256 KiB)', [lzBlock], [lzIn.length]),
     {

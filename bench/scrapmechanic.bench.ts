@@ -15,7 +15,7 @@ import {
   type NetworkUpdate,
   type NetworkUpdateBody,
 } from '../src/protocols/scrapmechanic/index.js';
-import { decodeLz4Block } from '../src/core/lz4.js';
+import { decodeLz4Block, decodeLz4BlockTs } from '../src/core/lz4.js';
 import type { BenchCase } from './harness.js';
 import { externalLz4Cases } from './lz4-external.js';
 import { rng } from '../test/helpers/rng.js';
@@ -270,6 +270,16 @@ export function cases(): BenchCase[] {
       fn: () => {
         let k = 0;
         for (const m of messages) k += decodeLz4Block(m.subarray(1)).length;
+        return k;
+      },
+    },
+    {
+      group: 'scrapmechanic',
+      name: 'LZ4 decompress only: TypeScript fallback (no WebAssembly)',
+      bytes: bodyBytes,
+      fn: () => {
+        let k = 0;
+        for (const m of messages) k += decodeLz4BlockTs(m.subarray(1)).length;
         return k;
       },
     },

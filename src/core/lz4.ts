@@ -8,14 +8,27 @@
  */
 import { DecodeError, LimitError } from './errors.js';
 import { DEFAULT_LIMITS } from './limits.js';
+import { decodeLz4Wasm } from './lz4-wasm.js';
 
 /**
  * Decompress one raw LZ4 block. Output is capped at `maxOutput` bytes (default
  * `DEFAULT_LIMITS.maxLz4Output`, 512 KiB); a block that would inflate past it is a
  * `LimitError`. Malformed blocks are `DecodeError`s with the offset in `src`.
  * When `expectedSize` is given the output must be exactly that long.
+ *
+ * Runs a small WebAssembly decoder (src/core/lz4-wasm.ts) where the platform
+ * has WebAssembly, else the TypeScript decoder `decodeLz4BlockTs`; both give the
+ * same bytes, and every error comes from the TypeScript decoder.
  */
 export function decodeLz4Block(src: Uint8Array, maxOutput: number = DEFAULT_LIMITS.maxLz4Output, expectedSize?: number): Uint8Array {
+  return decodeLz4Wasm(src, maxOutput, expectedSize) ?? decodeLz4BlockTs(src, maxOutput, expectedSize);
+}
+
+/**
+ * The TypeScript LZ4 block decoder: `decodeLz4Block` without WebAssembly (its
+ * fallback, and the source of its errors). Internal; exported for tests and benches.
+ */
+export function decodeLz4BlockTs(src: Uint8Array, maxOutput: number = DEFAULT_LIMITS.maxLz4Output, expectedSize?: number): Uint8Array {
   if (expectedSize !== undefined && expectedSize > maxOutput) {
     throw new LimitError(0, 'lz4', 'maxLz4Output', expectedSize, maxOutput);
   }

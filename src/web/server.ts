@@ -28,8 +28,11 @@ export interface RunningServer {
 }
 
 const SECURITY_HEADERS = {
-  // the page loads nothing from anywhere but this server (no CDN, no external fonts)
-  'content-security-policy': "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'",
+  // the page loads nothing from anywhere but this server (no CDN, no external fonts);
+  // 'wasm-unsafe-eval' lets the page and its worker compile the bundled LZ4 decoder's
+  // WebAssembly (src/core/lz4-wasm.ts; it allows no JavaScript eval)
+  'content-security-policy':
+    "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'",
   'x-content-type-options': 'nosniff',
   'cache-control': 'no-store',
 };
