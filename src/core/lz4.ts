@@ -18,7 +18,9 @@ import { decodeLz4Wasm } from './lz4-wasm.js';
  *
  * Runs a small WebAssembly decoder (src/core/lz4-wasm.ts) where the platform
  * has WebAssembly, else the TypeScript decoder `decodeLz4BlockTs`; both give the
- * same bytes, and every error comes from the TypeScript decoder.
+ * same bytes, and every error comes from the TypeScript decoder. An output of
+ * at most 8 KiB may be a view of a shared 64 KiB buffer (its `byteOffset` not
+ * 0): its bytes are never written again, but read it through `byteOffset`.
  */
 export function decodeLz4Block(src: Uint8Array, maxOutput: number = DEFAULT_LIMITS.maxLz4Output, expectedSize?: number): Uint8Array {
   return decodeLz4Wasm(src, maxOutput, expectedSize) ?? decodeLz4BlockTs(src, maxOutput, expectedSize);
