@@ -368,6 +368,10 @@ export interface RecList {
   bodyBits: number;
 }
 
+export function newRecList(): RecList {
+  return { n: 0, e: [], held: [], target: [], a: [], off: [], ebits: [], bits: [], g: [], body: NO_ARENA, bodyBits: -1 };
+}
+
 /** Append the entities of `from` not marked `mark` to `out` from index `n` (marking them); returns the new count. */
 export function addMarked(out: Ent[], n: number, from: Iterable<Ent>, mark: number): number {
   for (const e of from) {

@@ -29,6 +29,7 @@ import {
   Ent,
   Sent,
   addMarked,
+  newRecList,
   numLayout,
   type NumLayout,
   type Built,
@@ -1202,19 +1203,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const handOver = plain && total <= budget;
     if (plain && !handOver) {
       // (pooled lists: their arrays live long and hold only entities, arenas and small numbers)
-      const l: RecList = this.freeRecLists.pop() ?? {
-        n: 0,
-        e: [],
-        held: [],
-        target: [],
-        a: [],
-        off: [],
-        ebits: [],
-        bits: [],
-        g: [],
-        body: NO_ARENA,
-        bodyBits: -1,
-      };
+      const l: RecList = this.freeRecLists.pop() ?? newRecList();
       l.n = n;
       l.bodyBits = -1;
       for (let i = 0; i < n; i++) {
@@ -1271,19 +1260,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
 
   /** The first `n` records as a record list: the record arrays themselves, swapped with a pooled list's (no copy). */
   private handOver(n: number): RecList {
-    const l: RecList = this.freeRecLists.pop() ?? {
-      n: 0,
-      e: [],
-      held: [],
-      target: [],
-      a: [],
-      off: [],
-      ebits: [],
-      bits: [],
-      g: [],
-      body: NO_ARENA,
-      bodyBits: -1,
-    };
+    const l: RecList = this.freeRecLists.pop() ?? newRecList();
     const e = l.e;
     l.e = this.recE as Ent[];
     this.recE = e;

@@ -44,6 +44,39 @@ export async function startToyServer(): Promise<RunningServer> {
   return serve({ assets, root: ROOT, files: FAMILIES.flatMap((f) => f.samples.map((s) => s.path)), port: 0 });
 }
 
+/** An inspector page in Chromium on the toy server (ready), with its page errors (and console errors when asked). */
+export interface OpenInspector {
+  server: RunningServer;
+  browser: Browser;
+  page: Page;
+  pageErrors: string[];
+  close(): Promise<void>;
+}
+
+export async function openInspector(opts: { viewport?: { width: number; height: number }; consoleErrors?: boolean } = {}): Promise<OpenInspector> {
+  const server = await startToyServer();
+  const browser = await launchChromium();
+  const page = await browser.newPage(opts.viewport ? { viewport: opts.viewport } : {});
+  const pageErrors: string[] = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  if (opts.consoleErrors)
+    page.on('console', (m) => {
+      if (m.type() === 'error') pageErrors.push(m.text());
+    });
+  await page.goto(server.url);
+  await page.waitForSelector('body[data-state=ready]');
+  return {
+    server,
+    browser,
+    page,
+    pageErrors,
+    async close() {
+      await browser.close();
+      await server.close();
+    },
+  };
+}
+
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(ARTIFACTS, { recursive: true });
   await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });

@@ -9,9 +9,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { buildUdpIpv4, fromHex, writePcap } from '../../src/core/index.js';
-import type { RunningServer } from '../../src/web/server.js';
 import { FAMILIES } from '../../src/families/registry.js';
 import {
   bufferLength,
@@ -20,14 +19,14 @@ import {
   gotoMessage,
   highlighted,
   hoverTree,
-  launchChromium,
   pasteHex,
   pickSample,
   range,
   screenshot,
-  startToyServer,
   stateTable,
   treeText,
+  openInspector,
+  type OpenInspector,
 } from './helpers.js';
 
 const missing = chromiumMissing();
@@ -49,23 +48,18 @@ const WOW = sampleAt('wow', 'samples/wow/session.hex');
 const DIEP = sampleAt('diep', 'samples/diep/sandbox_nospawn.hex');
 
 describe('inspector page on the bundled samples (Chromium)', { skip: missing }, () => {
-  let server: RunningServer;
-  let browser: Browser;
+  let ins: OpenInspector | undefined;
   let page: Page;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   before(async () => {
-    server = await startToyServer();
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(server.url);
-    await page.waitForSelector('body[data-state=ready]');
+    ins = await openInspector({ viewport: { width: 1400, height: 900 } });
+    page = ins.page;
+    pageErrors = ins.pageErrors;
   });
 
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await ins?.close();
   });
 
   for (const f of FAMILIES) {

@@ -10,12 +10,11 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { decodeLz4BlockTs, encodeLz4Block } from '../../src/core/lz4.js';
 import { DecodeError } from '../../src/core/errors.js';
 import { fromHex } from '../../src/core/index.js';
-import type { RunningServer } from '../../src/web/server.js';
-import { chromiumMissing, launchChromium, pickSample, ROOT, startToyServer } from './helpers.js';
+import { chromiumMissing, pickSample, ROOT, openInspector, type OpenInspector } from './helpers.js';
 import { FAMILIES } from '../../src/families/registry.js';
 
 const missing = chromiumMissing();
@@ -73,24 +72,17 @@ globalThis.lz4Probe = (blocks) => ({
 }
 
 describe('LZ4 WebAssembly in Chromium (inspector page and worker)', { skip: missing }, () => {
-  let server: RunningServer;
-  let browser: Browser;
+  let ins: OpenInspector | undefined;
   let page: Page;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   before(async () => {
-    server = await startToyServer();
-    browser = await launchChromium();
-    page = await browser.newPage();
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    page.on('console', (m) => {
-      if (m.type() === 'error') pageErrors.push(m.text());
-    });
-    await page.goto(server.url);
+    ins = await openInspector({ consoleErrors: true });
+    page = ins.page;
+    pageErrors = ins.pageErrors;
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await ins?.close();
   });
 
   test('page and worker: the WebAssembly path, the same bytes and errors as Node, and the Scrap Mechanic sample loads', async () => {

@@ -10,11 +10,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { toHex } from '../../src/core/index.js';
 import { buildUpdate, makeWorldObject, newObserver } from '../../src/protocols/wow/index.js';
-import type { RunningServer } from '../../src/web/server.js';
-import { chromiumMissing, launchChromium, pickSample, screenshot, startToyServer } from './helpers.js';
+import { chromiumMissing, pickSample, screenshot, openInspector, type OpenInspector } from './helpers.js';
 
 const missing = chromiumMissing();
 
@@ -33,22 +32,17 @@ function wowStream(messages: number): string {
 }
 
 describe('inspector views (Chromium)', { skip: missing }, () => {
-  let server: RunningServer;
-  let browser: Browser;
+  let ins: OpenInspector | undefined;
   let page: Page;
-  const pageErrors: string[] = [];
+  let pageErrors: string[] = [];
 
   before(async () => {
-    server = await startToyServer();
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    page.on('pageerror', (e) => pageErrors.push(e.message));
-    await page.goto(server.url);
-    await page.waitForSelector('body[data-state=ready]');
+    ins = await openInspector({ viewport: { width: 1400, height: 900 } });
+    page = ins.page;
+    pageErrors = ins.pageErrors;
   });
   after(async () => {
-    await browser?.close();
-    await server?.close();
+    await ins?.close();
   });
 
   test('packet list: one row per message with type and summary; click selects; filter by entity; jump to a tick', async () => {
