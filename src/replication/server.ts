@@ -1061,34 +1061,18 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       } else (e.cMore ??= new Map()).set(-4 + 2, { a: this.encA, off: this.encOff, bits });
       return bits;
     }
+    // the common case: two (baseline, encoding) slots, then the map; without owner-specific fields they need not
+    // the held values
     if (!priv) {
-      // (without owner-specific fields, the cached encodings need not the held values)
-      if (e.c0From === held) {
-        this.encA = e.c0A;
-        this.encOff = e.c0Off;
-        return e.c0Bits;
-      }
-      if (e.c1From === held) {
-        this.encA = e.c1A;
-        this.encOff = e.c1Off;
-        return e.c1Bits;
-      }
+      const hit = this.slotHit(e, held);
+      if (hit !== MISS) return hit;
     }
     let hraw = this.valuesAt(e, held, this.heldRaw);
     const ownH = priv && this.atOwner === p.owner;
     const k = (ownH ? 1 : 0) | (ownV ? 2 : 0);
-    if (k === 0) {
-      // the common case: two (baseline, encoding) slots, then the map
-      if (e.c0From === held) {
-        this.encA = e.c0A;
-        this.encOff = e.c0Off;
-        return e.c0Bits;
-      }
-      if (e.c1From === held) {
-        this.encA = e.c1A;
-        this.encOff = e.c1Off;
-        return e.c1Bits;
-      }
+    if (priv && k === 0) {
+      const hit = this.slotHit(e, held);
+      if (hit !== MISS) return hit;
     }
     const key = held * 4 + k;
     if (e.cMore !== undefined) {
@@ -1111,6 +1095,21 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (k === 0) this.cacheEnc(e, held, bits);
     else (e.cMore ??= new Map()).set(key, { a: this.encA, off: this.encOff, bits });
     return bits;
+  }
+
+  /** The encoding from version `held` in the entity's two slots (its bits, and `encA` / `encOff`), or MISS. */
+  private slotHit(e: Ent, held: number): number {
+    if (e.c0From === held) {
+      this.encA = e.c0A;
+      this.encOff = e.c0Off;
+      return e.c0Bits;
+    }
+    if (e.c1From === held) {
+      this.encA = e.c1A;
+      this.encOff = e.c1Off;
+      return e.c1Bits;
+    }
+    return MISS;
   }
 
   /** Cache the encoding in `encA` / `encOff` (of `bits` bits, -1: none) from version `held`, for clients without owner-specific fields. */
@@ -1444,6 +1443,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
 }
 
 const EMPTY_ENTS: Ent[] = [];
+
+/** `slotHit`: no encoding there (-1 is an encoding: nothing differs). */
+const MISS = -3;
 
 /** Ids below this are also kept in an array (ReplicationServer.byId). */
 const BY_ID = 1 << 20;
