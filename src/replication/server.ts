@@ -564,30 +564,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const h = this.hist;
     h.row(e, t, m);
     h.put(e.pubOwner);
-    if (m === -1 && n > 32) {
-      for (let i = 0; i < n; i++) {
-        const c = col[i]!;
-        if (c >= 0) {
-          h.putN(nv[nn + c]!);
-          nv[nn + c] = nv[c]!;
-        } else {
-          h.put(pub[i]);
-          pub[i] = work[i];
-        }
-      }
-    } else {
+    if (m === -1 && n > 32) for (let i = 0; i < n; i++) publishField(e, i, h);
+    else {
       let d = m;
       while (d !== 0) {
         const i = 31 - Math.clz32(d & -d);
         d &= d - 1;
-        const c = col[i]!;
-        if (c >= 0) {
-          h.putN(nv[nn + c]!);
-          nv[nn + c] = nv[c]!;
-        } else {
-          h.put(pub[i]);
-          pub[i] = work[i];
-        }
+        publishField(e, i, h);
       }
     }
     const from = e.pubTick;
@@ -1459,6 +1442,20 @@ const ARENA_WORDS = 16384;
  * (versions, packets) alive through every minor collection until the next full one — measured on S4: scavenge pauses
  * 1,680 ms against 252 ms over the same run, and about 2x the server time per tick.
  */
+/** Publish field `i` of `e`: its published value goes into the undo row being written, its working value replaces it. */
+function publishField(e: Ent, i: number, h: History): void {
+  const c = e.col[i]!;
+  if (c >= 0) {
+    const nv = e.nv;
+    const at = e.nn + c;
+    h.putN(nv[at]!);
+    nv[at] = nv[c]!;
+  } else {
+    h.put(e.pub[i]);
+    e.pub[i] = e.work[i];
+  }
+}
+
 function emptyMap<K, V>(m: Map<K, V>): void {
   for (const k of m.keys()) m.delete(k);
 }
