@@ -8,6 +8,7 @@ import { LimitError } from '../../core/errors.js';
 import type { ClientMirror, MirrorChanges, MirroredEntity, MirrorIssue } from '../../core/mirror.js';
 import { fieldAt, fieldByName, guidHex, objectType, type FieldDef, type ObjectTypeDef } from './fields.js';
 import { floatToJson } from './json.js';
+import { GuidMap } from './guid-map.js';
 import { resolveWowLimits, type WowLimits } from './limits.js';
 import { moveRecordBound, moveRecordWords, readMoveRecord, writeMoveRecord } from './move-record.js';
 import {
@@ -55,82 +56,91 @@ function slotsOf(mask: Uint32Array, limit: number): number[] {
 
 /** One object as the client knows it. */
 export class WowObject {
-  readonly guid: bigint;
-  readonly typeId: number;
+  // Every field is `declare`d and assigned once in the constructor, in one order (no class-field
+  // initializers: defining fields one by one, private ones most of all, was a tenth of applying a create).
+  declare readonly guid: bigint;
+  declare readonly typeId: number;
   /** The type definition, undefined for a type id outside 0 … 7. */
-  readonly type: ObjectTypeDef | undefined;
+  declare readonly type: ObjectTypeDef | undefined;
   /** Number of slots (the type's values count). */
-  readonly slotCount: number;
+  declare readonly slotCount: number;
   /** 2 (CREATE_OBJECT, came into view) or 3 (CREATE_OBJECT2, just spawned). */
-  createdBy: 2 | 3;
+  declare createdBy: 2 | 3;
   /** The slab the values live in (store bookkeeping), if any. */
-  slab: ValueSlab | undefined;
+  declare slab: ValueSlab | undefined;
   /** Where the values live: `store[at … at + slotCount)` (a slab's words, or an array of the object's own). */
-  readonly store: Uint32Array;
-  readonly at: number;
-  #values: Uint32Array | undefined = undefined;
-  #changed: number[] | undefined = undefined;
+  declare readonly store: Uint32Array;
+  declare readonly at: number;
+  declare private _values: Uint32Array | undefined;
+  declare private _changed: number[] | undefined;
   /** Offset in `store` of the mask words of the last create (-1: none); the slot list is made on first use of `changed`. */
-  #maskAt = -1;
-  #maskLen = 0;
-  #movement: Movement | undefined;
+  declare private _maskAt: number;
+  declare private _maskLen: number;
+  declare private _movement: Movement | undefined;
   /** Offset in `store` of the movement kept as a record (-1: none; see move-record.ts). */
-  #moveAt: number;
+  declare private _moveAt: number;
 
   /**
    * Values in `store` at `at` (zeroed, `valuesCount` long, mask room after them) may be given by the object store;
    * so may the movement, as a record at `store[moveAt …]` (then `movement` is not used).
    */
   constructor(guid: bigint, typeId: number, movement: Movement | undefined, createdBy: 2 | 3, store?: Uint32Array, at = 0, moveAt = -1) {
+    const type = objectType(typeId);
+    const slotCount = type?.valuesCount ?? 0;
     this.guid = guid;
     this.typeId = typeId;
-    this.type = objectType(typeId);
-    this.slotCount = this.type?.valuesCount ?? 0;
-    this.store = store ?? new Uint32Array(this.slotCount);
-    this.at = at;
-    this.#movement = movement;
-    this.#moveAt = moveAt;
+    this.type = type;
+    this.slotCount = slotCount;
     this.createdBy = createdBy;
+    this.slab = undefined;
+    this.store = store ?? new Uint32Array(slotCount);
+    this.at = at;
+    this._values = undefined;
+    this._changed = undefined;
+    this._maskAt = -1;
+    this._maskLen = 0;
+    this._movement = movement;
+    this._moveAt = moveAt;
   }
 
   /** The movement block of the last create (or MOVEMENT block). */
   get movement(): Movement {
-    let m = this.#movement;
+    let m = this._movement;
     if (m === undefined) {
-      if (this.#moveAt < 0) throw new Error(`no movement for ${guidHex(this.guid)}`);
-      m = this.#movement = readMoveRecord(this.store, this.#moveAt);
+      if (this._moveAt < 0) throw new Error(`no movement for ${guidHex(this.guid)}`);
+      m = this._movement = readMoveRecord(this.store, this._moveAt);
     }
     return m;
   }
   set movement(m: Movement) {
-    this.#movement = m;
-    this.#moveAt = -1;
+    this._movement = m;
+    this._moveAt = -1;
   }
 
   /** Every slot of the type (valuesCount u32s), zero until set. */
   get values(): Uint32Array {
-    return (this.#values ??= this.at === 0 && this.store.length === this.slotCount ? this.store : this.store.subarray(this.at, this.at + this.slotCount));
+    return (this._values ??= this.at === 0 && this.store.length === this.slotCount ? this.store : this.store.subarray(this.at, this.at + this.slotCount));
   }
 
   /** Slots set or changed by the last block applied to this object, rising. */
   get changed(): number[] {
-    let c = this.#changed;
+    let c = this._changed;
     if (c === undefined) {
-      c = this.#changed = this.#maskAt < 0 ? [] : slotsOf(this.store.subarray(this.#maskAt, this.#maskAt + this.#maskLen), this.slotCount);
-      this.#maskAt = -1;
+      c = this._changed = this._maskAt < 0 ? [] : slotsOf(this.store.subarray(this._maskAt, this._maskAt + this._maskLen), this.slotCount);
+      this._maskAt = -1;
     }
     return c;
   }
   set changed(slots: number[]) {
-    this.#changed = slots;
-    this.#maskAt = -1;
+    this._changed = slots;
+    this._maskAt = -1;
   }
 
   /** The mask of the last create is at `store[maskAt … maskAt + len)`; `changed` lists its slots when asked. */
   changedByMask(maskAt: number, len: number): void {
-    this.#maskAt = maskAt;
-    this.#maskLen = len;
-    this.#changed = undefined;
+    this._maskAt = maskAt;
+    this._maskLen = len;
+    this._changed = undefined;
   }
 
   /** The field definition for a name (or alias) of this object's chain. */
@@ -259,7 +269,9 @@ export interface StoreOptions {
  * `applyEvents` / `applyBody` give the detailed events instead.
  */
 export class ObjectStore implements ClientMirror<ServerPacket> {
-  readonly objects = new Map<bigint, WowObject>();
+  /** The objects by guid (a `GuidMap`: a `Map` that hashes a guid without the runtime's bigint hashing). */
+  readonly objects: Map<bigint, WowObject>;
+  private readonly table: GuidMap<WowObject>;
   /** `hasTransport` of the last applied body. */
   hasTransport = 0;
   /** Bytes of values held (4 per slot of every object). */
@@ -273,6 +285,7 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
   private readonly maxBytes: number;
 
   constructor(opts: StoreOptions = {}) {
+    this.objects = this.table = new GuidMap<WowObject>();
     this.opts = { unknownGuid: opts.unknownGuid ?? 'report', extraSlots: opts.extraSlots ?? 'report' };
     const limits = resolveWowLimits(opts.limits);
     this.maxObjects = limits.wowMaxObjects;
@@ -369,9 +382,10 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
   }
 
   private remove(guid: bigint, reason: 'outOfRange' | 'destroy', block: number, out: StoreEvent[]): void {
-    const o = this.objects.get(guid);
+    const h = this.table.hash(guid);
+    const o = this.table.getHashed(guid, h);
     if (o === undefined) return; // repeated removals (split packets) are ignored
-    this.objects.delete(guid);
+    this.table.deleteHashed(guid, h);
     this.release(o);
     this.emit(out, { kind: 'remove', guid, object: o, reason, block });
   }
@@ -465,12 +479,13 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
   }
 
   private create(b: CreateBlock, block: number, out: StoreEvent[]): void {
-    const held = this.objects.get(b.guid);
+    const h = this.table.hash(b.guid);
+    const held = this.table.getHashed(b.guid, h);
     const replaced = held !== undefined;
     if (held !== undefined) this.release(held);
     const o = this.newObject(b);
     if (o.type === undefined) this.emit(out, { kind: 'problem', guid: b.guid, message: `unknown object type ${b.objectTypeId}`, block });
-    this.objects.set(b.guid, o);
+    this.table.setHashed(b.guid, h, o);
     this.setValues(o, b.values, block, out, true);
     this.emit(out, { kind: 'create', guid: b.guid, object: o, updateType: b.updateType, replaced, block });
   }
