@@ -7,7 +7,10 @@ export const WEB_ZLIB_WAYS = [
     key: 'many',
     name: "zlib inflate of the WoW bodies in Chromium: inflateZlibMany (DecompressionStream, four streams in flight; the inspector's way when it has many bodies)",
   },
-  { key: 'portable', name: "zlib inflate of the WoW bodies in Chromium: portable strict inflate (inflateZlib; the inspector's path for a few bodies, and for streams the platform refuses)" },
+  {
+    key: 'portable',
+    name: "zlib inflate of the WoW bodies in Chromium: portable strict inflate (inflateZlib; the inspector's path for a few bodies, and for streams the platform refuses)",
+  },
   { key: 'fflate', name: 'zlib inflate of the WoW bodies in Chromium: fflate unzlibSync one-shot' },
 ] as const;
 

@@ -17,12 +17,15 @@ const time = (f: () => unknown) => {
   sink = f();
   return cpu() - t;
 };
-for (let i = 0; i < 30; i++) (time(A.fn), time(B.fn));
+for (let i = 0; i < 30; i++) time(A.fn), time(B.fn);
 const ta: number[] = [];
 const tb: number[] = [];
 for (let i = 0; i < calls; i++) {
-  if (i % 2 === 0) (ta.push(time(A.fn)), tb.push(time(B.fn)));
-  else (tb.push(time(B.fn)), ta.push(time(A.fn)));
+  const first = i % 2 === 0 ? A : B;
+  const t1 = time(first.fn);
+  const t2 = time((first === A ? B : A).fn);
+  ta.push(first === A ? t1 : t2);
+  tb.push(first === A ? t2 : t1);
 }
 const q = (xs: number[], p: number) => [...xs].sort((x, y) => x - y)[Math.floor(p * (xs.length - 1))]!;
 const mbps = (ms: number) => ((B.bytes ?? 1) / ms / 1000).toFixed(1);

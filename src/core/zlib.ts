@@ -163,6 +163,11 @@ export async function inflateZlibAsync(src: Uint8Array, opts: AsyncInflateOption
   return inflateZlib(src, sync);
 }
 
+/** Whether `inflateZlibAsync` / `inflateZlibMany` with this `impl` inflate through the platform's DecompressionStream here. */
+export function platformInflates(impl?: AsyncInflateOptions['impl']): boolean {
+  return platformStream() !== undefined && (impl === 'platform' || ((impl === undefined || impl === 'auto') && getNodeZlib() === null));
+}
+
 /** Streams inflated at once by `inflateZlibMany` (more wait on one thread for no gain: bench/web-zlib). */
 const MANY_AT_ONCE = 4;
 
@@ -185,7 +190,7 @@ export interface ZlibStream {
 export async function inflateZlibMany(streams: readonly ZlibStream[], opts: AsyncInflateOptions = {}): Promise<Array<Uint8Array | Error>> {
   const { impl, ...rest } = opts;
   const ctor = platformStream();
-  const use = ctor !== undefined && (impl === 'platform' || ((impl === undefined || impl === 'auto') && getNodeZlib() === null));
+  const use = ctor !== undefined && platformInflates(impl);
   const max = rest.maxOutput ?? DEFAULT_LIMITS.maxZlibOutput;
   const out = new Array<Uint8Array | Error>(streams.length);
   const strict = (i: number) => {

@@ -27,9 +27,9 @@ import { movementArb } from './arbitraries.js';
 const HIGH = [0x0000n, 0x4000n, 0xf110n, 0xf120n, 0xf130n, 0xf140n, 0xf100n, 0xf101n, 0x1fc0n, 0xffffn];
 const guidArb = fc.oneof(
   fc.integer({ min: 1, max: 6 }).map(BigInt), // small players
-  fc.tuple(fc.constantFrom(...HIGH), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 4 })).map(
-    ([h, entry, low]) => (h << 48n) | (BigInt(1000 + entry) << 24n) | BigInt(low),
-  ),
+  fc
+    .tuple(fc.constantFrom(...HIGH), fc.integer({ min: 0, max: 3 }), fc.integer({ min: 1, max: 4 }))
+    .map(([h, entry, low]) => (h << 48n) | (BigInt(1000 + entry) << 24n) | BigInt(low)),
   // the same low 32 bits under different high words (one chain in the table)
   fc.tuple(fc.constantFrom(1n, 2n, 0x20_0000n, 0xffff_ffffn), fc.constantFrom(7n, 0xffff_ffffn)).map(([hi, lo]) => (hi << 32n) | lo),
   fc.constantFrom(2n ** 53n - 1n, 2n ** 53n, 2n ** 53n + 1n, 2n ** 64n - 1n, 0n),
@@ -39,27 +39,38 @@ const guidArb = fc.oneof(
 function valuesFor(typeId: number): fc.Arbitrary<PackedValues> {
   const count = OBJECT_TYPES[typeId]?.valuesCount ?? 8;
   const maxMask = Math.min(255, Math.ceil((count + 40) / 32));
-  return fc
-    .array(fc.tuple(fc.integer({ min: 0, max: count + 39 }), fc.integer({ min: 0, max: 0xffffffff })), { maxLength: 12 })
-    .chain((pairs) =>
-      fc.integer({ min: 0, max: maxMask }).map((extraWords) => {
-        const bySlot = new Map(pairs);
-        const slots = [...bySlot.keys()].sort((a, b) => a - b);
-        const n = Math.max(extraWords, slots.length === 0 ? 0 : (slots[slots.length - 1]! >>> 5) + 1);
-        const mask = new Uint32Array(n);
-        for (const s of slots) mask[s >>> 5]! |= 1 << (s & 31);
-        return PackedValues.of(mask, slots.map((s) => bySlot.get(s)!));
-      }),
-    );
+  return fc.array(fc.tuple(fc.integer({ min: 0, max: count + 39 }), fc.integer({ min: 0, max: 0xffffffff })), { maxLength: 12 }).chain((pairs) =>
+    fc.integer({ min: 0, max: maxMask }).map((extraWords) => {
+      const bySlot = new Map(pairs);
+      const slots = [...bySlot.keys()].sort((a, b) => a - b);
+      const n = Math.max(extraWords, slots.length === 0 ? 0 : (slots[slots.length - 1]! >>> 5) + 1);
+      const mask = new Uint32Array(n);
+      for (const s of slots) mask[s >>> 5]! |= 1 << (s & 31);
+      return PackedValues.of(
+        mask,
+        slots.map((s) => bySlot.get(s)!),
+      );
+    }),
+  );
 }
 
 const typeArb = fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 0, max: 7 }) }, { weight: 1, arbitrary: fc.constantFrom(8, 200) });
 
 const blockArb: fc.Arbitrary<UpdateBlock> = fc.oneof(
-  { weight: 5, arbitrary: fc.tuple(fc.constantFrom(2 as const, 3 as const), guidArb, typeArb, movementArb).chain(([updateType, guid, objectTypeId, movement]) =>
-    valuesFor(objectTypeId).map((values): UpdateBlock => ({ updateType, guid, objectTypeId, movement, values })),
-  ) },
-  { weight: 4, arbitrary: fc.tuple(guidArb, fc.integer({ min: 0, max: 7 })).chain(([guid, t]) => valuesFor(t).map((values): UpdateBlock => ({ updateType: 0, guid, values }))) },
+  {
+    weight: 5,
+    arbitrary: fc
+      .tuple(fc.constantFrom(2 as const, 3 as const), guidArb, typeArb, movementArb)
+      .chain(([updateType, guid, objectTypeId, movement]) =>
+        valuesFor(objectTypeId).map((values): UpdateBlock => ({ updateType, guid, objectTypeId, movement, values })),
+      ),
+  },
+  {
+    weight: 4,
+    arbitrary: fc
+      .tuple(guidArb, fc.integer({ min: 0, max: 7 }))
+      .chain(([guid, t]) => valuesFor(t).map((values): UpdateBlock => ({ updateType: 0, guid, values }))),
+  },
   { weight: 1, arbitrary: fc.tuple(guidArb, movementArb).map(([guid, movement]): UpdateBlock => ({ updateType: 1, guid, movement })) },
   { weight: 2, arbitrary: fc.array(guidArb, { maxLength: 4 }).map((guids): UpdateBlock => ({ updateType: 4, guids })) },
   { weight: 1, arbitrary: fc.array(guidArb, { maxLength: 3 }).map((guids): UpdateBlock => ({ updateType: 5, guids })) },
@@ -132,7 +143,13 @@ function modelApply(m: Map<bigint, ModelObject>, step: Step, events: Ev[]): void
         const replaced = m.has(b.guid);
         const t = OBJECT_TYPES[b.objectTypeId];
         if (t === undefined) events.push(['problem', hex(b.guid), block, 'type']);
-        const o: ModelObject = { typeId: b.objectTypeId, values: new Uint32Array(t?.valuesCount ?? 0), createdBy: b.updateType, movement: b.movement, changed: [] };
+        const o: ModelObject = {
+          typeId: b.objectTypeId,
+          values: new Uint32Array(t?.valuesCount ?? 0),
+          createdBy: b.updateType,
+          movement: b.movement,
+          changed: [],
+        };
         m.set(b.guid, o); // a replaced guid keeps its place in the order, as in a Map
         setValues(b.guid, o, b.values);
         events.push(['create', hex(b.guid), block, b.updateType, replaced]);
@@ -161,7 +178,12 @@ function storeEvent(e: StoreEvent): Ev {
     case 'near':
       return ['near', '', e.block, e.guids.map(hex)];
     case 'problem':
-      return ['problem', hex(e.guid!), e.block, e.message.startsWith('unknown object type') ? 'type' : e.message.includes('unknown object') ? 'unknown' : 'dropped'];
+      return [
+        'problem',
+        hex(e.guid!),
+        e.block,
+        e.message.startsWith('unknown object type') ? 'type' : e.message.includes('unknown object') ? 'unknown' : 'dropped',
+      ];
   }
 }
 
@@ -222,7 +244,11 @@ test('property: the store after random creates, VALUES, MOVEMENT, out-of-range a
 // GuidMap as a Map
 
 type Op = ['set', bigint, number] | ['delete', bigint] | ['clear'] | ['iterate', number] | ['step'];
-const keyArb = fc.oneof(fc.bigInt({ min: 0n, max: 40n }), fc.bigInt({ min: 0n, max: 40n }).map((x) => (x << 32n) | 5n), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }));
+const keyArb = fc.oneof(
+  fc.bigInt({ min: 0n, max: 40n }),
+  fc.bigInt({ min: 0n, max: 40n }).map((x) => (x << 32n) | 5n),
+  fc.bigInt({ min: 0n, max: 2n ** 64n - 1n }),
+);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 8, arbitrary: fc.tuple(fc.constant('set' as const), keyArb, fc.integer()) },
   { weight: 5, arbitrary: fc.tuple(fc.constant('delete' as const), keyArb) },
@@ -268,10 +294,11 @@ test('property: GuidMap behaves as a Map (order, get, has, delete, clear, iterat
           assert.equal(g.has(k), m.has(k));
         }
       }
-      for (const [a, b] of its) for (let r = b.next(), l = a.next(); ; r = b.next(), l = a.next()) {
-        assert.deepEqual(l, r);
-        if (r.done) break;
-      }
+      for (const [a, b] of its)
+        for (let r = b.next(), l = a.next(); ; r = b.next(), l = a.next()) {
+          assert.deepEqual(l, r);
+          if (r.done) break;
+        }
     }),
     { numRuns: 300, seed: 19 },
   );
