@@ -6,6 +6,7 @@
 import { bitsToF32 } from '../../core/floats.js';
 import { LimitError } from '../../core/errors.js';
 import type { ClientMirror, MirrorChanges, MirroredEntity, MirrorIssue } from '../../core/mirror.js';
+import { OBJECT_TYPES } from './tables/update-fields.js';
 import { fieldAt, fieldByName, guidHex, objectType, type FieldDef, type ObjectTypeDef } from './fields.js';
 import { floatToJson } from './json.js';
 import { GuidMap } from './guid-map.js';
@@ -338,11 +339,13 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
 
   /** Refuse a body whose creates of new objects would pass `wowMaxObjects` or `wowMaxStoreBytes` (removals in it are not counted). */
   private checkRoom(body: UpdateBody): void {
-    // first without looking guids up, every create counted as a new object (an upper bound):
+    const blocks = body.blocks;
+    // every block a create of a new object of the largest cost: far from the limits, nothing to count
+    if (this.objects.size + blocks.length <= this.maxObjects && this.storeBytes + 4 * ValueSlab.WORDS + blocks.length * MAX_CREATE_COST <= this.maxBytes) return;
+    // then without looking guids up, every create counted as a new object (an upper bound):
     // when that fits, the exact count below fits too; otherwise the exact count finds the error
     let bound = this.objects.size;
     let boundBytes = this.storeBytes + 4 * ValueSlab.WORDS;
-    const blocks = body.blocks;
     for (let i = 0; i < blocks.length; i++) {
       const b = blocks[i]!;
       if (b.updateType !== 2 && b.updateType !== 3) continue;
@@ -513,16 +516,24 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     }
     let k = n;
     let extra = 0;
-    for (let i = 0; i < n; i++) {
-      let w = words[i]!;
-      while (w !== 0) {
-        const bit = 31 - Math.clz32(w & -w);
+    for (let i = 0, at = base; i < n; i++, at += 32) {
+      let w = words[i]! | 0;
+      if (w === 0) continue;
+      if (32 * i + 32 <= limit) {
+        // the whole word inside the type: no slot check
+        do {
+          dst[at + 31 - Math.clz32(w & -w)] = words[k++]!;
+          w &= w - 1;
+        } while (w !== 0);
+        continue;
+      }
+      do {
+        const slot = 32 * i + 31 - Math.clz32(w & -w);
         w &= w - 1;
-        const slot = 32 * i + bit;
         const val = words[k++]!;
         if (slot < limit) dst[base + slot] = val;
         else extra++;
-      }
+      } while (w !== 0);
     }
     if (extra > 0 && this.opts.extraSlots === 'report') {
       this.emit(out, {
@@ -587,6 +598,9 @@ function createCost(b: CreateBlock): number {
   if (words > QUARTER_SLAB) return 4 * n;
   return Math.ceil((16 * Math.min(words + moveRecordBound(b.movement), QUARTER_SLAB)) / 3);
 }
+
+/** The largest `createCost` of any create (a movement record is counted up to a quarter slab). */
+const MAX_CREATE_COST = Math.max(Math.ceil((16 * QUARTER_SLAB) / 3), ...OBJECT_TYPES.map((t) => 4 * t.valuesCount));
 
 /** A movement block the store may keep: spline nodes copied out of the decoder's body-wide word pool (so that a kept object does not hold its whole message). */
 function ownMovement(m: Movement): Movement {
