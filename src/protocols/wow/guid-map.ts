@@ -24,11 +24,12 @@ function hashLow(g: bigint, seed: number): number {
   return Math.imul(Number(BigInt.asUintN(32, g)) ^ seed, 0x9e3779b1);
 }
 
-/** A hash of a guid (any bigint) from all of its bits. */
-function hashWide(g: bigint, seed: number): number {
+/** A hash of a guid (any bigint) from all of its bits (each word mixed with a seed of its own, so that colliding guids cannot be made without the seeds). */
+function hashWide(g: bigint, seed: number, seedHigh: number): number {
   const lo = Number(BigInt.asUintN(32, g));
   const hi = (Number(g) / 4294967296) >>> 0; // the high word, or one next to it (rounding): a function of g all the same
-  return Math.imul(lo ^ seed ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1);
+  const h = Math.imul(lo ^ seed, 0x9e3779b1) ^ Math.imul(hi ^ seedHigh, 0x85ebca6b);
+  return Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);
 }
 
 /** An insert that walks more entries of one chain than this makes the table hash all 64 bits. */
@@ -56,6 +57,7 @@ export class GuidMap<V> implements Map<bigint, V> {
   /** Hashing all 64 bits (after a long chain). */
   private wide = false;
   private readonly seed = (Math.random() * 4294967296) | 0;
+  private readonly seedHigh = (Math.random() * 4294967296) | 0;
   /** Forwarding notes left on replaced key arrays, for iterators (see the header). */
   private static readonly forwards = new WeakMap<Array<bigint | undefined>, Forward>();
 
@@ -73,7 +75,7 @@ export class GuidMap<V> implements Map<bigint, V> {
 
   /** The hash of `key` for `getHashed`, `setHashed`, `deleteHashed` (until the next `setHashed`). */
   hash(key: bigint): number {
-    return this.wide ? hashWide(key, this.seed) : hashLow(key, this.seed);
+    return this.wide ? hashWide(key, this.seed, this.seedHigh) : hashLow(key, this.seed);
   }
 
   /** True once the table hashes all 64 bits of its keys. */
@@ -114,8 +116,8 @@ export class GuidMap<V> implements Map<bigint, V> {
     }
     if (walked > LONG_CHAIN && !this.wide) {
       this.wide = true;
-      for (let i = 0; i < keys.length; i++) if (keys[i] !== undefined) this.hashes[i] = hashWide(keys[i]!, this.seed);
-      h = hashWide(key, this.seed);
+      for (let i = 0; i < keys.length; i++) if (keys[i] !== undefined) this.hashes[i] = hashWide(keys[i]!, this.seed, this.seedHigh);
+      h = hashWide(key, this.seed, this.seedHigh);
       this.relink();
     }
     let at = this.keys_.length;

@@ -57,91 +57,82 @@ function slotsOf(mask: Uint32Array, limit: number): number[] {
 
 /** One object as the client knows it. */
 export class WowObject {
-  // Every field is `declare`d and assigned once in the constructor, in one order (no class-field
-  // initializers: defining fields one by one, private ones most of all, was a tenth of applying a create).
-  declare readonly guid: bigint;
-  declare readonly typeId: number;
+  readonly guid: bigint;
+  readonly typeId: number;
   /** The type definition, undefined for a type id outside 0 … 7. */
-  declare readonly type: ObjectTypeDef | undefined;
+  readonly type: ObjectTypeDef | undefined;
   /** Number of slots (the type's values count). */
-  declare readonly slotCount: number;
+  readonly slotCount: number;
   /** 2 (CREATE_OBJECT, came into view) or 3 (CREATE_OBJECT2, just spawned). */
-  declare createdBy: 2 | 3;
+  createdBy: 2 | 3;
   /** The slab the values live in (store bookkeeping), if any. */
-  declare slab: ValueSlab | undefined;
+  slab: ValueSlab | undefined;
   /** Where the values live: `store[at … at + slotCount)` (a slab's words, or an array of the object's own). */
-  declare readonly store: Uint32Array;
-  declare readonly at: number;
-  declare private _values: Uint32Array | undefined;
-  declare private _changed: number[] | undefined;
+  readonly store: Uint32Array;
+  readonly at: number;
+  #values: Uint32Array | undefined = undefined;
+  #changed: number[] | undefined = undefined;
   /** Offset in `store` of the mask words of the last create (-1: none); the slot list is made on first use of `changed`. */
-  declare private _maskAt: number;
-  declare private _maskLen: number;
-  declare private _movement: Movement | undefined;
+  #maskAt = -1;
+  #maskLen = 0;
+  #movement: Movement | undefined;
   /** Offset in `store` of the movement kept as a record (-1: none; see move-record.ts). */
-  declare private _moveAt: number;
+  #moveAt: number;
 
   /**
    * Values in `store` at `at` (zeroed, `valuesCount` long, mask room after them) may be given by the object store;
    * so may the movement, as a record at `store[moveAt …]` (then `movement` is not used).
    */
   constructor(guid: bigint, typeId: number, movement: Movement | undefined, createdBy: 2 | 3, store?: Uint32Array, at = 0, moveAt = -1) {
-    const type = objectType(typeId);
-    const slotCount = type?.valuesCount ?? 0;
     this.guid = guid;
     this.typeId = typeId;
-    this.type = type;
-    this.slotCount = slotCount;
-    this.createdBy = createdBy;
-    this.slab = undefined;
-    this.store = store ?? new Uint32Array(slotCount);
+    this.type = objectType(typeId);
+    this.slotCount = this.type?.valuesCount ?? 0;
+    this.store = store ?? new Uint32Array(this.slotCount);
     this.at = at;
-    this._values = undefined;
-    this._changed = undefined;
-    this._maskAt = -1;
-    this._maskLen = 0;
-    this._movement = movement;
-    this._moveAt = moveAt;
+    this.#movement = movement;
+    this.#moveAt = moveAt;
+    this.createdBy = createdBy;
   }
 
   /** The movement block of the last create (or MOVEMENT block). */
   get movement(): Movement {
-    let m = this._movement;
+    let m = this.#movement;
     if (m === undefined) {
-      if (this._moveAt < 0) throw new Error(`no movement for ${guidHex(this.guid)}`);
-      m = this._movement = readMoveRecord(this.store, this._moveAt);
+      if (this.#moveAt < 0) throw new Error(`no movement for ${guidHex(this.guid)}`);
+      m = this.#movement = readMoveRecord(this.store, this.#moveAt);
     }
     return m;
   }
   set movement(m: Movement) {
-    this._movement = m;
-    this._moveAt = -1;
+    this.#movement = m;
+    this.#moveAt = -1;
   }
 
   /** Every slot of the type (valuesCount u32s), zero until set. */
   get values(): Uint32Array {
-    return (this._values ??= this.at === 0 && this.store.length === this.slotCount ? this.store : this.store.subarray(this.at, this.at + this.slotCount));
+    return (this.#values ??= this.at === 0 && this.store.length === this.slotCount ? this.store : this.store.subarray(this.at, this.at + this.slotCount));
   }
 
   /** Slots set or changed by the last block applied to this object, rising. */
   get changed(): number[] {
-    let c = this._changed;
+    let c = this.#changed;
     if (c === undefined) {
-      c = this._changed = this._maskAt < 0 ? [] : slotsOf(this.store.subarray(this._maskAt, this._maskAt + this._maskLen), this.slotCount);
-      this._maskAt = -1;
+      c = this.#changed = this.#maskAt < 0 ? [] : slotsOf(this.store.subarray(this.#maskAt, this.#maskAt + this.#maskLen), this.slotCount);
+      this.#maskAt = -1;
     }
     return c;
   }
   set changed(slots: number[]) {
-    this._changed = slots;
-    this._maskAt = -1;
+    this.#changed = slots;
+    this.#maskAt = -1;
   }
 
   /** The mask of the last create is at `store[maskAt … maskAt + len)`; `changed` lists its slots when asked. */
   changedByMask(maskAt: number, len: number): void {
-    this._maskAt = maskAt;
-    this._maskLen = len;
-    this._changed = undefined;
+    this.#maskAt = maskAt;
+    this.#maskLen = len;
+    this.#changed = undefined;
   }
 
   /** The field definition for a name (or alias) of this object's chain. */
