@@ -332,7 +332,8 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
   private checkRoom(body: UpdateBody): void {
     const blocks = body.blocks;
     // every block a create of a new object of the largest cost: far from the limits, nothing to count
-    if (this.objects.size + blocks.length <= this.maxObjects && this.storeBytes + 4 * ValueSlab.WORDS + blocks.length * MAX_CREATE_COST <= this.maxBytes) return;
+    if (this.objects.size + blocks.length <= this.maxObjects && this.storeBytes + 4 * ValueSlab.WORDS + blocks.length * MAX_CREATE_COST <= this.maxBytes)
+      return;
     // then without looking guids up, every create counted as a new object (an upper bound):
     // when that fits, the exact count below fits too; otherwise the exact count finds the error
     let bound = this.objects.size;
