@@ -1,7 +1,8 @@
 /**
  * Child process of the browser zlib rows: inflates the zlib streams of a file
  * written by web-zlib.bench.ts in headless Chromium (playwright-core) — the
- * platform's `DecompressionStream('deflate')`, tickwire's portable strict
+ * platform's `DecompressionStream('deflate')` (one stream after another, a
+ * pass's streams all at once, and `inflateZlibMany`'s four in flight), tickwire's portable strict
  * inflate (what `inflateZlib` runs in a browser without it) and fflate's
  * one-shot `unzlibSync` — and node:zlib in this process, in alternating
  * rounds within one time window, and prints one BenchResult per way as JSON.
@@ -37,7 +38,7 @@ const bytes = streams.reduce((n, s) => n + s.size, 0);
 const root = fileURLToPath(new URL('..', import.meta.url));
 const lib = await esbuild.build({
   stdin: {
-    contents: `export { inflateZlib, inflateZlibAsync } from './src/core/zlib.ts'; export { unzlibSync } from 'fflate';`,
+    contents: `export { inflateZlib, inflateZlibAsync, inflateZlibMany } from './src/core/zlib.ts'; export { unzlibSync } from 'fflate';`,
     resolveDir: root,
     loader: 'ts',
   },
@@ -61,7 +62,7 @@ try {
           let n = 0;
           if (w === 'ds') for (const s of streams) n += (await tw.inflateZlibAsync(s.z, { expectedSize: s.size, impl: 'platform' })).length;
           else if (w === 'dsall') for (const o of await Promise.all(streams.map((s) => tw.inflateZlibAsync(s.z, { expectedSize: s.size, impl: 'platform' })))) n += o.length;
-
+          else if (w === 'many') for (const o of await tw.inflateZlibMany(streams.map((s) => ({ z: s.z, expectedSize: s.size })), { impl: 'platform' })) n += o.length;
           else if (w === 'portable') for (const s of streams) n += tw.inflateZlib(s.z, { expectedSize: s.size }).length;
           else for (const s of streams) n += tw.unzlibSync(s.z).length;
           return n;

@@ -7,7 +7,7 @@ export { ByteReader, decodeUtf8 } from './reader.js';
 export { ByteWriter, vu32Size } from './writer.js';
 export { BitReader, BitWriter } from './bits.js';
 export { decodeLz4Block, encodeLz4Block, lz4Bound } from './lz4.js';
-export { inflateZlib, inflateZlibAsync, deflateZlib } from './zlib.js';
+export { inflateZlib, inflateZlibAsync, inflateZlibMany, InflatedZlib, platformInflates, deflateZlib, type ZlibStream } from './zlib.js';
 export type { AsyncInflateOptions, InflateOptions, ZlibImpl } from './zlib.js';
 export { toHex, fromHex, hexdump, parseHexLines } from './hex.js';
 export type { HexdumpOptions } from './hex.js';

@@ -7,6 +7,7 @@
  * page is adding one file and one line.
  */
 import type { SpanSink } from '../core/spans.js';
+import type { InflatedZlib } from '../core/zlib.js';
 
 /** A family-specific command-line option (`--version 0.7`, `--body`). */
 export interface FamilyOption {
@@ -123,6 +124,12 @@ export interface MessageSummary {
   direction?: string;
 }
 
+/** What a family's `prepare` made ahead of a decode, handed to `createDecoder` / `decodeFile`. */
+export interface PreparedInput {
+  /** zlib bodies inflated ahead by the platform (WoW's compressed frames; see core's `InflatedZlib`). */
+  zlib?: InflatedZlib;
+}
+
 export interface FamilyAdapter {
   /** Name used on the command line: `scrapmechanic`, `teeworlds`, `wow`, `diep`. */
   name: string;
@@ -131,7 +138,7 @@ export interface FamilyAdapter {
   summary: string;
   /** Family-specific options for `decode` / `encode`. */
   options: Record<string, FamilyOption>;
-  createDecoder(opts: OptionValues): StreamDecoder;
+  createDecoder(opts: OptionValues, prepared?: PreparedInput): StreamDecoder;
   createEncoder(opts: OptionValues): StreamEncoder;
   /** Bundled samples. */
   samples: readonly Sample[];
@@ -139,7 +146,14 @@ export interface FamilyAdapter {
    * Optional: decode a whole input file that is not a message stream (e.g. a pcap).
    * Return undefined to fall back to the normal handling.
    */
-  decodeFile?(bytes: Uint8Array, opts: OptionValues, detail?: FileDetail): Iterable<DecodedMessage> | undefined;
+  decodeFile?(bytes: Uint8Array, opts: OptionValues, detail?: FileDetail, prepared?: PreparedInput): Iterable<DecodedMessage> | undefined;
+  /**
+   * Optional, asynchronous work ahead of a decode that makes the decode itself faster (the
+   * inspector's worker awaits it): `messages` when the input is a list of messages (hex lines),
+   * `file` otherwise. Undefined when there is nothing to do. WoW: the compressed frames' zlib
+   * bodies inflated by the platform's DecompressionStream when there are many.
+   */
+  prepare?(input: { messages: readonly Uint8Array[] } | { file: Uint8Array }, opts: OptionValues): Promise<PreparedInput | undefined>;
   /** Optional: the message type, tick and time of a decoded message (else read from the record's common fields). */
   summarize?(message: DecodedMessage): MessageSummary;
   /** Optional: `tickwire watch <family> TARGET`, a live session printing records. */

@@ -39,7 +39,7 @@ const UPDATE_OPCODES = new Set([0x0a9, 0x0aa, 0x1f6]);
 /** Payload bytes shown (as hex) for an opaque frame. */
 const PAYLOAD_HEAD = 32;
 
-function captureOptions(opts: OptionValues): WowCaptureOptions {
+export function captureOptions(opts: OptionValues): WowCaptureOptions {
   const o: WowCaptureOptions = {};
   if (typeof opts['session-key'] === 'string') {
     const order = opts['session-key-order'] === 'bytes' ? 'bytes' : 'db';

@@ -4,14 +4,17 @@
  * default, the bare uncompressed body with `--body`. The decoder keeps an
  * object store, so VALUES blocks are typed with the type from earlier creates.
  */
-import { DecodeError, EncodeError, type SpanSink } from '../core/index.js';
+import { DecodeError, EncodeError, InflatedZlib, isCapture, platformInflates, type SpanSink, type ZlibStream } from '../core/index.js';
 import { noChanges, type MirrorChanges } from '../core/mirror.js';
 import {
   ObjectStore,
+  SMSG_COMPRESSED_UPDATE_OBJECT,
+  WOW_LIMITS,
   bodyFromJson,
   bodyToJson,
   decodeBody,
   decodePacketDetailed,
+  decodeWowCapture,
   encodeBody,
   encodePacket,
   guidHex,
@@ -24,8 +27,18 @@ import {
   type ServerPacket,
   type WowDecodeOptions,
 } from '../protocols/wow/index.js';
-import { decodeWowCaptureFile, wowCaptureOptions } from './wow-capture.js';
-import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, FileDetail, MessageSummary, OptionValues } from './types.js';
+import { captureOptions, decodeWowCaptureFile, wowCaptureOptions } from './wow-capture.js';
+import type {
+  DecodedMessage,
+  EntityByteRange,
+  EntityRow,
+  EntityTable,
+  FamilyAdapter,
+  FileDetail,
+  MessageSummary,
+  OptionValues,
+  PreparedInput,
+} from './types.js';
 
 function movementGuid(opts: OptionValues): MovementGuidWidth {
   return opts['movement-guid'] === 'packed' ? 'packed' : 'u64';
@@ -41,7 +54,10 @@ class WowStreamDecoder {
    * page, `stats`) rebuilds only what changed instead of every field of every object.
    */
   private readonly rows = new Map<string, { type: string; fields: Record<string, unknown> }>();
-  constructor(private readonly opts: OptionValues) {}
+  constructor(
+    private readonly opts: OptionValues,
+    private readonly inflated?: InflatedZlib,
+  ) {}
 
   /** Forget the cached rows of the objects the last message touched. */
   private touched(): void {
@@ -56,6 +72,7 @@ class WowStreamDecoder {
     // Types come from earlier creates; the guid's high part is only a fallback for naming (§3.2).
     const typeOf = (g: bigint) => this.store.typeOf(g) ?? typeIdFromGuid(g);
     const dopts: WowDecodeOptions = { movementBlockGuid: movementGuid(this.opts), typeOf, ranges };
+    if (this.inflated !== undefined) dopts.inflated = this.inflated;
     if (spans !== undefined) dopts.spans = spans;
     let record: Record<string, unknown>;
     const entities: EntityByteRange[] = [];
@@ -105,6 +122,28 @@ class WowStreamDecoder {
     }
     return { rows, removed: this.last.removed };
   }
+}
+
+/** Compressed frames from which `prepare` inflates ahead (fewer: each is inflated as it is decoded). */
+const PREPARE_FROM = 4;
+
+/**
+ * The zlib streams of the compressed server frames among `frames` (with their declared
+ * sizes, those within the default limits), inflated by the platform's DecompressionStream
+ * when there are many and the platform has it (a browser; `impl: 'platform'` wherever it
+ * exists, for tests on Node); undefined otherwise.
+ */
+export async function prepareWowZlib(frames: readonly Uint8Array[], impl?: 'platform'): Promise<PreparedInput | undefined> {
+  if (!platformInflates(impl)) return undefined;
+  const streams: ZlibStream[] = [];
+  for (const f of frames) {
+    if (f.length < 8 || (f[2]! | (f[3]! << 8)) !== SMSG_COMPRESSED_UPDATE_OBJECT) continue;
+    const size = (f[4]! | (f[5]! << 8) | (f[6]! << 16) | (f[7]! << 24)) >>> 0;
+    if (size > WOW_LIMITS.wowMaxUncompressedSize || size > WOW_LIMITS.maxZlibOutput) continue;
+    streams.push({ z: f.subarray(8), expectedSize: size });
+  }
+  if (streams.length < PREPARE_FROM) return undefined;
+  return { zlib: await InflatedZlib.of(streams, impl === undefined ? { maxOutput: WOW_LIMITS.maxZlibOutput } : { maxOutput: WOW_LIMITS.maxZlibOutput, impl }) };
 }
 
 const DIRECTIONS: Record<string, string> = { server: 'server→client', client: 'client→server' };
@@ -157,8 +196,8 @@ export const wow: FamilyAdapter = {
     },
     { id: 'capture', title: 'An encrypted world session in a pcap (synthetic; key recovered)', path: 'samples/wow/session.pcap', format: 'pcap' },
   ],
-  createDecoder(opts: OptionValues) {
-    const d = new WowStreamDecoder(opts);
+  createDecoder(opts: OptionValues, prepared?: PreparedInput) {
+    const d = new WowStreamDecoder(opts, prepared?.zlib);
     return {
       decode: (bytes: Uint8Array, spans?: SpanSink) => {
         try {
@@ -172,7 +211,17 @@ export const wow: FamilyAdapter = {
     };
   },
   summarize: summarizeWow,
-  decodeFile: (bytes: Uint8Array, opts: OptionValues, detail?: FileDetail) => decodeWowCaptureFile(bytes, opts, (o) => wow.createDecoder(o), detail),
+  decodeFile: (bytes: Uint8Array, opts: OptionValues, detail?: FileDetail, prepared?: PreparedInput) =>
+    decodeWowCaptureFile(bytes, opts, (o) => wow.createDecoder(o, prepared), detail),
+  async prepare(input, opts) {
+    if (opts.body === true || !platformInflates()) return undefined;
+    if ('messages' in input) return prepareWowZlib(input.messages);
+    if (!isCapture(input.file)) return undefined;
+    // the capture's server frames, framed (and deciphered) once more by decodeFile
+    const frames: Uint8Array[] = [];
+    for (const e of decodeWowCapture(input.file, captureOptions(opts))) if (e.kind === 'frame' && e.direction === 'server') frames.push(e.bytes);
+    return prepareWowZlib(frames);
+  },
   createEncoder(opts: OptionValues) {
     const moveGuid = movementGuid(opts);
     return {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DecodeError } from '../../src/core/errors.js';
 import { fromHex, toHex } from '../../src/core/hex.js';
-import { deflateZlib, inflateZlib, inflateZlibAsync, type ZlibImpl } from '../../src/core/zlib.js';
+import { InflatedZlib, deflateZlib, inflateZlib, inflateZlibAsync, inflateZlibMany, type ZlibImpl } from '../../src/core/zlib.js';
 import { adler32 } from '../../src/core/inflate.js';
 import { decodePacket, encodeBody, frame } from '../../src/protocols/wow/index.js';
 import { loadFixtures } from './helpers.js';
@@ -377,4 +377,45 @@ test('property: a compressed frame with bytes after its zlib stream: the same va
     { numRuns: 400 },
   );
   assert.ok(accepted > 50 && refused > 50, `${accepted} accepted, ${refused} refused`);
+});
+
+test('property: inflateZlibMany (DecompressionStream, several in flight) gives per stream the value or the error of inflateZlib; InflatedZlib finds a body by its bytes', async () => {
+  assert.equal(typeof (globalThis as { DecompressionStream?: unknown }).DecompressionStream, 'function');
+  let errors = 0;
+  let values = 0;
+  await fc.assert(
+    fc.asyncProperty(fc.array(fc.tuple(bodyArb, fc.constantFrom(0, 1, 9), mutationArb, fc.boolean()), { minLength: 1, maxLength: 9 }), async (list) => {
+      const streams = list.map(([body, level, muts, sized]) => {
+        const z = mutate(deflateZlib(body, level), muts);
+        return sized ? { z, expectedSize: body.length } : { z };
+      });
+      const got = await inflateZlibMany(streams, { impl: 'platform', maxOutput: 1 << 16 });
+      assert.equal(got.length, streams.length);
+      const cache = await InflatedZlib.of(streams, { impl: 'platform', maxOutput: 1 << 16 });
+      streams.forEach((s, i) => {
+        const want = outcome(() => inflateZlib(s.z, { ...s, maxOutput: 1 << 16 }));
+        const g = got[i]!;
+        if (want.ok) {
+          values++;
+          assert.ok(g instanceof Uint8Array, `stream ${i}: ${String(g)}`);
+          assert.equal(toHex(g), want.hex);
+          // found by its bytes (a copy), not found once a byte differs
+          assert.equal(toHex(cache.get(s.z.slice())!), want.hex);
+          const other = s.z.slice();
+          other[0]! ^= 1;
+          assert.equal(cache.get(other), undefined);
+        } else {
+          errors++;
+          assert.ok(g instanceof DecodeError, `stream ${i}: expected ${want.error.message}`);
+          assert.deepEqual([g.name, g.message, g.offset], [want.error.name, want.error.message, want.error.offset]);
+          assert.equal(cache.get(s.z), undefined);
+        }
+      });
+    }),
+    { numRuns: 120 },
+  );
+  assert.ok(errors > 40 && values > 40, `${errors} errors, ${values} values`);
+  // an empty output ends too (no read waits for a chunk that never comes)
+  const empty = deflateZlib(new Uint8Array(0), 6);
+  assert.deepEqual(await inflateZlibMany([{ z: empty, expectedSize: 0 }], { impl: 'platform' }), [new Uint8Array(0)]);
 });

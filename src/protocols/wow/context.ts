@@ -29,6 +29,13 @@ export interface WowDecodeOptions extends DecodeOptions {
   ranges?: GuidRange[];
   /** zlib implementation for compressed packets (default: the portable strict decoder, see core/zlib.ts). */
   zlibImpl?: ZlibImpl;
+  /**
+   * Bodies inflated ahead (core's `InflatedZlib`, filled by `inflateZlibMany` with the
+   * platform's DecompressionStream): a compressed frame whose stream is found there, with the
+   * declared size, is not inflated again. The value and every error stay as without it: the
+   * platform inflated only streams the strict decoder accepts, and the trailer is checked as always.
+   */
+  inflated?: { get(z: Uint8Array): Uint8Array | undefined };
 }
 
 export interface WowEncodeOptions {
@@ -52,6 +59,7 @@ export class ReadContext {
   readonly moveGuid: MovementGuidWidth;
   readonly typeOf: ((guid: bigint) => number | undefined) | undefined;
   readonly ranges: GuidRange[] | undefined;
+  readonly inflated: WowDecodeOptions['inflated'];
   /** Set when a packed guid had a mask bit for a zero byte. */
   nonCanonical = false;
   /** Words of every mask and value of the body being read; blocks get views into it (one allocation per body). */
@@ -69,6 +77,7 @@ export class ReadContext {
     this.moveGuid = opts?.movementBlockGuid ?? 'u64';
     this.typeOf = opts?.typeOf;
     this.ranges = opts?.ranges;
+    this.inflated = opts?.inflated;
     if (this.spans !== undefined) this.localTypes = new Map();
   }
 

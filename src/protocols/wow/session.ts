@@ -6,8 +6,10 @@
 import { bitsToF32 } from '../../core/floats.js';
 import { LimitError } from '../../core/errors.js';
 import type { ClientMirror, MirrorChanges, MirroredEntity, MirrorIssue } from '../../core/mirror.js';
+import { OBJECT_TYPES } from './tables/update-fields.js';
 import { fieldAt, fieldByName, guidHex, objectType, type FieldDef, type ObjectTypeDef } from './fields.js';
 import { floatToJson } from './json.js';
+import { GuidMap } from './guid-map.js';
 import { resolveWowLimits, type WowLimits } from './limits.js';
 import { moveRecordBound, moveRecordWords, readMoveRecord, writeMoveRecord } from './move-record.js';
 import {
@@ -259,7 +261,9 @@ export interface StoreOptions {
  * `applyEvents` / `applyBody` give the detailed events instead.
  */
 export class ObjectStore implements ClientMirror<ServerPacket> {
-  readonly objects = new Map<bigint, WowObject>();
+  /** The objects by guid (a `GuidMap`: a `Map` that hashes a guid without the runtime's bigint hashing). */
+  readonly objects: Map<bigint, WowObject>;
+  private readonly table: GuidMap<WowObject>;
   /** `hasTransport` of the last applied body. */
   hasTransport = 0;
   /** Bytes of values held (4 per slot of every object). */
@@ -273,6 +277,7 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
   private readonly maxBytes: number;
 
   constructor(opts: StoreOptions = {}) {
+    this.objects = this.table = new GuidMap<WowObject>();
     this.opts = { unknownGuid: opts.unknownGuid ?? 'report', extraSlots: opts.extraSlots ?? 'report' };
     const limits = resolveWowLimits(opts.limits);
     this.maxObjects = limits.wowMaxObjects;
@@ -325,11 +330,14 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
 
   /** Refuse a body whose creates of new objects would pass `wowMaxObjects` or `wowMaxStoreBytes` (removals in it are not counted). */
   private checkRoom(body: UpdateBody): void {
-    // first without looking guids up, every create counted as a new object (an upper bound):
+    const blocks = body.blocks;
+    // every block a create of a new object of the largest cost: far from the limits, nothing to count
+    if (this.objects.size + blocks.length <= this.maxObjects && this.storeBytes + 4 * ValueSlab.WORDS + blocks.length * MAX_CREATE_COST <= this.maxBytes)
+      return;
+    // then without looking guids up, every create counted as a new object (an upper bound):
     // when that fits, the exact count below fits too; otherwise the exact count finds the error
     let bound = this.objects.size;
     let boundBytes = this.storeBytes + 4 * ValueSlab.WORDS;
-    const blocks = body.blocks;
     for (let i = 0; i < blocks.length; i++) {
       const b = blocks[i]!;
       if (b.updateType !== 2 && b.updateType !== 3) continue;
@@ -369,9 +377,10 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
   }
 
   private remove(guid: bigint, reason: 'outOfRange' | 'destroy', block: number, out: StoreEvent[]): void {
-    const o = this.objects.get(guid);
+    const h = this.table.hash(guid);
+    const o = this.table.getHashed(guid, h);
     if (o === undefined) return; // repeated removals (split packets) are ignored
-    this.objects.delete(guid);
+    this.table.deleteHashed(guid, h);
     this.release(o);
     this.emit(out, { kind: 'remove', guid, object: o, reason, block });
   }
@@ -465,12 +474,13 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
   }
 
   private create(b: CreateBlock, block: number, out: StoreEvent[]): void {
-    const held = this.objects.get(b.guid);
+    const h = this.table.hash(b.guid);
+    const held = this.table.getHashed(b.guid, h);
     const replaced = held !== undefined;
     if (held !== undefined) this.release(held);
     const o = this.newObject(b);
     if (o.type === undefined) this.emit(out, { kind: 'problem', guid: b.guid, message: `unknown object type ${b.objectTypeId}`, block });
-    this.objects.set(b.guid, o);
+    this.table.setHashed(b.guid, h, o);
     this.setValues(o, b.values, block, out, true);
     this.emit(out, { kind: 'create', guid: b.guid, object: o, updateType: b.updateType, replaced, block });
   }
@@ -498,16 +508,24 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     }
     let k = n;
     let extra = 0;
-    for (let i = 0; i < n; i++) {
-      let w = words[i]!;
-      while (w !== 0) {
-        const bit = 31 - Math.clz32(w & -w);
+    for (let i = 0, at = base; i < n; i++, at += 32) {
+      let w = words[i]! | 0;
+      if (w === 0) continue;
+      if (32 * i + 32 <= limit) {
+        // the whole word inside the type: no slot check
+        do {
+          dst[at + 31 - Math.clz32(w & -w)] = words[k++]!;
+          w &= w - 1;
+        } while (w !== 0);
+        continue;
+      }
+      do {
+        const slot = 32 * i + 31 - Math.clz32(w & -w);
         w &= w - 1;
-        const slot = 32 * i + bit;
         const val = words[k++]!;
         if (slot < limit) dst[base + slot] = val;
         else extra++;
-      }
+      } while (w !== 0);
     }
     if (extra > 0 && this.opts.extraSlots === 'report') {
       this.emit(out, {
@@ -572,6 +590,9 @@ function createCost(b: CreateBlock): number {
   if (words > QUARTER_SLAB) return 4 * n;
   return Math.ceil((16 * Math.min(words + moveRecordBound(b.movement), QUARTER_SLAB)) / 3);
 }
+
+/** The largest `createCost` of any create (a movement record is counted up to a quarter slab). */
+const MAX_CREATE_COST = Math.max(Math.ceil((16 * QUARTER_SLAB) / 3), ...OBJECT_TYPES.map((t) => 4 * t.valuesCount));
 
 /** A movement block the store may keep: spline nodes copied out of the decoder's body-wide word pool (so that a kept object does not hold its whole message). */
 function ownMovement(m: Movement): Movement {

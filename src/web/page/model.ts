@@ -8,7 +8,17 @@
  */
 import { DecodeError, parseHexLines as parseLines, SpanSink, toJsonValue } from '../../core/index.js';
 import type { Span } from '../../core/index.js';
-import type { DecodedMessage, EntityByteRange, EntityRow, EntityTable, FamilyAdapter, MessageSummary, OptionValues, Sample } from '../../families/types.js';
+import type {
+  DecodedMessage,
+  EntityByteRange,
+  EntityRow,
+  EntityTable,
+  FamilyAdapter,
+  MessageSummary,
+  OptionValues,
+  PreparedInput,
+  Sample,
+} from '../../families/types.js';
 import { summarize } from '../../families/summary.js';
 
 /** What went wrong in one message. */
@@ -153,10 +163,10 @@ export function decodeMessages(family: FamilyAdapter, options: OptionValues, inp
 }
 
 /** The same, one message at a time (the worker posts them in batches as they come). */
-export function* iterMessages(family: FamilyAdapter, options: OptionValues, inputs: readonly Uint8Array[]): Generator<MessageView> {
+export function* iterMessages(family: FamilyAdapter, options: OptionValues, inputs: readonly Uint8Array[], prepared?: PreparedInput): Generator<MessageView> {
   let dec;
   try {
-    dec = family.createDecoder(options);
+    dec = family.createDecoder(options, prepared);
   } catch (e) {
     const err = errorInfo(e);
     if (inputs.length > 0) yield view(family, 0, inputs[0], undefined, [], undefined, err);
@@ -314,11 +324,18 @@ function* iterDecodedFile(family: FamilyAdapter, iter: Iterable<DecodedMessage>)
  * A file's bytes: a text file of hex lines (a stream), else the family's own file
  * decoder (a pcap, a demo), else one binary message.
  */
-export function planFile(family: FamilyAdapter, options: OptionValues, bytes: Uint8Array, format?: Sample['format']): InputPlan {
+export function planFile(
+  family: FamilyAdapter,
+  options: OptionValues,
+  bytes: Uint8Array,
+  format?: Sample['format'],
+  prepared?: PreparedInput,
+  lines?: Uint8Array[],
+): InputPlan {
   if (format === 'hex-lines' || (format === undefined && looksLikeHexLines(bytes))) {
     let inputs: Uint8Array[];
     try {
-      inputs = parseHexLines(new TextDecoder().decode(bytes));
+      inputs = lines ?? parseHexLines(new TextDecoder().decode(bytes));
     } catch (e) {
       return { kind: 'hex lines', inputError: (e as Error).message, messages: [] };
     }
@@ -326,20 +343,44 @@ export function planFile(family: FamilyAdapter, options: OptionValues, bytes: Ui
     return {
       kind: `${inputs.length} hex line${inputs.length === 1 ? '' : 's'}${dropped}`,
       total: Math.min(inputs.length, MAX_MESSAGES),
-      messages: iterMessages(family, options, inputs),
+      messages: iterMessages(family, options, inputs, prepared),
     };
   }
   if (format !== 'binary' && family.decodeFile !== undefined) {
     let iter: Iterable<DecodedMessage> | undefined;
     try {
-      iter = family.decodeFile(bytes, options);
+      iter = family.decodeFile(bytes, options, undefined, prepared);
     } catch (e) {
       return { kind: 'capture file', total: 1, messages: [view(family, 0, undefined, undefined, [], undefined, errorInfo(e))] };
     }
     if (iter !== undefined) return { kind: 'capture file', messages: iterDecodedFile(family, iter) };
   }
   if (format === 'pcap') return { kind: 'capture file', inputError: `${family.name} cannot read this capture file`, messages: [] };
-  return { kind: '1 message', total: 1, messages: iterMessages(family, options, [bytes]) };
+  return { kind: '1 message', total: 1, messages: iterMessages(family, options, [bytes], prepared) };
+}
+
+/**
+ * `planFile` after the family's asynchronous `prepare` (the worker's way: WoW inflates its
+ * compressed frames' zlib bodies through the platform's DecompressionStream first). What the
+ * plan yields is the same as `planFile`'s; a failed `prepare` is only a lost head start.
+ */
+export async function planFileAsync(family: FamilyAdapter, options: OptionValues, bytes: Uint8Array, format?: Sample['format']): Promise<InputPlan> {
+  if (family.prepare === undefined) return planFile(family, options, bytes, format);
+  let lines: Uint8Array[] | undefined;
+  if (format === 'hex-lines' || (format === undefined && looksLikeHexLines(bytes))) {
+    try {
+      lines = parseHexLines(new TextDecoder().decode(bytes));
+    } catch {
+      return planFile(family, options, bytes, format);
+    }
+  }
+  let prepared: PreparedInput | undefined;
+  try {
+    prepared = await family.prepare(lines !== undefined ? { messages: lines.slice(0, MAX_MESSAGES) } : { file: bytes }, options);
+  } catch {
+    prepared = undefined;
+  }
+  return planFile(family, options, bytes, format, prepared, lines);
 }
 
 /** A whole file decoded at once (tests, small inputs). */

@@ -5,7 +5,7 @@
  */
 import { FAMILIES } from '../../families/registry.js';
 import type { OptionValues, Sample } from '../../families/types.js';
-import { planFile, type MessageView } from './model.js';
+import { planFileAsync, type MessageView } from './model.js';
 
 export interface LoadRequest {
   id: number;
@@ -26,12 +26,13 @@ const BATCH_MS = 50;
 
 const post = (r: LoadReply) => (self as unknown as { postMessage(m: unknown): void }).postMessage(r);
 
-self.onmessage = (ev: MessageEvent<LoadRequest>) => {
+self.onmessage = async (ev: MessageEvent<LoadRequest>) => {
   const req = ev.data;
   try {
     const family = FAMILIES.find((f) => f.name === req.family);
     if (family === undefined) throw new Error(`unknown family ${req.family}`);
-    const plan = planFile(family, req.options, req.bytes, req.format);
+    // (a family may work ahead asynchronously: WoW inflates many zlib bodies through DecompressionStream)
+    const plan = await planFileAsync(family, req.options, req.bytes, req.format);
     post({
       id: req.id,
       type: 'start',
