@@ -2,6 +2,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildPage } from '../../src/web/build.js';
 import { serve, type RunningServer } from '../../src/web/server.js';
@@ -42,6 +43,20 @@ export async function launchChromium(): Promise<Browser> {
 export async function startToyServer(): Promise<RunningServer> {
   const assets = await buildPage({ registry: join(ROOT, 'test/web/toy-registry.ts') });
   return serve({ assets, root: ROOT, files: FAMILIES.flatMap((f) => f.samples.map((s) => s.path)), port: 0 });
+}
+
+/** A script for a page or a worker: `entry` (JavaScript importing project files by absolute path) bundled by esbuild. */
+export async function bundleForPage(entry: string): Promise<string> {
+  const r = await build({
+    stdin: { contents: entry, resolveDir: ROOT, loader: 'js' },
+    bundle: true,
+    write: false,
+    format: 'iife',
+    platform: 'browser',
+    target: 'es2022',
+    logLevel: 'silent',
+  });
+  return r.outputFiles[0]!.text;
 }
 
 /** An inspector page in Chromium on the toy server (ready), with its page errors (and console errors when asked). */

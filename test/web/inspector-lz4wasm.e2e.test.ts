@@ -9,12 +9,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import type { Page } from 'playwright-core';
 import { decodeLz4BlockTs, encodeLz4Block } from '../../src/core/lz4.js';
 import { DecodeError } from '../../src/core/errors.js';
 import { fromHex } from '../../src/core/index.js';
-import { chromiumMissing, pickSample, ROOT, openInspector, type OpenInspector } from './helpers.js';
+import { chromiumMissing, pickSample, ROOT, openInspector, type OpenInspector, bundleForPage } from './helpers.js';
 import { FAMILIES } from '../../src/families/registry.js';
 
 const missing = chromiumMissing();
@@ -59,16 +58,7 @@ globalThis.lz4Probe = (blocks) => ({
     catch (e) { return e.name + ' @' + e.offset + ' ' + e.path + ' ' + e.message; }
   }),
 });`;
-  const r = await build({
-    stdin: { contents: entry, resolveDir: ROOT, loader: 'js' },
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: 'es2022',
-    logLevel: 'silent',
-  });
-  return r.outputFiles[0]!.text;
+  return bundleForPage(entry);
 }
 
 describe('LZ4 WebAssembly in Chromium (inspector page and worker)', { skip: missing }, () => {

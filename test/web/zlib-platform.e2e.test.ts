@@ -9,12 +9,11 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import type { Browser, Page } from 'playwright-core';
 import { deflateZlib, inflateZlib } from '../../src/core/zlib.js';
 import { DecodeError } from '../../src/core/errors.js';
 import { rng } from '../helpers/rng.js';
-import { chromiumMissing, launchChromium, ROOT } from './helpers.js';
+import { chromiumMissing, launchChromium, ROOT, bundleForPage } from './helpers.js';
 
 const missing = chromiumMissing();
 const MAX = 1 << 16;
@@ -70,16 +69,7 @@ globalThis.zlibProbe = async (hexes, max) => {
   const got = await inflateZlibMany(zs, { maxOutput: max });
   return { platform: platformInflates(), results: got.map((g) => (g instanceof Uint8Array ? 'ok ' + hex(g) : g.name + ' @' + g.offset + ' ' + g.path + ' ' + g.message)) };
 };`;
-  const r = await build({
-    stdin: { contents: entry, resolveDir: ROOT, loader: 'js' },
-    bundle: true,
-    write: false,
-    format: 'iife',
-    platform: 'browser',
-    target: 'es2022',
-    logLevel: 'silent',
-  });
-  return r.outputFiles[0]!.text;
+  return bundleForPage(entry);
 }
 
 describe('zlib through DecompressionStream in Chromium', { skip: missing }, () => {
