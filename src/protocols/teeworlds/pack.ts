@@ -104,17 +104,7 @@ export class DeltaPacker {
           shift = sh;
           fd = fD + sh;
           lim = Math.min(tLen, fLen - sh);
-          eq = ts;
-          const lim4 = lim - 3;
-          while (
-            eq < lim4 &&
-            tData[tD + eq] === fData[fd + eq] &&
-            tData[tD + eq + 1] === fData[fd + eq + 1] &&
-            tData[tD + eq + 2] === fData[fd + eq + 2] &&
-            tData[tD + eq + 3] === fData[fd + eq + 3]
-          )
-            eq += 4;
-          while (eq < lim && tData[tD + eq] === fData[fd + eq]) eq++;
+          eq = equalUntil(tData, tD, fData, fd, ts, lim);
         }
         // items end within both data areas, so a run that ends inside this item ends at a difference
         const te = ts + size;
@@ -131,16 +121,7 @@ export class DeltaPacker {
           if (d >= -64 && d < 64) out[p++] = d < 0 ? 0x40 | (~d & 0x3f) : d;
           else p = writeVarint(out, p, d);
           at = ++eq;
-          const lim4 = lim - 3;
-          while (
-            eq < lim4 &&
-            tData[tD + eq] === fData[fd + eq] &&
-            tData[tD + eq + 1] === fData[fd + eq + 1] &&
-            tData[tD + eq + 2] === fData[fd + eq + 2] &&
-            tData[tD + eq + 3] === fData[fd + eq + 3]
-          )
-            eq += 4;
-          while (eq < lim && tData[tD + eq] === fData[fd + eq]) eq++;
+          eq = equalUntil(tData, tD, fData, fd, eq, lim);
         } while (eq < te);
         p += te - at;
       } else {
@@ -192,4 +173,13 @@ export class DeltaPacker {
     this.at = (p + 7) & ~7;
     return new Uint8Array(this.bufMem, at, p - at);
   }
+}
+
+/** The first index from `eq` (below `lim`) where `t[tD + i]` and `f[fd + i]` differ, or `lim`: four ints a step, then one. */
+function equalUntil(t: Int32Array, tD: number, f: Int32Array, fd: number, eq: number, lim: number): number {
+  const lim4 = lim - 3;
+  while (eq < lim4 && t[tD + eq] === f[fd + eq] && t[tD + eq + 1] === f[fd + eq + 1] && t[tD + eq + 2] === f[fd + eq + 2] && t[tD + eq + 3] === f[fd + eq + 3])
+    eq += 4;
+  while (eq < lim && t[tD + eq] === f[fd + eq]) eq++;
+  return eq;
 }
