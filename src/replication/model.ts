@@ -372,6 +372,17 @@ export function newRecList(): RecList {
   return { n: 0, e: [], held: [], target: [], a: [], off: [], ebits: [], bits: [], g: [], body: NO_ARENA, bodyBits: -1 };
 }
 
+/** Record `i` of `from` as record `j` of `to` (its id gap position and the packet body are not copied). */
+export function copyRec(from: RecList, i: number, to: RecList, j: number): void {
+  to.e[j] = from.e[i]!;
+  to.held[j] = from.held[i]!;
+  to.target[j] = from.target[i]!;
+  to.a[j] = from.a[i]!;
+  to.off[j] = from.off[i]!;
+  to.ebits[j] = from.ebits[i]!;
+  to.bits[j] = from.bits[i]!;
+}
+
 /** Append the entities of `from` not marked `mark` to `out` from index `n` (marking them); returns the new count. */
 export function addMarked(out: Ent[], n: number, from: Iterable<Ent>, mark: number): number {
   for (const e of from) {

@@ -29,6 +29,7 @@ import {
   Ent,
   Sent,
   addMarked,
+  copyRec,
   newRecList,
   numLayout,
   type NumLayout,
@@ -123,16 +124,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly head = new Uint8Array(HEADER_MAX);
   private arena = new Uint32Array(ARENA_WORDS);
   private arenaPos = 0;
-  // the records of the packet being built, in parallel arrays (versions by tick, -1: none)
-  private recE: (Ent | undefined)[] = [];
-  private recHeld: number[] = [];
-  private recTarget: number[] = [];
-  private recA: Uint32Array[] = [];
-  private recOff: number[] = [];
-  private recEBits: number[] = [];
-  private recBits: number[] = [];
-  /** Per record: where its id gap starts in the packet body (set by assemble), and its index in the record list it was kept from (-1: made now). */
-  private recG: number[] = [];
+  /**
+   * The records of the packet being built (the first n), in id order, as a
+   * record list (parallel arrays, no object per record): when they all go into
+   * the packet the list itself is handed over (see handOver).
+   */
+  private cur: RecList = newRecList();
+  /** Per record of `cur`: its index in the record list it was kept from (-1: made now). */
   private readonly recSrc: number[] = [];
   private readonly freeRecLists: RecList[] = [];
   private readonly setRaw: unknown[] = [];
@@ -1161,42 +1159,27 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       }
     }
     const nCands = last !== undefined ? 0 : this.candN;
-    // the records, in id order, in reused parallel arrays (no object per record)
-    const recE = this.recE;
-    const recHeld = this.recHeld;
-    const recTarget = this.recTarget;
-    const recA = this.recA;
-    const recOff = this.recOff;
-    const recEBits = this.recEBits;
-    const recBits = this.recBits;
+    const cur = this.cur;
     let n = 0;
     if (last !== undefined) n = this.mergeRecords(p, base!, t, last);
     else for (let i = 0; i < nCands; i++) if (this.record(p, cands[i]!, base, t, n)) n++;
     let total = 0;
     let prev = 0;
     for (let i = 0; i < n; i++) {
-      const id = recE[i]!.id;
-      total += recBits[i]! + gammaBits(id - prev);
+      const id = cur.e[i]!.id;
+      total += cur.bits[i]! + gammaBits(id - prev);
       prev = id;
     }
     const budget = Number.isFinite(mtu) ? (mtu - HEADER_MAX) * 8 : Infinity;
-    // the records are kept for next tick's packet against this baseline: when all go into this packet, the record
-    // arrays themselves become the list once the packet is assembled (swapped with a pooled list's); else a copy now
+    // the records are kept for next tick's packet against this baseline: when all go into this packet, `cur` itself
+    // becomes the list once the packet is assembled (a pooled list takes its place); else a copy now
     const handOver = plain && total <= budget;
     if (plain && !handOver) {
       // (pooled lists: their arrays live long and hold only entities, arenas and small numbers)
       const l: RecList = this.freeRecLists.pop() ?? newRecList();
       l.n = n;
       l.bodyBits = -1;
-      for (let i = 0; i < n; i++) {
-        l.e[i] = recE[i]!;
-        l.held[i] = recHeld[i]!;
-        l.target[i] = recTarget[i]!;
-        l.a[i] = recA[i]!;
-        l.off[i] = recOff[i]!;
-        l.ebits[i] = recEBits[i]!;
-        l.bits[i] = recBits[i]!;
-      }
+      for (let i = 0; i < n; i++) copyRec(cur, i, l, i);
       p.recs.set(base!.tick, l);
     }
     let over: Map<Ent, number> | null = null;
@@ -1205,18 +1188,18 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (total > budget) {
       const recs: Rec[] = [];
       for (let i = 0; i < n; i++)
-        recs.push({ e: recE[i]!, held: recHeld[i]!, target: recTarget[i]!, a: recA[i]!, off: recOff[i]!, ebits: recEBits[i]!, bits: recBits[i]! });
+        recs.push({ e: cur.e[i]!, held: cur.held[i]!, target: cur.target[i]!, a: cur.a[i]!, off: cur.off[i]!, ebits: cur.ebits[i]!, bits: cur.bits[i]! });
       const [sent, deferred] = this.choose(p, recs, budget);
       n = sent.length;
       for (let i = 0; i < n; i++) {
         const r = sent[i]!;
-        recE[i] = r.e;
-        recHeld[i] = r.held;
-        recTarget[i] = r.target;
-        recA[i] = r.a;
-        recOff[i] = r.off;
-        recEBits[i] = r.ebits;
-        recBits[i] = r.bits;
+        cur.e[i] = r.e;
+        cur.held[i] = r.held;
+        cur.target[i] = r.target;
+        cur.a[i] = r.a;
+        cur.off[i] = r.off;
+        cur.ebits[i] = r.ebits;
+        cur.bits[i] = r.bits;
       }
       if (deferred.length > 0) {
         over = new Map();
@@ -1229,7 +1212,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       }
       deferredCount = deferred.length;
     }
-    if (p.acc.size > 0) for (let i = 0; i < n; i++) p.acc.delete(recE[i]!);
+    if (p.acc.size > 0) for (let i = 0; i < n; i++) p.acc.delete(cur.e[i]!);
     // (the record arrays keep their references until the next build overwrites them)
     // records kept from last tick's list against this baseline are copied from its packet, run by run (when all of
     // them went into it, and all of this one's go into this packet)
@@ -1240,33 +1223,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return built;
   }
 
-  /** The first `n` records as a record list: the record arrays themselves, swapped with a pooled list's (no copy). */
+  /** The first `n` records as a record list: `cur` itself (a pooled list takes its place: no copy), with the packet body. */
   private handOver(n: number): RecList {
-    const l: RecList = this.freeRecLists.pop() ?? newRecList();
-    const e = l.e;
-    l.e = this.recE as Ent[];
-    this.recE = e;
-    const held = l.held;
-    l.held = this.recHeld;
-    this.recHeld = held;
-    const target = l.target;
-    l.target = this.recTarget;
-    this.recTarget = target;
-    const a = l.a;
-    l.a = this.recA;
-    this.recA = a;
-    const off = l.off;
-    l.off = this.recOff;
-    this.recOff = off;
-    const ebits = l.ebits;
-    l.ebits = this.recEBits;
-    this.recEBits = ebits;
-    const bits = l.bits;
-    l.bits = this.recBits;
-    this.recBits = bits;
-    const g = l.g;
-    l.g = this.recG;
-    this.recG = g;
+    const l = this.cur;
+    this.cur = this.freeRecLists.pop() ?? newRecList();
     // the packet body just assembled, with a zero word after it (appendBits reads one word ahead)
     const out = this.pkt;
     const words = (out.pos + 31) >>> 5;
@@ -1295,13 +1255,14 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       if (ebits < 0) return false;
       bits = held < 0 ? 2 + this.typeBits + ebits : 1 + ebits;
     }
-    this.recE[n] = e;
-    this.recHeld[n] = held;
-    this.recTarget[n] = target;
-    this.recA[n] = this.encA;
-    this.recOff[n] = this.encOff;
-    this.recEBits[n] = ebits;
-    this.recBits[n] = bits;
+    const cur = this.cur;
+    cur.e[n] = e;
+    cur.held[n] = held;
+    cur.target[n] = target;
+    cur.a[n] = this.encA;
+    cur.off[n] = this.encOff;
+    cur.ebits[n] = ebits;
+    cur.bits[n] = bits;
     this.recSrc[n] = -1;
     return true;
   }
@@ -1323,13 +1284,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       if (j >= log.length || (i < nl && le[i]!.id <= log[j]!.id)) {
         const e = le[i]!;
         if (e.mark !== mark) {
-          this.recE[n] = e;
-          this.recHeld[n] = last.held[i]!;
-          this.recTarget[n] = last.target[i]!;
-          this.recA[n] = last.a[i]!;
-          this.recOff[n] = last.off[i]!;
-          this.recEBits[n] = last.ebits[i]!;
-          this.recBits[n] = last.bits[i]!;
+          copyRec(last, i, this.cur, n);
           this.recSrc[n] = i;
           n++;
         }
@@ -1356,17 +1311,18 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return [sent, deferred];
   }
 
-  /** The packet of the first `n` records of the record arrays. */
+  /** The packet of the first `n` records of `cur` (their id gaps' positions go to `cur.g`). */
   private assemble(t: number, base: Node | null, deferred: number, n: number, src: RecList | undefined): Uint8Array {
     const out = this.pkt;
     out.reset();
-    const recE = this.recE;
-    const recHeld = this.recHeld;
-    const recTarget = this.recTarget;
-    const recA = this.recA;
-    const recOff = this.recOff;
-    const recEBits = this.recEBits;
-    const recG = this.recG;
+    const cur = this.cur;
+    const recE = cur.e;
+    const recHeld = cur.held;
+    const recTarget = cur.target;
+    const recA = cur.a;
+    const recOff = cur.off;
+    const recEBits = cur.ebits;
+    const recG = cur.g;
     const recSrc = this.recSrc;
     const typeBits = this.typeBits;
     let prev = 0;
