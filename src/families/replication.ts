@@ -124,8 +124,8 @@ function parseRecords(
       def = h.def;
       baseRaw = h.raw;
     } else if (op === 1) {
-      if (h !== null) inp.fail(`records[${i}].op`, `no entity held at the baseline for a creation (id ${id})`, 'one');
-      json.op = 'create';
+      // (over an entity held at the baseline: the id was despawned and spawned again since; the new one renews it)
+      json.op = h === null ? 'create' : 'renew';
       span('op', o0, 'bits');
       const t0 = inp.pos;
       const type = inp.read(typeBits, `records[${i}].type`);
@@ -329,7 +329,7 @@ function createEncoder(opts: OptionValues) {
           bits.write(0, 1);
           def = h.def;
           baseRaw = h.raw;
-        } else if (r.op === 'create') {
+        } else if (r.op === 'create' || r.op === 'renew') {
           const ti = typeIndex.get(String(r.type));
           if (ti === undefined) throw new EncodeError(`${at}.type`, `unknown entity type ${JSON.stringify(r.type)}`);
           bits.write(1, 2);
@@ -339,7 +339,7 @@ function createEncoder(opts: OptionValues) {
         } else if (r.op === 'despawn') {
           bits.write(3, 2);
           return;
-        } else throw new EncodeError(`${at}.op`, 'expected update, create or despawn');
+        } else throw new EncodeError(`${at}.op`, 'expected update, create, renew or despawn');
         const raw = baseRaw.slice();
         for (const [name, v] of Object.entries(r.fields ?? {})) {
           const fi = def.byName.get(name);

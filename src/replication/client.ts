@@ -170,6 +170,7 @@ class TickLog {
 /** Record kinds of a parsed packet (updates against the mirror's tick are applied while reading, not kept). */
 const REPLACE = 1; // a whole new raw (a creation, or an update against an older baseline or of more than 32 fields)
 const DESPAWN = 2;
+const RENEW = 3; // a creation over an entity held at the baseline: the old one goes, the new one comes
 
 /** The entity type of a list of definitions, as a union tagged by `type`. */
 export type EntityOf<Defs extends readonly AnyEntityDef[]> = {
@@ -476,13 +477,15 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
             p.raws[k] = raw;
           }
         } else if (inp.bit('op') === 0) {
-          if (held !== null) inp.fail('op', `no entity held at the baseline for a creation (id ${id})`, 'one');
+          // (over an entity held at the baseline: its id was despawned and spawned again since, and the new entity
+          // replaces it)
+          this.heldRaw = null;
           const type = inp.read(this.typeBits, 'type');
           const def = defs[type];
           if (def === undefined) inp.fail('type', `a type index below ${defs.length}`, String(type));
           const raw = def.defaults.slice();
           readBodyInto(inp, def, def.defaults, raw);
-          p.kinds[k] = REPLACE;
+          p.kinds[k] = held === null ? REPLACE : RENEW;
           p.replaced++;
           p.defs[k] = def;
           p.raws[k] = raw;
@@ -553,6 +556,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       const id = ids[i]!;
       const kind = kinds[i]!;
       if (kind === REPLACE) this.change(id, p.defs[i]!, p.raws[i]!, res, log);
+      else if (kind === RENEW) this.change(id, p.defs[i]!, p.raws[i]!, res, log, true);
       else this.change(id, null, null, res, log);
     }
     if (back !== null) for (const [id, v] of back) this.change(id, v === null ? null : v.def, v === null ? null : v.raw.slice(), res, log);
@@ -567,11 +571,14 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     return res;
   }
 
-  /** Make `raw` of type `def` (null: nothing) what the client holds for `id`; `raw` is the client's to keep. */
-  private change(id: number, def: AnyEntityDef | null, raw: unknown[] | null, res: ReceiveResult, log: TickLog): void {
+  /**
+   * Make `raw` of type `def` (null: nothing) what the client holds for `id`; `raw` is the client's to keep. `renew`:
+   * a new entity, even over one of the same type (it is reported despawned and spawned).
+   */
+  private change(id: number, def: AnyEntityDef | null, raw: unknown[] | null, res: ReceiveResult, log: TickLog, renew = false): void {
     const cur = this.view.get(id) ?? null;
     if (cur === null && raw === null) return;
-    if (cur !== null && raw !== null && cur.def === def) {
+    if (!renew && cur !== null && raw !== null && cur.def === def) {
       this.inPlace(id, cur, raw, res, log);
       return;
     }

@@ -67,6 +67,10 @@ export class Ent {
   pubTick = -1;
   /** Sequence number of this entity's newest undo row (-1: none). */
   undo = -1;
+  /** The tick of the version before `pubTick` (-1: none): versionAt's usual answer without reading the history. */
+  prevPub = -1;
+  /** Unique per Ent object (ids can be reused after a despawn): tells records of one id apart in record lists. */
+  readonly serial: number = (serials = (serials + 1) | 0);
   mark = 0;
   /**
    * Encodings into the version `cTick` (the newest published; reset when a
@@ -122,6 +126,7 @@ export class Ent {
 }
 
 const EMPTY: unknown[] = [];
+let serials = 0;
 
 /**
  * Undo rows of published changes, oldest first, in two rings: per row its
@@ -350,10 +355,17 @@ export interface Rec {
   bits: number;
 }
 
-/** A packet's records against one baseline, in id order (see ReplicationServer.build); pooled. */
+/**
+ * A packet's records against one baseline, in id order (see ReplicationServer.build); pooled. Every record has its
+ * entity's `id` and `serial`; the rest of a record (`e` .. `bits`) is filled only for the records made by
+ * `record()`: a record kept from the list before is only its bits in that list's packet body (see `recSrc`).
+ */
 export interface RecList {
   /** The number of records: the first `n` of each array (longer arrays are not shortened, see ReplicationServer.dirtyN). */
   n: number;
+  id: Int32Array;
+  /** The entity's `serial` (two entities can have one id across a despawn and a spawn). */
+  serial: Int32Array;
   e: Ent[];
   held: number[];
   target: number[];
@@ -362,25 +374,29 @@ export interface RecList {
   ebits: number[];
   bits: number[];
   /** Where each record starts (its id gap's first bit) in the packet body these records made, kept in `body`. */
-  g: number[];
-  /** The packet body's bits (a zero word after them), `bodyBits` long; -1: none (the packet left records out). */
+  g: Int32Array;
+  /** The packet body's bits (a zero word after them), `bodyBits` long. */
   body: Uint32Array;
   bodyBits: number;
 }
 
 export function newRecList(): RecList {
-  return { n: 0, e: [], held: [], target: [], a: [], off: [], ebits: [], bits: [], g: [], body: NO_ARENA, bodyBits: -1 };
+  const z = new Int32Array(0);
+  return { n: 0, id: z, serial: z, e: [], held: [], target: [], a: [], off: [], ebits: [], bits: [], g: z, body: NO_ARENA, bodyBits: -1 };
 }
 
-/** Record `i` of `from` as record `j` of `to` (its id gap position and the packet body are not copied). */
-export function copyRec(from: RecList, i: number, to: RecList, j: number): void {
-  to.e[j] = from.e[i]!;
-  to.held[j] = from.held[i]!;
-  to.target[j] = from.target[i]!;
-  to.a[j] = from.a[i]!;
-  to.off[j] = from.off[i]!;
-  to.ebits[j] = from.ebits[i]!;
-  to.bits[j] = from.bits[i]!;
+/** Make room for `n` records in `l`'s typed arrays (kept contents). */
+export function recCapacity(l: RecList, n: number): void {
+  if (l.id.length >= n) return;
+  const cap = Math.max(n, l.id.length * 2, 256);
+  const grow = (a: Int32Array): Int32Array => {
+    const b = new Int32Array(cap);
+    b.set(a);
+    return b;
+  };
+  l.id = grow(l.id);
+  l.serial = grow(l.serial);
+  l.g = grow(l.g);
 }
 
 /** Append the entities of `from` not marked `mark` to `out` from index `n` (marking them); returns the new count. */

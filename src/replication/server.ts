@@ -29,7 +29,7 @@ import {
   Ent,
   Sent,
   addMarked,
-  copyRec,
+  recCapacity,
   newRecList,
   numLayout,
   type NumLayout,
@@ -123,6 +123,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly setNum: Float64Array;
   private readonly head = new Uint8Array(HEADER_MAX);
   private arena = new Uint32Array(ARENA_WORDS);
+  private slab = new Uint8Array(0);
+  private slabPos = 0;
   private arenaPos = 0;
   /**
    * The records of the packet being built (the first n), in id order, as a
@@ -131,7 +133,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    */
   private cur: RecList = newRecList();
   /** Per record of `cur`: its index in the record list it was kept from (-1: made now). */
-  private readonly recSrc: number[] = [];
+  private recSrc = new Int32Array(0);
+  /** mergeRecords' records' bits, id gaps included. */
+  private mergedBits = 0;
   private readonly freeRecLists: RecList[] = [];
   private readonly setRaw: unknown[] = [];
   // encode()'s result besides its bit count: where the encoded body is
@@ -574,6 +578,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const from = e.pubTick;
     e.pubOwner = e.owner;
     e.pubTick = t;
+    e.prevPub = from;
     if (m !== 0 && n <= 32 && !e.def.hasOwnerFields) {
       // the update from the version before, encoded now while its values are at hand: what a client that has
       // that version gets (every client, when all acknowledged the last tick), found in the cache by encode()
@@ -599,6 +604,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    */
   private versionAt(e: Ent, at: number): number {
     let v = e.pubTick;
+    if (v <= at) return v;
+    // (the version before: its row is newer than `kept`, so it is still there)
+    if (e.prevPub <= at) return e.prevPub;
     let r = e.undo;
     const h = this.hist;
     const m = h.cap - 1;
@@ -1141,47 +1149,57 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const cached = mtu === this.mtu ? p.built.get(key) : undefined;
     if (cached !== undefined) return cached;
     // without interest and left-out entities, the records against a baseline are last tick's records against it with
-    // those of this tick's changed entities redone: merged in id order, the others not even looked at
+    // those of this tick's changed entities redone: merged in id order, the others not even looked at (when nothing
+    // waits in the priority accumulator: it must see every entity sent)
     const plain = base !== null && base.over === null && p.interest === undefined;
-    const last = plain ? p.prevRecs.get(base.tick) : undefined;
-    let cands: Ent[];
-    if (last !== undefined) cands = EMPTY_ENTS;
-    else if (plain) cands = this.mergedLogs(base!.tick, t);
-    else {
-      cands = this.candidates(p, base, t);
-      // usually already in id order (one tick's changes, set in id order): sort only when not
-      for (let i = 1; i < this.candN; i++) {
-        if (cands[i]!.id < cands[i - 1]!.id) {
-          cands.length = this.candN;
-          cands.sort(byId);
-          break;
+    const budget = Number.isFinite(mtu) ? (mtu - HEADER_MAX) * 8 : Infinity;
+    const cur = this.cur;
+    let last = plain && p.acc.size === 0 ? p.prevRecs.get(base.tick) : undefined;
+    let n = 0;
+    let total = 0;
+    if (last !== undefined) {
+      n = this.mergeRecords(p, base!, t, last);
+      total = this.mergedBits;
+      // (too big: the packet is made from the entities' records, which the priority accumulator chooses from)
+      if (n < 0 || total > budget) last = undefined;
+    }
+    if (last === undefined) {
+      let cands: Ent[];
+      if (plain) cands = this.mergedLogs(base!.tick, t);
+      else {
+        cands = this.candidates(p, base, t);
+        // usually already in id order (one tick's changes, set in id order): sort only when not
+        for (let i = 1; i < this.candN; i++) {
+          if (cands[i]!.id < cands[i - 1]!.id) {
+            cands.length = this.candN;
+            cands.sort(byId);
+            break;
+          }
         }
       }
+      const nCands = this.candN;
+      this.room(nCands + 1);
+      n = 0;
+      for (let i = 0; i < nCands; i++) {
+        const e = cands[i]!;
+        if (!this.record(p, e, base, t, n)) continue;
+        // an id despawned and spawned again since the baseline (the old entity's despawn comes first): the new one's
+        // creation alone, which replaces what the client holds
+        if (n > 0 && cur.id[n - 1] === e.id) this.moveRec(n, n - 1);
+        else n++;
+      }
+      total = 0;
+      let prev = 0;
+      const ids = cur.id;
+      for (let i = 0; i < n; i++) {
+        const id = ids[i]!;
+        total += cur.bits[i]! + gammaBits(id - prev);
+        prev = id;
+      }
     }
-    const nCands = last !== undefined ? 0 : this.candN;
-    const cur = this.cur;
-    let n = 0;
-    if (last !== undefined) n = this.mergeRecords(p, base!, t, last);
-    else for (let i = 0; i < nCands; i++) if (this.record(p, cands[i]!, base, t, n)) n++;
-    let total = 0;
-    let prev = 0;
-    for (let i = 0; i < n; i++) {
-      const id = cur.e[i]!.id;
-      total += cur.bits[i]! + gammaBits(id - prev);
-      prev = id;
-    }
-    const budget = Number.isFinite(mtu) ? (mtu - HEADER_MAX) * 8 : Infinity;
-    // the records are kept for next tick's packet against this baseline: when all go into this packet, `cur` itself
-    // becomes the list once the packet is assembled (a pooled list takes its place); else a copy now
+    // the records are kept for next tick's packet against this baseline when all go into this packet: `cur` itself
+    // becomes the list once the packet is assembled (a pooled list takes its place)
     const handOver = plain && total <= budget;
-    if (plain && !handOver) {
-      // (pooled lists: their arrays live long and hold only entities, arenas and small numbers)
-      const l: RecList = this.freeRecLists.pop() ?? newRecList();
-      l.n = n;
-      l.bodyBits = -1;
-      for (let i = 0; i < n; i++) copyRec(cur, i, l, i);
-      p.recs.set(base!.tick, l);
-    }
     let over: Map<Ent, number> | null = null;
     let minHeld = Infinity;
     let deferredCount = 0;
@@ -1193,6 +1211,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       n = sent.length;
       for (let i = 0; i < n; i++) {
         const r = sent[i]!;
+        cur.id[i] = r.e.id;
+        cur.serial[i] = r.e.serial;
         cur.e[i] = r.e;
         cur.held[i] = r.held;
         cur.target[i] = r.target;
@@ -1212,12 +1232,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       }
       deferredCount = deferred.length;
     }
+    // (records kept from a list are made only when the accumulator is empty)
     if (p.acc.size > 0) for (let i = 0; i < n; i++) p.acc.delete(cur.e[i]!);
     // (the record arrays keep their references until the next build overwrites them)
-    // records kept from last tick's list against this baseline are copied from its packet, run by run (when all of
-    // them went into it, and all of this one's go into this packet)
-    const src = last !== undefined && last.bodyBits >= 0 && over === null && deferredCount === 0 ? last : undefined;
-    const built: Built = { node: { tick: t, over, minHeld }, packet: this.assemble(t, base, deferredCount, n, src) };
+    // records kept from last tick's list against this baseline are copied from its packet, run by run
+    const built: Built = { node: { tick: t, over, minHeld }, packet: this.assemble(t, base, deferredCount, n, last) };
     if (handOver) p.recs.set(base!.tick, this.handOver(n));
     if (mtu === this.mtu) p.built.set(key, built);
     return built;
@@ -1256,6 +1275,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       bits = held < 0 ? 2 + this.typeBits + ebits : 1 + ebits;
     }
     const cur = this.cur;
+    cur.id[n] = e.id;
+    cur.serial[n] = e.serial;
     cur.e[n] = e;
     cur.held[n] = held;
     cur.target[n] = target;
@@ -1263,35 +1284,93 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     cur.off[n] = this.encOff;
     cur.ebits[n] = ebits;
     cur.bits[n] = bits;
-    this.recSrc[n] = -1;
     return true;
   }
 
   /**
    * The records against `base` at tick `t` from `last`, the records against it at tick `t - 1`: those of the
-   * entities changed at `t` redone, the others kept (nothing about them changed), merged in id order. Returns the count.
+   * entities changed at `t` redone, the others kept (nothing about them changed) as runs of `last`'s packet body,
+   * merged in id order. Returns the count (-1: an id despawned and spawned again, left to the full path); the
+   * records' bits with their id gaps go to `mergedBits`.
    */
   private mergeRecords(p: Profile, base: Node, t: number, last: RecList): number {
     const log = this.log.get(t) ?? EMPTY_ENTS;
-    const mark = ++this.markSeq;
-    for (let i = 0; i < log.length; i++) log[i]!.mark = mark;
-    const le = last.e;
+    const nlog = log.length;
+    const lid = last.id;
+    const lser = last.serial;
+    const lg = last.g;
     const nl = last.n;
+    this.room(nl + nlog);
+    const cur = this.cur;
+    const cid = cur.id;
+    const cser = cur.serial;
+    const src = this.recSrc;
     let n = 0;
     let i = 0;
     let j = 0;
-    while (i < nl || j < log.length) {
-      if (j >= log.length || (i < nl && le[i]!.id <= log[j]!.id)) {
-        const e = le[i]!;
-        if (e.mark !== mark) {
-          copyRec(last, i, this.cur, n);
-          this.recSrc[n] = i;
-          n++;
+    let total = 0;
+    let prev = 0;
+    for (;;) {
+      const e = j < nlog ? log[j]! : undefined;
+      const lim = e === undefined ? Infinity : e.id;
+      // a run of kept records (on equal ids, last's go first, as in a merge): its id gap anew, then its bits as they
+      // are in last's body
+      let i2 = i;
+      while (i2 < nl && lid[i2]! < lim) i2++;
+      while (i2 < nl && lid[i2] === lim && !inLogAt(log, j, lser[i2]!)) i2++;
+      if (i2 > i) {
+        const first = lid[i]!;
+        const from = lg[i]! + gammaBits(first - (i > 0 ? lid[i - 1]! : 0));
+        total += gammaBits(first - prev) + (i2 < nl ? lg[i2]! : last.bodyBits) - from;
+        for (let k = i; k < i2; k++) {
+          cid[n] = lid[k]!;
+          cser[n] = lser[k]!;
+          src[n++] = k;
         }
+        prev = lid[i2 - 1]!;
+        i = i2;
+      }
+      // an entity of this tick's log: its record in last is dropped, and redone below
+      if (i < nl && lid[i] === lim) {
         i++;
-      } else if (this.record(p, log[j++]!, base, t, n)) n++;
+        continue;
+      }
+      if (e === undefined) break;
+      j++;
+      // (an id despawned and spawned again: made by the full path, see build)
+      if (n > 0 && cid[n - 1] === lim) return -1;
+      if (this.record(p, e, base, t, n)) {
+        total += gammaBits(lim - prev) + cur.bits[n]!;
+        prev = lim;
+        src[n++] = -1;
+      }
     }
+    this.mergedBits = total;
     return n;
+  }
+
+  /** Record `from` of `cur` (one made by `record`) as record `to`. */
+  private moveRec(from: number, to: number): void {
+    const c = this.cur;
+    c.id[to] = c.id[from]!;
+    c.serial[to] = c.serial[from]!;
+    c.e[to] = c.e[from]!;
+    c.held[to] = c.held[from]!;
+    c.target[to] = c.target[from]!;
+    c.a[to] = c.a[from]!;
+    c.off[to] = c.off[from]!;
+    c.ebits[to] = c.ebits[from]!;
+    c.bits[to] = c.bits[from]!;
+  }
+
+  /** Room for `n` records in `cur` and `recSrc`. */
+  private room(n: number): void {
+    recCapacity(this.cur, n);
+    if (this.recSrc.length < n) {
+      const b = new Int32Array(this.cur.id.length);
+      b.set(this.recSrc);
+      this.recSrc = b;
+    }
   }
 
   /** Priority accumulator: the longest-deferred first, then by id; upper-bound sizes so the packet fits. */
@@ -1317,6 +1396,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     out.reset();
     const cur = this.cur;
     const recE = cur.e;
+    const recId = cur.id;
     const recHeld = cur.held;
     const recTarget = cur.target;
     const recA = cur.a;
@@ -1327,7 +1407,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const typeBits = this.typeBits;
     let prev = 0;
     for (let i = 0; i < n; i++) {
-      const id = recE[i]!.id;
+      const id = recId[i]!;
       const si = src === undefined ? -1 : recSrc[i]!;
       if (si >= 0) {
         // a run of records kept from `src`, consecutive there too: its id gap anew, then the rest of the run's bits
@@ -1337,13 +1417,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         recG[i] = out.pos;
         writeGamma(out, id - prev);
         const sg = src!.g;
-        const from = sg[si]! + gammaBits(id - (si > 0 ? src!.e[si - 1]!.id : 0));
+        const from = sg[si]! + gammaBits(id - (si > 0 ? src!.id[si - 1]! : 0));
         const sj = recSrc[j]!;
         const to = sj + 1 < src!.n ? sg[sj + 1]! : src!.bodyBits;
         const shift = out.pos - from;
         out.appendBits(src!.body, from, to - from);
         for (let k = i + 1; k <= j; k++) recG[k] = sg[recSrc[k]!]! + shift;
-        prev = recE[j]!.id;
+        prev = recId[j]!;
         i = j;
         continue;
       }
@@ -1374,7 +1454,16 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     k = putVarint(h, k, base === null ? 0 : t - base.tick);
     k = putVarint(h, k, deferred);
     k = putVarint(h, k, n);
-    const packet = new Uint8Array(k + ((out.pos + 7) >>> 3));
+    // packets are views of a shared slab (one allocation per SLAB bytes, not one per packet: a packet this size
+    // would have its own off-heap store)
+    const len = k + ((out.pos + 7) >>> 3);
+    let slab = this.slab;
+    if (this.slabPos + len > slab.length) {
+      this.slab = slab = new Uint8Array(Math.max(SLAB, len));
+      this.slabPos = 0;
+    }
+    const packet = slab.subarray(this.slabPos, this.slabPos + len);
+    this.slabPos += (len + 7) & ~7;
     for (let i = 0; i < k; i++) packet[i] = h[i]!;
     out.bytesInto(packet, k);
     return packet;
@@ -1388,6 +1477,9 @@ const MISS = -3;
 
 /** Ids below this are also kept in an array (ReplicationServer.byId). */
 const BY_ID = 1 << 20;
+
+/** Bytes per packet slab (see assemble). */
+const SLAB = 65536;
 
 /** Words per encoding arena (a new one when full; old ones live as long as encodings cached in them). */
 const ARENA_WORDS = 16384;
@@ -1410,6 +1502,14 @@ function publishField(e: Ent, i: number, h: History): void {
     h.put(e.pub[i]);
     e.pub[i] = e.work[i];
   }
+}
+
+/** Whether the entity of serial `serial` is in `log` (sorted by id) from index `j` on with `log[j]`'s id (ids can be reused). */
+function inLogAt(log: readonly Ent[], j: number, serial: number): boolean {
+  if (j >= log.length) return false;
+  const id = log[j]!.id;
+  for (let k = j; k < log.length && log[k]!.id === id; k++) if (log[k]!.serial === serial) return true;
+  return false;
 }
 
 function emptyMap<K, V>(m: Map<K, V>): void {

@@ -209,3 +209,37 @@ test('replication: mutated packets give records or a DecodeError, and an error l
   );
   assert.ok(errors > 500 && decoded > 50, `${errors} errors, ${decoded} decoded`);
 });
+
+test('replication: an id despawned and spawned again decodes as a renew (state: the new entity), and re-encodes to the same bytes', () => {
+  const Dot = defineEntity('Dot', { x: t.u16(), s: t.string(8) });
+  const Box = defineEntity('Box', { w: t.u8() });
+  const schema = JSON.stringify(schemaToJson([Dot, Box]));
+  const server = new ReplicationServer({ entities: [Dot, Box] });
+  server.addClient('c');
+  const plain = new ReplicationClient({ entities: [Dot, Box] });
+  const dec = replication.createDecoder({ schema });
+  const enc = replication.createEncoder!({ schema });
+  let renews = 0;
+  for (let tick = 1; tick <= 12; tick++) {
+    if (tick === 1) for (let id = 1; id <= 4; id++) server.spawn(Dot, { x: id, s: 'a' }, { id });
+    else if (tick % 3 === 0) {
+      const id = 1 + (tick % 4);
+      server.despawn(id);
+      if (tick % 2 === 0) server.spawn(Box, { w: tick }, { id });
+      else server.spawn(Dot, { x: 100 + tick, s: 'n' }, { id });
+    }
+    server.tick();
+    const p = server.packetFor('c');
+    plain.receive(p);
+    server.receive('c', plain.ack());
+    const m = dec.decode(p);
+    const rec = m.records[0] as { records: Array<{ id: number; op: string }> };
+    renews += rec.records.filter((r) => r.op === 'renew').length;
+    assert.deepEqual(
+      dec.state!().rows.map((r) => [Number(r.id), r.type, r.fields]),
+      [...plain.entities].sort((a, b) => a[0] - b[0]).map(([id, e]) => [id, e.type, e.values]),
+    );
+    assert.deepEqual(enc.encode(m.records[0]).map((b) => toHex(b)), [toHex(p)]);
+  }
+  assert.equal(renews, 4);
+});

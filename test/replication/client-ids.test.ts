@@ -30,3 +30,76 @@ test('the client mirrors entities with small and large ids alike (array and map 
   }
   assert.ok(checked > 200, `${checked} entity checks`);
 });
+
+test('ids reused at once (despawn and spawn of one id in a tick, or in the next) reach clients whose baselines lag by 1 to 5 ticks: every mirror equals the world after every packet', () => {
+  // packets against older baselines are made from last tick's records against them plus this tick's changes, and a
+  // reused id has two entities: the old one's despawn and the new one's creation must both be right
+  const U = defineEntity('U', { x: t.u32(), s: t.string(8) });
+  const server = new ReplicationServer({ entities: [U], mtu: 1 << 16 });
+  const lags = [1, 2, 3, 5];
+  const clients = lags.map(() => new ReplicationClient({ entities: [U] }));
+  lags.forEach((_, c) => server.addClient(c));
+  const ids = Array.from({ length: 24 }, (_, i) => i + 1);
+  for (const id of ids) server.spawn(U, { x: id, s: 'a' }, { id });
+  let seed = 11;
+  const r = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  let reused = 0;
+  let checked = 0;
+  for (let k = 1; k <= 150; k++) {
+    for (const id of ids) {
+      const live = server.get(id) !== undefined;
+      const q = r();
+      if (live && q < 0.06) {
+        server.despawn(id);
+        // the same id again in this tick, or left for a later one
+        if (r() < 0.6) {
+          server.spawn(U, { x: k * 100 + id, s: 'n' }, { id });
+          reused++;
+        }
+      } else if (!live && q < 0.3) {
+        server.spawn(U, { x: k, s: 'r' }, { id });
+        reused++;
+      } else if (live && q < 0.4) server.set(id, { x: k * 1000 + id });
+    }
+    server.tick();
+    const world = new Map(ids.flatMap((id) => (server.get(id) ? [[id, server.get(id)!.values] as const] : [])));
+    lags.forEach((lag, c) => {
+      const cl = clients[c]!;
+      cl.receive(server.packetFor(c));
+      if (k % lag === 0) server.receive(c, cl.ack());
+      assert.equal(cl.entities.size, world.size, `tick ${k} client ${c}: entity count`);
+      for (const [id, v] of world) {
+        assert.deepEqual(cl.entities.get(id)?.values, v, `tick ${k} client ${c}: id ${id}`);
+        checked++;
+      }
+    });
+  }
+  assert.ok(reused > 100 && checked > 5000, `${reused} reuses, ${checked} checks`);
+});
+
+test('an id despawned and spawned again in one tick: one creation record, and the client reports the old entity despawned and the new one spawned', () => {
+  const U = defineEntity('U', { x: t.u32(), s: t.string(8) });
+  const V = defineEntity('V', { y: t.u8() });
+  const server = new ReplicationServer({ entities: [U, V] });
+  const client = new ReplicationClient({ entities: [U, V] });
+  server.addClient('c');
+  server.spawn(U, { x: 1, s: 'a' }, { id: 1 });
+  server.spawn(U, { x: 2, s: 'a' }, { id: 2 });
+  server.tick();
+  client.receive(server.packetFor('c'));
+  server.receive('c', client.ack());
+  for (const [def, values] of [[U, { x: 9, s: 'n' }], [V, { y: 7 }]] as const) {
+    server.despawn(1);
+    server.spawn(def as typeof U, values as { x: number; s: string }, { id: 1 });
+    server.tick();
+    const p = server.packetFor('c');
+    const res = client.receive(p);
+    server.receive('c', client.ack());
+    assert.deepEqual(res.despawned, [1]);
+    assert.deepEqual(res.spawned, [1]);
+    assert.equal(res.changed.size, 0);
+    assert.equal(client.entities.get(1)!.type, def.name);
+    assert.deepEqual(client.entities.get(1)!.values, values);
+    assert.deepEqual(client.entities.get(2)!.values, { x: 2, s: 'a' });
+  }
+});
