@@ -287,7 +287,23 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
 
   /** The acknowledgement to send back (acked delivery): the newest applied tick. */
   ack(): Uint8Array {
-    return new ByteWriter(10).u8(ACK_MAGIC).u32le(this.hash).vu32(this.latest).finish();
+    // magic, schema hash (u32 LE), newest applied tick (LEB128): one exact-size array, no writer
+    let v = this.latest;
+    let n = 6;
+    for (let x = v; x >= 0x80; x = Math.floor(x / 128)) n++;
+    const a = new Uint8Array(n);
+    const h = this.hash;
+    a[0] = ACK_MAGIC;
+    a[1] = h & 0xff;
+    a[2] = (h >>> 8) & 0xff;
+    a[3] = (h >>> 16) & 0xff;
+    a[4] = h >>> 24;
+    for (let i = 5; i < n - 1; i++) {
+      a[i] = (v % 128) | 0x80;
+      v = Math.floor(v / 128);
+    }
+    a[n - 1] = v;
+    return a;
   }
 
   /**

@@ -2,6 +2,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { BitOut } from '../../src/replication/bits.js';
+import { ByteReader } from '../../src/core/reader.js';
+import { ByteWriter } from '../../src/core/writer.js';
+import { t, defineEntity, ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
+import { ACK_MAGIC } from '../../src/replication/wire.js';
 
 /** The plain reference: a stream as an array of bits, least significant first. */
 function refBits(chunks: { v: number; n: number }[]): number[] {
@@ -82,4 +86,24 @@ test('BitOut.appendBits copies any bit range of a word array (every source and t
     { numRuns: 500, seed: 9 },
   );
   assert.ok(unalignedSrc > 200, `unaligned sources: ${unalignedSrc}`);
+});
+
+test('ReplicationClient.ack() is the ack of the wire page (magic, schema hash u32 LE, tick LEB128) for any tick, and the server reads it', () => {
+  const D = defineEntity('D', { x: t.u8() });
+  const cl = new ReplicationClient({ entities: [D] });
+  const server = new ReplicationServer({ entities: [D] });
+  const priv = cl as unknown as { latest: number };
+  fc.assert(
+    fc.property(fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 0xffffffff }), fc.constantFrom(127, 128, 16383, 16384, 0x1fffff, 0x200000, 0xfffffff, 0x10000000, 0xffffffff)), (tick) => {
+      priv.latest = tick;
+      const want = new ByteWriter(10).u8(ACK_MAGIC).u32le(cl.hash).vu32(tick).finish();
+      assert.deepEqual([...cl.ack()], [...want]);
+      const r = new ByteReader(cl.ack());
+      assert.equal(r.u8('m'), ACK_MAGIC);
+      assert.equal(r.u32le('h'), server.hash);
+      assert.equal(r.vu32('t'), tick);
+      r.expectEnd('end');
+    }),
+    { numRuns: 2000 },
+  );
 });
