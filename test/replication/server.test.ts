@@ -150,3 +150,32 @@ test('64 clients that acked the same tick share one packet (same bytes object)',
     assert.equal(new Set(packets).size, 1, `tick ${k}: ${new Set(packets).size} distinct packets`);
   }
 });
+
+test('packets are views of shared slabs that later packets never overwrite (kept packets keep their bytes)', () => {
+  const D = defineEntity('D', { x: t.u32(), s: t.string(40) });
+  const server = new ReplicationServer({ entities: [D], mtu: 1 << 16 });
+  for (let c = 0; c < 3; c++) server.addClient(c);
+  const ids = Array.from({ length: 50 }, (_, i) => server.spawn(D, { x: i, s: 'x'.repeat(i % 40) }));
+  const kept: { p: Uint8Array; copy: number[] }[] = [];
+  let shared = 0;
+  for (let k = 1; k <= 400; k++) {
+    for (const id of ids) if ((id + k) % 3 === 0) server.set(id, { x: k * id, s: String(k).repeat(1 + (k % 9)) });
+    server.tick();
+    for (let c = 0; c < 3; c++) {
+      const p = server.packetFor(c);
+      if (p.byteLength !== p.buffer.byteLength) shared++;
+      kept.push({ p, copy: [...p] });
+      // client 0 acks everything, the others now and then: packets against several baselines
+      if (c === 0 || k % (c + 2) === 0) server.receive(c, ackFor(server.hash, k));
+    }
+  }
+  for (const { p, copy } of kept) assert.deepEqual([...p], copy);
+  assert.ok(shared > 1000, `${shared} packets in shared buffers`);
+});
+
+function ackFor(hash: number, tick: number): Uint8Array {
+  const b = [0xb2, hash & 0xff, (hash >>> 8) & 0xff, (hash >>> 16) & 0xff, hash >>> 24];
+  for (; tick >= 0x80; tick = Math.floor(tick / 128)) b.push((tick % 128) | 0x80);
+  b.push(tick);
+  return Uint8Array.from(b);
+}
