@@ -401,6 +401,42 @@ export function writeMaskedSplit(
   }
 }
 
+/**
+ * `writeBody` when the fields that differ are known (types of at most 32
+ * fields): the mask, then each field from its old value (numeric fields in
+ * `oldN`, the others in `oldO`, both by field index) to the value in `nv` /
+ * `raw` (as in `writeMaskedSplit`). `writeBody` of the same values gives the same bits.
+ */
+export function writeMaskedPairs(
+  out: BitOut,
+  def: AnyEntityDef,
+  mask: number,
+  oldN: Float64Array,
+  oldO: readonly unknown[],
+  col: Int32Array,
+  nv: Float64Array,
+  nvAt: number,
+  raw: readonly unknown[],
+): void {
+  const list = def.list;
+  out.write(mask, list.length);
+  const p = planOf(def);
+  let m = mask;
+  while (m !== 0) {
+    const i = 31 - Math.clz32(m & -m);
+    m &= m - 1;
+    const k = col[i]!;
+    if (k < 0) {
+      writeChanged(out, p, list, i, oldO[i], raw[i]);
+      continue;
+    }
+    const c = p.code[i]!;
+    if (c === C_BOOL) continue;
+    if (c === C_OTHER) writeField(out, list[i]!.f, oldN[i], nv[nvAt + k]);
+    else writeFixed(out, c, p.lenBits[i]!, oldN[i]!, nv[nvAt + k]!);
+  }
+}
+
 /** Write field `i` (of a type of at most 32 fields, its mask bit set) changed from `b` to `v`. */
 function writeChanged(out: BitOut, p: Plan, list: AnyEntityDef['list'], i: number, b: unknown, v: unknown): void {
   const c = p.code[i]!;

@@ -17,7 +17,7 @@
 import { ByteReader } from '../core/reader.js';
 import { DecodeError, EncodeError } from '../core/errors.js';
 import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
-import { maxRecordBits, writeBody, writeMaskedSplit } from './codec.js';
+import { maxRecordBits, writeBody, writeMaskedPairs, writeMaskedSplit } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type FieldInfo, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, assignRaw, fromRaw, rawEq, toRaw, valuesOf } from './values.js';
 import { ACK_MAGIC, HEADER_MAX, STATE_MAGIC, hex32 } from './wire.js';
@@ -143,6 +143,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private encOff = 0;
   /** Scratch raw arrays: a held version's values, and values with owner-only fields at their defaults. */
   private readonly heldRaw: unknown[] = [];
+  /** encodeSince's old values by field index: numeric ones, and the others. */
+  private readonly sinceN = new Float64Array(32);
+  private readonly sinceO: unknown[] = [];
   private readonly pubRawH: unknown[] = [];
   private readonly pubRawV: unknown[] = [];
   /** Scratch raw arrays: an entity's published values (numeric and other fields together), and for `valuesOf`. */
@@ -1055,6 +1058,17 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (!priv) {
       const hit = this.slotHit(e, held);
       if (hit !== MISS) return hit;
+      if (!def.hasOwnerFields && def.list.length <= 32) {
+        const more = e.cMore?.get(held * 4);
+        if (more !== undefined) {
+          this.encA = more.a;
+          this.encOff = more.off;
+          return more.bits;
+        }
+        const bits = this.encodeSince(e, held);
+        this.cacheEnc(e, held, bits);
+        return bits;
+      }
     }
     let hraw = this.valuesAt(e, held, this.heldRaw);
     const ownH = priv && this.atOwner === p.owner;
@@ -1084,6 +1098,59 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (k === 0) this.cacheEnc(e, held, bits);
     else (e.cMore ??= new Map()).set(key, { a: this.encA, off: this.encOff, bits });
     return bits;
+  }
+
+  /**
+   * The update of `e` (a type of at most 32 fields, none owner-only) from its
+   * version `held` to its newest: the fields its undo rows after `held` changed,
+   * with their values at `held` from those rows (the oldest row wins), those
+   * that still differ written as `writeBody` would. Returns the bits (and
+   * `encA` / `encOff`), or -1 when nothing differs.
+   */
+  private encodeSince(e: Ent, held: number): number {
+    const h = this.hist;
+    const col = e.col;
+    const oldN = this.sinceN;
+    const oldO = this.sinceO;
+    const nvals = h.nvals;
+    const vals = h.vals;
+    const rm = h.cap - 1;
+    const vm = h.vcap - 1;
+    let union = 0;
+    let r = e.undo;
+    // newest row first: an older row's values overwrite a newer one's, leaving those of version `held`
+    while (r >= h.head) {
+      const i = r & rm;
+      if (h.tick[i]! <= held) break;
+      let at = h.vstart[i]! + 1; // (past the owner)
+      const m = h.mask[i]!;
+      for (let d = m; d !== 0; d &= d - 1) {
+        const k = 31 - Math.clz32(d & -d);
+        const j = at++ & vm;
+        if (col[k]! >= 0) oldN[k] = nvals[j]!;
+        else oldO[k] = vals[j];
+      }
+      union |= m;
+      r = h.prev[i]!;
+    }
+    const nv = e.nv;
+    const nn = e.nn;
+    const pub = e.pub;
+    const list = e.def.list;
+    let m = 0;
+    for (let d = union; d !== 0; d &= d - 1) {
+      const k = 31 - Math.clz32(d & -d);
+      const c = col[k]!;
+      if (c >= 0 ? oldN[k] !== nv[nn + c] : oldO[k] !== pub[k] && (typeof oldO[k] !== 'object' || !rawEq(list[k]!.f, oldO[k], pub[k]))) m |= 1 << k;
+    }
+    if (m === 0) {
+      this.encA = NO_ARENA;
+      return -1;
+    }
+    const s = this.scratch;
+    s.reset();
+    writeMaskedPairs(s, e.def, m, oldN, oldO, col, nv, nn, pub);
+    return this.stash(s);
   }
 
   /** The encoding from version `held` in the entity's two slots (its bits, and `encA` / `encOff`), or MISS. */
