@@ -239,7 +239,10 @@ test('replication: an id despawned and spawned again decodes as a renew (state: 
       dec.state!().rows.map((r) => [Number(r.id), r.type, r.fields]),
       [...plain.entities].sort((a, b) => a[0] - b[0]).map(([id, e]) => [id, e.type, e.values]),
     );
-    assert.deepEqual(enc.encode(m.records[0]).map((b) => toHex(b)), [toHex(p)]);
+    assert.deepEqual(
+      enc.encode(m.records[0]).map((b) => toHex(b)),
+      [toHex(p)],
+    );
   }
   assert.equal(renews, 4);
 });

@@ -94,16 +94,23 @@ test('ReplicationClient.ack() is the ack of the wire page (magic, schema hash u3
   const server = new ReplicationServer({ entities: [D] });
   const priv = cl as unknown as { latest: number };
   fc.assert(
-    fc.property(fc.oneof(fc.integer({ min: 0, max: 300 }), fc.integer({ min: 0, max: 0xffffffff }), fc.constantFrom(127, 128, 16383, 16384, 0x1fffff, 0x200000, 0xfffffff, 0x10000000, 0xffffffff)), (tick) => {
-      priv.latest = tick;
-      const want = new ByteWriter(10).u8(ACK_MAGIC).u32le(cl.hash).vu32(tick).finish();
-      assert.deepEqual([...cl.ack()], [...want]);
-      const r = new ByteReader(cl.ack());
-      assert.equal(r.u8('m'), ACK_MAGIC);
-      assert.equal(r.u32le('h'), server.hash);
-      assert.equal(r.vu32('t'), tick);
-      r.expectEnd('end');
-    }),
+    fc.property(
+      fc.oneof(
+        fc.integer({ min: 0, max: 300 }),
+        fc.integer({ min: 0, max: 0xffffffff }),
+        fc.constantFrom(127, 128, 16383, 16384, 0x1fffff, 0x200000, 0xfffffff, 0x10000000, 0xffffffff),
+      ),
+      (tick) => {
+        priv.latest = tick;
+        const want = new ByteWriter(10).u8(ACK_MAGIC).u32le(cl.hash).vu32(tick).finish();
+        assert.deepEqual([...cl.ack()], [...want]);
+        const r = new ByteReader(cl.ack());
+        assert.equal(r.u8('m'), ACK_MAGIC);
+        assert.equal(r.u32le('h'), server.hash);
+        assert.equal(r.vu32('t'), tick);
+        r.expectEnd('end');
+      },
+    ),
     { numRuns: 2000 },
   );
 });

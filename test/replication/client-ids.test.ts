@@ -42,7 +42,7 @@ test('ids reused at once (despawn and spawn of one id in a tick, or in the next)
   const ids = Array.from({ length: 24 }, (_, i) => i + 1);
   for (const id of ids) server.spawn(U, { x: id, s: 'a' }, { id });
   let seed = 11;
-  const r = (): number => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const r = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   let reused = 0;
   let checked = 0;
   for (let k = 1; k <= 150; k++) {
@@ -88,7 +88,10 @@ test('an id despawned and spawned again in one tick: one creation record, and th
   server.tick();
   client.receive(server.packetFor('c'));
   server.receive('c', client.ack());
-  for (const [def, values] of [[U, { x: 9, s: 'n' }], [V, { y: 7 }]] as const) {
+  for (const [def, values] of [
+    [U, { x: 9, s: 'n' }],
+    [V, { y: 7 }],
+  ] as const) {
     server.despawn(1);
     server.spawn(def as typeof U, values as { x: number; s: string }, { id: 1 });
     server.tick();

@@ -63,5 +63,6 @@ test('writeMaskedPairs (the server’s update from an older version) writes what
     }
   }
   assert.ok(compared > 2500 && nonEmpty > 2000, `${compared} compared`);
-  for (const k of ['f32', 'f64', 'u8', 'i16', 'varint', 'string', 'quantized', 'bool', 'ref', 'array', 'bytes', 'u32', 'u16', 'i8', 'i32']) assert.ok(kinds.has(k), `kind ${k} changed`);
+  for (const k of ['f32', 'f64', 'u8', 'i16', 'varint', 'string', 'quantized', 'bool', 'ref', 'array', 'bytes', 'u32', 'u16', 'i8', 'i32'])
+    assert.ok(kinds.has(k), `kind ${k} changed`);
 });
