@@ -57,7 +57,7 @@ export interface Side {
   server(k: number): number;
   /** Carry packets and acks over the (simulated) links: not timed. */
   transport(): void;
-  /** The other clients' side (acks only): not timed. */
+  /** The other clients' side (acks only), and client 0's ack over its link: not timed. */
   others(): void;
   /** Client 0's packets so far (the first is its initial full state). */
   capture: Uint8Array[];
@@ -198,6 +198,7 @@ export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable'): 
   const outbox: Uint8Array[] = [];
   const acks: Uint8Array[][] = down.map(() => []);
   const capture: Uint8Array[] = [];
+  let ack0 = new Uint8Array(0);
   const prime = (): void => {
     server.tick();
     for (let c = 0; c < s.clients; c++) {
@@ -240,9 +241,8 @@ export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable'): 
         for (const id of res.spawned) void cl.entities.get(id)!.values;
         n++;
       }
-      const a = cl.ack();
-      up[0]!.send(a);
-      acks[0] = up[0]!.deliver();
+      // the ack is the client's to make; carrying it over the simulated link is not (see others)
+      ack0 = cl.ack();
       return n;
     },
     capture,
@@ -259,6 +259,8 @@ export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable'): 
       };
     },
     others() {
+      up[0]!.send(ack0);
+      acks[0] = up[0]!.deliver();
       for (let c = 1; c < s.clients; c++) {
         const o = others[c - 1]!;
         for (const p of inbox[c]!) o.receive(p);
