@@ -198,7 +198,7 @@ export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable'): 
   const outbox: Uint8Array[] = [];
   const acks: Uint8Array[][] = down.map(() => []);
   const capture: Uint8Array[] = [];
-  let ack0 = new Uint8Array(0);
+  let ack0: Uint8Array = new Uint8Array(0);
   const prime = (): void => {
     server.tick();
     for (let c = 0; c < s.clients; c++) {
