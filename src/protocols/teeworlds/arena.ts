@@ -73,7 +73,7 @@ export class Arena {
       if (first !== undefined && reused === undefined && n <= first.length) {
         this.firstChunk = undefined;
         this.chunk = new Chunk(first, this);
-      } else this.chunk = reused ?? new Chunk(new Int32Array(size), this);
+      } else this.chunk = reused ?? new Chunk(carve(size), this);
       this.mem = this.chunk.buf;
       this.pos = 0;
     }
@@ -89,7 +89,8 @@ export class Arena {
 
   /** A view of `mem[start .. start+n)`. */
   view(start: number, n: number): Int32Array {
-    return new Int32Array(this.mem.buffer, start * 4, n);
+    const m = this.mem;
+    return new Int32Array(m.buffer, m.byteOffset + start * 4, n);
   }
 
   /** @internal One snapshot less uses `c`. */
@@ -110,7 +111,7 @@ export class Arena {
   private makeFirst(): void {
     this.firstMade = true;
     const c = Math.min(this.chunkInts, ARENA_FIRST_CHUNK_INTS);
-    const all = new Int32Array(c + 2 * FIRST_SCRATCH_INTS);
+    const all = carve(c + 2 * FIRST_SCRATCH_INTS);
     this.firstChunk = all.subarray(0, c);
     if (this.itemMap.length === 0) {
       this.itemMap = all.subarray(c, c + FIRST_SCRATCH_INTS);
@@ -143,6 +144,33 @@ export class Arena {
 }
 
 const NO_INTS = new Int32Array(0);
+
+/**
+ * Small chunks (a new arena's first ones) are carved from shared slabs, as
+ * Node's Buffer pool hands out small buffers: a typed array with a backing
+ * store of its own costs microseconds (more than decoding a small delta), a
+ * view of an existing one tens of nanoseconds. Slab memory is never handed
+ * out twice (it starts zeroed, as a fresh array does); a slab is freed by the
+ * GC once no chunk carved from it is referenced.
+ */
+const SLAB_INTS = 1 << 15;
+/** Largest chunk carved from a slab (ints); bigger ones get a buffer of their own. */
+const SLAB_MAX_CARVE = 1 << 12;
+let slab = NO_INTS;
+let slabAt = 0;
+
+/** A zeroed Int32Array of `n` ints: a view of a slab when small, else its own. */
+function carve(n: number): Int32Array {
+  if (n > SLAB_MAX_CARVE) return new Int32Array(n);
+  if (slabAt + n > slab.length) {
+    slab = new Int32Array(SLAB_INTS);
+    slabAt = 0;
+  }
+  const v = new Int32Array(slab.buffer, slabAt * 4, n);
+  // the next chunk starts on a 64-byte boundary
+  slabAt += (n + 15) & ~15;
+  return v;
+}
 /** Ints of each decoder scratch array in an arena's first allocation. */
 const FIRST_SCRATCH_INTS = 256;
 

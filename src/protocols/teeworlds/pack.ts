@@ -45,6 +45,7 @@ export class DeltaPacker {
     const start = this.at;
     const fKeys = from.keys;
     const tKeys = to.keys;
+    if (fromN === toN && fromN > 0 && sameLayout(from, to, sizes)) return this.packSameLayout(from, to, sizes);
     // The updates are written first, right after room for the header (3 ints
     // of at most 5 bytes, written at the end); the deleted keys (items of
     // `from` not in `to`) go before them afterwards, if there are any.
@@ -173,6 +174,94 @@ export class DeltaPacker {
     this.at = (p + 7) & ~7;
     return new Uint8Array(this.bufMem, at, p - at);
   }
+
+  /**
+   * `pack` when both snapshots have the same items in the same order with the
+   * same sizes, each of a valid size for its type (`sameLayout`): nothing is
+   * deleted, and only the data differ. One compare run over all the data;
+   * each difference names its item through the offsets, and that item is
+   * written (its diffs from its start), then the run goes on after it.
+   */
+  private packSameLayout(from: Snapshot, to: Snapshot, sizes: Int32Array): Uint8Array {
+    const out = this.buf;
+    const start = this.at;
+    const n = to.numItems;
+    const tKeys = to.keys;
+    const tOff = to.offsets;
+    const tData = to._mem;
+    const tD = to._dOff;
+    const fData = from._mem;
+    const fd = from._dOff;
+    const sizeLen = sizes.length;
+    const len = tOff[n]!;
+    const body = start + 15;
+    let p = body;
+    let numUpdated = 0;
+    let i = 0;
+    let eq = equalUntil(tData, tD, fData, fd, 0, len);
+    while (eq < len) {
+      // the item holding the difference (items of size 0 never differ)
+      while (tOff[i + 1]! <= eq) i++;
+      const key = tKeys[i]!;
+      const type = (key >>> 16) & 0xffff;
+      const ts = tOff[i]!;
+      const te = tOff[i + 1]!;
+      p = writeVarint(out, p, type);
+      p = writeVarint(out, p, key & 0xffff);
+      if ((type < sizeLen ? sizes[type]! : 0) === 0) p = writeVarint(out, p, te - ts);
+      let at = ts;
+      do {
+        // diffs of the equal ints before eq are 0: one byte each, already 0 in the pool
+        p += eq - at;
+        const d = (tData[tD + eq]! - fData[fd + eq]!) | 0;
+        if (d >= -64 && d < 64) out[p++] = d < 0 ? 0x40 | (~d & 0x3f) : d;
+        else p = writeVarint(out, p, d);
+        at = ++eq;
+        eq = equalUntil(tData, tD, fData, fd, eq, len);
+      } while (eq < te);
+      p += te - at;
+      numUpdated++;
+      i++;
+    }
+    if (numUpdated === 0) return new Uint8Array(0);
+    // the header (0 deleted, numUpdated, 0), just before the body
+    const head = this.head;
+    let h = 1;
+    head[0] = 0;
+    h = writeVarint(head, h, numUpdated);
+    head[h++] = 0;
+    const at = start + 15 - h;
+    for (let j = 0; j < h; j++) out[at + j] = head[j]!;
+    this.at = (p + 7) & ~7;
+    return new Uint8Array(this.bufMem, at, p - at);
+  }
+}
+
+/**
+ * Whether `to` has the items of `from` in the same order with the same sizes,
+ * and each has a valid size for its type (else `pack`'s general path reports
+ * the error).
+ */
+function sameLayout(from: Snapshot, to: Snapshot, sizes: Int32Array): boolean {
+  const n = to.numItems;
+  const tKeys = to.keys;
+  const tOff = to.offsets;
+  const fKeys = from.keys;
+  const fOff = from.offsets;
+  const sizeLen = sizes.length;
+  const shared = tKeys === fKeys && tOff === fOff;
+  if (tOff[0] !== 0 || fOff[0] !== 0) return false;
+  let prev = 0;
+  for (let i = 0; i < n; i++) {
+    const key = tKeys[i]!;
+    const o = tOff[i + 1]!;
+    if (!shared && (fKeys[i] !== key || fOff[i + 1] !== o)) return false;
+    const type = (key >>> 16) & 0xffff;
+    const stat = type < sizeLen ? sizes[type]! : 0;
+    if (stat !== 0 && stat !== o - prev) return false;
+    prev = o;
+  }
+  return true;
 }
 
 /** The first index from `eq` (below `lim`) where `t[tD + i]` and `f[fd + i]` differ, or `lim`: four ints a step, then one. */

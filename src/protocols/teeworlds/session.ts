@@ -65,6 +65,11 @@ export interface ReceiveResult {
   error?: DecodeError;
 }
 
+/** The storage's `rebuild` (made here, not as an arrow in the constructor: tsx/esbuild's keepNames names such a closure with a defineProperty per receiver). */
+function rebuilder(sizes: Int32Array, mode: VarintMode, limits: Readonly<TwLimits>, arena: Arena): (base: Snapshot, delta: Uint8Array) => Snapshot {
+  return (base, delta) => unpackDeltaBytes(base, delta, 0, delta.length, sizes, mode, limits, arena);
+}
+
 /**
  * Receives snapshot messages of one connection. It is the family's client
  * mirror: `apply(message)` says which items (ids `"type:id"`) a completed
@@ -118,7 +123,7 @@ export class SnapshotReceiver implements ClientMirror {
       recycle: opts.recycle === true,
       maxSnapshots: this.limits.twMaxStoredSnapshots,
       maxBytes: this.limits.twMaxStoredBytes,
-      rebuild: (base, delta) => unpackDeltaBytes(base, delta, 0, delta.length, this.sizes, this.mode, this.limits, this.arena),
+      rebuild: rebuilder(this.sizes, this.mode, this.limits, this.arena),
     });
     this.decodeOpts = { mode: this.mode, maxPartSize: this.partSize, maxParts: this.maxParts };
   }

@@ -533,8 +533,8 @@ function finish(st: DeltaState, arena: Arena, base: Snapshot, start: number, kep
   }
   arena.shrink(st.offsetsAt + n + 1);
   // Views first: buildIndex may move the arena to a new chunk.
-  const keys = new Int32Array(A.buffer, st.keysAt * 4, n);
-  const offsets = new Int32Array(A.buffer, st.offsetsAt * 4, n + 1);
+  const keys = new Int32Array(A.buffer, A.byteOffset + st.keysAt * 4, n);
+  const offsets = new Int32Array(A.buffer, A.byteOffset + st.offsetsAt * 4, n + 1);
   let index: Int32Array | undefined;
   if (n !== kept) {
     index = buildIndex(keys, n, arena);

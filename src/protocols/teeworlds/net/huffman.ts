@@ -327,11 +327,11 @@ build();
 /**
  * Multi-symbol decode table over the same LUT_BITS window, one Int32 per
  * window: the whole symbols (bytes, not EOF) the window starts with, as many
- * as fit, up to 3 (bits 0..23, first symbol in the low byte), or up to 12 when
- * they are all 0 (a run of 0 bytes, whose code is the single bit 1: most
- * snapshot payload bytes); their total code length in bits 24..27 and their
- * count in bits 28..31. 0 means the window starts with EOF or with a code
- * longer than LUT_BITS.
+ * as fit, of which only the first 3 may be other than 0 (a 0 byte's code is
+ * the single bit 1: most snapshot payload bytes are 0). The first 3 symbols
+ * in bits 0..23 (first symbol in the low byte, 0 past the count), their total
+ * code length in bits 24..27 and their count in bits 28..31. 0 means the
+ * window starts with EOF or with a code longer than LUT_BITS.
  */
 const MULTI_ZEROS = 12;
 const multi = new Int32Array(LUT_SIZE);
@@ -345,7 +345,7 @@ for (let v = 0; v < LUT_SIZE; v++) {
     const len = e & 31;
     const sym = (e >>> 5) - 1;
     if (sym === HUFFMAN_EOF || used + len > LUT_BITS) break;
-    if (n >= 3 && (sym !== 0 || syms !== 0)) break;
+    if (n >= 3 && sym !== 0) break;
     if (n < 3) syms |= sym << (8 * n);
     used += len;
     n++;
@@ -388,8 +388,11 @@ export function huffmanCode(symbol: number): string {
  * Decompressed payloads are written straight into a shared pool and returned
  * as views of it (as Node's Buffer does for small buffers): no copy and no
  * allocation of a backing store per payload. A view keeps its pool alive.
- * The decoder writes whole 32-bit words (up to 12 bytes past the last symbol,
- * overwritten by the next symbols or never part of a result).
+ * The pool past `poolAt` is all 0 (a fresh buffer, and the decoder never
+ * leaves anything else there): the decoder writes a whole 32-bit word per
+ * table step, the step's first 3 symbols and 0 above them, and a run of 0
+ * symbols past those is already in place. A decode that fails zeroes what it
+ * wrote.
  */
 const POOL_SIZE = 65536;
 const POOL_SLACK = 16;
@@ -475,29 +478,33 @@ export function huffmanDecompress(src: Uint8Array, maxOutput = 2048): Uint8Array
   /** Output position, and bits consumed. */
   let o = base;
   let bp = 0;
-  // Fast loop: two table lookups per 32-bit read (which holds at least 25 bits
-  // from bp), while 24 input bits and room for 24 output bytes remain.
+  // Fast loop: up to two table steps per 32-bit read (which holds at least 25
+  // bits from bp), while 24 input bits and room for 24 output bytes remain.
+  // Codes longer than LUT_BITS (at most 15 bits) are decoded here too; EOF
+  // leaves the loop.
   const bpFast = bits - 24;
   const oFast = lim - 24;
   for (;;) {
     while (bp <= bpFast && o <= oFast) {
       let x = inp.getInt32(bp >>> 3, true) >>> (bp & 7);
       let m = multi[x & (LUT_SIZE - 1)]!;
-      if (m === 0) break;
-      let syms = m & 0xffffff;
-      out.setInt32(o, syms, true);
-      out.setInt32(o + 4, syms, true);
-      out.setInt32(o + 8, syms, true);
+      if (m === 0) {
+        let e = lut[x & (LUT_SIZE - 1)]!;
+        if (e < 0) e = longLut[((-e - 1 - NUM_SYMBOLS) << LONG_BITS) | ((x >>> LUT_BITS) & ((1 << LONG_BITS) - 1))]!;
+        const sym = (e >>> 5) - 1;
+        if (e <= 0 || sym === HUFFMAN_EOF) break;
+        pool[o++] = sym;
+        bp += e & 31;
+        continue;
+      }
+      out.setInt32(o, m & 0xffffff, true);
       o += m >>> 28;
       const used = (m >>> 24) & 15;
       bp += used;
       x >>>= used;
       m = multi[x & (LUT_SIZE - 1)]!;
-      if (m === 0) break;
-      syms = m & 0xffffff;
-      out.setInt32(o, syms, true);
-      out.setInt32(o + 4, syms, true);
-      out.setInt32(o + 8, syms, true);
+      if (m === 0) continue;
+      out.setInt32(o, m & 0xffffff, true);
       o += m >>> 28;
       bp += (m >>> 24) & 15;
     }
@@ -507,10 +514,7 @@ export function huffmanDecompress(src: Uint8Array, maxOutput = 2048): Uint8Array
     const window = x & (LUT_SIZE - 1);
     const m = multi[window]!;
     if (m !== 0 && ((m >>> 24) & 15) <= count && o + (m >>> 28) <= lim) {
-      const syms = m & 0xffffff;
-      out.setInt32(o, syms, true);
-      out.setInt32(o + 4, syms, true);
-      out.setInt32(o + 8, syms, true);
+      out.setInt32(o, m & 0xffffff, true);
       o += m >>> 28;
       bp += (m >>> 24) & 15;
       continue;
@@ -536,6 +540,7 @@ export function huffmanDecompress(src: Uint8Array, maxOutput = 2048): Uint8Array
       }
       while (node >= NUM_SYMBOLS) {
         if (len >= count) {
+          pool.fill(0, base, o);
           throw new DecodeError(src.length, 'huffman', 'the EOF code', 'end of input');
         }
         node = (x >>> len) & 1 ? child1[node]! : child0[node]!;
@@ -545,6 +550,7 @@ export function huffmanDecompress(src: Uint8Array, maxOutput = 2048): Uint8Array
     }
     if (sym === HUFFMAN_EOF) break;
     if (o >= lim) {
+      pool.fill(0, base, o);
       if (o - base >= maxOutput) {
         // The input offset is reported as a decoder refilling to 24..31 bits one byte at a time would have it.
         throw new LimitError(Math.min(end, Math.ceil((bp + 24) / 8)), 'huffman', 'huffmanMaxOutput', o - base + 1, maxOutput);
