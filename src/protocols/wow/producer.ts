@@ -12,8 +12,9 @@ import { ByteWriter } from '../../core/writer.js';
 import type { Producer } from '../../core/mirror.js';
 import { f32ToBits } from '../../core/floats.js';
 import { encodeDestroy, encodeUpdatePacket, writeUpdateBlock, type WowEncodeOptions } from './codec.js';
+import { GuidMap } from './guid-map.js';
 import { fieldByName, guidPartners, objectType, slotVisibility, VISIBILITY } from './fields.js';
-import { TypeId, UpdateFlag, type Movement, type UpdateBlock, type UpdateBody } from './types.js';
+import { PooledValues, TypeId, UpdateFlag, type Movement, type UpdateBlock, type UpdateBody } from './types.js';
 
 /** An object in the world as the server holds it. */
 export interface WorldObject {
@@ -41,8 +42,9 @@ export interface Observer {
   specialInfo?: ReadonlySet<bigint>;
 }
 
+/** A new observer; its `known` is a `GuidMap` (a `Map` that hashes a guid without the runtime's bigint hashing). */
 export function newObserver(guid: bigint): Observer {
-  return { guid, known: new Map() };
+  return { guid, known: new GuidMap<Uint32Array>() };
 }
 
 export interface BuildOptions extends WowEncodeOptions {
@@ -108,8 +110,39 @@ function hiddenRuns(typeId: number, vis: Uint16Array, f: number): Int32Array {
   return h;
 }
 
+/**
+ * Word arrays carved out of shared buffers of `WordSlab.WORDS` words: one allocation for a
+ * dozen or more arrays instead of one each (allocating and collecting thousands of small typed
+ * arrays was most of the cost of a build). An array larger than a quarter of a slab gets a
+ * buffer of its own. A slab's memory is freed once no array carved from it is alive, so an
+ * array kept alone keeps up to `4 × WORDS` bytes alive.
+ */
+class WordSlab {
+  static readonly WORDS = 1 << 12;
+  private buf = new ArrayBuffer(4 * WordSlab.WORDS);
+  private used = 0;
+
+  take(n: number): Uint32Array {
+    if (4 * n > WordSlab.WORDS) return new Uint32Array(n);
+    if (this.used + n > WordSlab.WORDS) {
+      this.buf = new ArrayBuffer(4 * WordSlab.WORDS);
+      this.used = 0;
+    }
+    const v = new Uint32Array(this.buf, 4 * this.used, n);
+    this.used += n;
+    return v;
+  }
+}
+
+/** The views `produce` keeps in `observer.known`. */
+const viewSlab = new WordSlab();
+
 /** The values observer `p` may hold for `o`: visible slots (rewritten), zero elsewhere. */
 export function observerView(o: WorldObject, p: Observer, rewrite?: BuildOptions['rewrite']): Uint32Array {
+  return viewInto(o, p, rewrite, false);
+}
+
+function viewInto(o: WorldObject, p: Observer, rewrite: BuildOptions['rewrite'], slab: boolean): Uint32Array {
   const vis = slotVisibility(o.typeId);
   if (vis === undefined) throw new EncodeError('typeId', `unknown object type ${o.typeId}`);
   if (o.values.length !== vis.length) throw new EncodeError('values', `${objectType(o.typeId)!.name} has ${vis.length} slots, got ${o.values.length}`);
@@ -117,7 +150,9 @@ export function observerView(o: WorldObject, p: Observer, rewrite?: BuildOptions
   const values = o.values;
   if (rewrite === undefined && values instanceof Uint32Array) {
     // a copy (one memcpy), then the runs of hidden slots zeroed
-    const out = new Uint32Array(values);
+    let out: Uint32Array;
+    if (slab) (out = viewSlab.take(values.length)).set(values);
+    else out = new Uint32Array(values);
     const runs = hiddenRuns(o.typeId, vis, f);
     for (let i = 0; i < runs.length; i += 2) {
       const a = runs[i]!;
@@ -127,7 +162,7 @@ export function observerView(o: WorldObject, p: Observer, rewrite?: BuildOptions
     }
     return out;
   }
-  const out = new Uint32Array(vis.length);
+  const out = slab ? viewSlab.take(vis.length) : new Uint32Array(vis.length);
   if (rewrite === undefined) {
     for (let s = 0; s < vis.length; s++) if ((vis[s]! & f) !== 0) out[s] = values[s]!;
   } else {
@@ -168,8 +203,10 @@ export function createBlockFor(o: WorldObject, p: Observer, view: Uint32Array): 
   const t = objectType(o.typeId)!;
   const vis = slotVisibility(o.typeId)!;
   // the non-zero slots straight into the mask, then their values in rising slot order
-  const mask = new Uint32Array(t.maskBlocks);
-  const limit = Math.min(view.length, 32 * mask.length);
+  const blocks = t.maskBlocks;
+  const mask = maskScratch;
+  mask.fill(0, 0, blocks);
+  const limit = Math.min(view.length, 32 * blocks);
   let count = 0;
   for (let s = 0; s < limit; s++) {
     if (view[s] !== 0) {
@@ -181,16 +218,33 @@ export function createBlockFor(o: WorldObject, p: Observer, view: Uint32Array): 
     mask[GO_DYN_FLAGS >> 5] = mask[GO_DYN_FLAGS >> 5]! | (1 << (GO_DYN_FLAGS & 31));
     count++;
   }
-  const values = new Uint32Array(count);
-  let k = 0;
-  for (let i = 0; i < mask.length; i++) {
-    for (let w = mask[i]!; w !== 0; w &= w - 1) values[k++] = view[32 * i + 31 - Math.clz32(w & -w)]!;
+  // mask words then values, in the shared block pool
+  if (blockPoolUsed + blocks + count > blockPool.length) {
+    blockPool = new Uint32Array(Math.max(BLOCK_POOL_WORDS, blocks + count));
+    blockPoolUsed = 0;
+  }
+  const words = blockPool;
+  const at = blockPoolUsed;
+  blockPoolUsed += blocks + count;
+  let k = at + blocks;
+  for (let i = 0; i < blocks; i++) {
+    const m = mask[i]!;
+    words[at + i] = m;
+    for (let w = m; w !== 0; w &= w - 1) words[k++] = view[32 * i + 31 - Math.clz32(w & -w)]!;
   }
   const self = o.guid === p.guid;
   const flags = self ? o.movement.updateFlags | UpdateFlag.SELF : o.movement.updateFlags & ~UpdateFlag.SELF;
   const movement = flags === o.movement.updateFlags ? o.movement : { ...o.movement, updateFlags: flags };
-  return { updateType: o.spawned === true ? 3 : 2, guid: o.guid, objectTypeId: o.typeId, movement, values: { mask, values } };
+  return { updateType: o.spawned === true ? 3 : 2, guid: o.guid, objectTypeId: o.typeId, movement, values: new PooledValues(words, at, blocks, count) };
 }
+
+/** Mask words of the create being built (a type has at most 255). */
+const maskScratch = new Uint32Array(256);
+
+/** The pool the creates' mask words and values are written to (`PooledValues`); a full pool is left to the blocks that use it. */
+const BLOCK_POOL_WORDS = 1 << 14;
+let blockPool = new Uint32Array(BLOCK_POOL_WORDS);
+let blockPoolUsed = 0;
 
 /** The VALUES block of `o` for `p` against what `p` holds, or undefined when nothing visible changed (§9.5). */
 export function valuesBlockFor(o: WorldObject, view: Uint32Array, prev: Uint32Array): UpdateBlock | undefined {
@@ -241,41 +295,55 @@ export class UpdateProducer implements Producer<[Observer, Iterable<WorldObject>
    */
   produce(observer: Observer, visible: Iterable<WorldObject>): BuiltUpdate {
     const opts = this.opts;
-    const inView = new Map<bigint, WorldObject>();
-    for (const o of visible) inView.set(o.guid, o);
+    // the objects in view, one per guid (the last given wins, at the place of the first)
+    const inView = new GuidMap<number>();
+    const objs: WorldObject[] = [];
+    for (const o of visible) {
+      const h = inView.hash(o.guid);
+      const i = inView.getHashed(o.guid, h);
+      if (i === undefined) {
+        inView.setHashed(o.guid, h, objs.length);
+        objs.push(o);
+      } else objs[i] = o;
+    }
 
+    const known = observer.known;
     const removed: bigint[] = [];
-    for (const g of observer.known.keys()) {
+    for (const g of known.keys()) {
       if (!inView.has(g) && g !== observer.guid) removed.push(g);
     }
 
     // What the client will hold; applied to `observer.known` only once every packet is built.
-    const sent: Array<[bigint, Uint32Array]> = [];
+    const sentGuids: bigint[] = [];
+    const sentViews: Uint32Array[] = [];
     const blocks: UpdateBlock[] = [];
     let created = 0;
     let updated = 0;
-    for (const o of inView.values()) {
-      const prev = observer.known.get(o.guid);
+    for (let i = 0; i < objs.length; i++) {
+      const o = objs[i]!;
+      const prev = known.get(o.guid);
       if (prev === undefined || prev.length !== o.values.length) {
         // new to this client (or known under another type: it needs a create again)
-        const view = observerView(o, observer, opts.rewrite);
+        const view = viewInto(o, observer, opts.rewrite, true);
         blocks.push(createBlockFor(o, observer, view));
-        sent.push([o.guid, view]);
+        sentGuids.push(o.guid);
+        sentViews.push(view);
         created++;
       } else {
         // compare in place first: unchanged objects cost no allocation
         if (!viewDiffers(o, observer, prev, opts.rewrite)) continue;
         const view = observerView(o, observer, opts.rewrite);
         const b = valuesBlockFor(o, view, prev);
-        sent.push([o.guid, view]);
+        sentGuids.push(o.guid);
+        sentViews.push(view);
         if (b === undefined) continue;
         blocks.push(b);
         updated++;
       }
     }
     const out = this.pack(removed, blocks);
-    for (const g of removed) observer.known.delete(g);
-    for (const [g, v] of sent) observer.known.set(g, v);
+    for (const g of removed) known.delete(g);
+    for (let i = 0; i < sentGuids.length; i++) known.set(sentGuids[i]!, sentViews[i]!);
     return { ...out, created, updated, removed: removed.length };
   }
 

@@ -197,6 +197,40 @@ export class PackedValues implements UpdateValues {
   }
 }
 
+/**
+ * The builder's `UpdateValues`: the mask words then the values at
+ * `pool[at … at + blockCount + count)`, in a pool shared by many blocks (no
+ * typed array of its own per block: making one was a large part of building
+ * thousands of creates); `mask` and `values` are views made on first use.
+ */
+export class PooledValues implements UpdateValues {
+  declare readonly pool: Uint32Array;
+  declare readonly at: number;
+  /** Number of mask words. */
+  declare readonly blockCount: number;
+  /** Number of values (the set bits of the mask). */
+  declare readonly count: number;
+  private declare _mask: Uint32Array | undefined;
+  private declare _values: Uint32Array | undefined;
+
+  constructor(pool: Uint32Array, at: number, blockCount: number, count: number) {
+    this.pool = pool;
+    this.at = at;
+    this.blockCount = blockCount;
+    this.count = count;
+    this._mask = undefined;
+    this._values = undefined;
+  }
+
+  get mask(): Uint32Array {
+    return (this._mask ??= this.pool.subarray(this.at, this.at + this.blockCount));
+  }
+
+  get values(): Uint32Array {
+    return (this._values ??= this.pool.subarray(this.at + this.blockCount, this.at + this.blockCount + this.count));
+  }
+}
+
 export interface ValuesBlock {
   updateType: 0;
   guid: bigint;

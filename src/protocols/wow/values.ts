@@ -6,7 +6,7 @@ import { excerpt } from '../../core/json.js';
 import type { ReadContext } from './context.js';
 import { fieldAt } from './fields.js';
 import { popcount32 } from './guid.js';
-import { PackedValues, type UpdateValues } from './types.js';
+import { PackedValues, PooledValues, type UpdateValues } from './types.js';
 
 /** Read a ValuesBlock; `typeId` (spans only) types the value spans as the JSON types them. */
 export function readValues(r: ByteReader, ctx: ReadContext, typeId: number | undefined): PackedValues {
@@ -91,6 +91,20 @@ export function writeValues(w: ByteWriter, v: UpdateValues): void {
     w.ensure(1 + 4 * words.length);
     w.u8(n);
     for (let i = 0; i < words.length; i++) w.u32le(words[i]!);
+    return;
+  }
+  if (v instanceof PooledValues) {
+    const pool = v.pool;
+    const n = v.blockCount;
+    const at = v.at;
+    const end = at + n + v.count;
+    if (n > 255 || at < 0 || end > pool.length) throw new EncodeError('values.mask', 'expected at most 255 mask words inside the pool');
+    let count = 0;
+    for (let i = at; i < at + n; i++) if (pool[i] !== 0) count += popcount32(pool[i]!);
+    if (count !== v.count) throw new EncodeError('values.values', `the mask has ${count} bits set but ${v.count} values are given`);
+    w.ensure(1 + 4 * (end - at));
+    w.u8(n);
+    for (let i = at; i < end; i++) w.u32le(pool[i]!);
     return;
   }
   const mask = v.mask;
