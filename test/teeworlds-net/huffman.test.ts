@@ -218,3 +218,18 @@ test('huffman: the word-at-a-time decoder (zero runs, codes over 12 bits, caps a
   );
   assert.ok(longSeen > 100 && capHit > 50, `long codes in ${longSeen}, cap reached in ${capHit}`);
 });
+
+test('huffman: a decompression that fails mid-way leaves nothing behind: zero runs decoded right after it are all 0 (the decoder relies on a zeroed pool)', () => {
+  const busy = huffmanCompress(Uint8Array.from({ length: 300 }, (_, i) => 1 + (i % 200)));
+  const zeros = Uint8Array.from({ length: 200 }, (_, i) => (i % 50 === 49 ? 5 : 0));
+  const zc = huffmanCompress(zeros);
+  let failures = 0;
+  for (let cut = 1; cut < busy.length; cut += 7) {
+    // cut input (end of input) and a cap below the output (LimitError): both after writing bytes
+    assert.throws(() => huffmanDecompress(busy.subarray(0, cut)), DecodeError);
+    assert.throws(() => huffmanDecompress(busy, 20 + (cut % 200)), LimitError);
+    failures += 2;
+    assert.deepEqual([...huffmanDecompress(zc)], [...zeros]);
+  }
+  assert.ok(failures > 60, `${failures} failed decompressions`);
+});

@@ -213,7 +213,8 @@ export class SnapshotReceiver implements ClientMirror {
   }
 
   // The 4 ints of each declaration seen, to rebuild the UUID string only on change.
-  private readonly declInts = new Map<number, Int32Array>();
+  // (made at first use, as `fieldSpecs` and `lastChanges`: a receiver costs less to create)
+  private declInts: Map<number, Int32Array> | undefined = undefined;
 
   private learnDeclarations(snap: Snapshot): void {
     const keys = snap.keys;
@@ -227,9 +228,9 @@ export class SnapshotReceiver implements ClientMirror {
       if (off[i + 1]! - off[i]! !== 4) continue;
       const o = d0 + off[i]!;
       const id = key & 0xffff;
-      const prev = this.declInts.get(id);
+      const prev = (this.declInts ??= new Map()).get(id);
       if (prev !== undefined && prev[0] === data[o] && prev[1] === data[o + 1] && prev[2] === data[o + 2] && prev[3] === data[o + 3]) continue;
-      this.declInts.set(id, data.slice(o, o + 4));
+      this.declInts!.set(id, data.slice(o, o + 4));
       this.declarations.set(id, intsToUuid(data, o));
     }
   }
@@ -237,7 +238,13 @@ export class SnapshotReceiver implements ClientMirror {
   /** The result of the last `apply`. */
   lastResult: ReceiveResult | undefined;
   /** The changes of the last `apply`. */
-  lastChanges: MirrorChanges = noChanges();
+  get lastChanges(): MirrorChanges {
+    return (this._lastChanges ??= noChanges());
+  }
+  set lastChanges(c: MirrorChanges) {
+    this._lastChanges = c;
+  }
+  private _lastChanges: MirrorChanges | undefined = undefined;
 
   /**
    * Receive one message (bytes as in a chunk) and say what the completed
@@ -313,12 +320,13 @@ export class SnapshotReceiver implements ClientMirror {
   }
 
   // Fields of each type (name and ints) by field table and declarations, cached per type.
-  private readonly fieldSpecs = new Map<number, { uuid: string | undefined; known: boolean; fields: [string, number][] }>();
+  private fieldSpecs: Map<number, { uuid: string | undefined; known: boolean; fields: [string, number][] }> | undefined = undefined;
 
   /** Name of int `k` of an item of `type` with `size` ints, as `itemFields` names it. */
   private fieldAt(type: number, k: number, size: number): string {
     const uuid = type >= 0x4000 ? this.declarations.get(type) : undefined;
-    let e = this.fieldSpecs.get(type);
+    const specs = (this.fieldSpecs ??= new Map());
+    let e = specs.get(type);
     if (e === undefined || e.uuid !== uuid) {
       const info = itemTypeInfo(this.version, type, this.declarations);
       const fields: [string, number][] = [];
@@ -327,7 +335,7 @@ export class SnapshotReceiver implements ClientMirror {
         fields.push([m[1]!, m[2] === undefined ? 1 : Number(m[2]) * (m[3] === undefined ? 1 : Number(m[3]))]);
       }
       e = { uuid, known: info.known, fields };
-      this.fieldSpecs.set(type, e);
+      specs.set(type, e);
     }
     if (!e.known) return 'data';
     if (type === 0 && size === 4) return 'uuid';
@@ -344,7 +352,7 @@ export class SnapshotReceiver implements ClientMirror {
   reset(): void {
     this.storage.clear();
     this.declarations.clear();
-    this.declInts.clear();
+    this.declInts?.clear();
     this.recvTick = -1;
     this.parts = [];
     this.received = 0;

@@ -84,18 +84,26 @@ function decode06(bytes: Uint8Array, opts: PacketOptions): NetPacket {
     need(bytes, 6, '0.6 connectionless header');
     return { connless, control: false, resend: false, compression: false, ack: 0, numChunks: 0, payload: bytes.subarray(6) };
   }
-  const body = bytes.subarray(3);
+  const compression = (b0 & 0x80) !== 0;
   const pk: NetPacket = {
     connless,
     control: (b0 & 0x10) !== 0,
     resend: (b0 & 0x40) !== 0,
-    compression: (b0 & 0x80) !== 0,
+    compression,
     ack: ((b0 & 3) << 8) | bytes[1]!,
     numChunks: bytes[2]!,
-    payload: body,
+    payload: NO_BYTES,
   };
   if ((b0 & 0x0c) !== 0) pk.reservedBits = (b0 >> 2) & 3;
-  let payload = decompressPayload(body, pk.compression, opts.maxPayload ?? 2048, 3);
+  if (!compression && opts.securityToken) {
+    // one view: the payload between the header and the token
+    const n = bytes.length - 3;
+    if (n < 4) throw new DecodeError(bytes.length, 'securityToken', '4 bytes of DDNet security token at the end of the payload', `${n}`);
+    pk.securityToken = u32be(bytes, bytes.length - 4);
+    pk.payload = bytes.subarray(3, bytes.length - 4);
+    return pk;
+  }
+  let payload = compression ? decompressPayload(bytes.subarray(3), true, opts.maxPayload ?? 2048, 3) : bytes.subarray(3);
   if (opts.securityToken) {
     if (payload.length < 4)
       throw new DecodeError(
@@ -110,6 +118,8 @@ function decode06(bytes: Uint8Array, opts: PacketOptions): NetPacket {
   pk.payload = payload;
   return pk;
 }
+
+const NO_BYTES = new Uint8Array(0);
 
 function decode07(bytes: Uint8Array, opts: PacketOptions): NetPacket {
   need(bytes, 1, '0.7 packet header');
@@ -252,7 +262,19 @@ export function decodeChunks(payload: Uint8Array, numChunks: number, version: Ne
     p += size;
     chunks.push(c);
   }
-  return { chunks, trailing: buf !== undefined ? new Uint8Array(buf, base + p, payload.length - p) : payload.subarray(p) };
+  return new ChunkList(chunks, payload, p);
+}
+
+/** `decodeChunks`' result: `trailing` is made when it is read (real peers send no trailing bytes, and few callers look). */
+class ChunkList {
+  constructor(
+    readonly chunks: NetChunk[],
+    private readonly payload: Uint8Array,
+    private readonly end: number,
+  ) {}
+  get trailing(): Uint8Array {
+    return this.payload.subarray(this.end);
+  }
 }
 
 /** Size of a chunk header. */
