@@ -112,13 +112,13 @@ function hiddenRuns(typeId: number, vis: Uint16Array, f: number): Int32Array {
 
 /**
  * Word arrays carved out of shared buffers of `WordSlab.WORDS` words: one allocation for a
- * dozen or more arrays instead of one each (allocating and collecting thousands of small typed
+ * dozen or more arrays instead of one each (a player's view takes a quarter) (allocating and collecting thousands of small typed
  * arrays was most of the cost of a build). An array larger than a quarter of a slab gets a
  * buffer of its own. A slab's memory is freed once no array carved from it is alive, so an
  * array kept alone keeps up to `4 × WORDS` bytes alive.
  */
 class WordSlab {
-  static readonly WORDS = 1 << 12;
+  static readonly WORDS = 1 << 14;
   private buf = new ArrayBuffer(4 * WordSlab.WORDS);
   private used = 0;
 
