@@ -409,10 +409,14 @@ export class ViewerProducer implements Producer<[], Uint8Array> {
 
   /** Build and encode this viewer's packet (same as `produce`). */
   buildBytes(): Uint8Array {
-    const w = new ByteWriter(1024);
+    // one writer kept between packets (grown once to the size of the largest), reset on each
+    const w = (this.writer ??= new ByteWriter(1024));
+    w.reset();
     writeUpdate(w, this.build(), this.world.table);
     return w.finish();
   }
+
+  private writer: ByteWriter | undefined;
 
   private colorFor(e: WorldEntity, v: Scalar): Scalar {
     return this.colorFn({ world: this.world, viewer: this, entity: e, color: v as number });
