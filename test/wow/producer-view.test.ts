@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { UpdateProducer, createBlockFor, observerView, passedFlags } from '../../src/protocols/wow/producer.js';
 import { encodeBody } from '../../src/protocols/wow/index.js';
+import { GuidMap } from '../../src/protocols/wow/guid-map.js';
 import { objectType, slotVisibility } from '../../src/protocols/wow/fields.js';
 import type { Observer, WorldObject } from '../../src/protocols/wow/index.js';
 
@@ -86,4 +87,25 @@ test('property: produce makes a create and the view it keeps as observerView the
     { numRuns: 400 },
   );
   assert.ok(seen.size >= 30, `${seen.size} (type, visibility) pairs`);
+});
+
+test('produce: guids that share their low 32 bits (the known table goes over to hashing all 64 bits while it is filled) are all known afterwards', () => {
+  const producer = new UpdateProducer({ compressThreshold: Infinity });
+  const p: Observer = { guid: 5n, known: new GuidMap<Uint32Array>() };
+  // the same low word, 60 different high words: one chain in a table hashed from the low word
+  const objs: WorldObject[] = Array.from({ length: 60 }, (_, i) => ({
+    guid: (BigInt(i + 1) << 32n) | 0x1234n,
+    typeId: 5,
+    values: Uint32Array.from({ length: objectType(5)!.valuesCount }, (_, s) => (s === 8 ? i + 1 : 0)),
+    movement: { updateFlags: 0 },
+  }));
+  const got = producer.produce(p, objs);
+  assert.equal(got.created, 60);
+  assert.equal((p.known as GuidMap<Uint32Array>).hashesAllBits, true);
+  assert.equal(p.known.size, 60);
+  for (const o of objs) assert.deepStrictEqual(p.known.get(o.guid), observerView(o, p), `guid ${o.guid.toString(16)}`);
+  // a second tick: nothing changed, nothing sent, nothing forgotten
+  const again = producer.produce(p, objs);
+  assert.equal(again.created + again.updated + again.removed, 0);
+  assert.equal(p.known.size, 60);
 });

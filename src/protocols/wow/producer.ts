@@ -382,11 +382,16 @@ export class UpdateProducer implements Producer<[Observer, Iterable<WorldObject>
     const sentGuids: bigint[] = [];
     const sentViews: Uint32Array[] = [];
     const blocks: UpdateBlock[] = [];
+    // a GuidMap `known` (newObserver's): each guid hashed once, for the lookup here and the store below
+    const table = known instanceof GuidMap ? (known as GuidMap<Uint32Array>) : undefined;
+    const sentHashes: number[] = [];
+    const wideAtHash = table?.hashesAllBits === true;
     let created = 0;
     let updated = 0;
     for (let i = 0; i < objs.length; i++) {
       const o = objs[i]!;
-      const prev = known.get(o.guid);
+      const h = table === undefined ? 0 : table.hash(o.guid);
+      const prev = table === undefined ? known.get(o.guid) : table.size === 0 ? undefined : table.getHashed(o.guid, h);
       if (prev === undefined || prev.length !== o.values.length) {
         // new to this client (or known under another type: it needs a create again)
         let b = createWithView(o, observer, opts.rewrite, sentViews);
@@ -397,6 +402,7 @@ export class UpdateProducer implements Producer<[Observer, Iterable<WorldObject>
         }
         blocks.push(b);
         sentGuids.push(o.guid);
+        sentHashes.push(h);
         created++;
       } else {
         // compare in place first: unchanged objects cost no allocation
@@ -404,6 +410,7 @@ export class UpdateProducer implements Producer<[Observer, Iterable<WorldObject>
         const view = observerView(o, observer, opts.rewrite);
         const b = valuesBlockFor(o, view, prev);
         sentGuids.push(o.guid);
+        sentHashes.push(h);
         sentViews.push(view);
         if (b === undefined) continue;
         blocks.push(b);
@@ -412,7 +419,14 @@ export class UpdateProducer implements Producer<[Observer, Iterable<WorldObject>
     }
     const out = this.pack(removed, blocks);
     for (const g of removed) known.delete(g);
-    for (let i = 0; i < sentGuids.length; i++) known.set(sentGuids[i]!, sentViews[i]!);
+    if (table === undefined) for (let i = 0; i < sentGuids.length; i++) known.set(sentGuids[i]!, sentViews[i]!);
+    else {
+      for (let i = 0; i < sentGuids.length; i++) {
+        const g = sentGuids[i]!;
+        // a hash from before the table went over to hashing all 64 bits (an insert below may do so) is hashed again
+        table.setHashed(g, table.hashesAllBits === wideAtHash ? sentHashes[i]! : table.hash(g), sentViews[i]!);
+      }
+    }
     return { ...out, created, updated, removed: removed.length };
   }
 
