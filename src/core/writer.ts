@@ -84,6 +84,15 @@ export class ByteWriter {
     this.pos += 4;
     return this;
   }
+  /** `src[from … to)` as u32le words, one `ensure` for all of them. */
+  u32leWords(src: Uint32Array, from: number, to: number): this {
+    this.ensure(4 * (to - from));
+    const view = this.view;
+    let p = this.pos;
+    for (let i = from; i < to; i++, p += 4) view.setUint32(p, src[i]!, true);
+    this.pos = p;
+    return this;
+  }
   u32be(v: number): this {
     this.ensure(4);
     this.view.setUint32(this.pos, v >>> 0, false);

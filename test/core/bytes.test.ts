@@ -203,3 +203,17 @@ test('ByteWriter grows without losing data and patches in place', () => {
   assert.equal(r.u16be(), 4000);
   for (let i = 0; i < 1000; i++) assert.equal(r.u32le(), i);
 });
+
+test('u32leWords writes the words of a range as u32le writes one by one do, across growth', () => {
+  fc.assert(
+    fc.property(fc.array(fc.integer({ min: 0, max: 0xffffffff }), { maxLength: 80 }), fc.nat(80), fc.nat(80), fc.nat(20), (words, a, b, lead) => {
+      const src = Uint32Array.from(words);
+      const from = Math.min(a, b, src.length);
+      const to = Math.min(Math.max(a, b), src.length);
+      const one = new ByteWriter(16).zeros(lead);
+      for (let i = from; i < to; i++) one.u32le(src[i]!);
+      const bulk = new ByteWriter(16).zeros(lead).u32leWords(src, from, to);
+      assert.deepEqual(bulk.finish(), one.finish());
+    }),
+  );
+});

@@ -35,6 +35,8 @@ export class WorldEntity {
   /** Version of the last change per field, and per element for array fields. */
   readonly fieldVersion: Float64Array;
   readonly elemVersion: (Float64Array | undefined)[];
+  /** Fields changed at least once (a version above 0), rising: what a change scan visits. */
+  readonly touched: number[] = [];
   /** Version of the last change of any field. */
   lastChange = 0;
   /** Version at which a re-send was requested (0: never). */
@@ -69,6 +71,19 @@ export class WorldEntity {
 
   has(group: number): boolean {
     return this.groupMask[group] === 1;
+  }
+
+  /** Record that field `f` now has a version (call before setting it). */
+  markTouched(f: number): void {
+    if (this.fieldVersion[f] !== 0) return;
+    const t = this.touched;
+    let i = t.length;
+    t.push(f);
+    while (i > 0 && t[i - 1]! > f) {
+      t[i] = t[i - 1]!;
+      i--;
+    }
+    t[i] = f;
   }
 }
 
@@ -186,6 +201,7 @@ export class World {
     if (sameScalar(e.values[f] as Scalar | undefined, v)) return;
     e.values[f] = v;
     const ver = ++this.version;
+    e.markTouched(f);
     e.fieldVersion[f] = ver;
     e.lastChange = ver;
   }
@@ -202,6 +218,7 @@ export class World {
     arr[index] = v;
     const ver = ++this.version;
     e.elemVersion[f]![index] = ver;
+    e.markTouched(f);
     e.fieldVersion[f] = ver;
     e.lastChange = ver;
   }
@@ -222,6 +239,7 @@ export class World {
       else if (Number.isInteger(index) && index >= 0 && index < len) ev[index] = ver;
       else throw new EncodeError(this.table.fields[f]!.key, `no element ${index}`);
     }
+    e.markTouched(f);
     e.fieldVersion[f] = ver;
     e.lastChange = ver;
   }
@@ -330,7 +348,10 @@ export class ViewerProducer implements Producer<[], Uint8Array> {
     const world = this.world;
     const since = this.lastVersion;
     const interest = new Set<WorldEntity>();
-    for (const e of this.interestFn(world, this)) if (!e.removed) interest.add(this.rootOf(e));
+    if (this.interestFn === serverInterest) {
+      const list = serverInterestList(world, this);
+      for (let i = 0; i < list.length; i++) if (!list[i]!.removed) interest.add(this.rootOf(list[i]!));
+    } else for (const e of this.interestFn(world, this)) if (!e.removed) interest.add(this.rootOf(e));
     const children = new Map<WorldEntity, WorldEntity[]>();
     for (const e of world.entities.values()) {
       const p = this.parentOf(e);
@@ -343,7 +364,8 @@ export class ViewerProducer implements Producer<[], Uint8Array> {
     const deletions: EntityRef[] = [];
     const updates: Upcreate[] = [];
     const creations: Upcreate[] = [];
-    for (const e of [...this.known]) {
+    // deleting the entry being visited is safe in a Set iteration; entries are only deleted here
+    for (const e of this.known) {
       if (e.removed) {
         deletions.push({ hash: e.hash, id: e.id });
         this.known.delete(e);
@@ -387,10 +409,14 @@ export class ViewerProducer implements Producer<[], Uint8Array> {
 
   /** Build and encode this viewer's packet (same as `produce`). */
   buildBytes(): Uint8Array {
-    const w = new ByteWriter(1024);
+    // one writer kept between packets (grown once to the size of the largest), reset on each
+    const w = (this.writer ??= new ByteWriter(1024));
+    w.reset();
     writeUpdate(w, this.build(), this.world.table);
     return w.finish();
   }
+
+  private writer: ByteWriter | undefined;
 
   private colorFor(e: WorldEntity, v: Scalar): Scalar {
     return this.colorFn({ world: this.world, viewer: this, entity: e, color: v as number });
@@ -411,7 +437,10 @@ export class ViewerProducer implements Producer<[], Uint8Array> {
     const t = this.world.table;
     const fields: number[] = [];
     const values: (Scalar | ElementChanges)[] = [];
-    for (let f = 0; f < t.fieldCount; f++) {
+    // only fields changed at least once can be newer than `since` (>= 0)
+    const touched = e.touched;
+    for (let j = 0; j < touched.length; j++) {
+      const f = touched[j]!;
       if (e.fieldVersion[f]! <= since) continue;
       fields.push(f);
       if (t.fieldLen[f] === 0) {
@@ -468,6 +497,12 @@ export function serverColor(ctx: ColorContext): number {
 
 /** The server's interest rule (§7.3): the camera's view rectangle, `showsOnMap` objects and the player. */
 export function* serverInterest(world: World, viewer: ViewerProducer): Iterable<WorldEntity> {
+  yield* serverInterestList(world, viewer);
+}
+
+/** `serverInterest` as an array (no generator: what `build` calls for the default rule). */
+function serverInterestList(world: World, viewer: ViewerProducer): WorldEntity[] {
+  const out: WorldEntity[] = [];
   const t = world.table;
   const k = (key: string): number => t.byKey.get(key) ?? -1;
   const cam = viewer.camera;
@@ -492,11 +527,11 @@ export function* serverInterest(world: World, viewer: ViewerProducer): Iterable<
   for (const e of world.entities.values()) {
     if (!viewer.isWorldObject(e) || viewer.parentOf(e) !== undefined) continue;
     if (e === player) {
-      yield e;
+      out.push(e);
       continue;
     }
     if (fflags >= 0 && e.values[fflags] !== undefined && (num(e, fflags) & showsOnMap) !== 0) {
-      yield e;
+      out.push(e);
       continue;
     }
     if (fop >= 0 && e.values[fop] !== undefined && num(e, fop) === 0) continue;
@@ -505,6 +540,7 @@ export function* serverInterest(world: World, viewer: ViewerProducer): Iterable<
     const ey = num(e, fsides) === 2 ? num(e, fwidth) / 2 : size;
     const x = num(e, fx);
     const y = num(e, fy);
-    if (x + ex >= cx - hw && x - ex <= cx + hw && y + ey >= cy - hh && y - ey <= cy + hh) yield e;
+    if (x + ex >= cx - hw && x - ex <= cx + hw && y + ey >= cy - hh && y - ey <= cy + hh) out.push(e);
   }
+  return out;
 }

@@ -21,12 +21,20 @@
 
 /** A hash of a guid (any bigint) from its low 32 bits. */
 function hashLow(g: bigint, seed: number): number {
-  return Math.imul(Number(BigInt.asUintN(32, g)) ^ seed, 0x9e3779b1);
+  return Math.imul(low32(g) ^ seed, 0x9e3779b1);
+}
+
+/** The low 32 bits of a bigint (a store to a `BigUint64Array` wraps it modulo 2^64 without a bigint operation; on a big-endian platform the word read is the high one, a function of the guid all the same). */
+const G64 = new BigUint64Array(1);
+const G32 = new Uint32Array(G64.buffer);
+function low32(g: bigint): number {
+  G64[0] = g;
+  return G32[0]!;
 }
 
 /** A hash of a guid (any bigint) from all of its bits (each word mixed with a seed of its own, so that colliding guids cannot be made without the seeds). */
 function hashWide(g: bigint, seed: number, seedHigh: number): number {
-  const lo = Number(BigInt.asUintN(32, g));
+  const lo = low32(g);
   const hi = (Number(g) / 4294967296) >>> 0; // the high word, or one next to it (rounding): a function of g all the same
   const h = Math.imul(lo ^ seed, 0x9e3779b1) ^ Math.imul(hi ^ seedHigh, 0x85ebca6b);
   return Math.imul(h ^ (h >>> 15), 0x2c1b3c6d);

@@ -51,16 +51,21 @@ export function checkGuid(g: unknown, path: string): bigint {
   return g;
 }
 
+/** A guid's eight bytes, low byte first at `GUID_BYTES[GUID_LOW …]` (a store to a `BigUint64Array` costs no bigint operation). */
+const GUID_64 = new BigUint64Array(1);
+const GUID_BYTES = new Uint8Array(GUID_64.buffer);
+/** 1 on a big-endian platform: byte i of the guid is then at 7 - i. */
+const GUID_BE = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1 ? 0 : 7;
+
 export function writePackedGuid(w: ByteWriter, guid: bigint, path: string): void {
   checkGuid(guid, path);
-  const lo = Number(guid & 0xffffffffn);
-  const hi = Number(guid >> 32n);
+  GUID_64[0] = guid;
   w.ensure(9);
   const maskAt = w.pos;
   w.u8(0);
   let mask = 0;
   for (let i = 0; i < 8; i++) {
-    const b = i < 4 ? (lo >>> (8 * i)) & 0xff : (hi >>> (8 * (i - 4))) & 0xff;
+    const b = GUID_BYTES[i ^ GUID_BE]!;
     if (b !== 0) {
       mask |= 1 << i;
       w.u8(b);

@@ -112,13 +112,13 @@ function hiddenRuns(typeId: number, vis: Uint16Array, f: number): Int32Array {
 
 /**
  * Word arrays carved out of shared buffers of `WordSlab.WORDS` words: one allocation for a
- * dozen or more arrays instead of one each (allocating and collecting thousands of small typed
+ * dozen or more arrays instead of one each (a player's view takes a quarter) (allocating and collecting thousands of small typed
  * arrays was most of the cost of a build). An array larger than a quarter of a slab gets a
  * buffer of its own. A slab's memory is freed once no array carved from it is alive, so an
  * array kept alone keeps up to `4 × WORDS` bytes alive.
  */
 class WordSlab {
-  static readonly WORDS = 1 << 12;
+  static readonly WORDS = 1 << 14;
   private buf = new ArrayBuffer(4 * WordSlab.WORDS);
   private used = 0;
 
@@ -136,6 +136,65 @@ class WordSlab {
 
 /** The views `produce` keeps in `observer.known`. */
 const viewSlab = new WordSlab();
+
+/** Per type id and passed visibility bits: the runs of slots those bits show, as [start, end) pairs. */
+const SHOWN = new Map<number, Int32Array>();
+
+function shownRuns(typeId: number, vis: Uint16Array, f: number): Int32Array {
+  const key = typeId * 65536 + (f & 0xffff);
+  let h = SHOWN.get(key);
+  if (h === undefined) {
+    const runs: number[] = [];
+    for (let s = 0; s < vis.length; s++) {
+      if ((vis[s]! & f) === 0) continue;
+      const start = s;
+      while (s + 1 < vis.length && (vis[s + 1]! & f) !== 0) s++;
+      runs.push(start, s + 1);
+    }
+    SHOWN.set(key, (h = Int32Array.from(runs)));
+  }
+  return h;
+}
+
+/**
+ * `produce`'s create of an object new to the observer: its view (kept in `known`) and its
+ * create block in one pass over the visible slots (a fresh view is zero, so hidden slots need
+ * no write); what `observerView` then `createBlockFor` give. Undefined when that path does not
+ * apply (a rewrite hook, values that are not a `Uint32Array`): the caller takes the two steps.
+ */
+function createWithView(o: WorldObject, p: Observer, rewrite: BuildOptions['rewrite'], views: Uint32Array[]): UpdateBlock | undefined {
+  const values = o.values;
+  if (rewrite !== undefined || !(values instanceof Uint32Array)) return undefined;
+  const vis = slotVisibility(o.typeId);
+  if (vis === undefined) throw new EncodeError('typeId', `unknown object type ${o.typeId}`);
+  if (values.length !== vis.length) throw new EncodeError('values', `${objectType(o.typeId)!.name} has ${vis.length} slots, got ${values.length}`);
+  const t = objectType(o.typeId)!;
+  const blocks = t.maskBlocks;
+  if (32 * blocks < values.length) return undefined;
+  const f = passedFlags(o, p);
+  const runs = shownRuns(o.typeId, vis, f);
+  const view = viewSlab.take(values.length);
+  const mask = maskScratch;
+  mask.fill(0, 0, blocks);
+  let count = 0;
+  for (let r = 0; r < runs.length; r += 2) {
+    const end = runs[r + 1]!;
+    for (let s = runs[r]!; s < end; s++) {
+      const v = values[s]!;
+      if (v !== 0) {
+        view[s] = v;
+        mask[s >> 5] = mask[s >> 5]! | (1 << (s & 31));
+        count++;
+      }
+    }
+  }
+  if (o.typeId === TypeId.GAMEOBJECT && !isTransportGo(o) && view[GO_DYN_FLAGS] === 0 && (vis[GO_DYN_FLAGS]! & f) !== 0) {
+    mask[GO_DYN_FLAGS >> 5] = mask[GO_DYN_FLAGS >> 5]! | (1 << (GO_DYN_FLAGS & 31));
+    count++;
+  }
+  views.push(view);
+  return createBlockOf(o, p, view, blocks, count);
+}
 
 /** The values observer `p` may hold for `o`: visible slots (rewritten), zero elsewhere. */
 export function observerView(o: WorldObject, p: Observer, rewrite?: BuildOptions['rewrite']): Uint32Array {
@@ -218,6 +277,12 @@ export function createBlockFor(o: WorldObject, p: Observer, view: Uint32Array): 
     mask[GO_DYN_FLAGS >> 5] = mask[GO_DYN_FLAGS >> 5]! | (1 << (GO_DYN_FLAGS & 31));
     count++;
   }
+  return createBlockOf(o, p, view, blocks, count);
+}
+
+/** The create block of `o` from its view, the mask words in `maskScratch` and their count of set bits. */
+function createBlockOf(o: WorldObject, p: Observer, view: Uint32Array, blocks: number, count: number): UpdateBlock {
+  const mask = maskScratch;
   // mask words then values, in the shared block pool
   if (blockPoolUsed + blocks + count > blockPool.length) {
     blockPool = new Uint32Array(Math.max(BLOCK_POOL_WORDS, blocks + count));
@@ -317,17 +382,27 @@ export class UpdateProducer implements Producer<[Observer, Iterable<WorldObject>
     const sentGuids: bigint[] = [];
     const sentViews: Uint32Array[] = [];
     const blocks: UpdateBlock[] = [];
+    // a GuidMap `known` (newObserver's): each guid hashed once, for the lookup here and the store below
+    const table = known instanceof GuidMap ? (known as GuidMap<Uint32Array>) : undefined;
+    const sentHashes: number[] = [];
+    const wideAtHash = table?.hashesAllBits === true;
     let created = 0;
     let updated = 0;
     for (let i = 0; i < objs.length; i++) {
       const o = objs[i]!;
-      const prev = known.get(o.guid);
+      const h = table === undefined ? 0 : table.hash(o.guid);
+      const prev = table === undefined ? known.get(o.guid) : table.size === 0 ? undefined : table.getHashed(o.guid, h);
       if (prev === undefined || prev.length !== o.values.length) {
         // new to this client (or known under another type: it needs a create again)
-        const view = viewInto(o, observer, opts.rewrite, true);
-        blocks.push(createBlockFor(o, observer, view));
+        let b = createWithView(o, observer, opts.rewrite, sentViews);
+        if (b === undefined) {
+          const view = viewInto(o, observer, opts.rewrite, true);
+          b = createBlockFor(o, observer, view);
+          sentViews.push(view);
+        }
+        blocks.push(b);
         sentGuids.push(o.guid);
-        sentViews.push(view);
+        sentHashes.push(h);
         created++;
       } else {
         // compare in place first: unchanged objects cost no allocation
@@ -335,6 +410,7 @@ export class UpdateProducer implements Producer<[Observer, Iterable<WorldObject>
         const view = observerView(o, observer, opts.rewrite);
         const b = valuesBlockFor(o, view, prev);
         sentGuids.push(o.guid);
+        sentHashes.push(h);
         sentViews.push(view);
         if (b === undefined) continue;
         blocks.push(b);
@@ -343,7 +419,14 @@ export class UpdateProducer implements Producer<[Observer, Iterable<WorldObject>
     }
     const out = this.pack(removed, blocks);
     for (const g of removed) known.delete(g);
-    for (let i = 0; i < sentGuids.length; i++) known.set(sentGuids[i]!, sentViews[i]!);
+    if (table === undefined) for (let i = 0; i < sentGuids.length; i++) known.set(sentGuids[i]!, sentViews[i]!);
+    else {
+      for (let i = 0; i < sentGuids.length; i++) {
+        const g = sentGuids[i]!;
+        // a hash from before the table went over to hashing all 64 bits (an insert below may do so) is hashed again
+        table.setHashed(g, table.hashesAllBits === wideAtHash ? sentHashes[i]! : table.hash(g), sentViews[i]!);
+      }
+    }
     return { ...out, created, updated, removed: removed.length };
   }
 

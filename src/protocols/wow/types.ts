@@ -210,8 +210,8 @@ export class PooledValues implements UpdateValues {
   declare readonly blockCount: number;
   /** Number of values (the set bits of the mask). */
   declare readonly count: number;
-  private declare _mask: Uint32Array | undefined;
-  private declare _values: Uint32Array | undefined;
+  declare private _mask: Uint32Array | undefined;
+  declare private _values: Uint32Array | undefined;
 
   constructor(pool: Uint32Array, at: number, blockCount: number, count: number) {
     this.pool = pool;

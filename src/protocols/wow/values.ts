@@ -102,9 +102,8 @@ export function writeValues(w: ByteWriter, v: UpdateValues): void {
     let count = 0;
     for (let i = at; i < at + n; i++) if (pool[i] !== 0) count += popcount32(pool[i]!);
     if (count !== v.count) throw new EncodeError('values.values', `the mask has ${count} bits set but ${v.count} values are given`);
-    w.ensure(1 + 4 * (end - at));
     w.u8(n);
-    for (let i = at; i < end; i++) w.u32le(pool[i]!);
+    w.u32leWords(pool, at, end);
     return;
   }
   const mask = v.mask;
