@@ -233,3 +233,23 @@ test('huffman: a decompression that fails mid-way leaves nothing behind: zero ru
   }
   assert.ok(failures > 60, `${failures} failed decompressions`);
 });
+
+test('huffmanCompress results are views of shared slabs that later calls never overwrite: 3,000 kept results all decompress to their inputs at the end', () => {
+  let seed = 5;
+  const r = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const kept: { input: Uint8Array; packed: Uint8Array; copy: number[] }[] = [];
+  let shared = 0;
+  for (let i = 0; i < 3000; i++) {
+    // small payloads, and now and then one larger than a slab's rest
+    const n = i % 500 === 499 ? 40_000 : Math.floor(r() * 300);
+    const input = Uint8Array.from({ length: n }, () => (r() < 0.5 ? 0 : Math.floor(r() * 256)));
+    const packed = huffmanCompress(input);
+    if (packed.byteLength !== packed.buffer.byteLength) shared++;
+    kept.push({ input, packed, copy: [...packed] });
+  }
+  for (const { input, packed, copy } of kept) {
+    assert.deepEqual([...packed], copy);
+    assert.deepEqual(huffmanDecompress(packed, input.length + 8), input);
+  }
+  assert.ok(shared > 2900, `${shared} results in shared slabs`);
+});

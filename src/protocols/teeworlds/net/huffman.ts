@@ -408,17 +408,30 @@ let poolAt = 0;
 const SCRATCH_KEEP = 65536;
 let inScratch = new Uint8Array(4096);
 let inView = new DataView(inScratch.buffer);
-/** Output scratch for compression (the result is copied out). */
-let compScratch = new Uint8Array(4096);
+/**
+ * Compression output is written straight into a shared slab and returned as a view of it (no allocation of its own
+ * per call: a payload's result would otherwise get an off-heap store); a new slab when the rest is too short. A
+ * slab is never written again where a result lies.
+ */
+const COMP_SLAB = 65536;
+let compSlab = new Uint8Array(0);
+let compAt = 0;
 
-/** Compress bytes; always ends with one final byte (an extra 00 when the bits end on a byte boundary). */
+/**
+ * Compress bytes; always ends with one final byte (an extra 00 when the bits end on a byte boundary). The result is
+ * a view of a shared buffer (use its `byteOffset` and `length`, not its `.buffer` alone).
+ */
 export function huffmanCompress(data: Uint8Array): Uint8Array {
   // At most 15 bits per symbol, written 16 bits at a time (+2 bytes of slack).
   const need = Math.ceil(((data.length + 1) * 15) / 8) + 3;
-  if (compScratch.length < need) compScratch = new Uint8Array(Math.max(need, compScratch.length * 2));
-  const out = compScratch;
+  if (compAt + need > compSlab.length) {
+    compSlab = new Uint8Array(Math.max(COMP_SLAB, need));
+    compAt = 0;
+  }
+  const out = compSlab;
   const n = data.length;
-  let o = 0;
+  const start = compAt;
+  let o = start;
   let acc = 0;
   let count = 0;
   for (let i = 0; i < n; i++) {
@@ -442,7 +455,8 @@ export function huffmanCompress(data: Uint8Array): Uint8Array {
     count -= 8;
   }
   out[o++] = acc;
-  return out.slice(0, o);
+  compAt = o;
+  return out.subarray(start, o);
 }
 
 /**
