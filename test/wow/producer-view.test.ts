@@ -8,6 +8,19 @@ import { GuidMap } from '../../src/protocols/wow/guid-map.js';
 import { objectType, slotVisibility } from '../../src/protocols/wow/fields.js';
 import type { Observer, WorldObject } from '../../src/protocols/wow/index.js';
 
+/** A type's values: xorshift32 from `seed`, 0 in the slots `zero` picks. */
+function randomValues(typeId: number, seed: number, zero: (slot: number) => boolean): Uint32Array {
+  const values = new Uint32Array(objectType(typeId)!.valuesCount);
+  let x = seed | 1;
+  for (let s = 0; s < values.length; s++) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    values[s] = zero(s) ? 0 : x >>> 0;
+  }
+  return values;
+}
+
 test('property: observerView keeps exactly the slots the observer passes (self, owner, group, special info), for every type', () => {
   const seen = new Set<string>();
   fc.assert(
@@ -16,15 +29,7 @@ test('property: observerView keeps exactly the slots the observer passes (self, 
       fc.integer({ min: 0, max: 0xffffffff }),
       fc.record({ self: fc.boolean(), owner: fc.boolean(), group: fc.boolean(), special: fc.boolean() }),
       (typeId, seed, rel) => {
-        const n = objectType(typeId)!.valuesCount;
-        const values = new Uint32Array(n);
-        let x = seed | 1;
-        for (let s = 0; s < n; s++) {
-          x ^= x << 13;
-          x ^= x >>> 17;
-          x ^= x << 5;
-          values[s] = s % 3 === 0 ? 0 : x >>> 0;
-        }
+        const values = randomValues(typeId, seed, (s) => s % 3 === 0);
         const guid = 77n;
         const o: WorldObject = { guid, typeId, values, movement: { updateFlags: 0 } };
         if (rel.owner) o.owner = 5n;
@@ -34,8 +39,8 @@ test('property: observerView keeps exactly the slots the observer passes (self, 
         const vis = slotVisibility(typeId)!;
         const f = passedFlags(o, p);
         seen.add(`${typeId}:${f}`);
-        const want = new Uint32Array(n);
-        for (let s = 0; s < n; s++) if ((vis[s]! & f) !== 0) want[s] = values[s]!;
+        const want = new Uint32Array(values.length);
+        for (let s = 0; s < values.length; s++) if ((vis[s]! & f) !== 0) want[s] = values[s]!;
         const got = observerView(o, p);
         assert.equal(got.constructor, Uint32Array);
         assert.deepStrictEqual(got, want);
@@ -56,15 +61,7 @@ test('property: produce makes a create and the view it keeps as observerView the
       fc.integer({ min: 0, max: 0xffffffff }),
       fc.record({ self: fc.boolean(), owner: fc.boolean(), group: fc.boolean(), special: fc.boolean(), sparse: fc.boolean(), transportGo: fc.boolean() }),
       (typeId, seed, rel) => {
-        const n = objectType(typeId)!.valuesCount;
-        const values = new Uint32Array(n);
-        let x = seed | 1;
-        for (let s = 0; s < n; s++) {
-          x ^= x << 13;
-          x ^= x >>> 17;
-          x ^= x << 5;
-          values[s] = s % (rel.sparse ? 7 : 3) !== 1 ? 0 : x >>> 0;
-        }
+        const values = randomValues(typeId, seed, (s) => s % (rel.sparse ? 7 : 3) !== 1);
         const guid = 0x1fc0n << 48n;
         const o: WorldObject = { guid: rel.transportGo ? guid | 77n : 77n, typeId, values, movement: { updateFlags: 0 } };
         if (rel.owner) o.owner = 5n;

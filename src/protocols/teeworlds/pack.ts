@@ -164,7 +164,12 @@ export class DeltaPacker {
       }
     }
     if (numDeleted === 0 && numUpdated === 0) return new Uint8Array(0);
-    // the header, written just before the body (into the 15 bytes kept free)
+    return this.withHeader(start, p, numDeleted, numUpdated);
+  }
+
+  /** The delta whose body is at `start + 15 .. p`: its header written just before the body (into the 15 bytes kept free). */
+  private withHeader(start: number, p: number, numDeleted: number, numUpdated: number): Uint8Array {
+    const out = this.buf;
     const head = this.head;
     let h = writeVarint(head, 0, numDeleted);
     h = writeVarint(head, h, numUpdated);
@@ -224,16 +229,7 @@ export class DeltaPacker {
       i++;
     }
     if (numUpdated === 0) return new Uint8Array(0);
-    // the header (0 deleted, numUpdated, 0), just before the body
-    const head = this.head;
-    let h = 1;
-    head[0] = 0;
-    h = writeVarint(head, h, numUpdated);
-    head[h++] = 0;
-    const at = start + 15 - h;
-    for (let j = 0; j < h; j++) out[at + j] = head[j]!;
-    this.at = (p + 7) & ~7;
-    return new Uint8Array(this.bufMem, at, p - at);
+    return this.withHeader(start, p, 0, numUpdated);
   }
 }
 
