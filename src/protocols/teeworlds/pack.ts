@@ -113,18 +113,8 @@ export class DeltaPacker {
         p = writeVarint(out, p, type);
         p = writeVarint(out, p, key & 0xffff);
         if (stat === 0) p = writeVarint(out, p, size);
-        let at = ts;
-        do {
-          // diffs of the equal ints before eq are 0: one byte each, already 0 in the pool
-          p += eq - at;
-          const d = (tData[tD + eq]! - fData[fd + eq]!) | 0;
-          // one-byte varints inline (most diffs are small)
-          if (d >= -64 && d < 64) out[p++] = d < 0 ? 0x40 | (~d & 0x3f) : d;
-          else p = writeVarint(out, p, d);
-          at = ++eq;
-          eq = equalUntil(tData, tD, fData, fd, eq, lim);
-        } while (eq < te);
-        p += te - at;
+        p = this.writeDiffs(out, p, tData, tD, fData, fd, eq, ts, te, lim);
+        eq = this.runEq;
       } else {
         p = writeVarint(out, p, type);
         p = writeVarint(out, p, key & 0xffff);
@@ -165,6 +155,40 @@ export class DeltaPacker {
     }
     if (numDeleted === 0 && numUpdated === 0) return new Uint8Array(0);
     return this.withHeader(start, p, numDeleted, numUpdated);
+  }
+
+  /** The compare run's next difference after `writeDiffs` (at or past the item's end). */
+  private runEq = 0;
+
+  /**
+   * The diffs of the item at data `[ts, te)` into `out` at `p`, from its first difference `eq` (the equal ints before
+   * a difference have diff 0: one byte each, already 0 in the pool), the compare run going on up to `lim`; returns
+   * the position after them and leaves the run's next difference in `runEq`.
+   */
+  private writeDiffs(
+    out: Uint8Array,
+    p: number,
+    tData: Int32Array,
+    tD: number,
+    fData: Int32Array,
+    fd: number,
+    eq: number,
+    ts: number,
+    te: number,
+    lim: number,
+  ): number {
+    let at = ts;
+    do {
+      p += eq - at;
+      const d = (tData[tD + eq]! - fData[fd + eq]!) | 0;
+      // one-byte varints inline (most diffs are small)
+      if (d >= -64 && d < 64) out[p++] = d < 0 ? 0x40 | (~d & 0x3f) : d;
+      else p = writeVarint(out, p, d);
+      at = ++eq;
+      eq = equalUntil(tData, tD, fData, fd, eq, lim);
+    } while (eq < te);
+    this.runEq = eq;
+    return p + te - at;
   }
 
   /** The delta whose body is at `start + 15 .. p`: its header written just before the body (into the 15 bytes kept free). */
@@ -214,17 +238,8 @@ export class DeltaPacker {
       p = writeVarint(out, p, type);
       p = writeVarint(out, p, key & 0xffff);
       if ((type < sizeLen ? sizes[type]! : 0) === 0) p = writeVarint(out, p, te - ts);
-      let at = ts;
-      do {
-        // diffs of the equal ints before eq are 0: one byte each, already 0 in the pool
-        p += eq - at;
-        const d = (tData[tD + eq]! - fData[fd + eq]!) | 0;
-        if (d >= -64 && d < 64) out[p++] = d < 0 ? 0x40 | (~d & 0x3f) : d;
-        else p = writeVarint(out, p, d);
-        at = ++eq;
-        eq = equalUntil(tData, tD, fData, fd, eq, len);
-      } while (eq < te);
-      p += te - at;
+      p = this.writeDiffs(out, p, tData, tD, fData, fd, eq, ts, te, len);
+      eq = this.runEq;
       numUpdated++;
       i++;
     }
