@@ -42,23 +42,75 @@ export function numLayout(def: AnyEntityDef): NumLayout {
   return { col, nn };
 }
 
+/**
+ * One entity type's numeric values, in rows of one Float64Array (no object per
+ * entity, and an entity's values and change flags on one or two cache lines):
+ * a row is `[dmask, dirty, serial, working values (nn), published values (nn)]`
+ * and an entity's `nb` is where its working values start, so its working
+ * value of numeric column `c` is `v[nb + c]`, its published one `v[nb + nn + c]`,
+ * its change mask `v[nb + DMASK]`, its dirty flag `v[nb + DIRTY]` and the
+ * serial of the entity that owns the row `v[nb + OWNER]` (0: none, so that a
+ * stale handle is told apart). A row is freed when its entity's despawn is
+ * published (nothing reads a despawned entity's values after that) and reused.
+ */
+export class Table {
+  readonly stride: number;
+  v: Float64Array;
+  private readonly free: number[] = [];
+  private top = 0;
+  constructor(
+    readonly col: Int32Array,
+    readonly nn: number,
+  ) {
+    this.stride = ROW_META + 2 * nn;
+    this.v = new Float64Array(this.stride * 64);
+  }
+  /** A row for the entity of serial `serial`: its `nb`. */
+  alloc(serial: number): number {
+    let r = this.free.pop();
+    if (r === undefined) {
+      r = this.top++;
+      if ((r + 1) * this.stride > this.v.length) {
+        const b = new Float64Array(this.v.length * 2);
+        b.set(this.v);
+        this.v = b;
+      }
+    }
+    const nb = r * this.stride + ROW_META;
+    const v = this.v;
+    v.fill(0, nb - ROW_META, nb + 2 * this.nn);
+    v[nb + OWNER] = serial;
+    return nb;
+  }
+  release(nb: number): void {
+    this.v[nb + OWNER] = 0;
+    this.v[nb + DIRTY] = 0;
+    this.free.push((nb - ROW_META) / this.stride);
+  }
+  /** Rows in use (for tests of bounded memory). */
+  get used(): number {
+    return this.top - this.free.length;
+  }
+}
+
+/** Row slots before an entity's `nb` (see Table). */
+export const ROW_META = 3;
+export const DMASK = -3;
+export const DIRTY = -2;
+export const OWNER = -1;
+
 export class Ent {
   // Fields in the order of how hot they are (V8 lays them out in this order): the first line of the object holds
-  // what set(), tick() and a packet's records touch for every changed entity; the encoding slot of the usual update
+  // what tick() and a packet's records touch for every changed entity; the encoding slot of the usual update
   // is on the next one.
   readonly id: number;
-  /**
-   * The numeric fields' raw values, unboxed (no heap number per value, and no
-   * pointer for the collector): working values at `nv[col[i]]`, published
-   * ones at `nv[nn + col[i]]`. The other fields are in `work` and `pub`.
-   */
-  readonly nv: Float64Array;
+  /** The numeric fields' raw values and change flags: a row of `tbl` (see Table) from `nb` on (-1: released, after the despawn). */
+  nb: number;
+  readonly tbl: Table;
   readonly col: Int32Array;
   readonly nn: number;
-  /** Fields set since the last tick (bit i: field i; types of more than 32 fields use `dirtyAll`). */
-  dmask = 0;
-  dirty = false;
   despawnPending = false;
+  /** Fields beyond the 32 of the change mask were set, or the owner changed: publish compares every field. */
   dirtyAll = false;
   spawnTick = -1;
   /** The tick that published its despawn (-1: none yet; a small integer, not Infinity, so the field stays unboxed). */
@@ -70,7 +122,7 @@ export class Ent {
   /** The tick of the version before `pubTick` (-1: none): versionAt's usual answer without reading the history. */
   prevPub = -1;
   /** Unique per Ent object (ids can be reused after a despawn): tells records of one id apart in record lists. */
-  readonly serial: number = (serials = (serials + 1) | 0);
+  readonly serial: number = (serials = (serials + 1) & 0x3fffffff || 1);
   mark = 0;
   /**
    * Encodings into the version `cTick` (the newest published; reset when a
@@ -104,18 +156,20 @@ export class Ent {
   /** User-facing published values for interest hooks, as of `valsTick`. */
   vals: Record<string, unknown> | undefined = undefined;
   valsTick = -2;
-  /** `raw`: every field's working value (the numeric ones move to `nv`). */
-  constructor(id: number, def: AnyEntityDef, type: number, raw: unknown[], owner: OwnerTag | undefined, layout: NumLayout) {
+  /** `raw`: every field's working value (the numeric ones move to the row). */
+  constructor(id: number, def: AnyEntityDef, type: number, raw: unknown[], owner: OwnerTag | undefined, tbl: Table) {
     this.id = id;
     this.def = def;
-    const col = layout.col;
+    this.tbl = tbl;
+    const col = tbl.col;
     this.col = col;
-    this.nn = layout.nn;
-    const nv = (this.nv = new Float64Array(2 * layout.nn));
+    this.nn = tbl.nn;
+    const nb = (this.nb = tbl.alloc(this.serial));
+    const v = tbl.v;
     for (let i = 0; i < col.length; i++) {
       const c = col[i]!;
       if (c >= 0) {
-        nv[c] = raw[i] as number;
+        v[nb + c] = raw[i] as number;
         raw[i] = 0;
       }
     }

@@ -32,7 +32,10 @@ import {
   recCapacity,
   newRecList,
   numLayout,
-  type NumLayout,
+  Table,
+  DMASK,
+  DIRTY,
+  OWNER,
   type Built,
   type ClientState,
   type Node,
@@ -75,6 +78,9 @@ export interface ClientOptions {
 
 /** The symbol-keyed slot of a handle's entity (no clash with any field name). */
 const H_ENT = Symbol('entity');
+const H_TBL = Symbol('table');
+const H_NB = Symbol('row');
+const H_SER = Symbol('serial');
 
 /**
  * A live entity's working values as properties (`ReplicationServer.handle`):
@@ -92,8 +98,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   readonly mtu: number;
   readonly window: number;
   private readonly typeIndex = new Map<AnyEntityDef, number>();
-  /** Where each type's numeric fields live in `Ent.nv` (by type index). */
-  private readonly layouts: NumLayout[];
+  /** Each type's rows of numeric values (by type index; see Table). */
+  private readonly tables: Table[];
   /** The handle class of each type (by type index), made on first use. */
   private readonly handleTypes: (new (e: Ent) => object)[] = [];
   private readonly typeBits: number;
@@ -185,7 +191,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.window = opts.baselineWindow ?? 32;
     if (!Number.isInteger(this.window) || this.window < 1 || this.window > 64) throw new EncodeError('baselineWindow', 'must be an integer 1..64');
     opts.entities.forEach((d, i) => this.typeIndex.set(d, i));
-    this.layouts = opts.entities.map(numLayout);
+    this.tables = opts.entities.map((d) => {
+      const l = numLayout(d);
+      return new Table(l.col, l.nn);
+    });
     this.setNum = new Float64Array(Math.max(1, ...opts.entities.map((d) => d.list.length)));
     this.typeBits = bitLength(opts.entities.length - 1);
     for (const d of opts.entities) {
@@ -220,7 +229,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (id > 0xffffffff) throw new EncodeError('id', 'entity ids exhausted');
     const raw = def.defaults.slice();
     assignRaw(def as unknown as AnyEntityDef, raw, values as Record<string, unknown>, this.fb);
-    const e = new Ent(id, def as unknown as AnyEntityDef, type, raw, opts.owner, this.layouts[type]!);
+    const e = new Ent(id, def as unknown as AnyEntityDef, type, raw, opts.owner, this.tables[type]!);
     this.nextId = Math.max(this.nextId, id + 1);
     this.addEnt(e);
     this.markDirty(e);
@@ -247,8 +256,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   private markDirty(e: Ent): void {
-    if (!e.dirty) {
-      e.dirty = true;
+    const v = e.tbl.v;
+    if (v[e.nb + DIRTY] === 0) {
+      v[e.nb + DIRTY] = 1;
       this.dirty[this.dirtyN++] = e;
     }
   }
@@ -262,7 +272,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const raws = this.setRaw;
     const nums = this.setNum;
     const cur = e.work;
-    const nv = e.nv;
+    const nv = e.tbl.v;
+    const nb = e.nb;
     const col = e.col;
     let n = 0;
     const list = def.list;
@@ -279,7 +290,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       if (fi.kind === 'f32' && typeof v === 'number') {
         // the common float field without the generic converter (and its path string); its bits stay unboxed
         const b = this.fb.f32Bits(v);
-        if (nv[c] === b) continue;
+        if (nv[nb + c] === b) continue;
         nums[n] = b;
         idx[n++] = k;
         continue;
@@ -287,7 +298,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const r = toRaw(fi.f, v, `${def.name}.${name}`, this.fb);
       if (c >= 0) {
         // (numbers: equal raws are ===)
-        if (nv[c] === r) continue;
+        if (nv[nb + c] === r) continue;
         nums[n] = r as number;
       } else {
         const old = cur[k];
@@ -301,7 +312,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     for (let i = 0; i < n; i++) {
       const k = idx[i]!;
       const c = col[k]!;
-      if (c >= 0) nv[c] = nums[i]!;
+      if (c >= 0) nv[nb + c] = nums[i]!;
       else {
         cur[k] = raws[i];
         raws[i] = undefined;
@@ -309,7 +320,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       if (k < 32) m |= 1 << k;
       else e.dirtyAll = true;
     }
-    e.dmask |= m;
+    nv[nb + DMASK] = nv[nb + DMASK]! | m;
     this.markDirty(e);
   }
 
@@ -327,22 +338,36 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
 
   /** The handle class of a type: one accessor per field on its prototype. */
   private handleType(def: AnyEntityDef): new (e: Ent) => object {
+    // a handle keeps its entity's row (table, offset, owner serial): a numeric field's assignment touches the row only
     class Handle {
       [H_ENT]: Ent;
+      [H_TBL]: Table;
+      [H_NB]: number;
+      [H_SER]: number;
       constructor(e: Ent) {
         this[H_ENT] = e;
+        this[H_TBL] = e.tbl;
+        this[H_NB] = e.nb;
+        this[H_SER] = e.serial;
       }
     }
     const server = this;
+    const col = this.tables[this.typeIndex.get(def)!]!.col;
     for (const fi of def.list) {
+      const c = col[fi.index]!;
       Object.defineProperty(Handle.prototype, fi.name, {
         enumerable: true,
         get(this: Handle) {
           return server.handleGet(this[H_ENT], fi);
         },
-        set(this: Handle, v: unknown) {
-          server.handleSet(this[H_ENT], fi, v);
-        },
+        set:
+          c >= 0
+            ? function (this: Handle, v: unknown) {
+                server.handleSetNum(this[H_TBL], this[H_NB], this[H_SER], this[H_ENT], fi, c, v);
+              }
+            : function (this: Handle, v: unknown) {
+                server.handleSet(this[H_ENT], fi, v);
+              },
       });
     }
     return Handle;
@@ -351,32 +376,37 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private handleGet(e: Ent, fi: FieldInfo): unknown {
     if (e.despawnPending) throw new EncodeError(`entity ${e.id}`, 'no such live entity');
     const c = e.col[fi.index]!;
-    return fromRaw(fi.f, c >= 0 ? e.nv[c] : e.work[fi.index], this.fb);
+    return fromRaw(fi.f, c >= 0 ? e.tbl.v[e.nb + c] : e.work[fi.index], this.fb);
   }
 
-  /** One field's `set` (validated; EncodeError on a bad value, nothing changed then). */
+  /**
+   * One numeric field's `set` through a handle (validated; EncodeError on a bad value, nothing changed then), on the
+   * entity's row `nb` of `tbl` alone: its value, change mask and dirty flag (the entity object is not read).
+   */
+  private handleSetNum(tbl: Table, nb: number, serial: number, e: Ent, fi: FieldInfo, c: number, v: unknown): void {
+    const a = tbl.v;
+    if (a[nb + OWNER] !== serial) throw new EncodeError(`entity ${e.id}`, 'no such live entity');
+    const r = fi.kind === 'f32' && typeof v === 'number' ? this.fb.f32Bits(v) : (toRaw(fi.f, v, `${e.def.name}.${fi.name}`, this.fb) as number);
+    if (a[nb + c] === r) return;
+    a[nb + c] = r;
+    const k = fi.index;
+    if (k < 32) a[nb + DMASK] = a[nb + DMASK]! | (1 << k);
+    else e.dirtyAll = true;
+    if (a[nb + DIRTY] === 0) {
+      a[nb + DIRTY] = 1;
+      this.dirty[this.dirtyN++] = e;
+    }
+  }
+
+  /** One non-numeric field's `set` (validated; EncodeError on a bad value, nothing changed then). */
   private handleSet(e: Ent, fi: FieldInfo, v: unknown): void {
     if (e.despawnPending) throw new EncodeError(`entity ${e.id}`, 'no such live entity');
     const k = fi.index;
-    const c = e.col[k]!;
-    if (c >= 0) {
-      const nv = e.nv;
-      if (fi.kind === 'f32' && typeof v === 'number') {
-        const b = this.fb.f32Bits(v);
-        if (nv[c] === b) return;
-        nv[c] = b;
-      } else {
-        const r = toRaw(fi.f, v, `${e.def.name}.${fi.name}`, this.fb) as number;
-        if (nv[c] === r) return;
-        nv[c] = r;
-      }
-    } else {
-      const r = toRaw(fi.f, v, `${e.def.name}.${fi.name}`, this.fb);
-      const old = e.work[k];
-      if (old === r || rawEq(fi.f, old, r)) return;
-      e.work[k] = r;
-    }
-    if (k < 32) e.dmask |= 1 << k;
+    const r = toRaw(fi.f, v, `${e.def.name}.${fi.name}`, this.fb);
+    const old = e.work[k];
+    if (old === r || rawEq(fi.f, old, r)) return;
+    e.work[k] = r;
+    if (k < 32) e.tbl.v[e.nb + DMASK] = e.tbl.v[e.nb + DMASK]! | (1 << k);
     else e.dirtyAll = true;
     this.markDirty(e);
   }
@@ -400,6 +430,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.ents.delete(id);
     if (id < BY_ID) this.byId[id] = undefined;
     e.despawnPending = true;
+    // (handles of it fail from now on; the row itself is freed when the despawn is published)
+    e.tbl.v[e.nb + OWNER] = 0;
     this.markDirty(e);
   }
 
@@ -419,7 +451,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const src = client.entities.get(id);
       if (src === undefined) continue;
       const type = this.defs.findIndex((d) => d.name === src.type);
-      const e = new Ent(id, this.defs[type]!, type, src.raw.slice(), undefined, this.layouts[type]!);
+      const e = new Ent(id, this.defs[type]!, type, src.raw.slice(), undefined, this.tables[type]!);
       this.nextId = Math.max(this.nextId, id + 1);
       this.addEnt(e);
       this.markDirty(e);
@@ -428,9 +460,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const src = client.entities.get(id);
       const e = this.ents.get(id);
       if (src === undefined || e === undefined) continue;
+      const v = e.tbl.v;
       for (let i = 0; i < src.raw.length; i++) {
         const c = e.col[i]!;
-        if (c >= 0) e.nv[c] = src.raw[i] as number;
+        if (c >= 0) v[e.nb + c] = src.raw[i] as number;
         else e.work[i] = src.raw[i];
       }
       e.dirtyAll = true;
@@ -455,21 +488,28 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     for (let i = 0; i < nd; i++) {
       const e = dirty[i]!;
       dirty[i] = undefined;
-      e.dirty = false;
       if (e.despawnPending) {
+        // nothing reads a despawned entity's values: its row goes back to the table
+        if (e.nb >= 0) {
+          e.tbl.release(e.nb);
+          e.nb = -1;
+        }
         if (e.spawnTick >= 0) {
           e.despawnTick = t;
           buf[nc++] = e;
         }
         continue;
       }
+      const v = e.tbl.v;
+      const nb = e.nb;
+      v[nb + DIRTY] = 0;
       if (e.spawnTick < 0) {
         e.spawnTick = t;
         e.pub = e.work.slice();
-        e.nv.copyWithin(e.nn, 0, e.nn);
+        v.copyWithin(nb + e.nn, nb, nb + e.nn);
         e.pubOwner = e.owner;
         e.pubTick = t;
-        e.dmask = 0;
+        v[nb + DMASK] = 0;
         e.dirtyAll = false;
       } else this.publish(e, t);
       buf[nc++] = e;
@@ -524,7 +564,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private publish(e: Ent, t: number): void {
     const work = e.work;
     const pub = e.pub;
-    const nv = e.nv;
+    const nv = e.tbl.v;
+    const nb = e.nb;
     const nn = e.nn;
     const col = e.col;
     const list = e.def.list;
@@ -532,13 +573,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let m = 0;
     let any = false;
     if (n <= 32 && !e.dirtyAll) {
-      let d = e.dmask;
+      let d = nv[nb + DMASK]! | 0;
       while (d !== 0) {
         const i = 31 - Math.clz32(d & -d);
         d &= d - 1;
         const c = col[i]!;
         if (c >= 0) {
-          if (nv[nn + c] !== nv[c]) m |= 1 << i;
+          if (nv[nb + nn + c] !== nv[nb + c]) m |= 1 << i;
           continue;
         }
         const a = pub[i];
@@ -550,7 +591,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       for (let i = 0; i < n; i++) {
         const c = col[i]!;
         let diff: boolean;
-        if (c >= 0) diff = nv[nn + c] !== nv[c];
+        if (c >= 0) diff = nv[nb + nn + c] !== nv[nb + c];
         else {
           const a = pub[i];
           const b = work[i];
@@ -563,7 +604,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       }
       if (n > 32) m = -1;
     }
-    e.dmask = 0;
+    nv[nb + DMASK] = 0;
     e.dirtyAll = false;
     if (!any && e.owner === e.pubOwner) return;
     const h = this.hist;
@@ -588,7 +629,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const s = this.scratch;
       s.reset();
       const i = e.undo & (h.cap - 1);
-      writeMaskedSplit(s, e.def, m, h.vals, h.nvals, h.vstart[i]! + 1, h.vcap - 1, col, nv, nn, pub);
+      writeMaskedSplit(s, e.def, m, h.vals, h.nvals, h.vstart[i]! + 1, h.vcap - 1, col, nv, nb + nn, pub);
       const bits = this.stash(s);
       e.cTick = t;
       e.c0From = from;
@@ -622,10 +663,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return v;
   }
 
-  /** `e`'s raw values in `out`: the numeric ones from `nv` at `at` (0: working, `nn`: published), the others from `rest`. */
+  /** `e`'s raw values in `out`: the numeric ones from its row at `at` (0: working, `nn`: published), the others from `rest`. */
   private rawOf(e: Ent, at: number, rest: readonly unknown[], out: unknown[]): unknown[] {
     const col = e.col;
-    const nv = e.nv;
+    const nv = e.tbl.v;
+    at += e.nb;
     const n = col.length;
     for (let i = 0; i < n; i++) {
       const c = col[i]!;
@@ -1133,8 +1175,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       union |= m;
       r = h.prev[i]!;
     }
-    const nv = e.nv;
-    const nn = e.nn;
+    const nv = e.tbl.v;
+    const nn = e.nb + e.nn;
     const pub = e.pub;
     const list = e.def.list;
     let m = 0;
@@ -1561,10 +1603,10 @@ const ARENA_WORDS = 16384;
 function publishField(e: Ent, i: number, h: History): void {
   const c = e.col[i]!;
   if (c >= 0) {
-    const nv = e.nv;
-    const at = e.nn + c;
+    const nv = e.tbl.v;
+    const at = e.nb + e.nn + c;
     h.putN(nv[at]!);
-    nv[at] = nv[c]!;
+    nv[at] = nv[e.nb + c]!;
   } else {
     h.put(e.pub[i]);
     e.pub[i] = e.work[i];
