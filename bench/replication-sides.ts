@@ -170,15 +170,42 @@ export function applyMovesByHandle(w: WorldGen, k: number, x: Float64Array, y: F
   }
 }
 
-/** tickwire/replication (`REPL_SET=object`: changes through `set(id, { x, y })` instead of handles). */
-export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable'): Side {
+/** Tick k's moves of `w` written into the server's typed-array columns (`server.columns`), by row. */
+export function applyMovesByColumn(
+  w: WorldGen,
+  k: number,
+  x: Float64Array,
+  y: Float64Array,
+  cols: { x: Float32Array; y: Float32Array },
+  rows: Int32Array,
+): void {
+  const m = w.moves[k % w.moves.length]!;
+  const cx = cols.x;
+  const cy = cols.y;
+  for (let i = 0; i < m.ids.length; i++) {
+    const e = m.ids[i]!;
+    x[e]! += m.dx[i]!;
+    y[e]! += m.dy[i]!;
+    const r = rows[e]!;
+    cx[r] = x[e]!;
+    cy[r] = y[e]!;
+  }
+}
+
+/** How our side changes the moved entities: typed-array columns (default), entity handles, or `set(id, { x, y })`. */
+export type SetMode = 'columns' | 'handles' | 'object';
+
+/** tickwire/replication (`REPL_SET=handles` or `object` overrides `mode`). */
+export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable', mode: SetMode = 'columns'): Side {
   const server = new ReplicationServer({ entities: [Unit], delivery, mtu: 1 << 20 });
   const x = w.x.slice();
   const y = w.y.slice();
   const ids: number[] = [];
   for (let i = 0; i < s.entities; i++) ids.push(server.spawn(Unit, { x: x[i]!, y: y[i]!, hp: w.hp[i]!, name: `unit${i}` }));
-  const handles = ids.map((id) => server.handle(Unit, id));
-  const byObject = process.env.REPL_SET === 'object';
+  const how = (process.env.REPL_SET as SetMode | undefined) ?? mode;
+  const handles = how === 'handles' ? ids.map((id) => server.handle(Unit, id)) : [];
+  const cols = how === 'columns' ? server.columns(Unit) : undefined;
+  const rows = Int32Array.from(ids, (id) => (cols === undefined ? 0 : server.rowOf(id)));
   const clients: ReplicationClient<readonly [typeof Unit]>[] = [];
   const others: AckOnlyClient[] = [];
   const ackCache = new AckCache(server.hash);
@@ -213,7 +240,8 @@ export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable'): 
   return {
     server(k) {
       for (let c = 0; c < s.clients; c++) for (const a of acks[c]!) server.receive(c, a);
-      if (byObject) applyMoves(server, w, k, x, y, ids);
+      if (cols !== undefined) applyMovesByColumn(w, k, x, y, cols, rows);
+      else if (how === 'object') applyMoves(server, w, k, x, y, ids);
       else applyMovesByHandle(w, k, x, y, handles);
       server.tick();
       let bytes = 0;

@@ -17,7 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import os from 'node:os';
 import type { BenchCase } from './harness.js';
-import { colyseus, generate, ours, type Scenario, type Side } from './replication-sides.js';
+import { colyseus, generate, ours, type Scenario, type SetMode, type Side } from './replication-sides.js';
 
 interface SideStats {
   bytesPerClientTick: number;
@@ -101,6 +101,8 @@ interface Plan {
   delivery: 'acked' | 'reliable';
   rounds: number;
   perRound: number;
+  /** How our side writes the moves (default: columns). */
+  set?: SetMode;
 }
 
 const PLANS: Plan[] = [
@@ -113,6 +115,8 @@ const PLANS: Plan[] = [
   { s: S3, mode: 'acked, acks before next tick', delivery: 'acked', rounds: 6, perRound: 5 },
   { s: S4, mode: 'acked, 0% loss', delivery: 'acked', rounds: 10, perRound: 10 },
   { s: { ...S4, loss: 0.1 }, mode: 'acked, 10% loss both ways', delivery: 'acked', rounds: 10, perRound: 10 },
+  { s: S4, mode: 'acked, 0% loss, moves through handles', delivery: 'acked', rounds: 10, perRound: 10, set: 'handles' },
+  { s: { ...S4, loss: 0.1 }, mode: 'acked, 10% loss both ways, moves through handles', delivery: 'acked', rounds: 10, perRound: 10, set: 'handles' },
 ];
 
 function fmt(n: number, d = 1): string {
@@ -162,7 +166,7 @@ export function runReplicationBench(only?: string): Row[] {
   for (const p of PLANS) {
     if (only !== undefined && !`${p.s.name} ${p.mode}`.includes(only)) continue;
     const w = generate(p.s);
-    const a = ours(p.s, w, p.delivery);
+    const a = ours(p.s, w, p.delivery, p.set);
     const b = colyseus(p.s, w);
     const [o, c] = runPair(p.s, a, b, p.rounds, p.perRound);
     const row: Row = {

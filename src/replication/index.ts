@@ -5,7 +5,7 @@
 export { t, defineEntity, schemaToJson, schemaFromJson, schemaHash } from './schema.js';
 export type { Field, FieldKind, Fields, ValuesOf, EntityDef, AnyEntityDef, SchemaJson, FieldJson } from './schema.js';
 export { ReplicationServer } from './server.js';
-export type { ServerOptions, ClientOptions as ServerClientOptions, ClientKey, OwnerTag, Delivery, EntityHandle } from './server.js';
+export type { ServerOptions, ClientOptions as ServerClientOptions, ClientKey, OwnerTag, Delivery, EntityHandle, ColumnsOf } from './server.js';
 export { ReplicationClient, ReplicatedEntity, readPacketHeader } from './client.js';
 export type { ReceiveResult, EntityOf, ClientOptions } from './client.js';
 export { LossyLink } from './lossy.js';

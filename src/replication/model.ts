@@ -42,6 +42,41 @@ export function numLayout(def: AnyEntityDef): NumLayout {
   return { col, nn };
 }
 
+/** A typed array a column is made of. */
+export type ColumnArray = Float32Array | Uint8Array | Uint16Array | Uint32Array | Int8Array | Int16Array | Int32Array;
+
+/** Field kinds that can be columns (see ReplicationServer.columns), with the typed array of each. */
+export const COLUMN_KINDS: Readonly<Record<string, new (n: number) => ColumnArray>> = {
+  f32: Float32Array,
+  u8: Uint8Array,
+  u16: Uint16Array,
+  u32: Uint32Array,
+  i8: Int8Array,
+  i16: Int16Array,
+  i32: Int32Array,
+};
+
+/**
+ * A numeric field's working values as a typed array indexed by row (see
+ * ReplicationServer.columns): what the user writes (`user`), the raw values
+ * that gives (`raw`: `user` itself, or for f32 a Uint32Array of its bits),
+ * and the raw value the change scan last saw per row (`seen`).
+ */
+export interface Column {
+  readonly name: string;
+  readonly kind: string;
+  /** The field's index (its change-mask bit) and its numeric slot in a row. */
+  readonly k: number;
+  readonly c: number;
+  user: ColumnArray;
+  raw: Uint32Array | Exclude<ColumnArray, Float32Array>;
+  seen: Uint32Array | Exclude<ColumnArray, Float32Array>;
+  /** `raw` and `seen` as float64 words (`per` rows each): the change scan compares 8 bytes at a time. */
+  raw64: Float64Array;
+  seen64: Float64Array;
+  per: number;
+}
+
 /**
  * One entity type's numeric values, in rows of one Float64Array (no object per
  * entity, and an entity's values and change flags on one or two cache lines):
@@ -52,44 +87,117 @@ export function numLayout(def: AnyEntityDef): NumLayout {
  * serial of the entity that owns the row `v[nb + OWNER]` (0: none, so that a
  * stale handle is told apart). A row is freed when its entity's despawn is
  * published (nothing reads a despawned entity's values after that) and reused.
+ * With columns (`enableColumns`), the working values of the column fields are
+ * also in typed arrays by row that the user writes, and tick() scans them for changes.
  */
 export class Table {
   readonly stride: number;
   v: Float64Array;
+  /** The entity of each row (undefined: free). */
+  readonly ents: (Ent | undefined)[] = [];
+  /** Rows ever used (rows `0 .. top - 1`). */
+  top = 0;
+  /** The column fields (null: columns not enabled), by field index in `colBy`, and the user's object of arrays by name. */
+  cols: Column[] | null = null;
+  colBy: (Column | undefined)[] = [];
+  readonly user: Record<string, ColumnArray> = {};
   private readonly free: number[] = [];
-  private top = 0;
   constructor(
+    readonly def: AnyEntityDef,
     readonly col: Int32Array,
     readonly nn: number,
   ) {
     this.stride = ROW_META + 2 * nn;
     this.v = new Float64Array(this.stride * 64);
   }
-  /** A row for the entity of serial `serial`: its `nb`. */
-  alloc(serial: number): number {
+  get capacity(): number {
+    return this.v.length / this.stride;
+  }
+  /** A row for entity `e`: its `nb` (`e` writes its working values there, then calls `placed`). */
+  alloc(e: Ent): number {
     let r = this.free.pop();
     if (r === undefined) {
       r = this.top++;
-      if ((r + 1) * this.stride > this.v.length) {
-        const b = new Float64Array(this.v.length * 2);
-        b.set(this.v);
-        this.v = b;
-      }
+      if (r >= this.capacity) this.grow();
     }
     const nb = r * this.stride + ROW_META;
     const v = this.v;
     v.fill(0, nb - ROW_META, nb + 2 * this.nn);
-    v[nb + OWNER] = serial;
+    v[nb + OWNER] = e.serial;
+    this.ents[r] = e;
     return nb;
+  }
+  /** The working values at `nb` were written (by a spawn or a relay): the columns take them. */
+  placed(nb: number): void {
+    const cols = this.cols;
+    if (cols === null) return;
+    const r = (nb - ROW_META) / this.stride;
+    for (const cl of cols) cl.raw[r] = cl.seen[r] = this.v[nb + cl.c]!;
   }
   release(nb: number): void {
     this.v[nb + OWNER] = 0;
     this.v[nb + DIRTY] = 0;
-    this.free.push((nb - ROW_META) / this.stride);
+    const r = (nb - ROW_META) / this.stride;
+    this.ents[r] = undefined;
+    this.free.push(r);
   }
   /** Rows in use (for tests of bounded memory). */
   get used(): number {
     return this.top - this.free.length;
+  }
+  /** Make the column fields (the numeric kinds of COLUMN_KINDS), with every row's working values. */
+  enableColumns(): void {
+    if (this.cols !== null) return;
+    const cols: Column[] = [];
+    for (const fi of this.def.list) {
+      const A = COLUMN_KINDS[fi.kind];
+      if (A === undefined) continue;
+      const user = new A(0);
+      const raw = user instanceof Float32Array ? new Uint32Array(0) : user;
+      const z = new Float64Array(0);
+      const cl: Column = {
+        name: fi.name,
+        kind: fi.kind,
+        k: fi.index,
+        c: this.col[fi.index]!,
+        user,
+        raw,
+        seen: raw,
+        raw64: z,
+        seen64: z,
+        per: 8 / user.BYTES_PER_ELEMENT,
+      };
+      cols.push(cl);
+      this.colBy[fi.index] = cl;
+    }
+    this.cols = cols;
+    this.sizeColumns();
+    for (let r = 0; r < this.top; r++) if (this.ents[r] !== undefined) this.placed(r * this.stride + ROW_META);
+  }
+  private grow(): void {
+    const b = new Float64Array(this.v.length * 2);
+    b.set(this.v);
+    this.v = b;
+    if (this.cols !== null) this.sizeColumns();
+  }
+  /** Columns of the table's capacity, with their contents (the user's object gets the new arrays). */
+  private sizeColumns(): void {
+    const n = this.capacity;
+    for (const cl of this.cols!) {
+      const A = COLUMN_KINDS[cl.kind]!;
+      const user = new A(n);
+      user.set(cl.user as never);
+      const raw = user instanceof Float32Array ? new Uint32Array(user.buffer) : user;
+      const seen = new (raw.constructor as new (n: number) => typeof raw)(n);
+      seen.set(cl.seen as never);
+      cl.user = user;
+      cl.raw = raw;
+      cl.seen = seen;
+      // (the capacity is a multiple of 8 rows: 64 doubled)
+      cl.raw64 = new Float64Array(raw.buffer, 0, raw.byteLength / 8);
+      cl.seen64 = new Float64Array(seen.buffer, 0, seen.byteLength / 8);
+      this.user[cl.name] = user;
+    }
   }
 }
 
@@ -164,7 +272,9 @@ export class Ent {
     const col = tbl.col;
     this.col = col;
     this.nn = tbl.nn;
-    const nb = (this.nb = tbl.alloc(this.serial));
+    this.type = type;
+    this.owner = owner;
+    const nb = (this.nb = tbl.alloc(this));
     const v = tbl.v;
     for (let i = 0; i < col.length; i++) {
       const c = col[i]!;
@@ -173,9 +283,8 @@ export class Ent {
         raw[i] = 0;
       }
     }
+    tbl.placed(nb);
     this.work = raw;
-    this.type = type;
-    this.owner = owner;
   }
 }
 

@@ -22,9 +22,9 @@ import { EncodeError } from '../core/errors.js';
 
 export type FieldKind = 'bool' | 'u8' | 'u16' | 'u32' | 'i8' | 'i16' | 'i32' | 'varint' | 'f32' | 'f64' | 'quantized' | 'string' | 'bytes' | 'ref' | 'array';
 
-/** A field builder. `T` is the user-facing value type. */
-export interface Field<T> {
-  readonly kind: FieldKind;
+/** A field builder. `T` is the user-facing value type, `K` its kind. */
+export interface Field<T, K extends FieldKind = FieldKind> {
+  readonly kind: K;
   /** quantized: lowest value, highest value, step. */
   readonly min?: number;
   readonly max?: number;
@@ -36,20 +36,20 @@ export interface Field<T> {
   /** Visible only to the entity's owner (see `ReplicationServer.spawn`). */
   readonly ownerOnly: boolean;
   /** The same field, visible only to the entity's owner. */
-  owner(): Field<T>;
+  owner(): Field<T, K>;
   /** Phantom: the value type. */
   readonly __type?: T;
 }
 
 type Elem = Field<boolean> | Field<number> | Field<string> | Field<Uint8Array> | Field<number | null>;
 
-function field<T>(kind: FieldKind, extra: Partial<Field<T>> = {}, ownerOnly = false): Field<T> {
-  const f: Field<T> = {
+function field<T, K extends FieldKind = FieldKind>(kind: K, extra: Partial<Field<T>> = {}, ownerOnly = false): Field<T, K> {
+  const f = {
     kind,
     ...extra,
     ownerOnly,
-    owner: () => field<T>(kind, extra, true),
-  };
+    owner: () => field<T, K>(kind, extra, true),
+  } as Field<T, K>;
   return Object.freeze(f);
 }
 
@@ -61,16 +61,16 @@ function checkMax(n: number, what: string, limit: number): number {
 /** Field builders. */
 export const t = Object.freeze({
   bool: (): Field<boolean> => field('bool'),
-  u8: (): Field<number> => field('u8'),
-  u16: (): Field<number> => field('u16'),
-  u32: (): Field<number> => field('u32'),
-  i8: (): Field<number> => field('i8'),
-  i16: (): Field<number> => field('i16'),
-  i32: (): Field<number> => field('i32'),
+  u8: (): Field<number, 'u8'> => field('u8'),
+  u16: (): Field<number, 'u16'> => field('u16'),
+  u32: (): Field<number, 'u32'> => field('u32'),
+  i8: (): Field<number, 'i8'> => field('i8'),
+  i16: (): Field<number, 'i16'> => field('i16'),
+  i32: (): Field<number, 'i32'> => field('i32'),
   /** Any safe integer (|n| ≤ 2^53 - 1). */
   varint: (): Field<number> => field('varint'),
   /** Float32, bit-exact (NaN payloads, -0, infinities). */
-  f32: (): Field<number> => field('f32'),
+  f32: (): Field<number, 'f32'> => field('f32'),
   /** Float64, bit-exact. */
   f64: (): Field<number> => field('f64'),
   /** A float in [min, max] sent as a whole number of `step`s; decoded within step / 2. */

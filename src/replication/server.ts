@@ -36,6 +36,8 @@ import {
   DMASK,
   DIRTY,
   OWNER,
+  ROW_META,
+  type Column,
   type Built,
   type ClientState,
   type Node,
@@ -90,6 +92,22 @@ const H_SER = Symbol('serial');
  */
 export type EntityHandle<F extends Fields> = { -readonly [K in keyof F]: ValuesOf<F>[K] };
 
+/** The typed array of each column kind (see `ReplicationServer.columns`). */
+interface ColumnTypes {
+  f32: Float32Array;
+  u8: Uint8Array;
+  u16: Uint16Array;
+  u32: Uint32Array;
+  i8: Int8Array;
+  i16: Int16Array;
+  i32: Int32Array;
+}
+
+/** A type's column fields as typed arrays by name (see `ReplicationServer.columns`). */
+export type ColumnsOf<F extends Fields> = {
+  readonly [K in keyof F as F[K]['kind'] extends keyof ColumnTypes ? K : never]: F[K]['kind'] extends keyof ColumnTypes ? ColumnTypes[F[K]['kind']] : never;
+};
+
 /** Replication server: a world of entities, and one packet per client per tick. */
 export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly AnyEntityDef[]> {
   readonly defs: Defs;
@@ -100,6 +118,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly typeIndex = new Map<AnyEntityDef, number>();
   /** Each type's rows of numeric values (by type index; see Table). */
   private readonly tables: Table[];
+  /** The tables whose columns are enabled (scanned for changes at every tick). */
+  private readonly colTables: Table[] = [];
   /** The handle class of each type (by type index), made on first use. */
   private readonly handleTypes: (new (e: Ent) => object)[] = [];
   private readonly typeBits: number;
@@ -193,7 +213,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     opts.entities.forEach((d, i) => this.typeIndex.set(d, i));
     this.tables = opts.entities.map((d) => {
       const l = numLayout(d);
-      return new Table(l.col, l.nn);
+      return new Table(d, l.col, l.nn);
     });
     this.setNum = new Float64Array(Math.max(1, ...opts.entities.map((d) => d.list.length)));
     this.typeBits = bitLength(opts.entities.length - 1);
@@ -287,6 +307,12 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const v = values[name];
       const k = fi.index;
       const c = col[k]!;
+      if (e.tbl.cols !== null && e.tbl.colBy[k] !== undefined) {
+        // a column field: its column is its working value (validated now, written with the others below)
+        nums[n] = toRaw(fi.f, v, `${def.name}.${name}`, this.fb) as number;
+        idx[n++] = k;
+        continue;
+      }
       if (fi.kind === 'f32' && typeof v === 'number') {
         // the common float field without the generic converter (and its path string); its bits stay unboxed
         const b = this.fb.f32Bits(v);
@@ -309,9 +335,16 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     if (n === 0) return;
     let m = 0;
+    const colBy = e.tbl.cols !== null ? e.tbl.colBy : null;
     for (let i = 0; i < n; i++) {
       const k = idx[i]!;
       const c = col[k]!;
+      const cl = colBy === null ? undefined : colBy[k];
+      if (cl !== undefined) {
+        // (the change scan at the next tick takes it)
+        cl.raw[(nb - ROW_META) / e.tbl.stride] = nums[i]!;
+        continue;
+      }
       if (c >= 0) nv[nb + c] = nums[i]!;
       else {
         cur[k] = raws[i];
@@ -320,6 +353,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       if (k < 32) m |= 1 << k;
       else e.dirtyAll = true;
     }
+    if (m === 0 && !e.dirtyAll) return;
     nv[nb + DMASK] = nv[nb + DMASK]! | m;
     this.markDirty(e);
   }
@@ -376,7 +410,95 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private handleGet(e: Ent, fi: FieldInfo): unknown {
     if (e.despawnPending) throw new EncodeError(`entity ${e.id}`, 'no such live entity');
     const c = e.col[fi.index]!;
-    return fromRaw(fi.f, c >= 0 ? e.tbl.v[e.nb + c] : e.work[fi.index], this.fb);
+    return fromRaw(fi.f, c >= 0 ? this.workNum(e, fi.index, c) : e.work[fi.index], this.fb);
+  }
+
+  /** The working raw value of numeric field `k` (numeric slot `c`) of `e`: its column's, if it has one. */
+  private workNum(e: Ent, k: number, c: number): number {
+    const tbl = e.tbl;
+    const cl = tbl.cols === null ? undefined : tbl.colBy[k];
+    return cl !== undefined ? cl.raw[(e.nb - ROW_META) / tbl.stride]! : tbl.v[e.nb + c]!;
+  }
+
+  /**
+   * The working values of a type's `f32`, `u8`, `u16`, `u32`, `i8`, `i16` and
+   * `i32` fields as typed arrays (`Float32Array` for f32, the matching integer
+   * array for the others) indexed by an entity's `rowOf(id)`: writing
+   * `cols.x[row] = 1.5` changes entity `row`'s `x`, and `tick()` finds the
+   * changes by comparing every row with what it saw last (no per-write
+   * bookkeeping: the cheapest way to move many entities). `set()` and handles
+   * write the same arrays. Typed-array stores convert as they always do (a
+   * `u8` column keeps `v & 255`, an `f32` one `Math.fround(v)`): no
+   * validation. A row is an entity's while it lives; writes to the row of a
+   * despawned entity are ignored until a spawn reuses it. The object is the
+   * same for the server's life, but its arrays are replaced when the type's
+   * table grows (a spawn beyond its capacity, which doubles): read them from
+   * it again after spawning.
+   */
+  columns<N extends string, F extends Fields>(def: EntityDef<N, F>): ColumnsOf<F> {
+    const type = this.typeIndex.get(def as unknown as AnyEntityDef);
+    if (type === undefined) throw new EncodeError(def.name, 'entity definition not in this server’s schema');
+    const tbl = this.tables[type]!;
+    if (tbl.cols === null) {
+      tbl.enableColumns();
+      this.colTables.push(tbl);
+    }
+    return tbl.user as unknown as ColumnsOf<F>;
+  }
+
+  /** The row of the live entity `id` in its type's `columns()`. */
+  rowOf(id: number): number {
+    const e = this.live(id);
+    return (e.nb - ROW_META) / e.tbl.stride;
+  }
+
+  /**
+   * The change scan of a table's columns (see `columns`): a row whose column
+   * value differs from what the scan saw last gets it as its working value and
+   * is marked changed.
+   */
+  private scanColumns(tbl: Table): void {
+    for (const cl of tbl.cols!) {
+      // 8 bytes (`per` rows) at a time: equal float64 words that are not zero have equal bits (a NaN is never equal,
+      // and +0 / -0 are equal with different bits); the rows of any other word are compared one by one
+      const r64 = cl.raw64;
+      const s64 = cl.seen64;
+      const per = cl.per;
+      const n = Math.ceil(tbl.top / per);
+      for (let i = 0; i < n; i++) {
+        const a = r64[i]!;
+        if (a === s64[i] && a !== 0) continue;
+        if (a === 0 && s64[i] === 0 && Object.is(a, s64[i])) continue;
+        this.scanRows(tbl, cl, i * per, per);
+      }
+    }
+  }
+
+  /** Rows `from .. from + n - 1` of column `cl` one by one (see scanColumns). */
+  private scanRows(tbl: Table, cl: Column, from: number, n: number): void {
+    const raw = cl.raw;
+    const seen = cl.seen;
+    for (let r = from; r < from + n; r++) {
+      const x = raw[r]!;
+      if (x !== seen[r]) {
+        seen[r] = x;
+        this.scanned(tbl, cl, r, x);
+      }
+    }
+  }
+
+  /** Row `r`'s column `cl` holds the new value `x`: its working value, and the row marked changed (unless free or despawned). */
+  private scanned(tbl: Table, cl: Column, r: number, x: number): void {
+    const v = tbl.v;
+    const nb = r * tbl.stride + ROW_META;
+    if (v[nb + OWNER] === 0) return;
+    v[nb + cl.c] = x;
+    if (cl.k < 32) v[nb + DMASK] = v[nb + DMASK]! | (1 << cl.k);
+    else tbl.ents[r]!.dirtyAll = true;
+    if (v[nb + DIRTY] === 0) {
+      v[nb + DIRTY] = 1;
+      this.dirty[this.dirtyN++] = tbl.ents[r]!;
+    }
   }
 
   /**
@@ -387,6 +509,14 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const a = tbl.v;
     if (a[nb + OWNER] !== serial) throw new EncodeError(`entity ${e.id}`, 'no such live entity');
     const r = fi.kind === 'f32' && typeof v === 'number' ? this.fb.f32Bits(v) : (toRaw(fi.f, v, `${e.def.name}.${fi.name}`, this.fb) as number);
+    if (tbl.cols !== null) {
+      const cl = tbl.colBy[fi.index];
+      if (cl !== undefined) {
+        // a column field: the column is its working value (the change scan at the next tick takes it)
+        cl.raw[(nb - ROW_META) / tbl.stride] = r;
+        return;
+      }
+    }
     if (a[nb + c] === r) return;
     a[nb + c] = r;
     const k = fi.index;
@@ -466,6 +596,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         if (c >= 0) v[e.nb + c] = src.raw[i] as number;
         else e.work[i] = src.raw[i];
       }
+      e.tbl.placed(e.nb);
       e.dirtyAll = true;
       this.markDirty(e);
     }
@@ -483,6 +614,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const buf = this.changedBuf;
     let nc = 0;
     const floor = t - this.window;
+    for (let i = 0; i < this.colTables.length; i++) this.scanColumns(this.colTables[i]!);
     const dirty = this.dirty;
     const nd = this.dirtyN;
     for (let i = 0; i < nd; i++) {
@@ -673,6 +805,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const c = col[i]!;
       out[i] = c >= 0 ? nv[at + c] : rest[i];
     }
+    // (working values of column fields are their columns')
+    if (at === e.nb && e.tbl.cols !== null) for (const cl of e.tbl.cols) out[cl.k] = cl.raw[(e.nb - ROW_META) / e.tbl.stride];
     return out;
   }
 
