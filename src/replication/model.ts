@@ -301,9 +301,10 @@ let serials = 0;
  *
  * Rows and values are named by sequence numbers (row s is at `s & (cap - 1)`).
  * A query never reaches a dropped row: versions below the floor are never
- * asked for, and an entity whose newest row is dropped gets `undo = -1`. The
- * numbers stay small integers: before they reach 2^30 every live one is
- * lowered by a multiple of the capacity (`rebase`). Dropped values are not
+ * asked for, and a walk stops at a row below `head` (an entity's `undo` may
+ * name a dropped row; dropping rows reads no entity). The numbers stay small
+ * integers: before they reach 2^30 they are lowered by a multiple of the
+ * capacity (`rebase`). Dropped values are not
  * cleared: a slot's old value stays referenced until the ring comes round to
  * it, bounded by the ring's size.
  */
@@ -313,8 +314,6 @@ export class History {
   prevTick = new Float64Array(this.cap);
   prev = new Int32Array(this.cap);
   mask = new Int32Array(this.cap);
-  /** The entity of each row. */
-  ent: (Ent | undefined)[] = new Array(this.cap).fill(undefined);
   vstart = new Int32Array(this.cap);
   /** Rows `head .. tail - 1` are live. */
   head = 0;
@@ -336,7 +335,6 @@ export class History {
     this.prev[i] = e.undo;
     this.mask[i] = mask;
     this.vstart[i] = this.vtail;
-    this.ent[i] = e;
     e.undo = s;
   }
 
@@ -354,11 +352,7 @@ export class History {
   dropThrough(floor: number): void {
     let h = this.head;
     const m = this.cap - 1;
-    while (h < this.tail && this.tick[h & m]! <= floor) {
-      const e = this.ent[h & m]!;
-      if (e.undo === h) e.undo = -1;
-      h++;
-    }
+    while (h < this.tail && this.tick[h & m]! <= floor) h++;
     if (h === this.head) return;
     this.head = h;
     this.vhead = h < this.tail ? this.vstart[h & m]! : this.vtail;
@@ -370,19 +364,20 @@ export class History {
   }
 
   /**
-   * Lower every live sequence number by a multiple of the capacities (so that
-   * positions stay put): the rows' links and value starts, and the newest row
-   * of each entity that has a live one. (Links to dropped rows are never followed.)
+   * Lower the sequence numbers by a multiple of the capacities (so that
+   * positions stay put): the live rows' links and value starts, and the
+   * `undo` of `ents`, every entity a query can still ask about (the live
+   * ones and those despawned within the window). A number below `head`
+   * stays below it (all are lowered by the same amount).
    */
-  rebase(): void {
+  rebase(ents: Iterable<Ent>): void {
     const d = this.head - (this.head & (this.cap - 1));
     const vd = this.vhead - (this.vhead & (this.vcap - 1));
     const m = this.cap - 1;
+    for (const e of ents) if (e.undo >= 0) e.undo = Math.max(-1, e.undo - d);
     for (let s = this.head; s < this.tail; s++) {
       const i = s & m;
-      const e = this.ent[i]!;
-      if (e.undo === s) e.undo = s - d;
-      this.prev[i] = this.prev[i]! - d;
+      this.prev[i] = Math.max(-1, this.prev[i]! - d);
       this.vstart[i] = this.vstart[i]! - vd;
     }
     this.head -= d;
@@ -404,9 +399,6 @@ export class History {
     this.prev = move(this.prev, new Int32Array(n));
     this.mask = move(this.mask, new Int32Array(n));
     this.vstart = move(this.vstart, new Int32Array(n));
-    const ent: (Ent | undefined)[] = new Array(n).fill(undefined);
-    for (let s = this.head; s < this.tail; s++) ent[s & nm] = this.ent[s & om];
-    this.ent = ent;
     this.cap = n;
   }
 

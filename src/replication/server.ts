@@ -669,7 +669,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     // that lead back past them go
     const hfloor = (this.kept = Math.max(this.kept, this.relaying ? floor : Math.min(t, this.oldestBaseline())));
     this.hist.dropThrough(this.historyFloor(hfloor));
-    if (this.hist.needsRebase) this.hist.rebase();
+    if (this.hist.needsRebase) this.hist.rebase(this.queryable());
     if (this.profiles.size > 1) {
       const all: Profile[] = [];
       const some: Profile[] = [];
@@ -685,6 +685,15 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     dropped.length = 0;
     return t;
+  }
+
+  /** Every entity a version query can ask about, once each: the live ones and those in the window's tick lists. */
+  private queryable(): Ent[] {
+    const mark = ++this.markSeq;
+    const out: Ent[] = [];
+    addMarked(out, 0, this.ents.values(), mark);
+    for (const l of this.log.values()) addMarked(out, out.length, l, mark);
+    return out;
   }
 
   /**
