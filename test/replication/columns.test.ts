@@ -178,3 +178,27 @@ test('columns: the change scan finds a value written back to what was published 
   cols.x[s.rowOf(ids[3]!)] = 7.5; // back to the published value before the tick
   assert.equal(sync(), 0);
 });
+
+test('columns: typed by field kind (tsc checks the annotations; a field that is no column is no key)', () => {
+  const s = new ReplicationServer({ entities });
+  s.spawn(Thing, {});
+  const cols = s.columns(Thing);
+  const f32: Float32Array = cols.x;
+  const u8: Uint8Array = cols.a;
+  const u16: Uint16Array = cols.b;
+  const u32: Uint32Array = cols.c;
+  const i8: Int8Array = cols.d;
+  const i16: Int16Array = cols.e;
+  const i32: Int32Array = cols.f;
+  // @ts-expect-error a string field is no column
+  void cols.name;
+  // @ts-expect-error a quantized field is no column
+  void cols.q;
+  assert.deepEqual(
+    [f32, u8, u16, u32, i8, i16, i32].map((a) => a.constructor.name),
+    ['Float32Array', 'Uint8Array', 'Uint16Array', 'Uint32Array', 'Int8Array', 'Int16Array', 'Int32Array'],
+  );
+  assert.deepEqual(Object.keys(cols).sort(), [...COLS].sort());
+  // the same object on every call
+  assert.equal(s.columns(Thing), cols);
+});
