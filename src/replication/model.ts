@@ -208,30 +208,22 @@ export const DIRTY = -2;
 export const OWNER = -1;
 
 export class Ent {
-  // Fields in the order of how hot they are (V8 lays them out in this order): the first line of the object holds
-  // what tick() and a packet's records touch for every changed entity; the encoding slot of the usual update
-  // is on the next one.
-  readonly id: number;
+  // Fields in the order of how hot they are (V8 lays them out in this order, each field 4 bytes after a 12-byte
+  // header): the first 13 (one cache line) are what tick() and a packet's usual record read, the next 13 what
+  // publishing an entity writes besides. Every field has an initializer of its final kind (a field first defined
+  // as undefined and later given a number is no longer a small-integer field for V8).
+  readonly id: number = 0;
   /** The numeric fields' raw values and change flags: a row of `tbl` (see Table) from `nb` on (-1: released, after the despawn). */
-  nb: number;
+  nb = -1;
   readonly tbl: Table;
-  readonly col: Int32Array;
-  readonly nn: number;
   despawnPending = false;
-  /** Fields beyond the 32 of the change mask were set, or the owner changed: publish compares every field. */
-  dirtyAll = false;
   spawnTick = -1;
-  /** The tick that published its despawn (-1: none yet; a small integer, not Infinity, so the field stays unboxed). */
-  despawnTick = -1;
   /** The tick of the newest published version (-1: not published yet). */
   pubTick = -1;
   /** Sequence number of this entity's newest undo row (-1: none). */
   undo = -1;
   /** The tick of the version before `pubTick` (-1: none): versionAt's usual answer without reading the history. */
   prevPub = -1;
-  /** Unique per Ent object (ids can be reused after a despawn): tells records of one id apart in record lists. */
-  readonly serial: number = (serials = (serials + 1) & 0x3fffffff || 1);
-  mark = 0;
   /**
    * Encodings into the version `cTick` (the newest published; reset when a
    * newer one is published): two (baseline version tick, encoding) slots for
@@ -240,25 +232,34 @@ export class Ent {
    */
   cTick = -2;
   c0From = -2;
-  c0A: Uint32Array = NO_ARENA;
   c0Off = 0;
   c0Bits = 0;
+  c0A: Uint32Array = NO_ARENA;
+  c1From = -2;
+  ccBits = -1;
+  cMore: Map<number, Enc> | undefined = undefined;
   readonly def: AnyEntityDef;
+  /** Fields beyond the 32 of the change mask were set, or the owner changed: publish compares every field. */
+  dirtyAll = false;
+  owner: OwnerTag | undefined = undefined;
+  pubOwner: OwnerTag | undefined = undefined;
+  /** The tick that published its despawn (-1: none yet; a small integer, not Infinity, so the field stays unboxed). */
+  despawnTick = -1;
+  /** Unique per Ent object (ids can be reused after a despawn): tells records of one id apart in record lists. */
+  readonly serial: number = (serials = (serials + 1) & 0x3fffffff || 1);
+  readonly type: number = 0;
   /** Working values of the fields that are not numeric: `set()` writes here (raw form, see schema.ts; numeric fields' slots unused). */
-  readonly work: unknown[];
+  readonly work: unknown[] = EMPTY;
   /** Published values of the fields that are not numeric, as of tick `pubTick` (updated in place by `tick()`). */
   pub: unknown[] = EMPTY;
-  owner: OwnerTag | undefined;
-  pubOwner: OwnerTag | undefined = undefined;
-  readonly type: number;
-  c1From = -2;
+  mark = 0;
+  readonly col: Int32Array;
+  readonly nn: number = 0;
   c1A: Uint32Array = NO_ARENA;
   c1Off = 0;
   c1Bits = 0;
   ccA: Uint32Array = NO_ARENA;
   ccOff = 0;
-  ccBits = -1;
-  cMore: Map<number, Enc> | undefined = undefined;
   /** Interest: bit `slot & 31` of word `slot >> 5` is set when the profile of that slot sees this entity now. */
   vis: Uint32Array | null = null;
   /** User-facing published values for interest hooks, as of `valsTick`. */
