@@ -202,3 +202,28 @@ test('columns: typed by field kind (tsc checks the annotations; a field that is 
   // the same object on every call
   assert.equal(s.columns(Thing), cols);
 });
+
+test('rows are reused: 20,000 spawns and despawns with at most 100 entities alive keep the table at 128 rows', () => {
+  const s = new ReplicationServer({ entities });
+  s.addClient(0);
+  const cols = s.columns(Thing);
+  const live: number[] = [];
+  const want = new Map<number, number>();
+  let k = 0;
+  for (let i = 0; i < 20_000; i++) {
+    if (live.length >= 100 || (live.length > 0 && i % 3 === 0)) s.despawn(live.splice(i % live.length, 1)[0]!);
+    const id = s.spawn(Thing, { x: i });
+    live.push(id);
+    cols.x[s.rowOf(id)] = i + 0.5;
+    want.set(id, i + 0.5);
+    if (++k % 7 === 0) {
+      s.tick();
+      s.packetFor(0);
+    }
+  }
+  const table = (s as unknown as { tables: { capacity: number; used: number }[] }).tables[0]!;
+  assert.ok(table.capacity <= 128, `capacity ${table.capacity}`);
+  assert.ok(table.used <= 100 + 7, `${table.used} rows in use`);
+  // every live entity has its own row: its last write
+  for (const id of live) assert.equal(s.get(id)!.values.x, want.get(id));
+});
