@@ -5,6 +5,8 @@
  * Each row alternates rounds of the two sides (paired A/B); per round the mean
  * time per tick of the server phase (apply the tick's moves, produce every
  * client's bytes, process acks) and per decode of the client phase is taken;
+ * our side writes the moves into the server's typed-array columns (the S4 rows
+ * are also run through entity handles, as the Colyseus side assigns fields);
  * the table shows the best round with [min–max] over rounds. Client decode is
  * client 0's (one real client mirror; the other clients only ack, as separate
  * processes would: their decoding is not this process's cost). Times are process
