@@ -253,8 +253,6 @@ export class Ent {
   /** Published values of the fields that are not numeric, as of tick `pubTick` (updated in place by `tick()`). */
   pub: unknown[] = EMPTY;
   mark = 0;
-  readonly col: Int32Array;
-  readonly nn: number = 0;
   c1A: Uint32Array = NO_ARENA;
   c1Off = 0;
   c1Bits = 0;
@@ -271,8 +269,6 @@ export class Ent {
     this.def = def;
     this.tbl = tbl;
     const col = tbl.col;
-    this.col = col;
-    this.nn = tbl.nn;
     this.type = type;
     this.owner = owner;
     const nb = (this.nb = tbl.alloc(this));
@@ -286,6 +282,14 @@ export class Ent {
     }
     tbl.placed(nb);
     this.work = raw;
+  }
+
+  /** Where the type's numeric fields are in a row (see NumLayout), and how many: the table's (no field of its own). */
+  get col(): Int32Array {
+    return this.tbl.col;
+  }
+  get nn(): number {
+    return this.tbl.nn;
   }
 }
 

@@ -120,6 +120,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly tables: Table[];
   /** The tables whose columns are enabled (scanned for changes at every tick). */
   private readonly colTables: Table[] = [];
+  /** scanColumns' (column, word) pairs that differ. */
+  private scanHits = new Int32Array(256);
+  /** What the loads meant only to bring memory into the cache read (kept, so that they are not optimised away). */
+  private sink = 0;
   /** The handle class of each type (by type index), made on first use. */
   private readonly handleTypes: (new (e: Ent) => object)[] = [];
   private readonly typeBits: number;
@@ -458,19 +462,45 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    * is marked changed.
    */
   private scanColumns(tbl: Table): void {
-    for (const cl of tbl.cols!) {
+    const cols = tbl.cols!;
+    // first the words that differ (column, word), without reading any row
+    let hits = this.scanHits;
+    let nh = 0;
+    for (let c = 0; c < cols.length; c++) {
+      const cl = cols[c]!;
       // 8 bytes (`per` rows) at a time: equal float64 words that are not zero have equal bits (a NaN is never equal,
       // and +0 / -0 are equal with different bits); the rows of any other word are compared one by one
       const r64 = cl.raw64;
       const s64 = cl.seen64;
-      const per = cl.per;
-      const n = Math.ceil(tbl.top / per);
+      const n = Math.ceil(tbl.top / cl.per);
       for (let i = 0; i < n; i++) {
         const a = r64[i]!;
         if (a === s64[i] && a !== 0) continue;
         if (a === 0 && s64[i] === 0 && Object.is(a, s64[i])) continue;
-        this.scanRows(tbl, cl, i * per, per);
+        if (nh + 2 > hits.length) {
+          const b = new Int32Array(hits.length * 2);
+          b.set(hits);
+          this.scanHits = hits = b;
+        }
+        hits[nh++] = c;
+        hits[nh++] = i;
       }
+    }
+    if (nh === 0) return;
+    // then one load from each of their rows, all independent (the cache misses overlap instead of coming one after
+    // another), and then the rows themselves
+    const v = tbl.v;
+    const stride = tbl.stride;
+    let sink = 0;
+    for (let k = 0; k < nh; k += 2) {
+      const per = cols[hits[k]!]!.per;
+      // (each row of the word: its first and last slot, the row's two cache lines at most)
+      for (let r = hits[k + 1]! * per, end = r + per; r < end; r++) sink += v[r * stride]! + v[r * stride + stride - 1]!;
+    }
+    this.sink = sink;
+    for (let k = 0; k < nh; k += 2) {
+      const cl = cols[hits[k]!]!;
+      this.scanRows(tbl, cl, hits[k + 1]! * cl.per, cl.per);
     }
   }
 
@@ -617,6 +647,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     for (let i = 0; i < this.colTables.length; i++) this.scanColumns(this.colTables[i]!);
     const dirty = this.dirty;
     const nd = this.dirtyN;
+    // one load from each changed entity's first two cache lines first, all independent (their misses overlap)
+    let sink = 0;
+    for (let i = 0; i < nd; i++) {
+      const e = dirty[i]!;
+      sink += e.spawnTick + e.despawnTick;
+    }
+    this.sink = sink;
     for (let i = 0; i < nd; i++) {
       const e = dirty[i]!;
       dirty[i] = undefined;
