@@ -1442,6 +1442,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     // waits in the priority accumulator: it must see every entity sent)
     const plain = base !== null && base.over === null && p.interest === undefined;
     const budget = Number.isFinite(mtu) ? (mtu - HEADER_MAX) * 8 : Infinity;
+    if (plain && base.tick === t - 1 && p.acc.size === 0 && p.owner === undefined) {
+      const next = this.buildNext(p, base, t, budget);
+      if (next !== null) {
+        if (mtu === this.mtu) p.built.set(key, next);
+        return next;
+      }
+    }
     const cur = this.cur;
     let last = plain && p.acc.size === 0 ? p.prevRecs.get(base.tick) : undefined;
     let n = 0;
@@ -1528,6 +1535,64 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const built: Built = { node: { tick: t, over, minHeld }, packet: this.assemble(t, base, deferredCount, n, last) };
     if (handOver) p.recs.set(base!.tick, this.handOver(n));
     if (mtu === this.mtu) p.built.set(key, built);
+    return built;
+  }
+
+  /**
+   * `build` of the usual packet: against the tick just before, for a view
+   * without interest and owner (every client that acknowledged the last
+   * tick): the records of this tick's changed entities, written straight into
+   * the packet (no record arrays read back), and kept for next tick's packet
+   * against the same baseline. Null (nothing kept) when they do not fit or an
+   * id was despawned and spawned again this tick: then the general path.
+   */
+  private buildNext(p: Profile, base: Node, t: number, budget: number): Built | null {
+    const log = this.log.get(t) ?? EMPTY_ENTS;
+    const nlog = log.length;
+    this.room(nlog + 1);
+    const cur = this.cur;
+    const ids = cur.id;
+    const serials = cur.serial;
+    const g = cur.g;
+    const out = this.pkt;
+    out.reset();
+    const typeBits = this.typeBits;
+    const b = t - 1;
+    let n = 0;
+    let prev = 0;
+    for (let i = 0; i < nlog; i++) {
+      const e = log[i]!;
+      // (every entity of the log was published, despawned or spawned at t: its version at t - 1 is the one before)
+      const held = e.spawnTick >= 0 && e.spawnTick <= b && (e.despawnTick < 0 || b < e.despawnTick) ? this.versionAt(e, b) : -1;
+      const target = e.spawnTick >= 0 && e.spawnTick <= t && (e.despawnTick < 0 || t < e.despawnTick) ? e.pubTick : -1;
+      if (held === target) continue;
+      const id = e.id;
+      if (id === prev) return null;
+      let ebits = 0;
+      if (target >= 0) {
+        ebits = this.encode(p, e, held, target);
+        if (ebits < 0) continue;
+      }
+      ids[n] = id;
+      serials[n] = e.serial;
+      g[n] = out.pos;
+      writeGamma(out, id - prev);
+      prev = id;
+      if (target < 0)
+        out.write(3, 2); // despawn: 1, 1
+      else if (held < 0) {
+        out.write(1, 2); // create: 1, 0
+        out.write(e.type, typeBits);
+        out.appendFrom(this.encA, this.encOff, ebits);
+      } else {
+        out.write(0, 1); // update: 0
+        out.appendFrom(this.encA, this.encOff, ebits);
+      }
+      n++;
+      if (out.pos > budget) return null;
+    }
+    const built: Built = { node: { tick: t, over: null, minHeld: Infinity }, packet: this.finish(t, base, 0, n) };
+    p.recs.set(base.tick, this.handOver(n));
     return built;
   }
 
@@ -1730,6 +1795,12 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         out.appendFrom(recA[i]!, recOff[i]!, recEBits[i]!);
       }
     }
+    return this.finish(t, base, deferred, n);
+  }
+
+  /** The packet of the body in `pkt`: the header (tick, baseline, `deferred`, `n` records), then the body, in the slab. */
+  private finish(t: number, base: Node | null, deferred: number, n: number): Uint8Array {
+    const out = this.pkt;
     // header: magic, schema hash, then four varints
     const h = this.head;
     h[0] = STATE_MAGIC;
