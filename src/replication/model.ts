@@ -517,8 +517,9 @@ export interface Rec {
 
 /**
  * A packet's records against one baseline, in id order (see ReplicationServer.build); pooled. Every record has its
- * entity's `id` and `serial`; the rest of a record (`e` .. `bits`) is filled only for the records made by
- * `record()`: a record kept from the list before is only its bits in that list's packet body (see `recSrc`).
+ * entity's `id`, `serial` and start bit `g`; the rest of a record (`e` .. `bits`) is filled only on the
+ * record-by-record path (`record()`): a list handed over from a merge or the usual packet is only id, serial and
+ * start bit beside its packet body.
  */
 export interface RecList {
   /** The number of records: the first `n` of each array (longer arrays are not shortened, see ReplicationServer.dirtyN). */

@@ -162,10 +162,6 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    * the packet the list itself is handed over (see handOver).
    */
   private cur: RecList = newRecList();
-  /** Per record of `cur`: its index in the record list it was kept from (-1: made now). */
-  private recSrc = new Int32Array(0);
-  /** mergeRecords' records' bits, id gaps included. */
-  private mergedBits = 0;
   private readonly freeRecLists: RecList[] = [];
   private readonly setRaw: unknown[] = [];
   // encode()'s result besides its bit count: where the encoded body is
@@ -1450,16 +1446,18 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       }
     }
     const cur = this.cur;
-    let last = plain && p.acc.size === 0 ? p.prevRecs.get(base.tick) : undefined;
+    const last = plain && p.acc.size === 0 ? p.prevRecs.get(base.tick) : undefined;
+    if (last !== undefined) {
+      const merged = this.mergeInto(p, base!, t, last, budget);
+      if (merged !== null) {
+        if (mtu === this.mtu) p.built.set(key, merged);
+        return merged;
+      }
+      // (too big: the packet is made from the entities' records, which the priority accumulator chooses from)
+    }
     let n = 0;
     let total = 0;
-    if (last !== undefined) {
-      n = this.mergeRecords(p, base!, t, last);
-      total = this.mergedBits;
-      // (too big: the packet is made from the entities' records, which the priority accumulator chooses from)
-      if (n < 0 || total > budget) last = undefined;
-    }
-    if (last === undefined) {
+    {
       let cands: Ent[];
       if (plain) cands = this.mergedLogs(base!.tick, t);
       else {
@@ -1532,7 +1530,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (p.acc.size > 0) for (let i = 0; i < n; i++) p.acc.delete(cur.e[i]!);
     // (the record arrays keep their references until the next build overwrites them)
     // records kept from last tick's list against this baseline are copied from its packet, run by run
-    const built: Built = { node: { tick: t, over, minHeld }, packet: this.assemble(t, base, deferredCount, n, last) };
+    const built: Built = { node: { tick: t, over, minHeld }, packet: this.assemble(t, base, deferredCount, n) };
     if (handOver) p.recs.set(base!.tick, this.handOver(n));
     if (mtu === this.mtu) p.built.set(key, built);
     return built;
@@ -1642,12 +1640,15 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   /**
-   * The records against `base` at tick `t` from `last`, the records against it at tick `t - 1`: those of the
-   * entities changed at `t` redone, the others kept (nothing about them changed) as runs of `last`'s packet body,
-   * merged in id order. Returns the count (-1: an id despawned and spawned again, left to the full path); the
-   * records' bits with their id gaps go to `mergedBits`.
+   * The packet against `base` at tick `t` from `last`, the records against it
+   * at tick `t - 1`, written as it is merged: the records of the entities
+   * changed at `t` made anew, the others kept (nothing about them changed) as
+   * runs of `last`'s packet body copied bit for bit with only the first id gap
+   * rewritten, in id order. The records are kept for next tick's packet against
+   * the same baseline. Null (nothing kept) when the packet does not fit `budget`
+   * or an id was despawned and spawned again: then the record-by-record path.
    */
-  private mergeRecords(p: Profile, base: Node, t: number, last: RecList): number {
+  private mergeInto(p: Profile, base: Node, t: number, last: RecList, budget: number): Built | null {
     const log = this.log.get(t) ?? EMPTY_ENTS;
     const nlog = log.length;
     const lid = last.id;
@@ -1658,31 +1659,39 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const cur = this.cur;
     const cid = cur.id;
     const cser = cur.serial;
-    const src = this.recSrc;
+    const cg = cur.g;
+    const out = this.pkt;
+    out.reset();
+    const typeBits = this.typeBits;
     let n = 0;
     let i = 0;
     let j = 0;
-    let total = 0;
     let prev = 0;
     for (;;) {
       const e = j < nlog ? log[j]! : undefined;
       const lim = e === undefined ? Infinity : e.id;
       // a run of kept records (on equal ids, last's go first, as in a merge): its id gap anew, then its bits as they
-      // are in last's body
+      // are in last's body (the gaps inside the run are the same)
       let i2 = i;
       while (i2 < nl && lid[i2]! < lim) i2++;
       while (i2 < nl && lid[i2] === lim && !inLogAt(log, j, lser[i2]!)) i2++;
       if (i2 > i) {
         const first = lid[i]!;
         const from = lg[i]! + gammaBits(first - (i > 0 ? lid[i - 1]! : 0));
-        total += gammaBits(first - prev) + (i2 < nl ? lg[i2]! : last.bodyBits) - from;
-        for (let k = i; k < i2; k++) {
+        cid[n] = first;
+        cser[n] = lser[i]!;
+        cg[n++] = out.pos;
+        writeGamma(out, first - prev);
+        const shift = out.pos - from;
+        out.appendBits(last.body, from, (i2 < nl ? lg[i2]! : last.bodyBits) - from);
+        for (let k = i + 1; k < i2; k++) {
           cid[n] = lid[k]!;
           cser[n] = lser[k]!;
-          src[n++] = k;
+          cg[n++] = lg[k]! + shift;
         }
         prev = lid[i2 - 1]!;
         i = i2;
+        if (out.pos > budget) return null;
       }
       // an entity of this tick's log: its record in last is dropped, and redone below
       if (i < nl && lid[i] === lim) {
@@ -1691,16 +1700,36 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       }
       if (e === undefined) break;
       j++;
-      // (an id despawned and spawned again: made by the full path, see build)
-      if (n > 0 && cid[n - 1] === lim) return -1;
-      if (this.record(p, e, base, t, n)) {
-        total += gammaBits(lim - prev) + cur.bits[n]!;
-        prev = lim;
-        src[n++] = -1;
+      // (an id despawned and spawned again: the record-by-record path)
+      if (n > 0 && cid[n - 1] === lim) return null;
+      const held = this.held(p, e, base);
+      const target = this.visible(p, e, t) ? e.pubTick : -1;
+      if (held === target) continue;
+      let ebits = 0;
+      if (target >= 0) {
+        ebits = this.encode(p, e, held, target);
+        if (ebits < 0) continue;
       }
+      cid[n] = lim;
+      cser[n] = e.serial;
+      cg[n++] = out.pos;
+      writeGamma(out, lim - prev);
+      prev = lim;
+      if (target < 0)
+        out.write(3, 2); // despawn: 1, 1
+      else if (held < 0) {
+        out.write(1, 2); // create: 1, 0
+        out.write(e.type, typeBits);
+        out.appendFrom(this.encA, this.encOff, ebits);
+      } else {
+        out.write(0, 1); // update: 0
+        out.appendFrom(this.encA, this.encOff, ebits);
+      }
+      if (out.pos > budget) return null;
     }
-    this.mergedBits = total;
-    return n;
+    const built: Built = { node: { tick: t, over: null, minHeld: Infinity }, packet: this.finish(t, base, 0, n) };
+    p.recs.set(base.tick, this.handOver(n));
+    return built;
   }
 
   /** Record `from` of `cur` (one made by `record`) as record `to`. */
@@ -1717,14 +1746,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     c.bits[to] = c.bits[from]!;
   }
 
-  /** Room for `n` records in `cur` and `recSrc`. */
+  /** Room for `n` records in `cur`. */
   private room(n: number): void {
     recCapacity(this.cur, n);
-    if (this.recSrc.length < n) {
-      const b = new Int32Array(this.cur.id.length);
-      b.set(this.recSrc);
-      this.recSrc = b;
-    }
   }
 
   /** Priority accumulator: the longest-deferred first, then by id; upper-bound sizes so the packet fits. */
@@ -1745,7 +1769,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   /** The packet of the first `n` records of `cur` (their id gaps' positions go to `cur.g`). */
-  private assemble(t: number, base: Node | null, deferred: number, n: number, src: RecList | undefined): Uint8Array {
+  private assemble(t: number, base: Node | null, deferred: number, n: number): Uint8Array {
     const out = this.pkt;
     out.reset();
     const cur = this.cur;
@@ -1757,30 +1781,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const recOff = cur.off;
     const recEBits = cur.ebits;
     const recG = cur.g;
-    const recSrc = this.recSrc;
     const typeBits = this.typeBits;
     let prev = 0;
     for (let i = 0; i < n; i++) {
       const id = recId[i]!;
-      const si = src === undefined ? -1 : recSrc[i]!;
-      if (si >= 0) {
-        // a run of records kept from `src`, consecutive there too: its id gap anew, then the rest of the run's bits
-        // as they are in src's packet (the gaps inside the run are the same)
-        let j = i;
-        while (j + 1 < n && recSrc[j + 1] === recSrc[j]! + 1) j++;
-        recG[i] = out.pos;
-        writeGamma(out, id - prev);
-        const sg = src!.g;
-        const from = sg[si]! + gammaBits(id - (si > 0 ? src!.id[si - 1]! : 0));
-        const sj = recSrc[j]!;
-        const to = sj + 1 < src!.n ? sg[sj + 1]! : src!.bodyBits;
-        const shift = out.pos - from;
-        out.appendBits(src!.body, from, to - from);
-        for (let k = i + 1; k <= j; k++) recG[k] = sg[recSrc[k]!]! + shift;
-        prev = recId[j]!;
-        i = j;
-        continue;
-      }
       recG[i] = out.pos;
       writeGamma(out, id - prev);
       prev = id;
