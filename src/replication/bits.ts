@@ -92,11 +92,29 @@ export class BitOut {
       return;
     }
     const back = 32 - so;
-    while (bits >= 32) {
-      this.write((a[sw]! >>> so) | (a[sw + 1]! << back), 32);
-      sw++;
-      bits -= 32;
+    // whole words in one loop (room made once), each the 32 bits from `from` on, shifted into place
+    const p = this.pos;
+    const need = ((p + bits) >>> 5) + 2;
+    if (need > this.words.length) this.grow(need);
+    const w = this.words;
+    let i = p >>> 5;
+    const o = p & 31;
+    const whole = bits >>> 5;
+    if (o === 0) {
+      for (let k = 0; k < whole; k++, sw++) w[i++] = (a[sw]! >>> so) | (a[sw + 1]! << back);
+    } else if (whole > 0) {
+      const ob = 32 - o;
+      // (the bits below `o` kept; each word's top `o` bits carried into the next, whose bits above them are zero)
+      let lo = w[i]! & ((1 << o) - 1);
+      for (let k = 0; k < whole; k++, sw++) {
+        const x = (a[sw]! >>> so) | (a[sw + 1]! << back);
+        w[i++] = lo | (x << o);
+        lo = x >>> ob;
+      }
+      w[i] = lo;
     }
+    this.pos = p + (whole << 5);
+    bits &= 31;
     if (bits > 0) this.write((a[sw]! >>> so) | (bits > back ? a[sw + 1]! << back : 0), bits);
   }
 
