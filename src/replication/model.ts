@@ -260,6 +260,8 @@ export class Ent {
   ccOff = 0;
   /** Interest: bit `slot & 31` of word `slot >> 5` is set when the profile of that slot sees this entity now. */
   vis: Uint32Array | null = null;
+  /** The newest tick at which an interest profile's view of it toggled (-1: never): visible at a tick not below it is the bit in `vis`. */
+  toggledAt = -1;
   /** User-facing published values for interest hooks, as of `valsTick`. */
   vals: Record<string, unknown> | undefined = undefined;
   valsTick = -2;

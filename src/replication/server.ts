@@ -965,6 +965,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         let arr = p.toggles.get(e);
         if (arr === undefined) p.toggles.set(e, (arr = []));
         arr.push(t);
+        e.toggledAt = t;
         toggled[k]!.push(e);
       }
     };
@@ -1137,6 +1138,12 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
 
   private visible(p: Profile, e: Ent, t: number): boolean {
     if (p.interest === undefined) return e.spawnTick >= 0 && e.spawnTick <= t && (e.despawnTick < 0 || t < e.despawnTick);
+    // no profile toggled it after `t`: what the profile's bit says now (no lookup in the toggles)
+    if (e.toggledAt <= t) {
+      const v = e.vis;
+      const w = p.slot >>> 5;
+      return v !== null && w < v.length && (v[w]! & (1 << (p.slot & 31))) !== 0;
+    }
     const arr = p.toggles.get(e);
     if (arr === undefined) return false;
     let n = 0;
