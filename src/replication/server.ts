@@ -1172,7 +1172,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     for (let k = base.tick + 1; k <= t; k++) {
       const l = this.log.get(k);
-      if (l) n = addMarked(out, n, l, mark);
+      if (l) n = p.interest === undefined ? addMarked(out, n, l, mark) : this.addSeen(p, out, n, l, mark);
       if (p.interest !== undefined) {
         const pl = p.log.get(k);
         if (pl) n = addMarked(out, n, pl, mark);
@@ -1181,6 +1181,26 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (base.over !== null) n = addMarked(out, n, base.over.keys(), mark);
     this.candN = n;
     return out;
+  }
+
+  /**
+   * `addMarked` for an interest profile: only the changed entities it sees now.
+   * One it saw at the baseline and no longer sees toggled since, and is among
+   * the candidates from the profile's own toggle log; the others are invisible
+   * to it at the baseline and now, and have no record.
+   */
+  private addSeen(p: Profile, out: Ent[], n: number, from: readonly Ent[], mark: number): number {
+    const w = p.slot >>> 5;
+    const bit = 1 << (p.slot & 31);
+    for (let i = 0; i < from.length; i++) {
+      const e = from[i]!;
+      if (e.mark === mark) continue;
+      const v = e.vis;
+      if (v === null || w >= v.length || (v[w]! & bit) === 0) continue;
+      e.mark = mark;
+      out[n++] = e;
+    }
+    return n;
   }
 
   /** The entities changed in ticks `from + 1 .. t`, in id order, each once: a merge of the (sorted) tick lists. */
