@@ -19,6 +19,7 @@ import { readBodyApply, readBodyInto } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, fromRaw, rawEq, valuesOf } from './values.js';
 import { ACK_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
+import { BY_ID, ChangedMap, EntityView } from './maps.js';
 
 /**
  * One entity as a client sees it: its type name, typed values, and raw values
@@ -184,12 +185,17 @@ export interface ReceiveResult {
   baseTick: number | null;
   spawned: number[];
   /** Entities that existed before and after, with the names of the fields that changed (arrays may be shared and frozen: do not modify). */
-  changed: Map<number, readonly string[]>;
+  changed: ReadonlyMap<number, readonly string[]>;
   despawned: number[];
   /** Entities the server left out of this packet (0: the mirror is the server's view at `tick`). */
   deferred: number;
   /** Set when the packet was not applied: `old` (not newer than the mirror) or `missing-baseline`. */
   ignored?: 'old' | 'missing-baseline';
+}
+
+/** A result while it is made (its `changed` still takes entries). */
+interface Result extends ReceiveResult {
+  changed: ChangedMap;
 }
 
 export interface ClientOptions<Defs extends readonly AnyEntityDef[]> {
@@ -217,7 +223,7 @@ interface Parsed {
   /** REPLACE records (whose `defs` and `raws` are cleared after). */
   replaced: number;
   log: TickLog | null;
-  res: ReceiveResult | null;
+  res: Result | null;
 }
 
 export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly AnyEntityDef[]> implements ClientMirror {
@@ -226,9 +232,9 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   readonly window: number;
   private readonly typeBits: number;
   private readonly fb = new FloatBits();
-  private readonly view = new Map<number, ReplicatedEntity>();
+  private readonly view = new EntityView<ReplicatedEntity>();
   /** The same entities by id for ids below BY_ID (the usual dense ids): one array load per record in `parse`. */
-  private readonly byId: (ReplicatedEntity | undefined)[] = [];
+  private readonly byId = this.view.byId;
   /** Applied ticks from the history floor on (ascending), with what each changed. */
   private readonly logs: TickLog[] = [];
   /** `heldFrom`'s cursors and its result's raw. */
@@ -540,7 +546,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     p.res = null;
   }
 
-  private commit(p: Parsed): ReceiveResult {
+  private commit(p: Parsed): Result {
     const t = p.tick;
     const base = p.base;
     const res = p.res ?? newResult(p);
@@ -591,7 +597,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
    * Make `raw` of type `def` (null: nothing) what the client holds for `id`; `raw` is the client's to keep. `renew`:
    * a new entity, even over one of the same type (it is reported despawned and spawned).
    */
-  private change(id: number, def: AnyEntityDef | null, raw: unknown[] | null, res: ReceiveResult, log: TickLog, renew = false): void {
+  private change(id: number, def: AnyEntityDef | null, raw: unknown[] | null, res: Result, log: TickLog, renew = false): void {
     const cur = this.view.get(id) ?? null;
     if (cur === null && raw === null) return;
     if (!renew && cur !== null && raw !== null && cur.def === def) {
@@ -601,23 +607,17 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     log.add(id, cur, 0, 0);
     if (cur !== null) {
       this.view.delete(id);
-      if (id < BY_ID) this.byId[id] = undefined;
       res.despawned.push(id);
     }
     if (raw !== null) {
       const e = new ReplicatedEntity(def!.name, def!, raw, this.fb);
       this.view.set(id, e);
-      if (id < BY_ID) {
-        // grown in order, so that the array stays a plain (not sparse) one
-        while (this.byId.length < id) this.byId.push(undefined);
-        this.byId[id] = e;
-      }
       res.spawned.push(id);
     }
   }
 
   /** Change entity `e` to the values of `raw` in place (nothing, if it has them: a delta against an older baseline may repeat them). */
-  private inPlace(id: number, e: ReplicatedEntity, raw: readonly unknown[], res: ReceiveResult, log: TickLog): void {
+  private inPlace(id: number, e: ReplicatedEntity, raw: readonly unknown[], res: Result, log: TickLog): void {
     const list = e.def.list;
     const cur = e.raw as unknown[];
     if (list.length <= 32) {
@@ -747,12 +747,12 @@ function fastHeader(b: Uint8Array, hash: number, out: number[]): number {
   return p;
 }
 
-function newResult(p: Parsed): ReceiveResult {
-  return { tick: p.tick, baseTick: p.base, spawned: [], changed: new Map(), despawned: [], deferred: p.deferred };
+function newResult(p: Parsed): Result {
+  return { tick: p.tick, baseTick: p.base, spawned: [], changed: new ChangedMap(), despawned: [], deferred: p.deferred };
 }
 
 function ignoredResult(tick: number, base: number | null, why: 'old' | 'missing-baseline'): ReceiveResult {
-  return { tick, baseTick: base, spawned: [], changed: new Map(), despawned: [], deferred: 0, ignored: why };
+  return { tick, baseTick: base, spawned: [], changed: new ChangedMap(), despawned: [], deferred: 0, ignored: why };
 }
 
 /** The header of a state packet, without decoding its records (for tools, relays and simulations). */
@@ -766,6 +766,3 @@ export function readPacketHeader(bytes: Uint8Array): { hash: number; tick: numbe
   if (ago > tick) throw new DecodeError(6, 'baseAgo', `at most the tick (${tick})`, String(ago));
   return { hash, tick, baseTick: ago === 0 ? null : tick - ago, deferred: r.vu32('deferred'), count: r.vu32('count') };
 }
-
-/** Entity ids below this are also kept in an array (at most 64 Ki slots, whatever a peer sends). */
-const BY_ID = 1 << 16;
