@@ -61,7 +61,7 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
       const i = 31 - Math.clz32(mask & -mask);
       mask &= mask - 1;
       const fi = list[i]!;
-      c[fi.name] = fi.kind === 'f32' ? fb.f32Value(raw[i] as number) : fromRaw(fi.f, raw[i], fb);
+      storeField(c, i, fi.name, fi.kind === 'f32' ? fb.f32Value(raw[i] as number) : fromRaw(fi.f, raw[i], fb));
     }
   }
 
@@ -70,6 +70,42 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
     const c = this.cache as Record<string, unknown> | undefined;
     if (c === undefined) return;
     for (const i of indices) c[this.def.list[i]!.name] = fromRaw(this.def.list[i]!.f, this.raw[i], this.fb);
+  }
+}
+
+/**
+ * `c[name] = v` for field `i`: a store site per field index for the first 8
+ * fields, so that each sees one property name per entity type (a named store
+ * once optimised) rather than every field's (a generic keyed store).
+ */
+function storeField(c: Record<string, unknown>, i: number, name: string, v: unknown): void {
+  switch (i) {
+    case 0:
+      c[name] = v;
+      return;
+    case 1:
+      c[name] = v;
+      return;
+    case 2:
+      c[name] = v;
+      return;
+    case 3:
+      c[name] = v;
+      return;
+    case 4:
+      c[name] = v;
+      return;
+    case 5:
+      c[name] = v;
+      return;
+    case 6:
+      c[name] = v;
+      return;
+    case 7:
+      c[name] = v;
+      return;
+    default:
+      c[name] = v;
   }
 }
 
