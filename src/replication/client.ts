@@ -123,10 +123,11 @@ class TickLog {
   n = 0;
   nv = 0;
   readonly ids: number[] = [];
-  readonly before: (ReplicatedEntity | null | undefined)[] = [];
+  readonly before: (ReplicatedEntity | null | undefined)[] = anyArray();
   readonly masks: number[] = [];
   readonly ats: number[] = [];
-  readonly vals: unknown[] = [];
+  /** Old raw values: Smis, heap numbers, strings, ... (an array for any value from the start, see anyArray). */
+  readonly vals: unknown[] = anyArray();
   /** Entries with a `before`. */
   replaced = 0;
   /** Ids in ascending order (else `sort` must run before the log is read). */
@@ -204,6 +205,17 @@ class TickLog {
   }
 }
 
+/**
+ * An empty array whose elements may be any value from the start: every log's
+ * arrays then have the same elements kind (one map at their store sites),
+ * whatever values (small integers, heap numbers, strings) each log got first.
+ */
+function anyArray<T>(): T[] {
+  const a = [undefined] as T[];
+  a.length = 0;
+  return a;
+}
+
 /** Record kinds of a parsed packet (updates against the mirror's tick are applied while reading, not kept). */
 const REPLACE = 1; // a whole new raw (a creation, or an update against an older baseline or of more than 32 fields)
 const DESPAWN = 2;
@@ -267,6 +279,8 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   readonly hash: number;
   readonly window: number;
   private readonly typeBits: number;
+  /** Each type's default raw values, by type index, in a plain array (a copy of a frozen array is slow to make). */
+  private readonly fresh: unknown[][];
   private readonly fb = new FloatBits();
   private readonly view = new EntityView<ReplicatedEntity>();
   /** The same entities by id for ids below BY_ID (the usual dense ids): one array load per record in `parse`. */
@@ -295,8 +309,8 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     deferred: 0,
     ids: [],
     kinds: [],
-    defs: [],
-    raws: [],
+    defs: anyArray(),
+    raws: anyArray(),
     replaced: 0,
     log: null,
     res: null,
@@ -315,6 +329,11 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     this.window = opts.window ?? 32;
     if (!Number.isInteger(this.window) || this.window < 1) throw new EncodeError('window', 'must be a positive integer');
     this.typeBits = bitLength(opts.entities.length - 1);
+    this.fresh = opts.entities.map((d) => {
+      const a = anyArray<unknown>();
+      for (const v of d.defaults) a.push(v);
+      return a;
+    });
   }
 
   /** What this client currently sees. */
@@ -541,7 +560,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
           const type = inp.read(this.typeBits, 'type');
           const def = defs[type];
           if (def === undefined) inp.fail('type', `a type index below ${defs.length}`, String(type));
-          const raw = def.defaults.slice();
+          const raw = this.fresh[type]!.slice();
           readBodyInto(inp, def, def.defaults, raw);
           p.kinds[k] = held === null ? REPLACE : RENEW;
           p.replaced++;
