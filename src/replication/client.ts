@@ -537,9 +537,13 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
             const at = log.nv;
             const m = readBodyApply(inp, def, held.raw as unknown[], log.vals, at);
             if (m !== 0) {
-              log.nv = at + bitCount(m);
+              // the number of set bits of m (the old values logged)
+              let c = m - ((m >>> 1) & 0x55555555);
+              c = (c & 0x33333333) + ((c >>> 2) & 0x33333333);
+              log.nv = at + (Math.imul((c + (c >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
               log.add(id, undefined, m, at);
-              res!.changed.set(id, this.namesOf(def, m));
+              // ids ascend within a packet, and these are the result's first entries
+              res!.changed.append(id, def === this.namesDef && m === this.namesMask ? this.namesList : this.namesOf(def, m));
               held.refresh(m);
             }
             continue;
@@ -754,13 +758,6 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const e = this.view.get(Number(id));
     return e && { type: e.type, fields: e.values };
   }
-}
-
-/** Number of set bits of a 32-bit mask. */
-function bitCount(m: number): number {
-  m -= (m >>> 1) & 0x55555555;
-  m = (m & 0x33333333) + ((m >>> 2) & 0x33333333);
-  return Math.imul((m + (m >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
 /** Whether `id` is among the first `n` entries of the ascending `ids`. */

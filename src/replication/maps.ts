@@ -52,6 +52,12 @@ export class ChangedMap implements ReadonlyMap<number, readonly string[]> {
     return this;
   }
 
+  /** @internal `set` of an id above every id so far (the caller knows it is). */
+  append(id: number, names: readonly string[]): void {
+    this.#ids.push(id);
+    this.#names.push(names);
+  }
+
   /** Index of `id` in the ascending `#ids`, or -1. */
   #search(id: number): number {
     const ids = this.#ids;
