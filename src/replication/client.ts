@@ -17,7 +17,7 @@ import type { ClientMirror, MirrorChanges, MirrorIssue } from '../core/mirror.js
 import { BitIn, bitLength, readGamma } from './bits.js';
 import { readBodyApply, readBodyInto } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
-import { FloatBits, fromRaw, rawEq, valuesOf } from './values.js';
+import { FloatBits, fromRaw, rawEq } from './values.js';
 import { ACK_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
 import { BY_ID, ChangedMap, EntityView } from './maps.js';
 
@@ -44,7 +44,7 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
   get values(): V {
     let c = this.cache;
     if (c === undefined) {
-      c = valuesOf(this.def, this.raw, this.fb) as V;
+      c = newValues(this.def, this.raw, this.fb) as V;
       this.cache = c;
     }
     return c;
@@ -71,6 +71,32 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
     if (c === undefined) return;
     for (const i of indices) c[this.def.list[i]!.name] = fromRaw(this.def.list[i]!.f, this.raw[i], this.fb);
   }
+}
+
+/**
+ * Per entity type, a constructor of plain objects (prototype Object.prototype)
+ * for the values objects. Objects made by it get maps of their own: a literal
+ * or `{}` with the same keys in the same order (the type's own fields object,
+ * `{ x: t.f32(), ... }`) shares its property layout, and there x holds a Field
+ * object, so a number stored in x of a `{}` is a tagged field: a new heap
+ * number per store. Here a float field stays a float field, updated in place.
+ */
+const valuesCtors = new WeakMap<AnyEntityDef, new () => Record<string, unknown>>();
+
+/** The values object of `raw`: what `valuesOf` gives, made by the type's constructor. */
+function newValues(def: AnyEntityDef, raw: readonly unknown[], fb: FloatBits): Record<string, unknown> {
+  let V = valuesCtors.get(def);
+  if (V === undefined) {
+    // biome-ignore lint/complexity/useArrowFunction: a constructor (an arrow function is not one)
+    const f = function () {} as unknown as { prototype: object };
+    f.prototype = Object.prototype;
+    V = f as unknown as new () => Record<string, unknown>;
+    valuesCtors.set(def, V);
+  }
+  const o = new V();
+  const list = def.list;
+  for (let i = 0; i < list.length; i++) o[list[i]!.name] = fromRaw(list[i]!.f, raw[i], fb);
+  return o;
 }
 
 /**

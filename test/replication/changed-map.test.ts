@@ -98,3 +98,25 @@ test("a client's changed lists exactly the entities held before and after a pack
   // the lagging client's packets re-apply older baselines: changes found at commit come after the records' own
   assert.ok(unsorted > 0, `${unsorted} results with ids out of order (the index path)`);
 });
+
+test('values objects are plain objects: prototype Object.prototype, equal to a literal, printed and serialised as one, updated in place', () => {
+  const U = defineEntity('U', { x: t.f32(), y: t.f32(), s: t.string(8), r: t.ref(), b: t.bool() });
+  const server = new ReplicationServer({ entities: [U] });
+  const client = new ReplicationClient({ entities: [U] });
+  server.addClient('c');
+  const id = server.spawn(U, { x: 1.5, y: -2, s: 'a', r: null, b: true });
+  server.tick();
+  client.receive(server.packetFor('c'));
+  server.receive('c', client.ack());
+  const v = client.entities.get(id)!.values;
+  assert.equal(Object.getPrototypeOf(v), Object.prototype);
+  assert.equal(v.constructor, Object);
+  assert.deepStrictEqual(v, { x: 1.5, y: -2, s: 'a', r: null, b: true });
+  assert.equal(JSON.stringify(v), '{"x":1.5,"y":-2,"s":"a","r":null,"b":true}');
+  assert.equal(Object.prototype.toString.call(v), '[object Object]');
+  server.set(id, { x: 0.25, s: 'bc', b: false });
+  server.tick();
+  client.receive(server.packetFor('c'));
+  assert.equal(client.entities.get(id)!.values, v, 'the same object');
+  assert.deepStrictEqual(v, { x: 0.25, y: -2, s: 'bc', r: null, b: false });
+});
