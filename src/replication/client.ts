@@ -61,7 +61,9 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
       const i = 31 - Math.clz32(mask & -mask);
       mask &= mask - 1;
       const fi = list[i]!;
-      storeField(c, i, fi.name, fi.kind === 'f32' ? fb.f32Value(raw[i] as number) : fromRaw(fi.f, raw[i], fb));
+      // (two stores: a float joined with fromRaw's value would be boxed first)
+      if (fi.kind === 'f32') storeField(c, i, fi.name, fb.f32Value(raw[i] as number));
+      else storeField(c, i, fi.name, fromRaw(fi.f, raw[i], fb));
     }
   }
 
@@ -546,7 +548,8 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     }
     // on the usual path, updates are applied as they are read, into this tick's log and result
     const log = current ? (this.freeLogs.pop() ?? new TickLog()).reset(p.tick) : null;
-    const res = current ? newResult(p) : null;
+    // (changed: room for every record at once, up to a bound whatever the count says)
+    const res = current ? newResult(p, Math.min(count, 4096)) : null;
     p.log = log;
     p.res = res;
     for (let i = 0; i < count; i++) {
@@ -614,6 +617,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       this.rollback(p);
       throw e;
     }
+    res?.changed.trim();
     return p;
   }
 
@@ -825,8 +829,8 @@ function fastHeader(b: Uint8Array, hash: number, out: number[]): number {
   return p;
 }
 
-function newResult(p: Parsed): Result {
-  return { tick: p.tick, baseTick: p.base, spawned: [], changed: new ChangedMap(), despawned: [], deferred: p.deferred };
+function newResult(p: Parsed, capacity = 0): Result {
+  return { tick: p.tick, baseTick: p.base, spawned: [], changed: new ChangedMap(capacity), despawned: [], deferred: p.deferred };
 }
 
 function ignoredResult(tick: number, base: number | null, why: 'old' | 'missing-baseline'): ReceiveResult {

@@ -12,11 +12,23 @@
  */
 export class ChangedMap implements ReadonlyMap<number, readonly string[]> {
   /** Ids in insertion order. */
-  readonly #ids: number[] = [];
+  readonly #ids: number[];
   /** The names for each id (same index). */
-  readonly #names: (readonly string[])[] = [];
+  readonly #names: (readonly string[])[];
   /** Id -> index, once an id was added out of ascending order (else null: `#ids` is ascending). */
   #index: Map<number, number> | null = null;
+  /** Entries made by `append`. */
+  #appended = 0;
+
+  /**
+   * `capacity` (internal): the arrays are made that long at once, for that
+   * many `append`s at most (fewer copies as they grow), and `trim` must run
+   * after the last one, before any other use.
+   */
+  constructor(capacity = 0) {
+    this.#ids = capacity > 0 ? new Array<number>(capacity) : [];
+    this.#names = capacity > 0 ? new Array<readonly string[]>(capacity) : [];
+  }
 
   /**
    * @internal Set the names of `id`, as `Map.prototype.set` does (a new id goes
@@ -52,10 +64,20 @@ export class ChangedMap implements ReadonlyMap<number, readonly string[]> {
     return this;
   }
 
-  /** @internal `set` of an id above every id so far (the caller knows it is). */
+  /**
+   * @internal `set` of an id above every id so far (the caller knows it is),
+   * before any `set`; `trim` runs after the last one.
+   */
   append(id: number, names: readonly string[]): void {
-    this.#ids.push(id);
-    this.#names.push(names);
+    const k = this.#appended++;
+    this.#ids[k] = id;
+    this.#names[k] = names;
+  }
+
+  /** @internal The end of the `append`s: the arrays cut to the entries made. */
+  trim(): void {
+    this.#ids.length = this.#appended;
+    this.#names.length = this.#appended;
   }
 
   /** Index of `id` in the ascending `#ids`, or -1. */

@@ -25,13 +25,22 @@ test('ChangedMap reads exactly as a Map with the same sets (order, replaced valu
   const names = [['x'], ['y'], ['x', 'y'], ['hp'], []] as const;
   fc.assert(
     fc.property(
+      // appends first (ascending ids, as a packet's updates; into arrays made `capacity` long, or more), then sets
+      fc.integer({ min: 0, max: 12 }),
+      fc.array(fc.tuple(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 0, max: names.length - 1 })), { maxLength: 16 }),
       // runs of ascending ids (the usual packet), with ids out of order and repeated ones mixed in
       fc.array(fc.tuple(fc.oneof(fc.integer({ min: 0, max: 40 }), fc.constant(-1)), fc.integer({ min: 0, max: names.length - 1 })), { maxLength: 60 }),
       fc.boolean(),
-      (ops, ascending) => {
+      (capacity, appends, ops, ascending) => {
         const ref = new Map<number, readonly string[]>();
-        const m = new ChangedMap();
+        const m = new ChangedMap(capacity);
         let id = 0;
+        for (const [gap, v] of appends) {
+          id += gap;
+          ref.set(id, names[v]!);
+          m.append(id, names[v]!);
+        }
+        m.trim();
         for (const [k, v] of ops) {
           // ascending: gaps of k (the usual case); else k itself (any order, repeats)
           const key = ascending ? (id += Math.max(1, k)) : k;
