@@ -11,7 +11,6 @@
  * DecodeError undoes what was applied, so it leaves the mirror exactly as it was.
  */
 import { ByteReader } from '../core/reader.js';
-import { ByteWriter } from '../core/writer.js';
 import { DecodeError, EncodeError, rethrowAt } from '../core/errors.js';
 import type { ClientMirror, MirrorChanges, MirrorIssue } from '../core/mirror.js';
 import { BitIn, bitLength, readGamma } from './bits.js';

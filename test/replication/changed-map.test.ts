@@ -89,7 +89,7 @@ test("a client's changed lists exactly the entities held before and after a pack
       for (const [id, b] of snap) {
         const e = cl.entities.get(id);
         if (e !== b.e) continue; // despawned or replaced
-        const diff = e.def.list.filter((f, i) => JSON.stringify(e.raw[i]) !== JSON.stringify(b.raw[i])).map((f) => f.name);
+        const diff = e.def.list.filter((_f, i) => JSON.stringify(e.raw[i]) !== JSON.stringify(b.raw[i])).map((f) => f.name);
         if (diff.length > 0) want.set(id, diff);
       }
       const got = new Map([...res.changed].map(([id, v]) => [id, [...v]]));
