@@ -11,14 +11,14 @@
  * DecodeError undoes what was applied, so it leaves the mirror exactly as it was.
  */
 import { ByteReader } from '../core/reader.js';
-import { ByteWriter } from '../core/writer.js';
 import { DecodeError, EncodeError, rethrowAt } from '../core/errors.js';
 import type { ClientMirror, MirrorChanges, MirrorIssue } from '../core/mirror.js';
 import { BitIn, bitLength, readGamma } from './bits.js';
 import { readBodyApply, readBodyInto } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
-import { FloatBits, fromRaw, rawEq, valuesOf } from './values.js';
+import { FloatBits, fromRaw, rawEq } from './values.js';
 import { ACK_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
+import { BY_ID, ChangedMap, EntityView } from './maps.js';
 
 /**
  * One entity as a client sees it: its type name, typed values, and raw values
@@ -43,7 +43,7 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
   get values(): V {
     let c = this.cache;
     if (c === undefined) {
-      c = valuesOf(this.def, this.raw, this.fb) as V;
+      c = newValues(this.def, this.raw, this.fb) as V;
       this.cache = c;
     }
     return c;
@@ -60,7 +60,9 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
       const i = 31 - Math.clz32(mask & -mask);
       mask &= mask - 1;
       const fi = list[i]!;
-      c[fi.name] = fi.kind === 'f32' ? fb.f32Value(raw[i] as number) : fromRaw(fi.f, raw[i], fb);
+      // (two stores: a float joined with fromRaw's value would be boxed first)
+      if (fi.kind === 'f32') storeField(c, i, fi.name, fb.f32Value(raw[i] as number));
+      else storeField(c, i, fi.name, fromRaw(fi.f, raw[i], fb));
     }
   }
 
@@ -69,6 +71,68 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
     const c = this.cache as Record<string, unknown> | undefined;
     if (c === undefined) return;
     for (const i of indices) c[this.def.list[i]!.name] = fromRaw(this.def.list[i]!.f, this.raw[i], this.fb);
+  }
+}
+
+/**
+ * Per entity type, a constructor of plain objects (prototype Object.prototype)
+ * for the values objects. Objects made by it get maps of their own: a literal
+ * or `{}` with the same keys in the same order (the type's own fields object,
+ * `{ x: t.f32(), ... }`) shares its property layout, and there x holds a Field
+ * object, so a number stored in x of a `{}` is a tagged field: a new heap
+ * number per store. Here a float field stays a float field, updated in place.
+ */
+const valuesCtors = new WeakMap<AnyEntityDef, new () => Record<string, unknown>>();
+
+/** The values object of `raw`: what `valuesOf` gives, made by the type's constructor. */
+function newValues(def: AnyEntityDef, raw: readonly unknown[], fb: FloatBits): Record<string, unknown> {
+  let V = valuesCtors.get(def);
+  if (V === undefined) {
+    // biome-ignore lint/complexity/useArrowFunction: a constructor (an arrow function is not one)
+    const f = function () {} as unknown as { prototype: object };
+    f.prototype = Object.prototype;
+    V = f as unknown as new () => Record<string, unknown>;
+    valuesCtors.set(def, V);
+  }
+  const o = new V();
+  const list = def.list;
+  for (let i = 0; i < list.length; i++) o[list[i]!.name] = fromRaw(list[i]!.f, raw[i], fb);
+  return o;
+}
+
+/**
+ * `c[name] = v` for field `i`: a store site per field index for the first 8
+ * fields, so that each sees one property name per entity type (a named store
+ * once optimised) rather than every field's (a generic keyed store).
+ */
+function storeField(c: Record<string, unknown>, i: number, name: string, v: unknown): void {
+  switch (i) {
+    case 0:
+      c[name] = v;
+      return;
+    case 1:
+      c[name] = v;
+      return;
+    case 2:
+      c[name] = v;
+      return;
+    case 3:
+      c[name] = v;
+      return;
+    case 4:
+      c[name] = v;
+      return;
+    case 5:
+      c[name] = v;
+      return;
+    case 6:
+      c[name] = v;
+      return;
+    case 7:
+      c[name] = v;
+      return;
+    default:
+      c[name] = v;
   }
 }
 
@@ -86,10 +150,11 @@ class TickLog {
   n = 0;
   nv = 0;
   readonly ids: number[] = [];
-  readonly before: (ReplicatedEntity | null | undefined)[] = [];
+  readonly before: (ReplicatedEntity | null | undefined)[] = anyArray();
   readonly masks: number[] = [];
   readonly ats: number[] = [];
-  readonly vals: unknown[] = [];
+  /** Old raw values: Smis, heap numbers, strings, ... (an array for any value from the start, see anyArray). */
+  readonly vals: unknown[] = anyArray();
   /** Entries with a `before`. */
   replaced = 0;
   /** Ids in ascending order (else `sort` must run before the log is read). */
@@ -167,6 +232,17 @@ class TickLog {
   }
 }
 
+/**
+ * An empty array whose elements may be any value from the start: every log's
+ * arrays then have the same elements kind (one map at their store sites),
+ * whatever values (small integers, heap numbers, strings) each log got first.
+ */
+function anyArray<T>(): T[] {
+  const a = [undefined] as T[];
+  a.length = 0;
+  return a;
+}
+
 /** Record kinds of a parsed packet (updates against the mirror's tick are applied while reading, not kept). */
 const REPLACE = 1; // a whole new raw (a creation, or an update against an older baseline or of more than 32 fields)
 const DESPAWN = 2;
@@ -184,12 +260,17 @@ export interface ReceiveResult {
   baseTick: number | null;
   spawned: number[];
   /** Entities that existed before and after, with the names of the fields that changed (arrays may be shared and frozen: do not modify). */
-  changed: Map<number, readonly string[]>;
+  changed: ReadonlyMap<number, readonly string[]>;
   despawned: number[];
   /** Entities the server left out of this packet (0: the mirror is the server's view at `tick`). */
   deferred: number;
   /** Set when the packet was not applied: `old` (not newer than the mirror) or `missing-baseline`. */
   ignored?: 'old' | 'missing-baseline';
+}
+
+/** A result while it is made (its `changed` still takes entries). */
+interface Result extends ReceiveResult {
+  changed: ChangedMap;
 }
 
 export interface ClientOptions<Defs extends readonly AnyEntityDef[]> {
@@ -217,7 +298,7 @@ interface Parsed {
   /** REPLACE records (whose `defs` and `raws` are cleared after). */
   replaced: number;
   log: TickLog | null;
-  res: ReceiveResult | null;
+  res: Result | null;
 }
 
 export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly AnyEntityDef[]> implements ClientMirror {
@@ -225,10 +306,12 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   readonly hash: number;
   readonly window: number;
   private readonly typeBits: number;
+  /** Each type's default raw values, by type index, in a plain array (a copy of a frozen array is slow to make). */
+  private readonly fresh: unknown[][];
   private readonly fb = new FloatBits();
-  private readonly view = new Map<number, ReplicatedEntity>();
+  private readonly view = new EntityView<ReplicatedEntity>();
   /** The same entities by id for ids below BY_ID (the usual dense ids): one array load per record in `parse`. */
-  private readonly byId: (ReplicatedEntity | undefined)[] = [];
+  private readonly byId = this.view.byId;
   /** Applied ticks from the history floor on (ascending), with what each changed. */
   private readonly logs: TickLog[] = [];
   /** `heldFrom`'s cursors and its result's raw. */
@@ -253,8 +336,8 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     deferred: 0,
     ids: [],
     kinds: [],
-    defs: [],
-    raws: [],
+    defs: anyArray(),
+    raws: anyArray(),
     replaced: 0,
     log: null,
     res: null,
@@ -273,6 +356,11 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     this.window = opts.window ?? 32;
     if (!Number.isInteger(this.window) || this.window < 1) throw new EncodeError('window', 'must be a positive integer');
     this.typeBits = bitLength(opts.entities.length - 1);
+    this.fresh = opts.entities.map((d) => {
+      const a = anyArray<unknown>();
+      for (const v of d.defaults) a.push(v);
+      return a;
+    });
   }
 
   /** What this client currently sees. */
@@ -459,7 +547,8 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     }
     // on the usual path, updates are applied as they are read, into this tick's log and result
     const log = current ? (this.freeLogs.pop() ?? new TickLog()).reset(p.tick) : null;
-    const res = current ? newResult(p) : null;
+    // (changed: room for every record at once, up to a bound whatever the count says)
+    const res = current ? newResult(p, Math.min(count, 4096)) : null;
     p.log = log;
     p.res = res;
     for (let i = 0; i < count; i++) {
@@ -476,9 +565,13 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
             const at = log.nv;
             const m = readBodyApply(inp, def, held.raw as unknown[], log.vals, at);
             if (m !== 0) {
-              log.nv = at + bitCount(m);
+              // the number of set bits of m (the old values logged)
+              let c = m - ((m >>> 1) & 0x55555555);
+              c = (c & 0x33333333) + ((c >>> 2) & 0x33333333);
+              log.nv = at + (Math.imul((c + (c >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
               log.add(id, undefined, m, at);
-              res!.changed.set(id, this.namesOf(def, m));
+              // ids ascend within a packet, and these are the result's first entries
+              res!.changed.append(id, def === this.namesDef && m === this.namesMask ? this.namesList : this.namesOf(def, m));
               held.refresh(m);
             }
             continue;
@@ -499,7 +592,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
           const type = inp.read(this.typeBits, 'type');
           const def = defs[type];
           if (def === undefined) inp.fail('type', `a type index below ${defs.length}`, String(type));
-          const raw = def.defaults.slice();
+          const raw = this.fresh[type]!.slice();
           readBodyInto(inp, def, def.defaults, raw);
           p.kinds[k] = held === null ? REPLACE : RENEW;
           p.replaced++;
@@ -523,6 +616,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       this.rollback(p);
       throw e;
     }
+    res?.changed.trim();
     return p;
   }
 
@@ -540,7 +634,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     p.res = null;
   }
 
-  private commit(p: Parsed): ReceiveResult {
+  private commit(p: Parsed): Result {
     const t = p.tick;
     const base = p.base;
     const res = p.res ?? newResult(p);
@@ -591,7 +685,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
    * Make `raw` of type `def` (null: nothing) what the client holds for `id`; `raw` is the client's to keep. `renew`:
    * a new entity, even over one of the same type (it is reported despawned and spawned).
    */
-  private change(id: number, def: AnyEntityDef | null, raw: unknown[] | null, res: ReceiveResult, log: TickLog, renew = false): void {
+  private change(id: number, def: AnyEntityDef | null, raw: unknown[] | null, res: Result, log: TickLog, renew = false): void {
     const cur = this.view.get(id) ?? null;
     if (cur === null && raw === null) return;
     if (!renew && cur !== null && raw !== null && cur.def === def) {
@@ -601,23 +695,17 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     log.add(id, cur, 0, 0);
     if (cur !== null) {
       this.view.delete(id);
-      if (id < BY_ID) this.byId[id] = undefined;
       res.despawned.push(id);
     }
     if (raw !== null) {
       const e = new ReplicatedEntity(def!.name, def!, raw, this.fb);
       this.view.set(id, e);
-      if (id < BY_ID) {
-        // grown in order, so that the array stays a plain (not sparse) one
-        while (this.byId.length < id) this.byId.push(undefined);
-        this.byId[id] = e;
-      }
       res.spawned.push(id);
     }
   }
 
   /** Change entity `e` to the values of `raw` in place (nothing, if it has them: a delta against an older baseline may repeat them). */
-  private inPlace(id: number, e: ReplicatedEntity, raw: readonly unknown[], res: ReceiveResult, log: TickLog): void {
+  private inPlace(id: number, e: ReplicatedEntity, raw: readonly unknown[], res: Result, log: TickLog): void {
     const list = e.def.list;
     const cur = e.raw as unknown[];
     if (list.length <= 32) {
@@ -701,13 +789,6 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   }
 }
 
-/** Number of set bits of a 32-bit mask. */
-function bitCount(m: number): number {
-  m -= (m >>> 1) & 0x55555555;
-  m = (m & 0x33333333) + ((m >>> 2) & 0x33333333);
-  return Math.imul((m + (m >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-}
-
 /** Whether `id` is among the first `n` entries of the ascending `ids`. */
 function sortedHas(ids: readonly number[], n: number, id: number): boolean {
   let lo = 0;
@@ -747,12 +828,12 @@ function fastHeader(b: Uint8Array, hash: number, out: number[]): number {
   return p;
 }
 
-function newResult(p: Parsed): ReceiveResult {
-  return { tick: p.tick, baseTick: p.base, spawned: [], changed: new Map(), despawned: [], deferred: p.deferred };
+function newResult(p: Parsed, capacity = 0): Result {
+  return { tick: p.tick, baseTick: p.base, spawned: [], changed: new ChangedMap(capacity), despawned: [], deferred: p.deferred };
 }
 
 function ignoredResult(tick: number, base: number | null, why: 'old' | 'missing-baseline'): ReceiveResult {
-  return { tick, baseTick: base, spawned: [], changed: new Map(), despawned: [], deferred: 0, ignored: why };
+  return { tick, baseTick: base, spawned: [], changed: new ChangedMap(), despawned: [], deferred: 0, ignored: why };
 }
 
 /** The header of a state packet, without decoding its records (for tools, relays and simulations). */
@@ -766,6 +847,3 @@ export function readPacketHeader(bytes: Uint8Array): { hash: number; tick: numbe
   if (ago > tick) throw new DecodeError(6, 'baseAgo', `at most the tick (${tick})`, String(ago));
   return { hash, tick, baseTick: ago === 0 ? null : tick - ago, deferred: r.vu32('deferred'), count: r.vu32('count') };
 }
-
-/** Entity ids below this are also kept in an array (at most 64 Ki slots, whatever a peer sends). */
-const BY_ID = 1 << 16;
