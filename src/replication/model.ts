@@ -526,7 +526,8 @@ export interface Rec {
 export interface RecList {
   /** The number of records: the first `n` of each array (longer arrays are not shortened, see ReplicationServer.dirtyN). */
   n: number;
-  id: Int32Array;
+  /** Entity ids (1 .. 2^32 - 1: unsigned, so that ids past 2^31 keep their order). */
+  id: Uint32Array;
   /** The entity's `serial` (two entities can have one id across a despawn and a spawn). */
   serial: Int32Array;
   e: Ent[];
@@ -545,7 +546,7 @@ export interface RecList {
 
 export function newRecList(): RecList {
   const z = new Int32Array(0);
-  return { n: 0, id: z, serial: z, e: [], held: [], target: [], a: [], off: [], ebits: [], bits: [], g: z, body: NO_ARENA, bodyBits: -1 };
+  return { n: 0, id: new Uint32Array(0), serial: z, e: [], held: [], target: [], a: [], off: [], ebits: [], bits: [], g: z, body: NO_ARENA, bodyBits: -1 };
 }
 
 /** Make room for `n` records in `l`'s typed arrays (kept contents). */
@@ -557,7 +558,9 @@ export function recCapacity(l: RecList, n: number): void {
     b.set(a);
     return b;
   };
-  l.id = grow(l.id);
+  const id = new Uint32Array(cap);
+  id.set(l.id);
+  l.id = id;
   l.serial = grow(l.serial);
   l.g = grow(l.g);
 }

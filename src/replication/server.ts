@@ -120,6 +120,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly tables: Table[];
   /** The tables whose columns are enabled (scanned for changes at every tick). */
   private readonly colTables: Table[] = [];
+  /** The current tick's log as ids and serials (`logKeys`), and its tick. */
+  private logId = new Uint32Array(256);
+  private logSer = new Int32Array(256);
+  private logKeysTick = -1;
   /** scanColumns' (column, word) pairs that differ. */
   private scanHits = new Int32Array(256);
   /** What the loads meant only to bring memory into the cache read (kept, so that they are not optimised away). */
@@ -1183,6 +1187,20 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return out;
   }
 
+  /** The ids and serials of `log`, tick `t`'s list, into `logId` / `logSer`. */
+  private logKeys(log: readonly Ent[], t: number): void {
+    if (this.logId.length < log.length) {
+      this.logId = new Uint32Array(Math.max(log.length, this.logId.length * 2));
+      this.logSer = new Int32Array(this.logId.length);
+    }
+    for (let i = 0; i < log.length; i++) {
+      const e = log[i]!;
+      this.logId[i] = e.id;
+      this.logSer[i] = e.serial;
+    }
+    this.logKeysTick = t;
+  }
+
   /**
    * `addMarked` for an interest profile: only the changed entities it sees now.
    * One it saw at the baseline and no longer sees toggled since, and is among
@@ -1690,18 +1708,22 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const out = this.pkt;
     out.reset();
     const typeBits = this.typeBits;
+    // this tick's log as ids and serials (made once per tick, read by every merge)
+    if (this.logKeysTick !== t) this.logKeys(log, t);
+    const logId = this.logId;
+    const logSer = this.logSer;
     let n = 0;
     let i = 0;
     let j = 0;
     let prev = 0;
     for (;;) {
-      const e = j < nlog ? log[j]! : undefined;
-      const lim = e === undefined ? Infinity : e.id;
+      const lim = j < nlog ? logId[j]! : Infinity;
       // a run of kept records (on equal ids, last's go first, as in a merge): its id gap anew, then its bits as they
       // are in last's body (the gaps inside the run are the same)
       let i2 = i;
       while (i2 < nl && lid[i2]! < lim) i2++;
-      while (i2 < nl && lid[i2] === lim && !inLogAt(log, j, lser[i2]!)) i2++;
+      // (the usual: last's record of this id is of the log's entity; else one of an entity the id had before)
+      while (i2 < nl && lid[i2] === lim && lser[i2] !== logSer[j] && !inLogAt(log, j, lser[i2]!)) i2++;
       if (i2 > i) {
         const first = lid[i]!;
         const from = lg[i]! + gammaBits(first - (i > 0 ? lid[i - 1]! : 0));
@@ -1725,8 +1747,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         i++;
         continue;
       }
-      if (e === undefined) break;
-      j++;
+      if (j >= nlog) break;
+      const e = log[j++]!;
       // (an id despawned and spawned again: the record-by-record path)
       if (n > 0 && cid[n - 1] === lim) return null;
       const held = this.held(p, e, base);
