@@ -18,7 +18,7 @@ import { readBodyApply, readBodyInto } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, fromRaw, rawEq } from './values.js';
 import { ACK_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
-import { BY_ID, ChangedMap, EntityView } from './maps.js';
+import { BY_ID, ChangedMap, EntityView, searchSorted } from './maps.js';
 
 /**
  * One entity as a client sees it: its type name, typed values, and raw values
@@ -202,17 +202,7 @@ class TickLog {
 
   /** The entry of `id`, or -1. */
   find(id: number): number {
-    const ids = this.ids;
-    let lo = 0;
-    let hi = this.n - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const x = ids[mid]!;
-      if (x === id) return mid;
-      if (x < id) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    return searchSorted(this.ids, this.n, id);
   }
 
   /** Undo entry `k` (an in-place change) on `raw`. */
@@ -649,7 +639,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     // (found before anything is applied: ids are in increasing order, so a binary search tells)
     let back: Map<number, ReplicatedEntity | null> | null = null;
     if (base === null) {
-      for (const id of this.view.keys()) if (!sortedHas(ids, n, id)) (back ??= new Map()).set(id, null);
+      for (const id of this.view.keys()) if (searchSorted(ids, n, id) < 0) (back ??= new Map()).set(id, null);
     } else if (base !== this.latest) {
       for (const l of this.logs) {
         if (l.tick <= base) continue;
@@ -787,20 +777,6 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const e = this.view.get(Number(id));
     return e && { type: e.type, fields: e.values };
   }
-}
-
-/** Whether `id` is among the first `n` entries of the ascending `ids`. */
-function sortedHas(ids: readonly number[], n: number, id: number): boolean {
-  let lo = 0;
-  let hi = n - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const x = ids[mid]!;
-    if (x === id) return true;
-    if (x < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
 }
 
 /**

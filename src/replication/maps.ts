@@ -82,17 +82,7 @@ export class ChangedMap implements ReadonlyMap<number, readonly string[]> {
 
   /** Index of `id` in the ascending `#ids`, or -1. */
   #search(id: number): number {
-    const ids = this.#ids;
-    let lo = 0;
-    let hi = ids.length - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >>> 1;
-      const x = ids[mid]!;
-      if (x === id) return mid;
-      if (x < id) lo = mid + 1;
-      else hi = mid - 1;
-    }
-    return -1;
+    return searchSorted(this.#ids, this.#ids.length, id);
   }
 
   #find(id: unknown): number {
@@ -217,4 +207,18 @@ export class EntityView<E> implements ReadonlyMap<number, E> {
   [Symbol.for('nodejs.util.inspect.custom')](): Map<number, E> {
     return new Map(this.#map);
   }
+}
+
+/** The index of `id` among the first `n` entries of the ascending `ids`, or -1 (binary search). */
+export function searchSorted(ids: ArrayLike<number>, n: number, id: number): number {
+  let lo = 0;
+  let hi = n - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const x = ids[mid]!;
+    if (x === id) return mid;
+    if (x < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }
