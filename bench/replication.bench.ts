@@ -43,10 +43,15 @@ function cpuUs(): number {
   return c.user + c.system;
 }
 
+/** Untimed ticks per side before the rounds of a row. */
+const WARMUP_TICKS = 60;
+
 function runPair(s: Scenario, a: Side, b: Side, rounds: number, perRound: number): [SideStats, SideStats] {
   const acc = [a, b].map(() => ({ bytes: 0, ticks: 0, server: [] as number[], client: [] as number[] }));
   const ks = [0, 0];
-  for (const [i, side] of [a, b].entries()) for (let j = 0; j < 10; j++) side.server(ks[i]!++), side.transport(), side.client(), side.others();
+  // warm-up, untimed: enough ticks for both sides' code to be optimised (the first row of a process otherwise times
+  // code still being compiled)
+  for (const [i, side] of [a, b].entries()) for (let j = 0; j < WARMUP_TICKS; j++) side.server(ks[i]!++), side.transport(), side.client(), side.others();
   for (let r = 0; r < rounds; r++) {
     for (const [i, side] of [a, b].entries()) {
       let sv = 0;
