@@ -91,21 +91,25 @@ export function passedFlags(o: WorldObject, p: Observer): number {
   return f;
 }
 
-/** Per type id and passed visibility bits (`typeId << 16 | bits`): the runs of slots those bits hide, as [start, end) pairs. */
-const HIDDEN = new Map<number, Int32Array>();
+/**
+ * Per type id, passed visibility bits and side: the runs of slots those bits show (`shown`) or hide, as [start, end)
+ * pairs (made once per key).
+ */
+const RUNS = new Map<number, Int32Array>();
 
-function hiddenRuns(typeId: number, vis: Uint16Array, f: number): Int32Array {
-  const key = typeId * 65536 + (f & 0xffff);
-  let h = HIDDEN.get(key);
+function slotRuns(typeId: number, vis: Uint16Array, f: number, shown: boolean): Int32Array {
+  const key = (typeId * 65536 + (f & 0xffff)) * 2 + (shown ? 1 : 0);
+  let h = RUNS.get(key);
   if (h === undefined) {
     const runs: number[] = [];
+    const on = (s: number): boolean => ((vis[s]! & f) !== 0) === shown;
     for (let s = 0; s < vis.length; s++) {
-      if ((vis[s]! & f) !== 0) continue;
+      if (!on(s)) continue;
       const start = s;
-      while (s + 1 < vis.length && (vis[s + 1]! & f) === 0) s++;
+      while (s + 1 < vis.length && on(s + 1)) s++;
       runs.push(start, s + 1);
     }
-    HIDDEN.set(key, (h = Int32Array.from(runs)));
+    RUNS.set(key, (h = Int32Array.from(runs)));
   }
   return h;
 }
@@ -137,25 +141,6 @@ class WordSlab {
 /** The views `produce` keeps in `observer.known`. */
 const viewSlab = new WordSlab();
 
-/** Per type id and passed visibility bits: the runs of slots those bits show, as [start, end) pairs. */
-const SHOWN = new Map<number, Int32Array>();
-
-function shownRuns(typeId: number, vis: Uint16Array, f: number): Int32Array {
-  const key = typeId * 65536 + (f & 0xffff);
-  let h = SHOWN.get(key);
-  if (h === undefined) {
-    const runs: number[] = [];
-    for (let s = 0; s < vis.length; s++) {
-      if ((vis[s]! & f) === 0) continue;
-      const start = s;
-      while (s + 1 < vis.length && (vis[s + 1]! & f) !== 0) s++;
-      runs.push(start, s + 1);
-    }
-    SHOWN.set(key, (h = Int32Array.from(runs)));
-  }
-  return h;
-}
-
 /**
  * `produce`'s create of an object new to the observer: its view (kept in `known`) and its
  * create block in one pass over the visible slots (a fresh view is zero, so hidden slots need
@@ -172,7 +157,7 @@ function createWithView(o: WorldObject, p: Observer, rewrite: BuildOptions['rewr
   const blocks = t.maskBlocks;
   if (32 * blocks < values.length) return undefined;
   const f = passedFlags(o, p);
-  const runs = shownRuns(o.typeId, vis, f);
+  const runs = slotRuns(o.typeId, vis, f, true);
   const view = viewSlab.take(values.length);
   const mask = maskScratch;
   mask.fill(0, 0, blocks);
@@ -212,7 +197,7 @@ function viewInto(o: WorldObject, p: Observer, rewrite: BuildOptions['rewrite'],
     let out: Uint32Array;
     if (slab) (out = viewSlab.take(values.length)).set(values);
     else out = new Uint32Array(values);
-    const runs = hiddenRuns(o.typeId, vis, f);
+    const runs = slotRuns(o.typeId, vis, f, false);
     for (let i = 0; i < runs.length; i += 2) {
       const a = runs[i]!;
       const b = runs[i + 1]!;
