@@ -390,14 +390,8 @@ export function writeMaskedSplit(
     m &= m - 1;
     const j = at++ & vm;
     const k = col[i]!;
-    if (k < 0) {
-      writeChanged(out, p, list, i, vals[j], raw[i]);
-      continue;
-    }
-    const c = p.code[i]!;
-    if (c === C_BOOL) continue;
-    if (c === C_OTHER) writeField(out, list[i]!.f, nvals[j], nv[nvAt + k]);
-    else writeFixed(out, c, p.lenBits[i]!, nvals[j]!, nv[nvAt + k]!);
+    if (k < 0) writeChanged(out, p, list, i, vals[j], raw[i]);
+    else writeNumeric(out, p, list, i, nvals[j]!, nv[nvAt + k]!);
   }
 }
 
@@ -426,15 +420,17 @@ export function writeMaskedPairs(
     const i = 31 - Math.clz32(m & -m);
     m &= m - 1;
     const k = col[i]!;
-    if (k < 0) {
-      writeChanged(out, p, list, i, oldO[i], raw[i]);
-      continue;
-    }
-    const c = p.code[i]!;
-    if (c === C_BOOL) continue;
-    if (c === C_OTHER) writeField(out, list[i]!.f, oldN[i], nv[nvAt + k]);
-    else writeFixed(out, c, p.lenBits[i]!, oldN[i]!, nv[nvAt + k]!);
+    if (k < 0) writeChanged(out, p, list, i, oldO[i], raw[i]);
+    else writeNumeric(out, p, list, i, oldN[i]!, nv[nvAt + k]!);
   }
+}
+
+/** Write numeric field `i` (its mask bit set) changed from raw `b` to `v`, as `writeChanged` would. */
+function writeNumeric(out: BitOut, p: Plan, list: AnyEntityDef['list'], i: number, b: number, v: number): void {
+  const c = p.code[i]!;
+  if (c === C_BOOL) return;
+  if (c === C_OTHER) writeField(out, list[i]!.f, b, v);
+  else writeFixed(out, c, p.lenBits[i]!, b, v);
 }
 
 /** Write field `i` (of a type of at most 32 fields, its mask bit set) changed from `b` to `v`. */
