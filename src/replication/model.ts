@@ -101,6 +101,8 @@ export class Table {
   cols: Column[] | null = null;
   colBy: (Column | undefined)[] = [];
   readonly user: Record<string, ColumnArray> = {};
+  /** The change scan's field bits by row (zero between scans; see ReplicationServer.scanColumns). */
+  scanMask = new Int32Array(0);
   private readonly free: number[] = [];
   constructor(
     readonly def: AnyEntityDef,
@@ -183,6 +185,7 @@ export class Table {
   /** Columns of the table's capacity, with their contents (the user's object gets the new arrays). */
   private sizeColumns(): void {
     const n = this.capacity;
+    this.scanMask = new Int32Array(n);
     for (const cl of this.cols!) {
       const A = COLUMN_KINDS[cl.kind]!;
       const user = new A(n);

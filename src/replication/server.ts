@@ -37,7 +37,7 @@ import {
   DIRTY,
   OWNER,
   ROW_META,
-  type Column,
+  type ColumnArray,
   type Built,
   type ClientState,
   type Node,
@@ -124,8 +124,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private logId = new Uint32Array(256);
   private logSer = new Int32Array(256);
   private logKeysTick = -1;
-  /** scanColumns' (column, word) pairs that differ. */
-  private scanHits = new Int32Array(256);
+  /** scanColumns' changed rows. */
+  private scanList = new Int32Array(0);
   /** What the loads meant only to bring memory into the cache read (kept, so that they are not optimised away). */
   private sink = 0;
   /** The handle class of each type (by type index), made on first use. */
@@ -459,75 +459,45 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   /**
    * The change scan of a table's columns (see `columns`): a row whose column
    * value differs from what the scan saw last gets it as its working value and
-   * is marked changed.
+   * is marked changed. First every column on its own (a loop for the column's
+   * array type: see scanColumn), noting the rows that changed and which
+   * fields; then each changed row once: its change mask and dirty flag.
    */
   private scanColumns(tbl: Table): void {
     const cols = tbl.cols!;
-    // first the words that differ (column, word), without reading any row
-    let hits = this.scanHits;
-    let nh = 0;
-    for (let c = 0; c < cols.length; c++) {
-      const cl = cols[c]!;
-      // 8 bytes (`per` rows) at a time: equal float64 words that are not zero have equal bits (a NaN is never equal,
-      // and +0 / -0 are equal with different bits); the rows of any other word are compared one by one
-      const r64 = cl.raw64;
-      const s64 = cl.seen64;
-      const n = Math.ceil(tbl.top / cl.per);
-      for (let i = 0; i < n; i++) {
-        const a = r64[i]!;
-        if (a === s64[i] && a !== 0) continue;
-        if (a === 0 && s64[i] === 0 && Object.is(a, s64[i])) continue;
-        if (nh + 2 > hits.length) {
-          const b = new Int32Array(hits.length * 2);
-          b.set(hits);
-          this.scanHits = hits = b;
-        }
-        hits[nh++] = c;
-        hits[nh++] = i;
-      }
-    }
-    if (nh === 0) return;
-    // then one load from each of their rows, all independent (the cache misses overlap instead of coming one after
-    // another), and then the rows themselves
+    const cap = tbl.capacity;
+    if (this.scanList.length < cap) this.scanList = new Int32Array(cap);
+    const list = this.scanList;
+    const cm = tbl.scanMask;
     const v = tbl.v;
     const stride = tbl.stride;
-    let sink = 0;
-    for (let k = 0; k < nh; k += 2) {
-      const per = cols[hits[k]!]!.per;
-      // (each row of the word: its first and last slot, the row's two cache lines at most)
-      for (let r = hits[k + 1]! * per, end = r + per; r < end; r++) sink += v[r * stride]! + v[r * stride + stride - 1]!;
+    let nr = 0;
+    for (let j = 0; j < cols.length; j++) {
+      const cl = cols[j]!;
+      // (fields 31 and up share bit 31: see below)
+      const bit = cl.k < 31 ? 1 << cl.k : 1 << 31;
+      const n = Math.ceil(tbl.top / cl.per);
+      const raw = cl.raw;
+      if (raw instanceof Uint32Array)
+        nr = scanColumn32(raw, cl.seen as Uint32Array, cl.raw64, cl.seen64, n, cl.per, v, stride, ROW_META + cl.c, cm, bit, list, nr);
+      else nr = scanColumnAny(raw, cl.seen, cl.raw64, cl.seen64, n, cl.per, v, stride, ROW_META + cl.c, cm, bit, list, nr);
     }
-    this.sink = sink;
-    for (let k = 0; k < nh; k += 2) {
-      const cl = cols[hits[k]!]!;
-      this.scanRows(tbl, cl, hits[k + 1]! * cl.per, cl.per);
-    }
-  }
-
-  /** Rows `from .. from + n - 1` of column `cl` one by one (see scanColumns). */
-  private scanRows(tbl: Table, cl: Column, from: number, n: number): void {
-    const raw = cl.raw;
-    const seen = cl.seen;
-    for (let r = from; r < from + n; r++) {
-      const x = raw[r]!;
-      if (x !== seen[r]) {
-        seen[r] = x;
-        this.scanned(tbl, cl, r, x);
+    const wide = tbl.def.list.length > 32;
+    const ents = tbl.ents;
+    for (let i = 0; i < nr; i++) {
+      const r = list[i]!;
+      const m = cm[r]!;
+      cm[r] = 0;
+      const nb = r * stride + ROW_META;
+      // (a free row, or a despawned entity's: its values are not read)
+      if (v[nb + OWNER] === 0) continue;
+      // bit 31: field 31 changed or one past the change mask (publish then compares every field)
+      v[nb + DMASK] = v[nb + DMASK]! | m;
+      if (m < 0 && wide) ents[r]!.dirtyAll = true;
+      if (v[nb + DIRTY] === 0) {
+        v[nb + DIRTY] = 1;
+        this.dirty[this.dirtyN++] = ents[r]!;
       }
-    }
-  }
-
-  /** Row `r`'s column `cl` holds the new value `x`: its working value, and the row marked changed (unless free or despawned). */
-  private scanned(tbl: Table, cl: Column, r: number, x: number): void {
-    const v = tbl.v;
-    const nb = r * tbl.stride + ROW_META;
-    if (v[nb + OWNER] === 0) return;
-    v[nb + cl.c] = x;
-    if (cl.k < 32) v[nb + DMASK] = v[nb + DMASK]! | (1 << cl.k);
-    else tbl.ents[r]!.dirtyAll = true;
-    if (v[nb + DIRTY] === 0) {
-      v[nb + DIRTY] = 1;
-      this.dirty[this.dirtyN++] = tbl.ents[r]!;
     }
   }
 
@@ -1930,4 +1900,78 @@ function putVarint(h: Uint8Array, k: number, v: number): number {
   }
   h[k++] = v;
   return k;
+}
+
+/**
+ * One column's part of the change scan (see ReplicationServer.scanColumns), for
+ * columns whose raw values are a Uint32Array (f32 bits, u32): `n` float64 words
+ * of `per` rows each. 8 bytes at a time: equal float64 words that are not zero
+ * have equal bits (a NaN is never equal, and +0 / -0 are equal with different
+ * bits); the rows of any other word are compared one by one. A changed row's
+ * raw value goes to `seen` and to its working slot in `v` (`at` after the
+ * row's start), its field's `bit` into `cm`, and the row (the first time) into `list`.
+ */
+function scanColumn32(
+  raw: Uint32Array,
+  seen: Uint32Array,
+  r64: Float64Array,
+  s64: Float64Array,
+  n: number,
+  per: number,
+  v: Float64Array,
+  stride: number,
+  at: number,
+  cm: Int32Array,
+  bit: number,
+  list: Int32Array,
+  nr: number,
+): number {
+  for (let i = 0; i < n; i++) {
+    const a = r64[i]!;
+    if (a === s64[i] && a !== 0) continue;
+    if (a === 0 && s64[i] === 0 && Object.is(a, s64[i])) continue;
+    for (let r = i * per, end = r + per; r < end; r++) {
+      const x = raw[r]!;
+      if (x === seen[r]) continue;
+      seen[r] = x;
+      v[r * stride + at] = x;
+      const m = cm[r]!;
+      cm[r] = m | bit;
+      if (m === 0) list[nr++] = r;
+    }
+  }
+  return nr;
+}
+
+/** scanColumn32 for the other column arrays (a loop of its own, so that the usual f32 columns' loop sees one array type). */
+function scanColumnAny(
+  raw: Exclude<ColumnArray, Float32Array>,
+  seen: Exclude<ColumnArray, Float32Array>,
+  r64: Float64Array,
+  s64: Float64Array,
+  n: number,
+  per: number,
+  v: Float64Array,
+  stride: number,
+  at: number,
+  cm: Int32Array,
+  bit: number,
+  list: Int32Array,
+  nr: number,
+): number {
+  for (let i = 0; i < n; i++) {
+    const a = r64[i]!;
+    if (a === s64[i] && a !== 0) continue;
+    if (a === 0 && s64[i] === 0 && Object.is(a, s64[i])) continue;
+    for (let r = i * per, end = r + per; r < end; r++) {
+      const x = raw[r]!;
+      if (x === seen[r]) continue;
+      seen[r] = x;
+      v[r * stride + at] = x;
+      const m = cm[r]!;
+      cm[r] = m | bit;
+      if (m === 0) list[nr++] = r;
+    }
+  }
+  return nr;
 }
