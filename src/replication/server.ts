@@ -151,6 +151,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly profiles = new Set<Profile>();
   private readonly fb = new FloatBits();
   private readonly scratch = new BitOut(256);
+  /** Writes into the encoding arena (see publish). */
+  private readonly arenaOut = new BitOut(0);
+  /** Per type: the words of its longest update, when publish may write it straight into the arena (0: it may not, too long). */
+  private readonly encWords: Int32Array;
   private readonly pkt = new BitOut(512);
   private readonly setIdx: number[] = [];
   /** set()'s validated numeric values (`setRaw`: the others), by position in `setIdx`. */
@@ -221,6 +225,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     });
     this.setNum = new Float64Array(Math.max(1, ...opts.entities.map((d) => d.list.length)));
     this.typeBits = bitLength(opts.entities.length - 1);
+    // (a word more than the bits take: a write may set the word after its last bit)
+    this.encWords = Int32Array.from(opts.entities, (d) => {
+      const w = Math.ceil(maxRecordBits(d, this.typeBits) / 32) + 1;
+      return w <= ARENA_WORDS / 16 ? w : 0;
+    });
     for (const d of opts.entities) {
       const need = Math.ceil(maxRecordBits(d, this.typeBits) / 8) + HEADER_MAX;
       if (need > this.mtu) throw new EncodeError('mtu', `an entity ${d.name} can take ${need} bytes with the header; raise mtu to at least that`);
@@ -774,11 +783,34 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (m !== 0 && n <= 32 && !e.def.hasOwnerFields) {
       // the update from the version before, encoded now while its values are at hand: what a client that has
       // that version gets (every client, when all acknowledged the last tick), found in the cache by encode()
-      const s = this.scratch;
-      s.reset();
       const i = e.undo & (h.cap - 1);
-      writeMaskedSplit(s, e.def, m, h.vals, h.nvals, h.vstart[i]! + 1, h.vcap - 1, col, nv, nb + nn, pub);
-      const bits = this.stash(s);
+      const at = h.vstart[i]! + 1;
+      const words = this.encWords[e.type]!;
+      let bits: number;
+      if (words > 0) {
+        // written straight into the encoding arena (room for the longest update made first)
+        let a = this.arena;
+        let off = this.arenaPos;
+        if (off + words > a.length) {
+          this.arena = a = new Uint32Array(ARENA_WORDS);
+          off = 0;
+        }
+        const s = this.arenaOut;
+        s.words = a;
+        s.pos = off << 5;
+        writeMaskedSplit(s, e.def, m, h.vals, h.nvals, at, h.vcap - 1, col, nv, nb + nn, pub);
+        bits = s.pos - (off << 5);
+        // (never grown past the bound; if it were, the grown copy holds everything and becomes the arena)
+        if (s.words !== a) this.arena = a = s.words as Uint32Array<ArrayBuffer>;
+        this.arenaPos = off + ((bits + 31) >>> 5);
+        this.encA = a;
+        this.encOff = off;
+      } else {
+        const s = this.scratch;
+        s.reset();
+        writeMaskedSplit(s, e.def, m, h.vals, h.nvals, at, h.vcap - 1, col, nv, nb + nn, pub);
+        bits = this.stash(s);
+      }
       e.cTick = t;
       e.c0From = from;
       e.c0A = this.encA;
