@@ -103,6 +103,8 @@ export class Table {
   readonly user: Record<string, ColumnArray> = {};
   /** The change scan's field bits by row (zero between scans; see ReplicationServer.scanColumns). */
   scanMask = new Int32Array(0);
+  /** The words of the type's longest update, when publish may write it straight into its encoding arena (0: too long, it may not). */
+  encWords = 0;
   private readonly free: number[] = [];
   constructor(
     readonly def: AnyEntityDef,

@@ -153,8 +153,6 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly scratch = new BitOut(256);
   /** Writes into the encoding arena (see publish). */
   private readonly arenaOut = new BitOut(0);
-  /** Per type: the words of its longest update, when publish may write it straight into the arena (0: it may not, too long). */
-  private readonly encWords: Int32Array;
   private readonly pkt = new BitOut(512);
   private readonly setIdx: number[] = [];
   /** set()'s validated numeric values (`setRaw`: the others), by position in `setIdx`. */
@@ -225,11 +223,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     });
     this.setNum = new Float64Array(Math.max(1, ...opts.entities.map((d) => d.list.length)));
     this.typeBits = bitLength(opts.entities.length - 1);
-    // (a word more than the bits take: a write may set the word after its last bit)
-    this.encWords = Int32Array.from(opts.entities, (d) => {
-      const w = Math.ceil(maxRecordBits(d, this.typeBits) / 32) + 1;
-      return w <= ARENA_WORDS / 16 ? w : 0;
-    });
+    for (const tbl of this.tables) {
+      // (a word more than the bits take: a write may set the word after its last bit)
+      const w = Math.ceil(maxRecordBits(tbl.def, this.typeBits) / 32) + 1;
+      tbl.encWords = w <= ARENA_WORDS / 16 ? w : 0;
+    }
     for (const d of opts.entities) {
       const need = Math.ceil(maxRecordBits(d, this.typeBits) / 8) + HEADER_MAX;
       if (need > this.mtu) throw new EncodeError('mtu', `an entity ${d.name} can take ${need} bytes with the header; raise mtu to at least that`);
@@ -721,11 +719,14 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private publish(e: Ent, t: number): void {
     const work = e.work;
     const pub = e.pub;
-    const nv = e.tbl.v;
+    // (the type's layout from the table, on the entity's first cache line, not from `def` on its second)
+    const tbl = e.tbl;
+    const def = tbl.def;
+    const nv = tbl.v;
     const nb = e.nb;
-    const nn = e.nn;
-    const col = e.col;
-    const list = e.def.list;
+    const nn = tbl.nn;
+    const col = tbl.col;
+    const list = def.list;
     const n = list.length;
     let m = 0;
     let any = false;
@@ -767,25 +768,25 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const h = this.hist;
     h.row(e, t, m);
     h.put(e.pubOwner);
-    if (m === -1 && n > 32) for (let i = 0; i < n; i++) publishField(e, i, h);
+    if (m === -1 && n > 32) for (let i = 0; i < n; i++) publishField(e, i, h, col[i]!, nv, nb, nn);
     else {
       let d = m;
       while (d !== 0) {
         const i = 31 - Math.clz32(d & -d);
         d &= d - 1;
-        publishField(e, i, h);
+        publishField(e, i, h, col[i]!, nv, nb, nn);
       }
     }
     const from = e.pubTick;
     e.pubOwner = e.owner;
     e.pubTick = t;
     e.prevPub = from;
-    if (m !== 0 && n <= 32 && !e.def.hasOwnerFields) {
+    if (m !== 0 && n <= 32 && !def.hasOwnerFields) {
       // the update from the version before, encoded now while its values are at hand: what a client that has
       // that version gets (every client, when all acknowledged the last tick), found in the cache by encode()
       const i = e.undo & (h.cap - 1);
       const at = h.vstart[i]! + 1;
-      const words = this.encWords[e.type]!;
+      const words = tbl.encWords;
       let bits: number;
       if (words > 0) {
         // written straight into the encoding arena (room for the longest update made first)
@@ -798,7 +799,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         const s = this.arenaOut;
         s.words = a;
         s.pos = off << 5;
-        writeMaskedSplit(s, e.def, m, h.vals, h.nvals, at, h.vcap - 1, col, nv, nb + nn, pub);
+        writeMaskedSplit(s, def, m, h.vals, h.nvals, at, h.vcap - 1, col, nv, nb + nn, pub);
         bits = s.pos - (off << 5);
         // (never grown past the bound; if it were, the grown copy holds everything and becomes the arena)
         if (s.words !== a) this.arena = a = s.words as Uint32Array<ArrayBuffer>;
@@ -808,7 +809,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       } else {
         const s = this.scratch;
         s.reset();
-        writeMaskedSplit(s, e.def, m, h.vals, h.nvals, at, h.vcap - 1, col, nv, nb + nn, pub);
+        writeMaskedSplit(s, def, m, h.vals, h.nvals, at, h.vcap - 1, col, nv, nb + nn, pub);
         bits = this.stash(s);
       }
       e.cTick = t;
@@ -1894,14 +1895,15 @@ function putRecord(out: BitOut, gap: number, held: number, target: number, type:
   }
 }
 
-/** Publish field `i` of `e`: its published value goes into the undo row being written, its working value replaces it. */
-function publishField(e: Ent, i: number, h: History): void {
-  const c = e.col[i]!;
+/**
+ * Publish field `i` of `e` (numeric slot `c`, -1: none, of its row at `nb` in `nv`, of `nn` numeric fields): its
+ * published value goes into the undo row being written, its working value replaces it.
+ */
+function publishField(e: Ent, i: number, h: History, c: number, nv: Float64Array, nb: number, nn: number): void {
   if (c >= 0) {
-    const nv = e.tbl.v;
-    const at = e.nb + e.nn + c;
+    const at = nb + nn + c;
     h.putN(nv[at]!);
-    nv[at] = nv[e.nb + c]!;
+    nv[at] = nv[nb + c]!;
   } else {
     h.put(e.pub[i]);
     e.pub[i] = e.work[i];
