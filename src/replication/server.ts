@@ -1603,6 +1603,24 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let prev = 0;
     for (let i = 0; i < nlog; i++) {
       const e = log[i]!;
+      // the usual record: an update published at t from the version before, encoded when it was published
+      if (e.pubTick === t && e.cTick === t && e.c0From === e.prevPub && e.spawnTick < t && e.despawnTick < 0) {
+        const id = e.id;
+        if (id === prev) return null;
+        // (-1: nothing differs, no record)
+        if (e.c0Bits < 0) continue;
+        const cur = this.cur;
+        cur.id[n] = id;
+        cur.serial[n] = e.serial;
+        cur.g[n] = out.pos;
+        writeGamma(out, id - prev);
+        out.write(0, 1);
+        out.appendFrom(e.c0A, e.c0Off, e.c0Bits);
+        n++;
+        prev = id;
+        if (out.pos > budget) return null;
+        continue;
+      }
       // (every entity of the log was published, despawned or spawned at t: its version at t - 1 is the one before)
       const held = e.spawnTick >= 0 && e.spawnTick <= b && (e.despawnTick < 0 || b < e.despawnTick) ? this.versionAt(e, b) : -1;
       const target = e.spawnTick >= 0 && e.spawnTick <= t && (e.despawnTick < 0 || t < e.despawnTick) ? e.pubTick : -1;
