@@ -465,33 +465,85 @@ export class Profile {
 }
 
 /**
+ * Every client's sent packets that can still become its baseline (see Sent),
+ * in one ring of `window` slots by tick (slot `tick % window`), each slot a
+ * row of `cap` clients: the clients' entries for one tick are side by side
+ * (an ack or a packet of every client reads a few cache lines, not a few
+ * objects per client).
+ */
+export class SentStore {
+  /** Clients per slot (the row length). */
+  cap = 64;
+  ticks: Float64Array;
+  built: (Built | undefined)[];
+  private readonly free: number[] = [];
+  private next = 0;
+  constructor(readonly window: number) {
+    this.ticks = new Float64Array(window * this.cap).fill(-1);
+    this.built = new Array<Built | undefined>(window * this.cap).fill(undefined);
+  }
+  /** A client's column (its entries empty). */
+  add(): number {
+    const ix = this.free.pop() ?? this.next++;
+    if (ix >= this.cap) this.grow();
+    this.clear(ix);
+    return ix;
+  }
+  /** Give a removed client's column back (its entries dropped). */
+  remove(ix: number): void {
+    this.clear(ix);
+    this.free.push(ix);
+  }
+  private clear(ix: number): void {
+    for (let k = 0; k < this.window; k++) {
+      this.ticks[k * this.cap + ix] = -1;
+      this.built[k * this.cap + ix] = undefined;
+    }
+  }
+  private grow(): void {
+    const cap = this.cap * 2;
+    const ticks = new Float64Array(this.window * cap).fill(-1);
+    const built = new Array<Built | undefined>(this.window * cap).fill(undefined);
+    for (let k = 0; k < this.window; k++) {
+      for (let i = 0; i < this.cap; i++) {
+        ticks[k * cap + i] = this.ticks[k * this.cap + i]!;
+        built[k * cap + i] = this.built[k * this.cap + i];
+      }
+    }
+    this.ticks = ticks;
+    this.built = built;
+    this.cap = cap;
+  }
+}
+
+/**
  * The packets sent to a client that can still become its baseline, by tick:
- * a ring of `window` slots (slot `tick % window`), so a tick leaves it when
- * the one `window` later is sent. Ticks below `floor` are gone (acknowledged
- * past), and so are ticks at or below `now - window`.
+ * its column `ix` of a SentStore, so a tick leaves it when the one `window`
+ * later is sent. Ticks below `floor` are gone (acknowledged past), and so are
+ * ticks at or below `now - window`.
  */
 export class Sent {
-  private readonly ticks: Float64Array;
-  private readonly built: (Built | undefined)[];
   floor = 0;
-  constructor(private readonly window: number) {
-    this.ticks = new Float64Array(window).fill(-1);
-    this.built = new Array<Built | undefined>(window).fill(undefined);
-  }
+  constructor(
+    private readonly store: SentStore,
+    readonly ix: number,
+  ) {}
   get(tick: number, now: number): Built | undefined {
-    if (tick < this.floor || tick <= now - this.window) return undefined;
-    const i = tick % this.window;
-    return this.ticks[i] === tick ? this.built[i] : undefined;
+    const s = this.store;
+    if (tick < this.floor || tick <= now - s.window) return undefined;
+    const i = (tick % s.window) * s.cap + this.ix;
+    return s.ticks[i] === tick ? s.built[i] : undefined;
   }
   set(tick: number, b: Built): void {
-    const i = tick % this.window;
-    this.ticks[i] = tick;
-    this.built[i] = b;
+    const s = this.store;
+    const i = (tick % s.window) * s.cap + this.ix;
+    s.ticks[i] = tick;
+    s.built[i] = b;
   }
   /** The live entries at tick `now`, oldest first. */
   live(now: number): Built[] {
     const out: Built[] = [];
-    for (let k = Math.max(this.floor, now - this.window + 1); k <= now; k++) {
+    for (let k = Math.max(this.floor, now - this.store.window + 1); k <= now; k++) {
       const b = this.get(k, now);
       if (b !== undefined) out.push(b);
     }
@@ -499,7 +551,7 @@ export class Sent {
   }
   /** The oldest live tick at `now` (Infinity: none). */
   oldest(now: number): number {
-    for (let k = Math.max(this.floor, now - this.window + 1); k <= now; k++) if (this.get(k, now) !== undefined) return k;
+    for (let k = Math.max(this.floor, now - this.store.window + 1); k <= now; k++) if (this.get(k, now) !== undefined) return k;
     return Infinity;
   }
 }

@@ -28,6 +28,7 @@ import {
   Profile,
   Ent,
   Sent,
+  SentStore,
   addMarked,
   recCapacity,
   newRecList,
@@ -145,6 +146,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   /** Undo rows of the published changes (the version history). */
   private readonly hist = new History();
   private readonly clients = new Map<ClientKey, ClientState>();
+  /** The clients' sent packets (see Sent). */
+  private readonly sentStore: SentStore;
   private readonly publicProfile = new Profile(undefined, undefined);
   private readonly freeSlots: number[] = [];
   private nextSlot = 0;
@@ -216,6 +219,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.mtu = opts.mtu ?? 1200;
     this.window = opts.baselineWindow ?? 32;
     if (!Number.isInteger(this.window) || this.window < 1 || this.window > 64) throw new EncodeError('baselineWindow', 'must be an integer 1..64');
+    this.sentStore = new SentStore(this.window);
     opts.entities.forEach((d, i) => this.typeIndex.set(d, i));
     this.tables = opts.entities.map((d) => {
       const l = numLayout(d);
@@ -1023,13 +1027,14 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       this.profiles.add(profile);
       if (opts.interest !== undefined) this.updateInterest([profile], this.t, [], true);
     }
-    this.clients.set(key, { profile, sent: new Sent(this.window), acked: -1, last: null });
+    this.clients.set(key, { profile, sent: new Sent(this.sentStore, this.sentStore.add()), acked: -1, last: null });
   }
 
   removeClient(key: ClientKey): void {
     const c = this.clients.get(key);
     if (c === undefined) return;
     this.clients.delete(key);
+    this.sentStore.remove(c.sent.ix);
     if (c.profile !== this.publicProfile) {
       this.profiles.delete(c.profile);
       const slot = c.profile.slot;

@@ -133,6 +133,41 @@ test('removeClient forgets the client; packetFor of an unknown client throws', (
   assert.throws(() => server.addClient('b'), /already added/);
 });
 
+test('a client added after another was removed inherits none of its packets: an ack of a tick sent only to the old one is ignored', () => {
+  const server = new ReplicationServer({ entities });
+  const ids = Array.from({ length: 5 }, (_, i) => server.spawn(Dot, { x: i }));
+  // 70 clients (past the sent store's first 64 columns), 30 of them removed and replaced, over and over
+  for (let c = 0; c < 70; c++) server.addClient(`c${c}`);
+  let gen = 0;
+  for (let k = 1; k <= 40; k++) {
+    server.set(ids[k % 5]!, { x: k });
+    server.tick();
+    for (let c = 0; c < 70; c++) {
+      server.packetFor(`c${c}`);
+      server.receive(`c${c}`, ackFor(server.hash, k));
+    }
+    if (k % 10 === 0) {
+      gen++;
+      for (let c = 0; c < 30; c++) {
+        server.removeClient(`c${c}`);
+        server.addClient(`c${c}`);
+        // the new client claims the tick just sent to the old one: not a tick it was sent, ignored
+        server.receive(`c${c}`, ackFor(server.hash, k));
+        assert.equal(server.clientStats(`c${c}`).ackedTick, -1, `gen ${gen} client c${c}`);
+      }
+    }
+  }
+  // a replaced client's next packet is a full state: a fresh mirror takes it and has every entity
+  server.tick();
+  const fresh = new ReplicationClient({ entities });
+  fresh.receive(server.packetFor('c3'));
+  assert.deepEqual(
+    [...fresh.entities.keys()].sort((a, b) => a - b),
+    ids,
+  );
+  assert.equal(gen, 4);
+});
+
 test('64 clients that acked the same tick share one packet (same bytes object)', () => {
   const server = new ReplicationServer({ entities });
   const clients = Array.from({ length: 64 }, () => new ReplicationClient({ entities }));
