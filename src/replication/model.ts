@@ -556,11 +556,17 @@ export class Sent {
   }
 }
 
-export interface ClientState {
-  profile: Profile;
-  sent: Sent;
-  acked: number;
-  last: Node | null;
+/** A client: its view's profile, its sent packets (it is their Sent: one object per client), its newest ack and last node. */
+export class ClientState extends Sent {
+  acked = -1;
+  last: Node | null = null;
+  constructor(
+    readonly profile: Profile,
+    store: SentStore,
+    ix: number,
+  ) {
+    super(store, ix);
+  }
 }
 
 /** One record (the priority accumulator's path): versions by tick (-1: none), the encoded body, the record's bits. */

@@ -27,7 +27,6 @@ import {
   NO_ARENA,
   Profile,
   Ent,
-  Sent,
   SentStore,
   addMarked,
   recCapacity,
@@ -40,7 +39,7 @@ import {
   ROW_META,
   type ColumnArray,
   type Built,
-  type ClientState,
+  ClientState,
   type Node,
   type Rec,
   type RecList,
@@ -914,7 +913,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let floor = kept;
     if (!this.anyOver) return floor;
     for (const c of this.clients.values()) {
-      for (const b of c.sent.live(this.t)) if (b.node.minHeld < floor) floor = b.node.minHeld;
+      for (const b of c.live(this.t)) if (b.node.minHeld < floor) floor = b.node.minHeld;
       if (c.last !== null && c.last.minHeld < floor) floor = c.last.minHeld;
     }
     return floor;
@@ -931,7 +930,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       else if (c.acked >= 0) b = c.acked;
       else {
         // nothing acknowledged yet: any tick it was sent may come back
-        b = c.sent.oldest(this.t);
+        b = c.oldest(this.t);
       }
       // a baseline older than the window is never used (such a client gets a full state): a client that stopped
       // acknowledging (or was not sent anything for a while) must not hold the history back
@@ -1027,14 +1026,14 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       this.profiles.add(profile);
       if (opts.interest !== undefined) this.updateInterest([profile], this.t, [], true);
     }
-    this.clients.set(key, { profile, sent: new Sent(this.sentStore, this.sentStore.add()), acked: -1, last: null });
+    this.clients.set(key, new ClientState(profile, this.sentStore, this.sentStore.add()));
   }
 
   removeClient(key: ClientKey): void {
     const c = this.clients.get(key);
     if (c === undefined) return;
     this.clients.delete(key);
-    this.sentStore.remove(c.sent.ix);
+    this.sentStore.remove(c.ix);
     if (c.profile !== this.publicProfile) {
       this.profiles.delete(c.profile);
       const slot = c.profile.slot;
@@ -1063,7 +1062,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   clientStats(key: ClientKey): { ackedTick: number; nodes: number; heldOverrides: number } {
     const c = this.client(key);
     let over = 0;
-    const live = c.sent.live(this.t);
+    const live = c.live(this.t);
     for (const b of live) over += b.node.over?.size ?? 0;
     return { ackedTick: c.acked, nodes: live.length, heldOverrides: over };
   }
@@ -1099,10 +1098,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   private ack(c: ClientState, tick: number): void {
-    if (tick > c.acked && c.sent.get(tick, this.t) !== undefined) {
+    if (tick > c.acked && c.get(tick, this.t) !== undefined) {
       c.acked = tick;
       // packets older than the ack can no longer be a baseline (acks only move forward)
-      c.sent.floor = tick;
+      c.floor = tick;
     }
   }
 
@@ -1111,18 +1110,18 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const c = this.client(key);
     const t = this.t;
     if (t === 0) throw new EncodeError('tick', 'call tick() before packetFor()');
-    const again = c.sent.get(t, t);
+    const again = c.get(t, t);
     if (again !== undefined) return again.packet;
     let base: Node | null;
     if (this.delivery === 'reliable') base = c.last;
-    else base = c.acked >= 0 ? (c.sent.get(c.acked, t)?.node ?? null) : null;
+    else base = c.acked >= 0 ? (c.get(c.acked, t)?.node ?? null) : null;
     if (base !== null && (t - base.tick >= this.window || base.tick < this.kept)) base = null;
     const built = this.build(c.profile, base, t);
-    c.sent.set(t, built);
+    c.set(t, built);
     c.last = built.node;
     if (this.delivery === 'reliable') {
       c.acked = t;
-      c.sent.floor = t;
+      c.floor = t;
     }
     return built.packet;
   }
