@@ -1613,14 +1613,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         if (id === prev) return null;
         // (-1: nothing differs, no record)
         if (e.c0Bits < 0) continue;
-        const cur = this.cur;
-        cur.id[n] = id;
-        cur.serial[n] = e.serial;
-        cur.g[n] = out.pos;
-        writeGamma(out, id - prev);
-        out.write(0, 1);
-        out.appendFrom(e.c0A, e.c0Off, e.c0Bits);
-        n++;
+        this.putUsual(e, id, prev, n++);
         prev = id;
         if (out.pos > budget) return null;
         continue;
@@ -1637,6 +1630,22 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       if (out.pos > budget) return null;
     }
     return this.keepBuilt(p, base, t, n);
+  }
+
+  /**
+   * Write the usual record of `e` (of id `id`, after `prev`) into `pkt` as
+   * record `n` of `cur`: the update from the version before its newest, as
+   * publish encoded it (`c0`; the caller checked it is that one and not empty).
+   */
+  private putUsual(e: Ent, id: number, prev: number, n: number): void {
+    const cur = this.cur;
+    const out = this.pkt;
+    cur.id[n] = id;
+    cur.serial[n] = e.serial;
+    cur.g[n] = out.pos;
+    writeGamma(out, id - prev);
+    out.write(0, 1);
+    out.appendFrom(e.c0A, e.c0Off, e.c0Bits);
   }
 
   /**
@@ -1777,6 +1786,24 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const e = log[j++]!;
       // (an id despawned and spawned again: the record-by-record path)
       if (n > 0 && cid[n - 1] === lim) return null;
+      // the usual record of an entity published at t and last before at or below the baseline (so that the version
+      // held is the one before): the update publish encoded (see buildNext)
+      if (
+        p.owner === undefined &&
+        e.pubTick === t &&
+        e.prevPub <= base.tick &&
+        e.cTick === t &&
+        e.c0From === e.prevPub &&
+        e.spawnTick >= 0 &&
+        e.spawnTick <= base.tick &&
+        e.despawnTick < 0
+      ) {
+        if (e.c0Bits < 0) continue;
+        this.putUsual(e, lim, prev, n++);
+        prev = lim;
+        if (out.pos > budget) return null;
+        continue;
+      }
       const held = this.held(p, e, base);
       const target = this.visible(p, e, t) ? e.pubTick : -1;
       if (held === target || !this.appendRecord(p, e, lim, prev, held, target, n)) continue;
