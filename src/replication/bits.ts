@@ -264,8 +264,12 @@ export function bitLength(v: number): number {
  */
 export function writeGamma(out: BitOut, n: number): void {
   const L = 32 - Math.clz32(n);
-  out.write(1 << (L - 1), L); // L-1 zeros then a one (LSB first)
-  if (L > 1) out.write(n, L - 1);
+  // L-1 zeros then a one (LSB first), then the L-1 bits below n's top bit: one write when they fit in 32 bits
+  if (L <= 16) out.write((1 << (L - 1)) | ((n & ((1 << (L - 1)) - 1)) << L), 2 * L - 1);
+  else {
+    out.write(1 << (L - 1), L);
+    out.write(n, L - 1);
+  }
 }
 
 export function gammaBits(n: number): number {

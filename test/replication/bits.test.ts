@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { BitOut } from '../../src/replication/bits.js';
+import { BitIn, BitOut, readGamma, writeGamma } from '../../src/replication/bits.js';
 import { ByteReader } from '../../src/core/reader.js';
 import { ByteWriter } from '../../src/core/writer.js';
 import { t, defineEntity, ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
@@ -113,4 +113,32 @@ test('ReplicationClient.ack() is the ack of the wire page (magic, schema hash u3
     ),
     { numRuns: 2000 },
   );
+});
+
+test('writeGamma writes the Elias gamma code of the wire page (L-1 zeros, a one, the L-1 bits below the top bit, LSB first) for every length 1..32, and readGamma reads it back', () => {
+  const lengths = new Set<number>();
+  fc.assert(
+    fc.property(fc.integer({ min: 0, max: 31 }), fc.integer({ min: 0, max: 2 ** 32 - 1 }), fc.integer({ min: 0, max: 40 }), (top, low, lead) => {
+      // a value of each bit length (its top bit `top`, the rest from `low`)
+      const n = 2 ** top + (low % 2 ** top);
+      const L = top + 1;
+      lengths.add(L);
+      const out = new BitOut(1);
+      out.write(0x5a5a5a5a, Math.min(lead, 32));
+      if (lead > 32) out.write(0x3, lead - 32);
+      const before = refBits([{ v: 0x5a5a5a5a, n: Math.min(lead, 32) }, ...(lead > 32 ? [{ v: 3, n: lead - 32 }] : [])]);
+      writeGamma(out, n);
+      const want = [...before, ...Array<number>(L - 1).fill(0), 1, ...refBits([{ v: n % 2 ** (L - 1), n: L - 1 }])];
+      assert.equal(out.pos, want.length);
+      const bytes = new Uint8Array((out.pos + 7) >>> 3);
+      out.bytesInto(bytes, 0);
+      assert.deepEqual([...bytes], [...refBytes(want)]);
+      const inp = new BitIn(bytes, 0, bytes.length);
+      if (lead > 0) inp.read(Math.min(lead, 32), 'lead');
+      if (lead > 32) inp.read(lead - 32, 'lead');
+      assert.equal(readGamma(inp, 'gap'), n);
+    }),
+    { numRuns: 3000 },
+  );
+  assert.equal(lengths.size, 32);
 });
