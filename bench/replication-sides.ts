@@ -85,9 +85,27 @@ class AckOnlyClient {
   private held = 0;
   constructor(private readonly acks: AckCache) {}
   receive(p: Uint8Array): void {
+    if (p[0] !== 0xb3) {
+      this.part(p, 0);
+      return;
+    }
+    // a bundle: its parts in order (each a varint length, then a state packet)
+    for (let i = 1; i < p.length; ) {
+      let len = 0;
+      for (let s = 0; ; s += 7) {
+        const b = p[i++]!;
+        len += (b & 0x7f) * 2 ** s;
+        if (b < 0x80) break;
+      }
+      this.part(p, i);
+      i += len;
+    }
+  }
+  /** The state packet at `at` in `p`. */
+  private part(p: Uint8Array, at: number): void {
     // the header's tick and baseAgo varints (readPacketHeader without its result object: these clients stand for other
     // processes, whose garbage is not this process's)
-    let i = 5;
+    let i = at + 5;
     let tick = 0;
     for (let s = 0; ; s += 7) {
       const b = p[i++]!;

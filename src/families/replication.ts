@@ -16,7 +16,9 @@ import { ByteWriter } from '../core/writer.js';
 import {
   schemaFromJson,
   ReplicationClient,
+  BUNDLE_MAGIC,
   STATE_MAGIC,
+  bundleParts,
   type AnyEntityDef,
   type Field,
   type ReceiveResult,
@@ -220,64 +222,137 @@ function tableOf(client: ReplicationClient, fb: FloatBits, last: ReceiveResult |
   return { rows, removed: (last?.despawned ?? []).filter((id) => !client.entities.has(id)).map(String) };
 }
 
+/** A state packet walked before it is applied: its record and spans (offsets in the packet), and its records or the error. */
+interface Walked {
+  rec: Record<string, unknown>;
+  head: SpanSink;
+  inner: SpanSink;
+  tick: number;
+  base: number | null;
+  parsed?: ParsedRecord[];
+  err?: unknown;
+}
+
+/** Read a state packet's header and walk its records against the client's baselines (`walkRecords`: else the header only). */
+function walkPacket(
+  bytes: Uint8Array,
+  defs: readonly AnyEntityDef[],
+  held: Held,
+  fb: FloatBits,
+  walkRecords: (tick: number, base: number | null) => boolean,
+): Walked {
+  const r = new ByteReader(bytes);
+  const rec: Record<string, unknown> = {};
+  const head = new SpanSink();
+  const field = (name: string, kind: string, read: () => number, show?: (n: number) => unknown): number => {
+    const s = r.pos;
+    const v = read();
+    rec[name] = show ? show(v) : v;
+    head.add(name, s, r.pos, kind);
+    return v;
+  };
+  const magic = field('magic', 'u8', () => r.u8('magic'));
+  if (magic !== STATE_MAGIC) throw new DecodeError(0, 'magic', `0x${STATE_MAGIC.toString(16)} (state packet)`, `0x${magic.toString(16)}`);
+  field('schemaHash', 'u32le', () => r.u32le('schemaHash'), hex32);
+  const tick = field('tick', 'varint', () => r.vu32('tick'));
+  const ago = field('baseAgo', 'varint', () => r.vu32('baseAgo'));
+  const base = ago === 0 || ago > tick ? null : tick - ago;
+  rec.baseTick = base;
+  const w: Walked = { rec, head, inner: new SpanSink(), tick, base };
+  if (!walkRecords(tick, base)) return w;
+  // records are read against the client's baselines before it applies the packet
+  try {
+    const d = r.pos;
+    const deferred = r.vu32('deferred');
+    w.inner.add('deferred', d, r.pos, 'varint');
+    const c = r.pos;
+    const count = r.vu32('count');
+    w.inner.add('count', c, r.pos, 'varint');
+    rec.deferred = deferred;
+    rec.count = count;
+    if (count > (r.end - r.pos) * 4) throw new DecodeError(r.pos, 'count', `at most ${(r.end - r.pos) * 4} records in ${r.end - r.pos} bytes`, String(count));
+    w.parsed = parseRecords(new BitIn(bytes, r.pos, r.end), count, base, defs, held, fb, w.inner);
+  } catch (e) {
+    if (!(e instanceof DecodeError)) throw e;
+    w.err = e;
+  }
+  return w;
+}
+
+/** Copy `from`'s spans into `to` under its current path, `shift` bytes later. */
+function copySpans(from: SpanSink, to: SpanSink, shift: number): void {
+  for (const s of from.spans) to.add(s.path, s.start + shift, s.end + shift, s.kind);
+}
+
 function createDecoder(opts: OptionValues) {
   const defs = schemaOption(opts);
   const client = new ReplicationClient({ entities: defs });
   const held = heldOf(client);
   const fb = new FloatBits();
   let last: ReceiveResult | undefined;
-  return {
-    decode(bytes: Uint8Array, spans?: SpanSink): DecodedMessage {
-      const r = new ByteReader(bytes);
-      const rec: Record<string, unknown> = {};
-      const field = (name: string, kind: string, read: () => number, show?: (n: number) => unknown): number => {
-        const s = r.pos;
-        const v = read();
-        rec[name] = show ? show(v) : v;
-        spans?.add(name, s, r.pos, kind);
-        return v;
-      };
-      const magic = field('magic', 'u8', () => r.u8('magic'));
-      if (magic !== STATE_MAGIC) throw new DecodeError(0, 'magic', `0x${STATE_MAGIC.toString(16)} (state packet)`, `0x${magic.toString(16)}`);
-      field('schemaHash', 'u32le', () => r.u32le('schemaHash'), hex32);
-      const tick = field('tick', 'varint', () => r.vu32('tick'));
-      const ago = field('baseAgo', 'varint', () => r.vu32('baseAgo'));
-      rec.baseTick = ago === 0 || ago > tick ? null : tick - ago;
-      // records are read against the client's baselines before it applies the packet
-      let parsed: ParsedRecord[] | undefined;
-      let err: unknown;
-      const inner = new SpanSink();
-      try {
-        const base = ago === 0 ? null : tick - ago;
-        const d = r.pos;
-        const deferred = r.vu32('deferred');
-        inner.add('deferred', d, r.pos, 'varint');
-        const c = r.pos;
-        const count = r.vu32('count');
-        inner.add('count', c, r.pos, 'varint');
-        rec.deferred = deferred;
-        rec.count = count;
-        if (count > (r.end - r.pos) * 4)
-          throw new DecodeError(r.pos, 'count', `at most ${(r.end - r.pos) * 4} records in ${r.end - r.pos} bytes`, String(count));
-        parsed = parseRecords(new BitIn(bytes, r.pos, r.end), count, base, defs, held, fb, inner);
-      } catch (e) {
-        if (!(e instanceof DecodeError)) throw e;
-        err = e;
-      }
-      const res = client.receive(bytes); // throws the client's DecodeError on bad bytes, changing nothing
-      last = res;
-      const out: DecodedMessage = { records: [rec] };
-      if (res.ignored !== undefined) {
-        rec.ignored = res.ignored;
+  const packet = (bytes: Uint8Array, spans?: SpanSink): DecodedMessage => {
+    const w = walkPacket(bytes, defs, held, fb, () => true);
+    const res = client.receive(bytes); // throws the client's DecodeError on bad bytes, changing nothing
+    last = res;
+    const rec = w.rec;
+    const out: DecodedMessage = { records: [rec] };
+    if (spans) copySpans(w.head, spans, 0);
+    if (res.ignored !== undefined) {
+      rec.ignored = res.ignored;
+      delete rec.deferred;
+      delete rec.count;
+      return out;
+    }
+    if (w.err !== undefined || w.parsed === undefined) throw w.err ?? new DecodeError(0, '', 'a state packet');
+    rec.records = w.parsed.map((p) => p.json);
+    if (spans) copySpans(w.inner, spans, 0);
+    out.entities = w.parsed.map<EntityByteRange>((p) => ({ id: String(p.id), start: p.start, end: p.end }));
+    return out;
+  };
+  // a bundle: each part walked against the client's state just before the client applies it (a part not newer than
+  // the client is skipped by it, and still shown when its baseline is held)
+  const bundle = (bytes: Uint8Array, spans?: SpanSink): DecodedMessage => {
+    const frame = bundleParts(bytes);
+    const walked: (Walked & { ignored?: string })[] = [];
+    const res = client.receiveBundle(bytes, (part) => {
+      let ignored: string | undefined;
+      const w = walkPacket(part, defs, held, fb, (tick, base) => {
+        if (tick <= client.tick) ignored = 'old';
+        else if (base !== null && !client.holds(base)) ignored = 'missing-baseline';
+        return base === null || client.holds(base);
+      });
+      // (the client reads a part it applies as the walk did: an error there is the client's error)
+      if (ignored === undefined && w.err !== undefined) throw w.err;
+      walked.push(ignored === undefined ? w : { ...w, ignored });
+    });
+    last = res;
+    const parts: Record<string, unknown>[] = [];
+    const entities: EntityByteRange[] = [];
+    spans?.add('magic', 0, 1, 'u8');
+    walked.forEach((w, i) => {
+      const [at, part] = frame[i]!;
+      const start = i === 0 ? 1 : frame[i - 1]![0] + frame[i - 1]![1].length;
+      const rec: Record<string, unknown> = { length: part.length, ...w.rec };
+      spans?.push(`parts[${i}]`);
+      spans?.add('length', start, at, 'varint');
+      if (spans) copySpans(w.head, spans, at);
+      if (w.ignored !== undefined) rec.ignored = w.ignored;
+      if (w.parsed !== undefined && w.err === undefined) {
+        rec.records = w.parsed.map((p) => p.json);
+        if (spans) copySpans(w.inner, spans, at);
+        for (const p of w.parsed) entities.push({ id: String(p.id), start: p.start + at, end: p.end + at });
+      } else {
         delete rec.deferred;
         delete rec.count;
-        return out;
       }
-      if (err !== undefined || parsed === undefined) throw err ?? new DecodeError(0, '', 'a state packet');
-      rec.records = parsed.map((p) => p.json);
-      if (spans) for (const s of inner.spans) spans.add(s.path, s.start, s.end, s.kind);
-      out.entities = parsed.map<EntityByteRange>((p) => ({ id: String(p.id), start: p.start, end: p.end }));
-      return out;
+      spans?.pop();
+      parts.push(rec);
+    });
+    return { records: [{ magic: BUNDLE_MAGIC, parts }], entities };
+  };
+  return {
+    decode(bytes: Uint8Array, spans?: SpanSink): DecodedMessage {
+      return bytes.length > 0 && bytes[0] === BUNDLE_MAGIC ? bundle(bytes, spans) : packet(bytes, spans);
     },
     state(): EntityTable {
       return tableOf(client, fb, last);
@@ -293,68 +368,104 @@ function createEncoder(opts: OptionValues) {
   const fb = new FloatBits();
   const typeIndex = new Map(defs.map((d, i) => [d.name, i]));
   const typeBits = bitLength(defs.length - 1);
+  /** A state packet from its record (coded against the client's baselines, not applied); `at`: the record's path. */
+  const encodePart = (j: Record<string, unknown>, at0: string): Uint8Array => {
+    try {
+      return encodeState(j);
+    } catch (e) {
+      if (!(e instanceof EncodeError) || at0 === '') throw e;
+      const msg = e.path === '' ? e.message : e.message.slice(e.path.length + 2);
+      throw new EncodeError(e.path === '' ? at0 : `${at0}.${e.path}`, msg);
+    }
+  };
+  const encodeState = (j: Record<string, unknown>): Uint8Array => {
+    if (typeof j !== 'object' || j === null) throw new EncodeError('', 'expected a JSON object (a record printed by `decode replication`)');
+    const num = (k: string): number => {
+      const v = j[k];
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffffffff)
+        throw new EncodeError(k, `expected an unsigned 32-bit integer, got ${JSON.stringify(v)}`);
+      return v;
+    };
+    const tick = num('tick');
+    const ago = num('baseAgo');
+    const hash = typeof j.schemaHash === 'string' ? Number.parseInt(j.schemaHash, 16) : client.hash;
+    const w = new ByteWriter(64).u8(STATE_MAGIC).u32le(hash).vu32(tick).vu32(ago);
+    if (j.ignored !== undefined && j.records === undefined)
+      throw new EncodeError('ignored', 'a packet the decoder ignored cannot be re-encoded (its records were not decoded)');
+    const recs = j.records;
+    if (!Array.isArray(recs)) throw new EncodeError('records', 'expected an array');
+    w.vu32(num('deferred')).vu32(recs.length);
+    const base = ago === 0 ? null : tick - ago;
+    const bits = new BitOut();
+    let prev = 0;
+    recs.forEach((r0, i) => {
+      const r = r0 as { id?: unknown; op?: unknown; type?: unknown; fields?: Record<string, unknown> };
+      const at = `records[${i}]`;
+      if (typeof r.id !== 'number' || !Number.isInteger(r.id) || r.id <= prev || r.id > 0xffffffff)
+        throw new EncodeError(`${at}.id`, 'expected ids in increasing order, below 2^32');
+      writeGamma(bits, r.id - prev);
+      prev = r.id;
+      const h = held(r.id, base);
+      let def: AnyEntityDef;
+      let baseRaw: readonly unknown[];
+      if (r.op === 'update') {
+        if (h === null) throw new EncodeError(`${at}.op`, `no entity ${r.id} at the baseline to update`);
+        bits.write(0, 1);
+        def = h.def;
+        baseRaw = h.raw;
+      } else if (r.op === 'create' || r.op === 'renew') {
+        const ti = typeIndex.get(String(r.type));
+        if (ti === undefined) throw new EncodeError(`${at}.type`, `unknown entity type ${JSON.stringify(r.type)}`);
+        bits.write(1, 2);
+        bits.write(ti, typeBits);
+        def = defs[ti]!;
+        baseRaw = def.defaults;
+      } else if (r.op === 'despawn') {
+        bits.write(3, 2);
+        return;
+      } else throw new EncodeError(`${at}.op`, 'expected update, create, renew or despawn');
+      const raw = baseRaw.slice();
+      for (const [name, v] of Object.entries(r.fields ?? {})) {
+        const fi = def.byName.get(name);
+        if (fi === undefined) throw new EncodeError(`${at}.fields.${name}`, `no field ${name} in ${def.name}`);
+        raw[fi.index] = toRaw(fi.f, fromJson(fi.f, v), `${at}.fields.${name}`, fb);
+      }
+      if (!writeBody(bits, def, baseRaw, raw)) for (let k = 0; k < def.list.length; k += 32) bits.write(0, Math.min(32, def.list.length - k)); // an empty mask
+    });
+    const body = bits.bytes();
+    const head = w.finish();
+    const packet = new Uint8Array(head.length + body.length);
+    packet.set(head);
+    packet.set(body, head.length);
+    return packet;
+  };
   return {
     encode(json: unknown): Uint8Array[] {
       const j = json as Record<string, unknown>;
-      if (typeof j !== 'object' || j === null) throw new EncodeError('', 'expected a JSON object (a record printed by `decode replication`)');
-      const num = (k: string): number => {
-        const v = j[k];
-        if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 0xffffffff)
-          throw new EncodeError(k, `expected an unsigned 32-bit integer, got ${JSON.stringify(v)}`);
-        return v;
-      };
-      const tick = num('tick');
-      const ago = num('baseAgo');
-      const hash = typeof j.schemaHash === 'string' ? Number.parseInt(j.schemaHash, 16) : client.hash;
-      const w = new ByteWriter(64).u8(STATE_MAGIC).u32le(hash).vu32(tick).vu32(ago);
-      if (j.ignored !== undefined) throw new EncodeError('ignored', 'a packet the decoder ignored cannot be re-encoded (its records were not decoded)');
-      const recs = j.records;
-      if (!Array.isArray(recs)) throw new EncodeError('records', 'expected an array');
-      w.vu32(num('deferred')).vu32(recs.length);
-      const base = ago === 0 ? null : tick - ago;
-      const bits = new BitOut();
-      let prev = 0;
-      recs.forEach((r0, i) => {
-        const r = r0 as { id?: unknown; op?: unknown; type?: unknown; fields?: Record<string, unknown> };
-        const at = `records[${i}]`;
-        if (typeof r.id !== 'number' || !Number.isInteger(r.id) || r.id <= prev || r.id > 0xffffffff)
-          throw new EncodeError(`${at}.id`, 'expected ids in increasing order, below 2^32');
-        writeGamma(bits, r.id - prev);
-        prev = r.id;
-        const h = held(r.id, base);
-        let def: AnyEntityDef;
-        let baseRaw: readonly unknown[];
-        if (r.op === 'update') {
-          if (h === null) throw new EncodeError(`${at}.op`, `no entity ${r.id} at the baseline to update`);
-          bits.write(0, 1);
-          def = h.def;
-          baseRaw = h.raw;
-        } else if (r.op === 'create' || r.op === 'renew') {
-          const ti = typeIndex.get(String(r.type));
-          if (ti === undefined) throw new EncodeError(`${at}.type`, `unknown entity type ${JSON.stringify(r.type)}`);
-          bits.write(1, 2);
-          bits.write(ti, typeBits);
-          def = defs[ti]!;
-          baseRaw = def.defaults;
-        } else if (r.op === 'despawn') {
-          bits.write(3, 2);
-          return;
-        } else throw new EncodeError(`${at}.op`, 'expected update, create, renew or despawn');
-        const raw = baseRaw.slice();
-        for (const [name, v] of Object.entries(r.fields ?? {})) {
-          const fi = def.byName.get(name);
-          if (fi === undefined) throw new EncodeError(`${at}.fields.${name}`, `no field ${name} in ${def.name}`);
-          raw[fi.index] = toRaw(fi.f, fromJson(fi.f, v), `${at}.fields.${name}`, fb);
-        }
-        if (!writeBody(bits, def, baseRaw, raw)) for (let k = 0; k < def.list.length; k += 32) bits.write(0, Math.min(32, def.list.length - k)); // an empty mask
+      if (typeof j !== 'object' || j === null || !Array.isArray(j.parts)) {
+        const packet = encodePart(j, '');
+        client.receive(packet); // keeps the baselines the next packets are coded against
+        return [packet];
+      }
+      // a bundle: each part coded against the client's state after the parts before it, as the client applies them
+      const recs = j.parts as unknown[];
+      const made: Uint8Array[] = [];
+      let at = 1;
+      client.receiveParts((i) => {
+        if (i >= recs.length) return undefined;
+        const r = recs[i] as Record<string, unknown>;
+        if (r !== null && typeof r === 'object' && r.ignored === 'missing-baseline')
+          throw new EncodeError(`parts[${i}].ignored`, 'a part whose baseline the decoder did not hold cannot be re-encoded (its records were not decoded)');
+        const part = encodePart(r, `parts[${i}]`);
+        made.push(part);
+        at += new ByteWriter(5).vu32(part.length).finish().length;
+        const p: [number, Uint8Array] = [at, part];
+        at += part.length;
+        return p;
       });
-      const body = bits.bytes();
-      const head = w.finish();
-      const packet = new Uint8Array(head.length + body.length);
-      packet.set(head);
-      packet.set(body, head.length);
-      client.receive(packet); // keeps the baselines the next packets are coded against
-      return [packet];
+      const w = new ByteWriter(at).u8(BUNDLE_MAGIC);
+      for (const part of made) w.vu32(part.length).bytes(part);
+      return [w.finish()];
     },
   };
 }

@@ -17,7 +17,7 @@ import { BitIn, bitLength, readGamma } from './bits.js';
 import { readBodyApply, readBodyInto } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, fromRaw, rawEq } from './values.js';
-import { ACK_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
+import { ACK_MAGIC, BUNDLE_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
 import { BY_ID, ChangedMap, EntityView, searchSorted } from './maps.js';
 
 /**
@@ -338,6 +338,8 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
    * older than this is never needed again.
    */
   private floor = 0;
+  /** Within a bundle: logs are kept until it is applied whole (a later part's error undoes the earlier parts). */
+  private holding = false;
 
   constructor(opts: ClientOptions<Defs>) {
     checkDefs(opts.entities);
@@ -408,8 +410,9 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     return this.commit(parsed);
   }
 
-  /** `receive` through a ByteReader: the unusual headers (errors, truncation, long varints). */
+  /** `receive` through a ByteReader: the unusual headers (errors, truncation, long varints), and bundles. */
   private receiveChecked(bytes: Uint8Array): ReceiveResult {
+    if (bytes.length > 0 && bytes[0] === BUNDLE_MAGIC) return this.receiveBundle(bytes);
     const r = new ByteReader(bytes);
     const magic = r.u8('magic');
     if (magic !== STATE_MAGIC) throw new DecodeError(0, 'magic', `0x${STATE_MAGIC.toString(16)} (state packet)`, `0x${magic.toString(16)}`);
@@ -428,6 +431,141 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     if (count > (r.end - r.pos) * 4) throw new DecodeError(r.pos, 'count', `at most ${(r.end - r.pos) * 4} records in ${r.end - r.pos} bytes`, String(count));
     const parsed = this.parse(this.bits.reset(bytes, r.pos, r.end), this.start(tick, base, deferred), count);
     return this.commit(parsed);
+  }
+
+  /**
+   * Apply a bundle: its state packets in order, as one. Parts not newer than
+   * the mirror are skipped (the client has their ticks), the others applied as
+   * `receive` would; a DecodeError in any part undoes the parts applied before
+   * it, so the mirror is left as it was. The result is the bundle's effect on
+   * the mirror (ignored only when no part was applied). `onPart` (tools) is
+   * called before each part is applied, with the part and its offset; what it
+   * throws aborts the bundle the same way.
+   */
+  receiveBundle(bytes: Uint8Array, onPart?: (part: Uint8Array, offset: number, index: number) => void): ReceiveResult {
+    const parts = bundleParts(bytes);
+    return this.receiveParts((i) => parts[i], onPart);
+  }
+
+  /**
+   * @internal Apply the parts of a bundle as `receiveBundle` does, each asked
+   * for (with its offset in the bundle) just before it is applied, until
+   * `next` gives none (tools that make a bundle's parts one by one against the
+   * state before each); `onPart` as for `receiveBundle`.
+   */
+  receiveParts(next: (index: number) => [number, Uint8Array] | undefined, onPart?: (part: Uint8Array, offset: number, index: number) => void): ReceiveResult {
+    const latest = this.latest;
+    const floor = this.floor;
+    const kept = this.logs.length;
+    // the entity each id touched had before the bundle (null: none), and the parts that changed it in place
+    const before = new Map<number, ReplicatedEntity | null>();
+    const applied: ReceiveResult[] = [];
+    let ignored: ReceiveResult | undefined;
+    let bundleBase: number | null = null;
+    this.holding = true;
+    let i = 0;
+    let at = 0;
+    try {
+      for (; ; i++) {
+        const p = next(i);
+        if (p === undefined) break;
+        at = p[0];
+        const part = p[1];
+        onPart?.(part, at, i);
+        if (part[0] !== STATE_MAGIC) throw new DecodeError(0, 'magic', `0x${STATE_MAGIC.toString(16)} (state packet)`, `0x${part[0]?.toString(16)}`);
+        const res = this.receive(part);
+        // the bundle's baseline is its first part's: the server may send against it again (the baselines of later
+        // parts are no floor for the history)
+        if (i === 0) bundleBase = res.baseTick;
+        this.floor = floor;
+        if (res.ignored !== undefined) {
+          ignored = res;
+          continue;
+        }
+        applied.push(res);
+        const log = this.logs[this.logs.length - 1]!;
+        for (let k = 0; k < log.n; k++) {
+          const id = log.ids[k]!;
+          if (before.has(id)) continue;
+          const b = log.before[k];
+          before.set(id, b !== undefined ? b : this.view.get(id)!);
+        }
+      }
+    } catch (e) {
+      // undo the parts applied, newest first
+      while (this.logs.length > kept) {
+        const log = this.logs.pop()!;
+        this.undoLog(log);
+        this.freeLogs.push(log.reset(0));
+      }
+      this.latest = latest;
+      this.floor = floor;
+      this.holding = false;
+      const err = rethrowAt(e, `parts[${i}]`);
+      err.offset += at;
+      err.message = err.describe();
+      throw err;
+    }
+    this.holding = false;
+    // (a bundle of which nothing applied moves nothing, as an ignored packet)
+    if (applied.length > 0 && bundleBase !== null && bundleBase > this.floor) this.floor = bundleBase;
+    this.dropOld();
+    if (i === 0) throw new DecodeError(at, 'parts', 'at least one part', 'none');
+    if (applied.length === 0) return ignored!;
+    const first = applied[0]!;
+    const last = applied[applied.length - 1]!;
+    const res: ReceiveResult = { tick: last.tick, baseTick: first.baseTick, spawned: [], changed: new ChangedMap(), despawned: [], deferred: last.deferred };
+    const changed = res.changed as ChangedMap;
+    const ids = [...before.keys()].sort((a, b) => a - b);
+    for (const id of ids) {
+      const a = before.get(id)!;
+      const b = this.view.get(id) ?? null;
+      if (a !== b) {
+        if (a !== null) res.despawned.push(id);
+        if (b !== null) res.spawned.push(id);
+        continue;
+      }
+      if (b === null) continue;
+      // the same entity: the fields any part changed, in field order
+      let names: readonly string[] | undefined;
+      let mixed = false;
+      for (const r of applied) {
+        const n = r.changed.get(id);
+        if (n === undefined) continue;
+        if (names === undefined) names = n;
+        else if (n !== names) mixed = true;
+      }
+      if (names === undefined) continue;
+      if (mixed) {
+        const all = new Set<string>();
+        for (const r of applied) for (const n of r.changed.get(id) ?? []) all.add(n);
+        names = b.def.list.filter((f) => all.has(f.name)).map((f) => f.name);
+      }
+      changed.set(id, names);
+    }
+    return res;
+  }
+
+  /** Undo everything an applied tick's log records, on the mirror. */
+  private undoLog(log: TickLog): void {
+    for (let k = log.n - 1; k >= 0; k--) {
+      const id = log.ids[k]!;
+      const b = log.before[k];
+      if (b !== undefined) {
+        if (b === null) this.view.delete(id);
+        else this.view.set(id, b);
+        continue;
+      }
+      const e = this.view.get(id)!;
+      log.undo(k, e.raw as unknown[]);
+      if (log.ats[k]! < 0) e.refreshAt(e.def.list.map((_, f) => f));
+      else e.refresh(log.masks[k]!);
+    }
+  }
+
+  /** Whether tick `t` was applied and is still kept as a possible baseline (for tools that walk packets before applying them). */
+  holds(t: number): boolean {
+    return this.hasTick(t);
   }
 
   /** Whether tick `t` was applied and is still kept as a possible baseline. */
@@ -630,7 +768,6 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const res = p.res ?? newResult(p);
     // the history floor after this packet: nothing older is needed again
     if (base !== null && base > this.floor) this.floor = base;
-    const floor = Math.max(this.floor, t - this.window);
     const log = p.log ?? (this.freeLogs.pop() ?? new TickLog()).reset(t);
     p.log = null;
     p.res = null;
@@ -664,11 +801,16 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     log.sort();
     this.logs.push(log);
     this.latest = t;
-    // logs below the floor are not needed: no baseline is older (the floor's own tick stays, as a known baseline)
+    if (!this.holding) this.dropOld();
+    return res;
+  }
+
+  /** Drop the logs below the history floor: no baseline is older (the floor's own tick stays, as a known baseline). */
+  private dropOld(): void {
+    const floor = Math.max(this.floor, this.latest - this.window);
     let drop = 0;
     while (drop < this.logs.length && this.logs[drop]!.tick < floor) drop++;
     for (; drop > 0; drop--) this.freeLogs.push(this.logs.shift()!.reset(0));
-    return res;
   }
 
   /**
@@ -810,6 +952,30 @@ function newResult(p: Parsed, capacity = 0): Result {
 
 function ignoredResult(tick: number, base: number | null, why: 'old' | 'missing-baseline'): ReceiveResult {
   return { tick, baseTick: base, spawned: [], changed: new ChangedMap(), despawned: [], deferred: 0, ignored: why };
+}
+
+/**
+ * The parts of a bundle (magic BUNDLE_MAGIC, then each part as a varint byte
+ * length and a state packet): each part's offset in `bytes` and its bytes.
+ * Checks the framing only (at least one part, lengths that fill the bundle
+ * exactly, each part starting with the state-packet magic).
+ */
+export function bundleParts(bytes: Uint8Array): [number, Uint8Array][] {
+  const r = new ByteReader(bytes);
+  const magic = r.u8('magic');
+  if (magic !== BUNDLE_MAGIC) throw new DecodeError(0, 'magic', `0x${BUNDLE_MAGIC.toString(16)} (bundle)`, `0x${magic.toString(16)}`);
+  const parts: [number, Uint8Array][] = [];
+  do {
+    const i = parts.length;
+    const len = r.vu32(`parts[${i}].length`);
+    const at = r.pos;
+    if (len < 1 || len > r.end - at) throw new DecodeError(at, `parts[${i}].length`, `1 to ${r.end - at} bytes`, String(len));
+    if (bytes[at] !== STATE_MAGIC)
+      throw new DecodeError(at, `parts[${i}].magic`, `0x${STATE_MAGIC.toString(16)} (state packet)`, `0x${bytes[at]!.toString(16)}`);
+    parts.push([at, bytes.subarray(at, at + len)]);
+    r.skip(len);
+  } while (r.pos < r.end);
+  return parts;
 }
 
 /** The header of a state packet, without decoding its records (for tools, relays and simulations). */

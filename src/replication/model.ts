@@ -442,6 +442,14 @@ export interface Built {
   packet: Uint8Array;
 }
 
+/** A usual packet kept as a part of bundles: its tick, the packet, and its records' ids (ascending, the first `n`). */
+export interface UsualPart {
+  tick: number;
+  built: Built;
+  ids: Uint32Array;
+  n: number;
+}
+
 export class Profile {
   /** Interest toggles by entity (ticks; visible when an odd number are <= t). */
   readonly toggles = new Map<Ent, number[]>();
@@ -458,6 +466,13 @@ export class Profile {
   /** Record lists of this tick's packets by baseline tick (no interest, nothing left out at the baseline), and last tick's. */
   recs = new Map<number, RecList>();
   prevRecs = new Map<number, RecList>();
+  /**
+   * The usual packets of the last ticks (against the tick before, nothing left
+   * out at either), by tick modulo their number (`window`): the parts of bundles.
+   */
+  readonly usual: UsualPart[] = [];
+  /** This tick's bundles by baseline tick (null: none can be made). */
+  readonly bundles = new Map<number, Built | null>();
   constructor(
     readonly interest: InterestFn | undefined,
     readonly owner: OwnerTag | undefined,

@@ -20,7 +20,7 @@ import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
 import { maxRecordBits, writeBody, writeMaskedPairs, writeMaskedSplit } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type FieldInfo, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, assignRaw, fromRaw, rawEq, toRaw, valuesOf } from './values.js';
-import { ACK_MAGIC, HEADER_MAX, STATE_MAGIC, hex32 } from './wire.js';
+import { ACK_MAGIC, BUNDLE_MAGIC, HEADER_MAX, STATE_MAGIC, hex32 } from './wire.js';
 
 import {
   History,
@@ -43,6 +43,7 @@ import {
   type Node,
   type Rec,
   type RecList,
+  type UsualPart,
   type ClientKey,
   type OwnerTag,
 } from './model.js';
@@ -59,6 +60,15 @@ export interface ServerOptions {
   mtu?: number;
   /** Ticks of history kept per client for baselines (default 32, 1..64). Older acks get a full state. */
   baselineWindow?: number;
+  /**
+   * A client that missed ticks (acked delivery, baseline older than the tick
+   * before) gets the packets of the ticks since its baseline as one bundle,
+   * when they fit the mtu and repeat few entities (at most a quarter more
+   * records than one delta from its baseline would have): they were made for
+   * the clients that kept up, so the bundle costs a copy. Default true; false:
+   * always one delta from the baseline (the fewest bytes).
+   */
+  bundles?: boolean;
 }
 
 export interface ClientOptions {
@@ -115,6 +125,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   readonly delivery: Delivery;
   readonly mtu: number;
   readonly window: number;
+  private readonly bundles: boolean;
   private readonly typeIndex = new Map<AnyEntityDef, number>();
   /** Each type's rows of numeric values (by type index; see Table). */
   private readonly tables: Table[];
@@ -124,6 +135,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private logId = new Uint32Array(256);
   private logSer = new Int32Array(256);
   private logKeysTick = -1;
+  /** unionSize's two id buffers. */
+  private unionA = new Uint32Array(256);
+  private unionB = new Uint32Array(256);
   /** scanColumns' changed rows. */
   private scanList = new Int32Array(0);
   /** What the loads meant only to bring memory into the cache read (kept, so that they are not optimised away). */
@@ -217,6 +231,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.delivery = opts.delivery ?? 'acked';
     this.mtu = opts.mtu ?? 1200;
     this.window = opts.baselineWindow ?? 32;
+    this.bundles = opts.bundles ?? true;
     if (!Number.isInteger(this.window) || this.window < 1 || this.window > 64) throw new EncodeError('baselineWindow', 'must be an integer 1..64');
     this.sentStore = new SentStore(this.window);
     opts.entities.forEach((d, i) => this.typeIndex.set(d, i));
@@ -1116,7 +1131,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (this.delivery === 'reliable') base = c.last;
     else base = c.acked >= 0 ? (c.get(c.acked, t)?.node ?? null) : null;
     if (base !== null && (t - base.tick >= this.window || base.tick < this.kept)) base = null;
-    const built = this.build(c.profile, base, t);
+    // a client that missed ticks: the usual packets of the ticks since its baseline, when they can serve it
+    const built =
+      (base !== null && base.tick < t - 1 && this.bundles && this.delivery === 'acked' && this.bundleFor(c, base, t)) || this.build(c.profile, base, t);
     c.set(t, built);
     c.last = built.node;
     if (this.delivery === 'reliable') {
@@ -1470,21 +1487,155 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return s.pos;
   }
 
+  /** The first packet of profile `p` at tick `t`: last tick's packets and bundles go (its record lists are kept, see build). */
+  private startTick(p: Profile, t: number): void {
+    if (p.builtTick === t) return;
+    emptyMap(p.built);
+    emptyMap(p.bundles);
+    // the record lists of the tick before are the starting point of this tick's (see below)
+    const old = p.prevRecs;
+    for (const l of old.values()) this.freeRecLists.push(l);
+    emptyMap(old);
+    p.prevRecs = p.builtTick === t - 1 ? p.recs : old;
+    p.recs = p.builtTick === t - 1 ? old : p.recs;
+    emptyMap(p.recs);
+    p.builtTick = t;
+  }
+
   private build(p: Profile, base: Node | null, t: number, mtu = this.mtu): Built {
-    if (p.builtTick !== t) {
-      emptyMap(p.built);
-      // the record lists of the tick before are the starting point of this tick's (see below)
-      const old = p.prevRecs;
-      for (const l of old.values()) this.freeRecLists.push(l);
-      emptyMap(old);
-      p.prevRecs = p.builtTick === t - 1 ? p.recs : old;
-      p.recs = p.builtTick === t - 1 ? old : p.recs;
-      emptyMap(p.recs);
-      p.builtTick = t;
-    }
+    this.startTick(p, t);
     const key = base === null ? 'full' : base.over === null ? base.tick : base;
     const cached = mtu === this.mtu ? p.built.get(key) : undefined;
     if (cached !== undefined) return cached;
+    const made = this.buildNew(p, base, t, mtu);
+    if (mtu === this.mtu) {
+      p.built.set(key, made);
+      // a usual packet with nothing left out: kept as a part of bundles (see bundleFor)
+      if (base !== null && base.tick === t - 1 && key === base.tick && made.node.over === null && p.interest === undefined && p.owner === undefined) {
+        const l = p.recs.get(base.tick);
+        if (l !== undefined) this.keepPart(p, t, made, l);
+      }
+    }
+    return made;
+  }
+
+  /** Keep `built`, the usual packet of `p` at tick `t` (records `l`), as a part of bundles. */
+  private keepPart(p: Profile, t: number, built: Built, l: RecList): void {
+    const i = t % this.window;
+    let u = p.usual[i];
+    if (u === undefined) p.usual[i] = u = { tick: t, built, ids: new Uint32Array(Math.max(64, l.n)), n: 0 };
+    else if (u.ids.length < l.n) u.ids = new Uint32Array(Math.max(l.n, u.ids.length * 2));
+    u.tick = t;
+    u.built = built;
+    u.ids.set(l.id.subarray(0, l.n));
+    u.n = l.n;
+  }
+
+  /** Profile `p`'s usual packet of tick `k`, if kept. */
+  private partAt(p: Profile, k: number): UsualPart | undefined {
+    const u = p.usual[k % this.window];
+    return u !== undefined && u.tick === k ? u : undefined;
+  }
+
+  /**
+   * A bundle for client `c` against `base` (older than the tick before): the
+   * usual packets of every tick since, each against the tick before it, which
+   * the client applies in order. They were made anyway (for the clients that
+   * acknowledged the tick before), so a bundle costs a copy, where one delta
+   * from the baseline is encoded anew. Null when one cannot serve: a view with
+   * interest, an owner or entities waiting in the priority accumulator; a packet
+   * sent after the baseline that left entities out (the client may have applied
+   * it, and would then miss them); a part not kept; more than `mtu` bytes; or
+   * more than a quarter more records than the entities changed since the
+   * baseline (one delta sends each once, a bundle once per tick it changed in).
+   */
+  private bundleFor(c: ClientState, base: Node, t: number): Built | null {
+    const p = c.profile;
+    if (base.over !== null || p.interest !== undefined || p.owner !== undefined || p.acc.size > 0) return null;
+    for (let k = base.tick + 1; k < t; k++) {
+      const s = c.get(k, t);
+      if (s !== undefined && s.node.over !== null) return null;
+    }
+    this.startTick(p, t);
+    const hit = p.bundles.get(base.tick);
+    if (hit !== undefined) return hit;
+    const made = this.makeBundle(p, base.tick, t);
+    p.bundles.set(base.tick, made);
+    return made;
+  }
+
+  private makeBundle(p: Profile, from: number, t: number): Built | null {
+    // this tick's part: the usual packet, made now if no client asked for it yet
+    if (this.partAt(p, t) === undefined) {
+      const prev = this.partAt(p, t - 1);
+      if (prev === undefined || p.acc.size > 0) return null;
+      this.build(p, prev.built.node, t);
+      if (this.partAt(p, t) === undefined) return null;
+    }
+    let len = 1;
+    let records = 0;
+    for (let k = from + 1; k <= t; k++) {
+      const u = this.partAt(p, k);
+      if (u === undefined) return null;
+      const n = u.built.packet.length;
+      len += varintBytes(n) + n;
+      records += u.n;
+    }
+    if (len > this.mtu || records > 1.25 * this.unionSize(p, from, t)) return null;
+    let slab = this.slab;
+    if (this.slabPos + len > slab.length) {
+      this.slab = slab = new Uint8Array(Math.max(SLAB, len));
+      this.slabPos = 0;
+    }
+    const packet = slab.subarray(this.slabPos, this.slabPos + len);
+    this.slabPos += (len + 7) & ~7;
+    packet[0] = BUNDLE_MAGIC;
+    let at = 1;
+    for (let k = from + 1; k <= t; k++) {
+      const part = this.partAt(p, k)!.built.packet;
+      at = putVarint(packet, at, part.length);
+      packet.set(part, at);
+      at += part.length;
+    }
+    return { node: { tick: t, over: null, minHeld: Infinity }, packet };
+  }
+
+  /** The number of distinct ids in the records of `p`'s parts of ticks `from + 1 .. t` (all kept). */
+  private unionSize(p: Profile, from: number, t: number): number {
+    let a = this.unionA;
+    let n = 0;
+    for (let k = from + 1; k <= t; k++) {
+      const u = this.partAt(p, k)!;
+      const m = u.n;
+      const ids = u.ids;
+      if (this.unionB.length < n + m) this.unionB = new Uint32Array(Math.max(2 * (n + m), 256));
+      const b = this.unionB;
+      // merge a[0..n) and ids[0..m) (both ascending) into b
+      let i = 0;
+      let j = 0;
+      let q = 0;
+      while (i < n && j < m) {
+        const x = a[i]!;
+        const y = ids[j]!;
+        if (x <= y) {
+          b[q++] = x;
+          i++;
+          if (x === y) j++;
+        } else {
+          b[q++] = y;
+          j++;
+        }
+      }
+      while (i < n) b[q++] = a[i++]!;
+      while (j < m) b[q++] = ids[j++]!;
+      this.unionB = a;
+      this.unionA = a = b;
+      n = q;
+    }
+    return n;
+  }
+
+  private buildNew(p: Profile, base: Node | null, t: number, mtu: number): Built {
     // without interest and left-out entities, the records against a baseline are last tick's records against it with
     // those of this tick's changed entities redone: merged in id order, the others not even looked at (when nothing
     // waits in the priority accumulator: it must see every entity sent)
@@ -1492,31 +1643,28 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const budget = Number.isFinite(mtu) ? (mtu - HEADER_MAX) * 8 : Infinity;
     if (plain && base.tick === t - 1 && p.acc.size === 0 && p.owner === undefined) {
       const next = this.buildNext(p, base, t, budget);
-      if (next !== null) {
-        if (mtu === this.mtu) p.built.set(key, next);
-        return next;
-      }
+      if (next !== null) return next;
     }
     const cur = this.cur;
     const last = plain && p.acc.size === 0 ? p.prevRecs.get(base.tick) : undefined;
     if (last !== undefined) {
       const merged = this.mergeInto(p, base!, t, last, budget);
-      if (merged !== null) {
-        if (mtu === this.mtu) p.built.set(key, merged);
-        return merged;
-      }
+      if (merged !== null) return merged;
       // (too big: the packet is made from the entities' records, which the priority accumulator chooses from)
     }
     let n = 0;
     let total = 0;
+    /** Creations that renew an id (the new entity's record took the old one's place): the old entity and what the client holds of it. */
+    let renewed: Map<Ent, [Ent, number]> | undefined;
     {
       let cands: Ent[];
       if (plain) cands = this.mergedLogs(base!.tick, t);
       else {
         cands = this.candidates(p, base, t);
-        // usually already in id order (one tick's changes, set in id order): sort only when not
+        // usually already in id order (one tick's changes, set in id order): sort only when not (two entities of one id:
+        // the older first, see byId)
         for (let i = 1; i < this.candN; i++) {
-          if (cands[i]!.id < cands[i - 1]!.id) {
+          if (byId(cands[i - 1]!, cands[i]!) > 0) {
             cands.length = this.candN;
             cands.sort(byId);
             break;
@@ -1531,8 +1679,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         if (!this.record(p, e, base, t, n)) continue;
         // an id despawned and spawned again since the baseline (the old entity's despawn comes first): the new one's
         // creation alone, which replaces what the client holds
-        if (n > 0 && cur.id[n - 1] === e.id) this.moveRec(n, n - 1);
-        else n++;
+        if (n > 0 && cur.id[n - 1] === e.id) {
+          // (what the client holds for the id goes with the creation, should that be left out: see below)
+          (renewed ??= new Map()).set(e, [cur.e[n - 1]!, cur.held[n - 1]!]);
+          this.moveRec(n, n - 1);
+        } else n++;
       }
       total = 0;
       let prev = 0;
@@ -1574,6 +1725,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
           if (r.held >= 0 && r.held < minHeld) minHeld = r.held;
           over.set(r.e, r.held);
           p.acc.set(r.e, (p.acc.get(r.e) ?? 0) + 1);
+          // a creation that renews an id: the client still holds the entity it replaces (a later packet must despawn
+          // it, or renew the id again), and any that one replaced
+          for (let x = renewed?.get(r.e); x !== undefined; x = renewed!.get(x[0])) {
+            const [old, held] = x;
+            if (held >= 0 && held < minHeld) minHeld = held;
+            over.set(old, held);
+          }
         }
       }
       deferredCount = deferred.length;
@@ -1584,7 +1742,6 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     // records kept from last tick's list against this baseline are copied from its packet, run by run
     const built: Built = { node: { tick: t, over, minHeld }, packet: this.assemble(t, base, deferredCount, n) };
     if (handOver) p.recs.set(base!.tick, this.handOver(n));
-    if (mtu === this.mtu) p.built.set(key, built);
     return built;
   }
 
@@ -1749,6 +1906,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let i = 0;
     let j = 0;
     let prev = 0;
+    /** The id whose record in last was dropped last. */
+    let dropped = -1;
     for (;;) {
       const lim = j < nlog ? logId[j]! : Infinity;
       // a run of kept records (on equal ids, last's go first, as in a merge): its id gap anew, then its bits as they
@@ -1778,6 +1937,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       // an entity of this tick's log: its record in last is dropped, and redone below
       if (i < nl && lid[i] === lim) {
         i++;
+        dropped = lim;
         continue;
       }
       if (j >= nlog) break;
@@ -1804,6 +1964,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       }
       const held = this.held(p, e, base);
       const target = this.visible(p, e, t) ? e.pubTick : -1;
+      // an entity that came and went since the baseline, whose creation last had: that creation may have renewed the
+      // id over an older entity the client holds, whose despawn it carried (the record-by-record path sends it)
+      if (held === target && held < 0 && dropped === lim) return null;
       if (held === target || !this.appendRecord(p, e, lim, prev, held, target, n)) continue;
       n++;
       prev = lim;
@@ -1969,11 +2132,19 @@ function emptyMap<K, V>(m: Map<K, V>): void {
   for (const k of m.keys()) m.delete(k);
 }
 
+/** Id order; two entities of one id (despawned and spawned again) by age: the older spawned at an earlier tick. */
 function byId(a: Ent, b: Ent): number {
-  return a.id - b.id;
+  return a.id - b.id || a.spawnTick - b.spawnTick;
 }
 
 /** Unsigned LEB128 of v (< 2^32) at `k`; returns the next offset. */
+/** The bytes of `v` as a varint. */
+function varintBytes(v: number): number {
+  let n = 1;
+  for (; v >= 0x80; v >>>= 7) n++;
+  return n;
+}
+
 function putVarint(h: Uint8Array, k: number, v: number): number {
   while (v >= 0x80) {
     h[k++] = (v & 0x7f) | 0x80;

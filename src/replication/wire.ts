@@ -4,6 +4,12 @@
 export const STATE_MAGIC = 0xb1;
 /** First byte of an acknowledgement (client → server), format version 1. */
 export const ACK_MAGIC = 0xb2;
+/**
+ * First byte of a bundle (server → client): state packets of consecutive ticks,
+ * each against the tick before it, applied in order as one (see
+ * docs/replication-wire.md).
+ */
+export const BUNDLE_MAGIC = 0xb3;
 /** Largest state-packet header: magic, hash, four varints of at most 5 bytes. */
 export const HEADER_MAX = 1 + 4 + 4 * 5;
 

@@ -25,8 +25,8 @@ export const ALLOWED_GAPS: Record<string, AllowedGap[]> = {
     { pattern: /^issuesNotListed$/, reason: 'count of store issues past diepMaxIssuesKept (derived)' },
   ],
   replication: [
-    { pattern: /^baseTick$/, reason: 'tick - baseAgo (null for a full state): derived from two header fields' },
-    { pattern: /^ignored$/, reason: "the client's verdict on an old or unbaselined packet, not a wire field" },
+    { pattern: /^(parts\[\d+\]\.)?baseTick$/, reason: 'tick - baseAgo (null for a full state): derived from two header fields' },
+    { pattern: /^(parts\[\d+\]\.)?ignored$/, reason: "the client's verdict on an old or unbaselined packet, not a wire field" },
   ],
 };
 

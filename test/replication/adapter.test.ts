@@ -102,40 +102,55 @@ test('replication: spans link every leaf of every message, no orphan span (count
   assert.ok(leaves > 400, `${leaves} leaves`);
 });
 
-test('replication: acked delivery with a lagging baseline decodes like a plain client, spans complete', () => {
-  const Dot = defineEntity('Dot', { x: t.f32(), n: t.u16(), s: t.string(8), a: t.array(t.i8(), 4), on: t.bool() });
-  const server = new ReplicationServer({ entities: [Dot] });
-  server.addClient('c');
-  const plain = new ReplicationClient({ entities: [Dot] });
-  const dec = replication.createDecoder({ schema: JSON.stringify(schemaToJson([Dot])) });
-  const ids: number[] = [];
-  let full = 0;
-  let lagging = 0;
-  for (let tick = 1; tick <= 40; tick++) {
-    if (tick % 7 === 1) ids.push(server.spawn(Dot, { x: tick, n: tick, s: `d${tick}`, a: [tick % 5] }));
-    for (const id of ids) if ((id + tick) % 3 === 0) server.set(id, { x: tick / 3, n: tick * 2, on: tick % 2 === 0, a: [1, -tick % 100] });
-    if (tick % 9 === 0 && ids.length > 1) server.despawn(ids.shift()!);
-    server.tick();
-    const p = server.packetFor('c');
-    const r = plain.receive(p);
-    if (r.baseTick === null) full++;
-    else if (r.baseTick < tick - 1) lagging++;
-    const sink = new SpanSink();
-    const m = dec.decode(p, sink);
-    const cov = spanCoverage(m.records, sink.spans, ALLOWED_GAPS.replication);
-    assert.deepEqual([cov.unlinked, cov.orphans], [[], []]);
-    const rows = dec.state!().rows;
-    assert.deepEqual(
-      rows.map((x) => Number(x.id)),
-      [...plain.entities.keys()].sort((a, b) => a - b),
-    );
-    for (const row of rows)
-      assert.deepEqual(row.fields, { ...plain.entities.get(Number(row.id))!.values, x: Math.fround(plain.entities.get(Number(row.id))!.values.x as number) });
-    if (tick % 4 === 0) server.receive('c', plain.ack()); // acks only now and then: baselines lag
-  }
-  assert.ok(lagging > 10, `${lagging} packets against an older baseline`);
-  assert.equal(full, 4); // until the first ack
-});
+for (const bundles of [false, true])
+  test(`replication: acked delivery with a lagging baseline decodes like a plain client, spans complete, re-encodes to the same bytes (${bundles ? 'bundles' : 'no bundles'})`, () => {
+    const Dot = defineEntity('Dot', { x: t.f32(), n: t.u16(), s: t.string(8), a: t.array(t.i8(), 4), on: t.bool() });
+    const server = new ReplicationServer({ entities: [Dot], bundles });
+    const enc = replication.createEncoder!({ schema: JSON.stringify(schemaToJson([Dot])) });
+    let bundled = 0;
+    let oldParts = 0;
+    server.addClient('c');
+    const plain = new ReplicationClient({ entities: [Dot] });
+    const dec = replication.createDecoder({ schema: JSON.stringify(schemaToJson([Dot])) });
+    const ids: number[] = [];
+    let full = 0;
+    let lagging = 0;
+    for (let tick = 1; tick <= 40; tick++) {
+      if (tick % 7 === 1) ids.push(server.spawn(Dot, { x: tick, n: tick, s: `d${tick}`, a: [tick % 5] }));
+      for (const id of ids) if ((id + tick) % 3 === 0) server.set(id, { x: tick / 3, n: tick * 2, on: tick % 2 === 0, a: [1, -tick % 100] });
+      if (tick % 9 === 0 && ids.length > 1) server.despawn(ids.shift()!);
+      server.tick();
+      const p = server.packetFor('c');
+      const r = plain.receive(p);
+      if (r.baseTick === null) full++;
+      else if (r.baseTick < tick - 1) lagging++;
+      const sink = new SpanSink();
+      const m = dec.decode(p, sink);
+      const cov = spanCoverage(m.records, sink.spans, ALLOWED_GAPS.replication);
+      assert.deepEqual([cov.unlinked, cov.orphans], [[], []]);
+      // every byte of a bundle is in a span; the re-encoded record is the same bytes
+      const parts = (m.records[0] as { parts?: { ignored?: string }[] }).parts;
+      if (parts !== undefined) {
+        bundled++;
+        oldParts += parts.filter((x) => x.ignored === 'old').length;
+        const covered = new Uint8Array(p.length);
+        for (const s of sink.spans) covered.fill(1, s.start, s.end);
+        assert.equal(covered.indexOf(0), -1, `tick ${tick}: a byte of the bundle in no span`);
+      }
+      assert.deepEqual(enc.encode(JSON.parse(JSON.stringify(m.records[0]))), [p], `tick ${tick}: re-encoded`);
+      const rows = dec.state!().rows;
+      assert.deepEqual(
+        rows.map((x) => Number(x.id)),
+        [...plain.entities.keys()].sort((a, b) => a - b),
+      );
+      for (const row of rows)
+        assert.deepEqual(row.fields, { ...plain.entities.get(Number(row.id))!.values, x: Math.fround(plain.entities.get(Number(row.id))!.values.x as number) });
+      if (tick % 4 === 0) server.receive('c', plain.ack()); // acks only now and then: baselines lag
+    }
+    if (bundles) assert.ok(bundled > 10 && oldParts > 10, `${bundled} bundles, ${oldParts} parts the client had`);
+    else assert.ok(lagging > 10 && bundled === 0, `${lagging} packets against an older baseline, ${bundled} bundles`);
+    assert.equal(full, 4); // until the first ack
+  });
 
 test('replication: corrupt bytes and another schema are DecodeErrors that leave the state unchanged; no schema is a clear error', () => {
   const dec = replication.createDecoder({ schema: schemaText });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DecodeError } from '../../src/core/errors.js';
-import { ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
+import { BUNDLE_MAGIC, ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
 import { rng } from '../helpers/rng.js';
 import { DEFS, World } from './world.js';
 
@@ -48,6 +48,9 @@ const CASES = Number(process.env.REPL_FUZZ_CASES ?? 100_000);
 test(`fuzz ReplicationClient.receive (${CASES} cases): a result or a DecodeError with offset and path, mirror unchanged on error`, () => {
   const r = rng(20261126);
   const packets = corpus(5);
+  // the packets of ticks 4, 5 and 6 (each against the tick before) as one bundle
+  const bundle = Uint8Array.from([BUNDLE_MAGIC, ...packets.slice(3).flatMap((p) => [p.length, ...p])]);
+  assert.ok(packets.slice(3).every((p) => p.length < 128));
   let client = new ReplicationClient({ entities: DEFS });
   const reset = (): void => {
     client = new ReplicationClient({ entities: DEFS });
@@ -58,10 +61,13 @@ test(`fuzz ReplicationClient.receive (${CASES} cases): a result or a DecodeError
   reset();
   let errors = 0;
   let applied = 0;
+  let bundleErrors = 0;
   for (let i = 0; i < CASES; i++) {
     const src = packets[3 + Math.floor(r() * 3)]!;
-    // most cases mutate the next delta (baseline held), some a full state or a later one
-    const bytes = mutate(r, r() < 0.8 ? packets[3]! : src);
+    // most cases mutate the next delta (baseline held), some a full state or a later one, a quarter the bundle of the
+    // next three (a bad later part must undo the parts before it)
+    const q = r();
+    const bytes = mutate(r, q < 0.25 ? bundle : q < 0.85 ? packets[3]! : src);
     const before = new Map(client.entities);
     // entities are updated in place (an update may be applied before a later record fails, then undone): their raw
     // values and values objects must be as they were (checked on every third case, for time)
@@ -81,6 +87,7 @@ test(`fuzz ReplicationClient.receive (${CASES} cases): a result or a DecodeError
       assert.equal(typeof e.path, 'string');
       assert.ok(e.path.length > 0, `case ${i}: empty path (${e.message})`);
       errors++;
+      if (/^parts\[[12]\]/.test(e.path)) bundleErrors++;
       assert.equal(client.tick, tickBefore);
       assert.equal(client.entities.size, before.size, `case ${i}: mirror changed on error`);
       for (const [id, v] of before) {
@@ -93,10 +100,11 @@ test(`fuzz ReplicationClient.receive (${CASES} cases): a result or a DecodeError
   }
   // both outcomes were exercised
   console.log(
-    `client fuzz: ${errors} DecodeErrors, ${applied} applied, ${CASES - errors - applied} ignored; corpus sizes ${packets.map((p) => p.length).join(',')}`,
+    `client fuzz: ${errors} DecodeErrors (${bundleErrors} in a later part of a bundle), ${applied} applied, ${CASES - errors - applied} ignored; corpus sizes ${packets.map((p) => p.length).join(',')}`,
   );
   assert.ok(errors > CASES / 10, `${errors} errors`);
   assert.ok(applied > CASES / 100, `${applied} applied`);
+  assert.ok(bundleErrors > CASES / 40, `${bundleErrors} errors in a bundle's second or third part`);
 });
 
 test(`fuzz ReplicationServer.receive (${CASES} cases): nothing or a DecodeError with offset and path`, () => {

@@ -1,0 +1,265 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { DecodeError } from '../../src/core/errors.js';
+import { BUNDLE_MAGIC, ReplicationClient, ReplicationServer, bundleParts, defineEntity, readPacketHeader, t } from '../../src/replication/index.js';
+import { rng } from '../helpers/rng.js';
+
+const U = defineEntity('U', { x: t.f32(), n: t.u32(), s: t.string(8) });
+
+/** Raw values of every entity a client sees, by id (the entity objects too, to tell a renewed id). */
+function snapshot(c: ReplicationClient): Map<number, { e: unknown; raw: unknown[] }> {
+  return new Map([...c.entities].map(([id, e]) => [id, { e, raw: [...e.raw] }]));
+}
+
+/** A world of 40 ids: each tick some move (x and n only grow), some despawn, some ids come back as new entities. */
+function world(seed: number, bundles = true, mtu = 1 << 16) {
+  const server = new ReplicationServer({ entities: [U], mtu, bundles });
+  const r = rng(seed);
+  const ids = Array.from({ length: 40 }, (_, i) => i + 1);
+  let k = 0;
+  for (const id of ids) server.spawn(U, { x: id, n: id, s: 'a' }, { id });
+  const step = (share = 0.15): void => {
+    k++;
+    for (const id of ids) {
+      const live = server.get(id) !== undefined;
+      const q = r();
+      if (live && q < 0.03) {
+        server.despawn(id);
+        if (r() < 0.5) server.spawn(U, { x: k, n: k, s: 'n' }, { id });
+      } else if (!live && q < 0.2) server.spawn(U, { x: k, n: k, s: 'r' }, { id });
+      else if (live && q < 0.03 + share) {
+        const v = server.get(id)!.values as { x: number; n: number };
+        server.set(id, { x: v.x + 1 + r(), n: v.n + 1 });
+      }
+    }
+    server.tick();
+  };
+  const view = (): Map<number, Record<string, unknown>> => new Map(ids.flatMap((id) => (server.get(id) ? [[id, server.get(id)!.values] as const] : [])));
+  return { server, step, view };
+}
+
+test('a client that missed ticks gets a bundle of the packets a client that kept up got, byte for byte; applied, it is the world, and its result is the net change', () => {
+  const { server, step, view } = world(7);
+  server.addClient('up');
+  server.addClient('lag');
+  const up = new ReplicationClient({ entities: [U] });
+  const lag = new ReplicationClient({ entities: [U] });
+  const r = rng(99);
+  const sentUp = new Map<number, Uint8Array>();
+  let bundles = 0;
+  let parts = 0;
+  let skipped = 0;
+  for (let k = 1; k <= 400; k++) {
+    step();
+    const pu = server.packetFor('up');
+    sentUp.set(k, pu);
+    up.receive(pu);
+    server.receive('up', up.ack());
+    const pl = server.packetFor('lag');
+    // the lagging client loses 40% of its packets and 40% of its acks
+    if (r() < 0.4) continue;
+    if (pl[0] === BUNDLE_MAGIC) {
+      bundles++;
+      const ps = bundleParts(pl);
+      parts += ps.length;
+      // each part is the packet the up-to-date client got at that tick (against the tick before)
+      for (const [, p] of ps) {
+        const h = readPacketHeader(p);
+        assert.deepEqual(p, sentUp.get(h.tick), `tick ${k}: part of tick ${h.tick}`);
+        assert.equal(h.baseTick, h.tick - 1);
+        if (h.tick <= lag.tick) skipped++;
+      }
+    }
+    const before = snapshot(lag);
+    const res = lag.receive(pl);
+    if (res.ignored) continue;
+    const after = snapshot(lag);
+    assert.equal(res.tick, k);
+    // the result is the difference between the mirror before and after
+    const spawned: number[] = [];
+    const despawned: number[] = [];
+    const changed = new Map<number, string[]>();
+    for (const id of [...new Set([...before.keys(), ...after.keys()])].sort((a, b) => a - b)) {
+      const a = before.get(id);
+      const b = after.get(id);
+      if (a?.e !== b?.e) {
+        if (a) despawned.push(id);
+        if (b) spawned.push(id);
+      } else if (a && b) {
+        const names = U.list.filter((f, i) => a.raw[i] !== b.raw[i]).map((f) => f.name);
+        if (names.length > 0) changed.set(id, names);
+      }
+    }
+    const sorted = (a: number[]): number[] => [...a].sort((x, y) => x - y);
+    assert.deepEqual([sorted(res.spawned), sorted(res.despawned), new Map(res.changed)], [spawned, despawned, changed], `tick ${k}: result`);
+    // the mirror is the world
+    const w = view();
+    assert.equal(lag.entities.size, w.size, `tick ${k}: entity count`);
+    for (const [id, v] of w) assert.deepEqual(lag.entities.get(id)?.values, v, `tick ${k}: id ${id}`);
+    if (r() >= 0.4) server.receive('lag', lag.ack());
+  }
+  assert.ok(bundles > 50 && parts > 2.2 * bundles && skipped > 20, `${bundles} bundles, ${parts} parts, ${skipped} parts the client had`);
+});
+
+test('a bundle with a bad part is a DecodeError in that part that undoes the parts before it: the mirror, its values and its history are as they were', () => {
+  const { server, step } = world(3);
+  server.addClient('c');
+  const first: Uint8Array[] = [];
+  // a client at tick 5 (values objects made: they are updated in place too)
+  const fresh = (): ReplicationClient => {
+    const c = new ReplicationClient({ entities: [U] });
+    for (const p of first) c.receive(p);
+    for (const e of c.entities.values()) void e.values;
+    return c;
+  };
+  for (let k = 1; k <= 5; k++) {
+    step();
+    first.push(server.packetFor('c'));
+    server.receive('c', fresh().ack());
+  }
+  let c = fresh();
+  // three ticks missed: the next packet is a bundle of four parts against tick 5
+  for (let k = 0; k < 3; k++) {
+    step();
+    server.packetFor('c');
+  }
+  step();
+  const b = server.packetFor('c');
+  const ps = bundleParts(b);
+  assert.equal(ps.length, 4);
+  let checked = 0;
+  let read = 0;
+  for (let i = 1; i < ps.length; i++) {
+    const [at, p] = ps[i]!;
+    for (let cut = 10; cut < p.length; cut++) {
+      const bad = b.slice();
+      // the part's last byte made invalid padding, or a byte in its records changed
+      bad[at + cut] = bad[at + cut]! ^ (cut === p.length - 1 ? 0x80 : 0x5a);
+      const raw = new Map([...c.entities].map(([id, e]) => [id, { e, raw: [...e.raw], values: { ...e.values } }]));
+      const tick = c.tick;
+      let err: unknown;
+      try {
+        c.receive(bad);
+      } catch (e) {
+        err = e;
+      }
+      if (err === undefined) {
+        // (a change that still reads: another valid bundle, applied; start again from a client at tick 5)
+        read++;
+        c = fresh();
+        continue;
+      }
+      assert.ok(err instanceof DecodeError, String(err));
+      assert.ok(err.path.startsWith(`parts[${i}]`), err.path);
+      assert.ok(err.offset >= at && err.offset <= at + p.length, `offset ${err.offset} in part ${i} at ${at}..${at + p.length}`);
+      assert.equal(c.tick, tick);
+      assert.equal(c.entities.size, raw.size);
+      for (const [id, v] of raw) {
+        const e = c.entities.get(id)!;
+        assert.equal(e, v.e);
+        assert.deepEqual([...e.raw], v.raw);
+        assert.deepEqual({ ...e.values }, v.values);
+      }
+      checked++;
+    }
+  }
+  assert.ok(checked > 20, `${checked} bad bundles (${read} read as other bundles)`);
+  // the history is whole: the good bundle applies, and is the world
+  const res = c.receive(b);
+  assert.equal(res.tick, server.currentTick);
+  assert.equal(res.baseTick, 5);
+  for (const [id, e] of c.entities) assert.deepEqual(e.values, server.get(id)!.values);
+});
+
+test('a small MTU: between packets that leave entities out, bundles, and the mirror exact whenever nothing is left out; no bundle when the entities change every tick, nor with bundles: false', () => {
+  // small MTU: packets leave entities out; a client that applies them and whose acks are lost must get one delta
+  {
+    const { server, step, view } = world(5, true, 200);
+    server.addClient('c');
+    const c = new ReplicationClient({ entities: [U] });
+    let over = 0;
+    let exact = 0;
+    let bundles = 0;
+    for (let k = 1; k <= 300; k++) {
+      step(0.4);
+      const p = server.packetFor('c');
+      if (p[0] === BUNDLE_MAGIC) bundles++;
+      const res = c.receive(p);
+      if (res.deferred > 0) over++;
+      else if (!res.ignored) {
+        exact++;
+        const w = view();
+        assert.equal(c.entities.size, w.size, `tick ${k}: entity count`);
+        for (const [id, v] of w) assert.deepEqual(c.entities.get(id)?.values, v, `tick ${k}: id ${id}`);
+      }
+      if (k % 4 === 0) server.receive('c', c.ack());
+    }
+    assert.ok(over > 30 && exact > 30, `${over} packets left entities out, ${exact} exact`);
+    assert.ok(bundles > 0, 'bundles between the packets that left entities out');
+  }
+  // every entity changes every tick: a bundle would send each once per tick; one delta sends it once
+  {
+    const { server, step } = world(6);
+    server.addClient('c');
+    const c = new ReplicationClient({ entities: [U] });
+    for (let k = 1; k <= 60; k++) {
+      step(1);
+      const p = server.packetFor('c');
+      assert.notEqual(p[0], BUNDLE_MAGIC, `tick ${k}`);
+      c.receive(p);
+      if (k % 3 === 0) server.receive('c', c.ack());
+    }
+  }
+  {
+    const { server, step } = world(8, false);
+    server.addClient('c');
+    const c = new ReplicationClient({ entities: [U] });
+    let lagging = 0;
+    for (let k = 1; k <= 60; k++) {
+      step(0.1);
+      const p = server.packetFor('c');
+      assert.notEqual(p[0], BUNDLE_MAGIC, `tick ${k}`);
+      const res = c.receive(p);
+      if (res.baseTick !== null && res.baseTick < k - 1) lagging++;
+      if (k % 3 === 0) server.receive('c', c.ack());
+    }
+    assert.ok(lagging > 30, `${lagging} deltas against older baselines`);
+  }
+});
+
+test('ids despawned and spawned again, a small MTU, one client that keeps up and one that acks every 3 to 8 ticks: every packet that leaves nothing out makes the mirror the world (with bundles and without)', () => {
+  let exact = 0;
+  let over = 0;
+  let bundled = 0;
+  for (const bundles of [true, false])
+    for (const mtu of [160, 300])
+      for (const every of [3, 5, 8]) {
+        const { server, step, view } = world(5, bundles, mtu);
+        server.addClient('up');
+        server.addClient('lag');
+        const up = new ReplicationClient({ entities: [U] });
+        const c = new ReplicationClient({ entities: [U] });
+        for (let k = 1; k <= 300; k++) {
+          step(0.1);
+          up.receive(server.packetFor('up'));
+          server.receive('up', up.ack());
+          const p = server.packetFor('lag');
+          if (p[0] === BUNDLE_MAGIC) bundled++;
+          const res = c.receive(p);
+          if (res.deferred > 0) over++;
+          else if (!res.ignored) {
+            exact++;
+            const w = view();
+            const what = `bundles ${bundles} mtu ${mtu} acks every ${every}, tick ${k}`;
+            assert.deepEqual(
+              [...c.entities.keys()].sort((a, b) => a - b),
+              [...w.keys()],
+              `${what}: ids`,
+            );
+            for (const [id, v] of w) assert.deepEqual(c.entities.get(id)!.values, v, `${what}: id ${id}`);
+          }
+          if (k % every === 0) server.receive('lag', c.ack());
+        }
+      }
+  assert.ok(exact > 3000 && over > 100 && bundled > 500, `${exact} exact, ${over} left entities out, ${bundled} bundles`);
+});
