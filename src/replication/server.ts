@@ -1565,23 +1565,33 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   private makeBundle(p: Profile, from: number, t: number): Built | null {
-    // this tick's part: the usual packet, made now if no client asked for it yet
-    if (this.partAt(p, t) === undefined) {
-      const prev = this.partAt(p, t - 1);
-      if (prev === undefined || p.acc.size > 0) return null;
-      this.build(p, prev.built.node, t);
-      if (this.partAt(p, t) === undefined) return null;
-    }
     let len = 1;
     let records = 0;
-    for (let k = from + 1; k <= t; k++) {
+    for (let k = from + 1; k < t; k++) {
       const u = this.partAt(p, k);
       if (u === undefined) return null;
       const n = u.built.packet.length;
       len += varintBytes(n) + n;
       records += u.n;
     }
-    if (len > this.mtu || records > 1.25 * this.unionSize(p, from, t)) return null;
+    // this tick's part: the usual packet, made now if no client asked for it yet, once the bundle looks worth it (its
+    // records counted as the tick's changed entities, its size as the largest part before it)
+    let cur = this.partAt(p, t);
+    if (cur === undefined) {
+      if (p.acc.size > 0) return null;
+      const log = this.log.get(t) ?? EMPTY_ENTS;
+      if (this.logKeysTick !== t) this.logKeys(log, t);
+      let most = 0;
+      for (let k = from + 1; k < t; k++) most = Math.max(most, this.partAt(p, k)!.built.packet.length);
+      if (len + most + 1 > this.mtu || records + log.length > 1.25 * this.unionSize(p, from, t, this.logId, log.length)) return null;
+      this.build(p, this.partAt(p, t - 1)!.built.node, t);
+      cur = this.partAt(p, t);
+      if (cur === undefined) return null;
+    }
+    const n = cur.built.packet.length;
+    len += varintBytes(n) + n;
+    records += cur.n;
+    if (len > this.mtu || records > 1.25 * this.unionSize(p, from, t, cur.ids, cur.n)) return null;
     let slab = this.slab;
     if (this.slabPos + len > slab.length) {
       this.slab = slab = new Uint8Array(Math.max(SLAB, len));
@@ -1600,14 +1610,14 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return { node: { tick: t, over: null, minHeld: Infinity }, packet };
   }
 
-  /** The number of distinct ids in the records of `p`'s parts of ticks `from + 1 .. t` (all kept). */
-  private unionSize(p: Profile, from: number, t: number): number {
+  /** The number of distinct ids in the records of `p`'s parts of ticks `from + 1 .. t - 1` (all kept) and `ids[0..m)` (tick `t`'s). */
+  private unionSize(p: Profile, from: number, t: number, last: Uint32Array, lastN: number): number {
     let a = this.unionA;
     let n = 0;
     for (let k = from + 1; k <= t; k++) {
-      const u = this.partAt(p, k)!;
-      const m = u.n;
-      const ids = u.ids;
+      const u = k < t ? this.partAt(p, k)! : undefined;
+      const m = u === undefined ? lastN : u.n;
+      const ids = u === undefined ? last : u.ids;
       if (this.unionB.length < n + m) this.unionB = new Uint32Array(Math.max(2 * (n + m), 256));
       const b = this.unionB;
       // merge a[0..n) and ids[0..m) (both ascending) into b
