@@ -1592,13 +1592,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     len += varintBytes(n) + n;
     records += cur.n;
     if (len > this.mtu || records > 1.25 * this.unionSize(p, from, t, cur.ids, cur.n)) return null;
-    let slab = this.slab;
-    if (this.slabPos + len > slab.length) {
-      this.slab = slab = new Uint8Array(Math.max(SLAB, len));
-      this.slabPos = 0;
-    }
-    const packet = slab.subarray(this.slabPos, this.slabPos + len);
-    this.slabPos += (len + 7) & ~7;
+    const packet = this.slabBytes(len);
     packet[0] = BUNDLE_MAGIC;
     let at = 1;
     for (let k = from + 1; k <= t; k++) {
@@ -2061,9 +2055,17 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     k = putVarint(h, k, base === null ? 0 : t - base.tick);
     k = putVarint(h, k, deferred);
     k = putVarint(h, k, n);
-    // packets are views of a shared slab (one allocation per SLAB bytes, not one per packet: a packet this size
-    // would have its own off-heap store)
-    const len = k + ((out.pos + 7) >>> 3);
+    const packet = this.slabBytes(k + ((out.pos + 7) >>> 3));
+    for (let i = 0; i < k; i++) packet[i] = h[i]!;
+    out.bytesInto(packet, k);
+    return packet;
+  }
+
+  /**
+   * `len` bytes for a packet: packets are views of a shared slab (one allocation per SLAB bytes, not one per packet:
+   * a packet this size would have its own off-heap store), never overwritten.
+   */
+  private slabBytes(len: number): Uint8Array {
     let slab = this.slab;
     if (this.slabPos + len > slab.length) {
       this.slab = slab = new Uint8Array(Math.max(SLAB, len));
@@ -2071,8 +2073,6 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     const packet = slab.subarray(this.slabPos, this.slabPos + len);
     this.slabPos += (len + 7) & ~7;
-    for (let i = 0; i < k; i++) packet[i] = h[i]!;
-    out.bytesInto(packet, k);
     return packet;
   }
 }
