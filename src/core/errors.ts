@@ -80,6 +80,15 @@ export class EncodeError extends Error {
   }
 }
 
+/** An EncodeError with `seg` put in front of its path (anything else unchanged): encoders' `rethrowAt`. */
+export function atPath(e: unknown, seg: string): unknown {
+  if (e instanceof EncodeError) {
+    const path = e.path === '' ? seg : e.path.charCodeAt(0) === 91 ? `${seg}${e.path}` : `${seg}.${e.path}`;
+    return new EncodeError(path, e.message.slice(e.path === '' ? 0 : e.path.length + 2));
+  }
+  return e;
+}
+
 /**
  * Rethrow helper for decoders: adds `segment` to a DecodeError's path.
  * Anything that is not a DecodeError is a bug in a decoder; it is wrapped so that the

@@ -1,4 +1,4 @@
-export { DecodeError, LimitError, EncodeError, rethrowAt, total } from './errors.js';
+export { DecodeError, LimitError, EncodeError, atPath, rethrowAt, total } from './errors.js';
 export { DEFAULT_LIMITS, resolveLimits } from './limits.js';
 export type { Limits, DecodeOptions } from './limits.js';
 export { SpanSink } from './spans.js';

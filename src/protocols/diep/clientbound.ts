@@ -9,6 +9,7 @@ import {
   ByteWriter,
   DecodeError,
   EncodeError,
+  atPath,
   LimitError,
   decodeLz4Block,
   encodeLz4Block,
@@ -23,7 +24,7 @@ import { DIEP_DEFAULT_LIMITS, resolveDiepLimits, type DiepLimits } from './limit
 import type { ClientboundPacket, UpdatePacket } from './types.js';
 import { UpdateBuffer, readUpdateAt } from './update-read.js';
 import { deletionsOf } from './update-view.js';
-import { atPath, writeUpdate, type DiepEncodeOptions } from './update-write.js';
+import { writeUpdate, type DiepEncodeOptions } from './update-write.js';
 
 export interface DiepDecodeOptions extends DecodeOptions {
   limits?: Partial<DiepLimits>;

@@ -4,7 +4,7 @@
  * reader would not read back: values out of range, shapes the table does not have,
  * strings and entry counts past the decoder's limits.
  */
-import { ByteWriter, EncodeError, excerpt } from '../../core/index.js';
+import { ByteWriter, EncodeError, atPath, excerpt } from '../../core/index.js';
 import * as prim from './primitives.js';
 import * as schema from './tables/schema.js';
 import type { FieldTable } from './tables/schema.js';
@@ -99,15 +99,6 @@ export function writeUpdate(w: ByteWriter, p: UpdatePacket, table: FieldTable, l
       throw atPath(e, `upcreates[${i}]`);
     }
   }
-}
-
-/** An EncodeError with `seg` put in front of its path (anything else unchanged). */
-export function atPath(e: unknown, seg: string): unknown {
-  if (e instanceof EncodeError) {
-    const path = e.path === '' ? seg : e.path.charCodeAt(0) === 91 ? `${seg}${e.path}` : `${seg}.${e.path}`;
-    return new EncodeError(path, e.message.slice(e.path === '' ? 0 : e.path.length + 2));
-  }
-  return e;
 }
 
 /** Write one upcreate (entid, mode, body). */

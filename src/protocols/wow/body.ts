@@ -1,7 +1,7 @@
 /** The update body (§2): `u32 blockCount`, `u8 hasTransport`, then the blocks (§2.4). */
 import { ByteReader } from '../../core/reader.js';
 import { ByteWriter } from '../../core/writer.js';
-import { DecodeError, EncodeError, rethrowAt } from '../../core/errors.js';
+import { DecodeError, EncodeError, atPath, rethrowAt } from '../../core/errors.js';
 import { excerpt } from '../../core/json.js';
 import { ReadContext, type WowDecodeOptions, type WowEncodeOptions } from './context.js';
 import { checkGuid, readPackedGuid, writePackedGuid } from './guid.js';
@@ -173,9 +173,7 @@ function writeBodyTo(w: ByteWriter, body: UpdateBody, opts?: WowEncodeOptions): 
     try {
       writeBlock(w, blocks[i]!, moveGuid, limits);
     } catch (e) {
-      if (e instanceof EncodeError)
-        throw new EncodeError(e.path === '' ? `blocks[${i}]` : `blocks[${i}].${e.path}`, e.message.slice(e.path === '' ? 0 : e.path.length + 2));
-      throw e;
+      throw atPath(e, `blocks[${i}]`);
     }
   }
 }
