@@ -9,7 +9,7 @@
  * positions become byte spans (a span covers every byte its bits touch).
  */
 import { ByteReader } from '../core/reader.js';
-import { DecodeError, EncodeError } from '../core/errors.js';
+import { DecodeError, EncodeError, atPath } from '../core/errors.js';
 import { toJsonValue } from '../core/json.js';
 import { SpanSink } from '../core/spans.js';
 import { ByteWriter } from '../core/writer.js';
@@ -35,6 +35,7 @@ import {
   readField,
   readGamma,
   toRaw,
+  varintBytes,
   writeBody,
   writeGamma,
 } from '../replication/tools/index.js';
@@ -314,17 +315,20 @@ function createDecoder(opts: OptionValues) {
   const bundle = (bytes: Uint8Array, spans?: SpanSink): DecodedMessage => {
     const frame = bundleParts(bytes);
     const walked: (Walked & { ignored?: string })[] = [];
-    const res = client.receiveBundle(bytes, (part) => {
-      let ignored: string | undefined;
-      const w = walkPacket(part, defs, held, fb, (tick, base) => {
-        if (tick <= client.tick) ignored = 'old';
-        else if (base !== null && !client.holds(base)) ignored = 'missing-baseline';
-        return base === null || client.holds(base);
-      });
-      // (the client reads a part it applies as the walk did: an error there is the client's error)
-      if (ignored === undefined && w.err !== undefined) throw w.err;
-      walked.push(ignored === undefined ? w : { ...w, ignored });
-    });
+    const res = client.receiveParts(
+      (i) => frame[i],
+      (part) => {
+        let ignored: string | undefined;
+        const w = walkPacket(part, defs, held, fb, (tick, base) => {
+          if (tick <= client.tick) ignored = 'old';
+          else if (base !== null && !client.holds(base)) ignored = 'missing-baseline';
+          return base === null || client.holds(base);
+        });
+        // (the client reads a part it applies as the walk did: an error there is the client's error)
+        if (ignored === undefined && w.err !== undefined) throw w.err;
+        walked.push(ignored === undefined ? w : { ...w, ignored });
+      },
+    );
     last = res;
     const parts: Record<string, unknown>[] = [];
     const entities: EntityByteRange[] = [];
@@ -368,16 +372,7 @@ function createEncoder(opts: OptionValues) {
   const fb = new FloatBits();
   const typeIndex = new Map(defs.map((d, i) => [d.name, i]));
   const typeBits = bitLength(defs.length - 1);
-  /** A state packet from its record (coded against the client's baselines, not applied); `at`: the record's path. */
-  const encodePart = (j: Record<string, unknown>, at0: string): Uint8Array => {
-    try {
-      return encodeState(j);
-    } catch (e) {
-      if (!(e instanceof EncodeError) || at0 === '') throw e;
-      const msg = e.path === '' ? e.message : e.message.slice(e.path.length + 2);
-      throw new EncodeError(e.path === '' ? at0 : `${at0}.${e.path}`, msg);
-    }
-  };
+  /** A state packet from its record (coded against the client's baselines, not applied). */
   const encodeState = (j: Record<string, unknown>): Uint8Array => {
     if (typeof j !== 'object' || j === null) throw new EncodeError('', 'expected a JSON object (a record printed by `decode replication`)');
     const num = (k: string): number => {
@@ -443,7 +438,7 @@ function createEncoder(opts: OptionValues) {
     encode(json: unknown): Uint8Array[] {
       const j = json as Record<string, unknown>;
       if (typeof j !== 'object' || j === null || !Array.isArray(j.parts)) {
-        const packet = encodePart(j, '');
+        const packet = encodeState(j);
         client.receive(packet); // keeps the baselines the next packets are coded against
         return [packet];
       }
@@ -456,9 +451,14 @@ function createEncoder(opts: OptionValues) {
         const r = recs[i] as Record<string, unknown>;
         if (r !== null && typeof r === 'object' && r.ignored === 'missing-baseline')
           throw new EncodeError(`parts[${i}].ignored`, 'a part whose baseline the decoder did not hold cannot be re-encoded (its records were not decoded)');
-        const part = encodePart(r, `parts[${i}]`);
+        let part: Uint8Array;
+        try {
+          part = encodeState(r);
+        } catch (e) {
+          throw atPath(e, `parts[${i}]`);
+        }
         made.push(part);
-        at += new ByteWriter(5).vu32(part.length).finish().length;
+        at += varintBytes(part.length);
         const p: [number, Uint8Array] = [at, part];
         at += part.length;
         return p;

@@ -457,7 +457,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const latest = this.latest;
     const floor = this.floor;
     const kept = this.logs.length;
-    // the entity each id touched had before the bundle (null: none), and the parts that changed it in place
+    // the entity each id the bundle touched had before it (null: none)
     const before = new Map<number, ReplicatedEntity | null>();
     const applied: ReceiveResult[] = [];
     let ignored: ReceiveResult | undefined;

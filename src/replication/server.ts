@@ -20,7 +20,7 @@ import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
 import { maxRecordBits, writeBody, writeMaskedPairs, writeMaskedSplit } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type FieldInfo, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, assignRaw, fromRaw, rawEq, toRaw, valuesOf } from './values.js';
-import { ACK_MAGIC, BUNDLE_MAGIC, HEADER_MAX, STATE_MAGIC, hex32 } from './wire.js';
+import { ACK_MAGIC, BUNDLE_MAGIC, HEADER_MAX, STATE_MAGIC, hex32, varintBytes } from './wire.js';
 
 import {
   History,
@@ -2148,13 +2148,6 @@ function byId(a: Ent, b: Ent): number {
 }
 
 /** Unsigned LEB128 of v (< 2^32) at `k`; returns the next offset. */
-/** The bytes of `v` as a varint. */
-function varintBytes(v: number): number {
-  let n = 1;
-  for (; v >= 0x80; v >>>= 7) n++;
-  return n;
-}
-
 function putVarint(h: Uint8Array, k: number, v: number): number {
   while (v >= 0x80) {
     h[k++] = (v & 0x7f) | 0x80;

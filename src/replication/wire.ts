@@ -16,3 +16,10 @@ export const HEADER_MAX = 1 + 4 + 4 * 5;
 export function hex32(n: number): string {
   return `0x${(n >>> 0).toString(16).padStart(8, '0')}`;
 }
+
+/** The bytes of `v` (< 2^32) as a varint. */
+export function varintBytes(v: number): number {
+  let n = 1;
+  for (; v >= 0x80; v >>>= 7) n++;
+  return n;
+}

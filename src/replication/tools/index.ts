@@ -7,4 +7,4 @@ export { BitIn, BitOut, bitLength, readGamma, writeGamma } from '../bits.js';
 export { readField, writeBody } from '../codec.js';
 export { defaultRaw } from '../schema.js';
 export { FloatBits, fromRaw, toRaw } from '../values.js';
-export { hex32 } from '../wire.js';
+export { hex32, varintBytes } from '../wire.js';
