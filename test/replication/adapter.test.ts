@@ -6,7 +6,7 @@ import { run } from '../../src/cli/main.js';
 import { replication } from '../../src/families/replication.js';
 import { findFamily } from '../../src/families/registry.js';
 import { DEMO_ENTITIES, DEMO_SCHEMA_JSON, DemoShip } from '../../src/families/replication-demo.js';
-import { t, defineEntity, schemaToJson, ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
+import { t, defineEntity, schemaToJson, BUNDLE_MAGIC, ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
 import { demoPackets } from '../../scripts/replication-make-sample.js';
 import { fakeIo } from '../helpers/cli-io.js';
 import { spanCoverage } from '../helpers/span-coverage.js';
@@ -223,6 +223,46 @@ test('replication: mutated packets give records or a DecodeError, and an error l
     { numRuns: 3000, seed: 1313 },
   );
   assert.ok(errors > 500 && decoded > 50, `${errors} errors, ${decoded} decoded`);
+});
+
+test('replication: mutated bundles give records or a DecodeError, and an error leaves the state as it was (2,000 cases)', async () => {
+  const fc = (await import('fast-check')).default;
+  let errors = 0;
+  let decoded = 0;
+  let laterPart = 0;
+  // a varint byte length
+  const len = (n: number): number[] => (n < 128 ? [n] : [(n & 0x7f) | 0x80, n >> 7]);
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 1, max: 27 }),
+      fc.array(fc.tuple(fc.nat(), fc.integer({ min: 0, max: 255 })), { minLength: 0, maxLength: 3 }),
+      fc.nat(),
+      (k, flips, cut) => {
+        const dec = replication.createDecoder({ schema: schemaText });
+        for (const p of packets.slice(0, k)) dec.decode(p);
+        const before = JSON.stringify(dec.state!().rows.map((r) => [r.id, r.type, r.fields]));
+        // the next three packets (each against the one before) as a bundle, cut and changed (its magic kept)
+        const good = Uint8Array.from([BUNDLE_MAGIC, ...packets.slice(k, k + 3).flatMap((p) => [...len(p.length), ...p])]);
+        // (cut in a third of the cases)
+        const bad = cut % 3 === 0 ? good.slice(0, 2 + (cut % (good.length - 1))) : good.slice();
+        for (const [at, v] of flips) if (at % bad.length >= 1) bad[at % bad.length] = v;
+        try {
+          const sink = new SpanSink();
+          const m = dec.decode(bad, sink);
+          decoded++;
+          for (const s of sink.spans) assert.ok(s.start >= 0 && s.end <= bad.length);
+          assert.ok(m.records.length === 1);
+        } catch (e) {
+          assert.ok(e instanceof DecodeError, String(e));
+          errors++;
+          if (/^parts\[[12]\]/.test(e.path)) laterPart++;
+          assert.equal(JSON.stringify(dec.state!().rows.map((r) => [r.id, r.type, r.fields])), before);
+        }
+      },
+    ),
+    { numRuns: 2000, seed: 1414 },
+  );
+  assert.ok(errors > 500 && decoded > 50 && laterPart > 100, `${errors} errors (${laterPart} in a later part), ${decoded} decoded`);
 });
 
 test('replication: an id despawned and spawned again decodes as a renew (state: the new entity), and re-encodes to the same bytes', () => {
