@@ -247,6 +247,8 @@ export interface Plan {
   readonly maybeSame: number;
   /** Raw values are all numbers compared with === (no f64, bytes, array). */
   readonly allScalar: boolean;
+  /** Fields (of the first 32) of the generic coding (`C_OTHER`): `writeFixedMasked` does not write them. */
+  readonly other: number;
 }
 
 const plans = new WeakMap<AnyEntityDef, Plan>();
@@ -291,16 +293,18 @@ export function planOf(def: AnyEntityDef): Plan {
   const width = new Uint8Array(n);
   let maybeSame = 0;
   let allScalar = true;
+  let other = 0;
   for (let i = 0; i < n; i++) {
     const k = def.list[i]!.kind;
     code[i] = codeOf(k);
+    if (code[i] === C_OTHER && i < 32) other |= 1 << i;
     const w = WIDTH[k] ?? 0;
     width[i] = w;
     lenBits[i] = w === 0 ? 0 : LEN_BITS[w]!;
     if ((k === 'string' || k === 'bytes' || k === 'array') && i < 32) maybeSame |= 1 << i;
     if (k === 'f64' || k === 'bytes' || k === 'array') allScalar = false;
   }
-  p = { n, code, lenBits, width, maybeSame, allScalar };
+  p = { n, code, lenBits, width, maybeSame, allScalar, other };
   plans.set(def, p);
   lastDef = def;
   lastPlan = p;
@@ -393,6 +397,60 @@ export function writeMaskedSplit(
     if (k < 0) writeChanged(out, p, list, i, vals[j], raw[i]);
     else writeNumeric(out, p, list, i, nvals[j]!, nv[nvAt + k]!);
   }
+}
+
+/**
+ * `writeMaskedSplit` of numeric fields of fixed-width codings only (`mask`
+ * shares no bit with the plan's `other`), straight into the words `a` from bit
+ * `pos` on: the caller has made room for the longest update (no bound is
+ * checked). Returns the bit after the last one written; the same bits as
+ * `writeMaskedSplit`, and as there every write zeroes the bits above it in its word.
+ */
+export function writeFixedMasked(
+  a: Uint32Array,
+  pos: number,
+  p: Plan,
+  mask: number,
+  nvals: Float64Array,
+  at: number,
+  vm: number,
+  col: Int32Array,
+  nv: Float64Array,
+  nvAt: number,
+): number {
+  pos = putBits(a, pos, mask, p.n);
+  const code = p.code;
+  const lb = p.lenBits;
+  let m = mask;
+  while (m !== 0) {
+    const i = 31 - Math.clz32(m & -m);
+    m &= m - 1;
+    const b = nvals[at++ & vm]!;
+    const c = code[i]!;
+    if (c === C_BOOL) continue;
+    let d = nv[nvAt + col[i]!]! - b;
+    d = c === C_U8 || c === C_I8 ? (d << 24) >> 24 : c === C_U16 || c === C_I16 ? (d << 16) >> 16 : d | 0;
+    const zz = ((d << 1) ^ (d >> 31)) >>> 0;
+    const L = 32 - Math.clz32(zz);
+    const lenBits = lb[i]!;
+    if (L - 1 + lenBits <= 32) pos = putBits(a, pos, (L - 1) | ((zz & ~(0x80000000 >>> (32 - L))) << lenBits), L - 1 + lenBits);
+    else {
+      pos = putBits(a, pos, L - 1, lenBits);
+      pos = putBits(a, pos, zz, L - 1);
+    }
+  }
+  return pos;
+}
+
+/** BitOut.write into the words `a` at bit `pos` (room made by the caller); returns `pos + n`. */
+function putBits(a: Uint32Array, pos: number, v: number, n: number): number {
+  if (n === 0) return pos;
+  const i = pos >>> 5;
+  const o = pos & 31;
+  const x = n === 32 ? v >>> 0 : v & ((1 << n) - 1);
+  a[i] = (a[i]! & ((1 << o) - 1)) | (x << o);
+  if (o + n > 32) a[i + 1] = x >>> (32 - o);
+  return pos + n;
 }
 
 /**

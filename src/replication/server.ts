@@ -17,7 +17,7 @@
 import { ByteReader } from '../core/reader.js';
 import { DecodeError, EncodeError } from '../core/errors.js';
 import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
-import { maxRecordBits, writeBody, writeMaskedPairs, writeMaskedSplit } from './codec.js';
+import { maxRecordBits, planOf, writeBody, writeFixedMasked, writeMaskedPairs, writeMaskedSplit } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type FieldInfo, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, assignRaw, fromRaw, rawEq, toRaw, valuesOf } from './values.js';
 import { ACK_MAGIC, BUNDLE_MAGIC, HEADER_MAX, STATE_MAGIC, hex32, varintBytes } from './wire.js';
@@ -207,6 +207,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   /** Emptied per-tick lists for reuse. */
   /** This tick's changed entities as they are published (the first `changedN`), before the tick's list is cut from them. */
   private readonly changedBuf: Ent[] = [];
+  /** Entities in changedBuf (the column scan's published ones go first: see scanColumns). */
+  private changedN = 0;
   private readonly droppedLists: Ent[][] = [];
   /** Number of entries of `cands` that `candidates` / `mergedLogs` filled (the arrays are never shortened: see `dirtyN`). */
   private candN = 0;
@@ -488,7 +490,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    * array type: see scanColumn), noting the rows that changed and which
    * fields; then each changed row once: its change mask and dirty flag.
    */
-  private scanColumns(tbl: Table): void {
+  private scanColumns(tbl: Table, t: number): void {
     const cols = tbl.cols!;
     const cap = tbl.capacity;
     if (this.scanList.length < cap) this.scanList = new Int32Array(cap);
@@ -507,8 +509,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         nr = scanColumn32(raw, cl.seen as Uint32Array, cl.raw64, cl.seen64, n, cl.per, v, stride, ROW_META + cl.c, cm, bit, list, nr);
       else nr = scanColumnAny(raw, cl.seen, cl.raw64, cl.seen64, n, cl.per, v, stride, ROW_META + cl.c, cm, bit, list, nr);
     }
-    const wide = tbl.def.list.length > 32;
+    const def = tbl.def;
+    const wide = def.list.length > 32;
+    // rows that only the scan changed are published right here (see publishCols)
+    const fast = def.list.length <= 31 && !def.hasOwnerFields && tbl.encWords > 0;
     const ents = tbl.ents;
+    const buf = this.changedBuf;
+    let nc = this.changedN;
     for (let i = 0; i < nr; i++) {
       const r = list[i]!;
       const m = cm[r]!;
@@ -516,6 +523,14 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const nb = r * stride + ROW_META;
       // (a free row, or a despawned entity's: its values are not read)
       if (v[nb + OWNER] === 0) continue;
+      if (fast && v[nb + DIRTY] === 0) {
+        const e = ents[r]!;
+        if (e.spawnTick >= 0 && !e.despawnPending) {
+          this.publishCols(e, t, m, tbl, nb);
+          buf[nc++] = e;
+          continue;
+        }
+      }
       // bit 31: field 31 changed or one past the change mask (publish then compares every field)
       v[nb + DMASK] = v[nb + DMASK]! | m;
       if (m < 0 && wide) ents[r]!.dirtyAll = true;
@@ -524,6 +539,73 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         this.dirty[this.dirtyN++] = ents[r]!;
       }
     }
+    this.changedN = nc;
+  }
+
+  /**
+   * `publish` of an entity whose only changes this tick are those the column
+   * scan found (`m`: their fields' bits; it is not dirty, so no `set`, handle,
+   * owner change or despawn touched it), of a type of at most 31 fields without
+   * owner fields whose updates fit the arena: the same undo row, published
+   * values and cached update, with none of publish's other cases.
+   */
+  private publishCols(e: Ent, t: number, m: number, tbl: Table, nb: number): void {
+    const nv = tbl.v;
+    const nn = tbl.nn;
+    const col = tbl.col;
+    let d = m;
+    m = 0;
+    while (d !== 0) {
+      const i = 31 - Math.clz32(d & -d);
+      d &= d - 1;
+      const c = col[i]!;
+      if (nv[nb + nn + c] !== nv[nb + c]) m |= 1 << i;
+    }
+    // (values set back to what was published: no new version)
+    if (m === 0) return;
+    const h = this.hist;
+    h.row(e, t, m);
+    h.put(e.pubOwner);
+    const at = h.vtail;
+    d = m;
+    while (d !== 0) {
+      const i = 31 - Math.clz32(d & -d);
+      d &= d - 1;
+      const k = nb + nn + col[i]!;
+      h.putN(nv[k]!);
+      nv[k] = nv[k - nn]!;
+    }
+    const from = e.pubTick;
+    e.pubTick = t;
+    e.prevPub = from;
+    let a = this.arena;
+    let off = this.arenaPos;
+    if (off + tbl.encWords > a.length) {
+      this.arena = a = new Uint32Array(ARENA_WORDS);
+      off = 0;
+    }
+    const p = planOf(tbl.def);
+    let bits: number;
+    if ((m & p.other) === 0) bits = writeFixedMasked(a, off << 5, p, m, h.nvals, at, h.vcap - 1, col, nv, nb + nn) - (off << 5);
+    else {
+      const s = this.arenaOut;
+      s.words = a;
+      s.pos = off << 5;
+      writeMaskedSplit(s, tbl.def, m, h.vals, h.nvals, at, h.vcap - 1, col, nv, nb + nn, e.pub);
+      bits = s.pos - (off << 5);
+      if (s.words !== a) this.arena = a = s.words as Uint32Array<ArrayBuffer>;
+    }
+    this.arenaPos = off + ((bits + 31) >>> 5);
+    this.encA = a;
+    this.encOff = off;
+    e.cTick = t;
+    e.c0From = from;
+    e.c0A = a;
+    e.c0Off = off;
+    e.c0Bits = bits;
+    e.c1From = -2;
+    e.ccBits = -1;
+    e.cMore = undefined;
   }
 
   /**
@@ -637,9 +719,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       throw new EncodeError('tick', `must be an integer above the current tick ${this.t}, not ${to}`);
     const t = (this.t = to ?? this.t + 1);
     const buf = this.changedBuf;
-    let nc = 0;
     const floor = t - this.window;
-    for (let i = 0; i < this.colTables.length; i++) this.scanColumns(this.colTables[i]!);
+    this.changedN = 0;
+    for (let i = 0; i < this.colTables.length; i++) this.scanColumns(this.colTables[i]!, t);
+    let nc = this.changedN;
     const dirty = this.dirty;
     const nd = this.dirtyN;
     // one load from each changed entity's first two cache lines first, all independent (their misses overlap)
