@@ -170,6 +170,20 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   /** Writes into the encoding arena (see publish). */
   private readonly arenaOut = new BitOut(0);
   private readonly pkt = new BitOut(512);
+  /**
+   * This tick's usual packet body as publishCols writes it (see buildNext): the
+   * records of the entities it published, in the order published, with their
+   * ids, serials and start bits; usable while `streamOk` (ids ascending, and no
+   * other entity changed at `streamTick`).
+   */
+  private readonly stream = new BitOut(512);
+  private streamTick = -1;
+  private streamOk = false;
+  private streamN = 0;
+  private streamPrev = 0;
+  private streamId = new Uint32Array(256);
+  private streamSer = new Int32Array(256);
+  private streamG = new Int32Array(256);
   private readonly setIdx: number[] = [];
   /** set()'s validated numeric values (`setRaw`: the others), by position in `setIdx`. */
   private readonly setNum: Float64Array;
@@ -606,6 +620,28 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     e.c1From = -2;
     e.ccBits = -1;
     e.cMore = undefined;
+    if (this.streamOk) {
+      // the record of the usual packet: as putUsual writes it
+      const id = e.id;
+      const prev = this.streamPrev;
+      if (id <= prev) {
+        this.streamOk = false;
+        return;
+      }
+      const k = this.streamN++;
+      if (k === this.streamId.length) {
+        const grow = <A extends Uint32Array | Int32Array>(x: A, y: A): A => (y.set(x), y);
+        this.streamId = grow(this.streamId, new Uint32Array(2 * k));
+        this.streamSer = grow(this.streamSer, new Int32Array(2 * k));
+        this.streamG = grow(this.streamG, new Int32Array(2 * k));
+      }
+      const so = this.stream;
+      this.streamId[k] = id;
+      this.streamSer[k] = e.serial;
+      this.streamG[k] = so.pos;
+      putRecord(so, id - prev, from, t, 0, 0, a, off, bits);
+      this.streamPrev = id;
+    }
   }
 
   /**
@@ -721,10 +757,16 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const buf = this.changedBuf;
     const floor = t - this.window;
     this.changedN = 0;
+    this.streamTick = t;
+    this.streamOk = true;
+    this.streamN = 0;
+    this.streamPrev = 0;
+    this.stream.reset();
     for (let i = 0; i < this.colTables.length; i++) this.scanColumns(this.colTables[i]!, t);
     let nc = this.changedN;
     const dirty = this.dirty;
     const nd = this.dirtyN;
+    if (nd > 0) this.streamOk = false;
     // one load from each changed entity's first two cache lines first, all independent (their misses overlap)
     let sink = 0;
     for (let i = 0; i < nd; i++) {
@@ -1846,6 +1888,18 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.room(nlog + 1);
     const out = this.pkt;
     out.reset();
+    if (this.streamTick === t && this.streamOk) {
+      // every record is one publishCols wrote (the other entities of the log have none): the body as it is
+      const so = this.stream;
+      if (so.pos > budget) return null;
+      out.appendFrom(so.words, 0, so.pos);
+      const n = this.streamN;
+      const cur = this.cur;
+      cur.id.set(this.streamId.subarray(0, n));
+      cur.serial.set(this.streamSer.subarray(0, n));
+      cur.g.set(this.streamG.subarray(0, n));
+      return this.keepBuilt(p, base, t, n);
+    }
     const b = t - 1;
     let n = 0;
     let prev = 0;

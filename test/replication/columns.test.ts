@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { t, defineEntity, ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
 import { EncodeError } from '../../src/core/errors.js';
+import { rng } from '../helpers/rng.js';
 
 // every column kind, and fields that are not columns (written with set() on both sides)
 const Thing = defineEntity('Thing', {
@@ -134,6 +135,84 @@ test('columns: a world moved through typed-array columns sends the bytes of the 
   assert.ok(compared > 1000, `compared ${compared} packets`);
   assert.ok(staleWrites > 20, `${staleWrites} writes to despawned rows`);
   assert.ok(grew > 5, `${grew} runs grew the table past its first capacity`);
+});
+
+test('columns: ticks of column changes only (published in the scan, the usual packet written as they are) send the bytes of set(), to clients that lag, lose packets and acks, with and without bundles, and a small MTU', () => {
+  const Unit = defineEntity('Unit', { x: t.f32(), y: t.f32(), hp: t.u8(), name: t.string(16) });
+  const defs = [Unit] as const;
+  let compared = 0;
+  let bundles = 0;
+  let onlyColumns = 0;
+  // (without bundles, a client that lost a packet gets last tick's records merged with this tick's)
+  for (const [mtu, bundled] of [
+    [1200, true],
+    [1200, false],
+    [300, true],
+  ] as const) {
+    const r = rng(mtu + Number(bundled));
+    const A = new ReplicationServer({ entities: defs, mtu, bundles: bundled }); // columns
+    const B = new ReplicationServer({ entities: defs, mtu, bundles: bundled }); // set() only
+    const live: number[] = [];
+    const spawn = (): void => {
+      const vals = { x: r() * 100, y: r() * 100, hp: (r() * 100) | 0, name: `u${live.length}` };
+      const id = A.spawn(Unit, vals);
+      assert.equal(B.spawn(Unit, vals), id);
+      live.push(id);
+    };
+    for (let i = 0; i < 120; i++) spawn();
+    const cols = A.columns(Unit);
+    // client 0 keeps up; the others lose packets and acks (up to 60 %)
+    const loss = [0, 0.1, 0.3, 0.6, 0.2];
+    const clients = loss.map((_, c) => {
+      A.addClient(c);
+      B.addClient(c);
+      return new ReplicationClient({ entities: defs });
+    });
+    for (let k = 0; k < 400; k++) {
+      // most ticks change columns only; some also set() a field, despawn or spawn (every entity is published the usual way then)
+      const other = r() < 0.15;
+      if (!other) onlyColumns++;
+      for (const id of live) {
+        if (r() >= 0.1) continue;
+        const row = A.rowOf(id);
+        const x = cols.x[row]! + (r() - 0.5);
+        const y = r() < 0.8 ? cols.y[row]! + (r() - 0.5) : cols.y[row]!;
+        cols.x[row] = x;
+        cols.y[row] = y;
+        B.set(id, { x: Math.fround(x), y: Math.fround(y) });
+      }
+      if (other) {
+        const w = r();
+        const i = (r() * live.length) | 0;
+        if (w < 0.4) {
+          A.set(live[i]!, { hp: k & 255 });
+          B.set(live[i]!, { hp: k & 255 });
+        } else if (w < 0.7 && live.length > 60) {
+          A.despawn(live[i]!);
+          B.despawn(live[i]!);
+          live.splice(i, 1);
+        } else spawn();
+      }
+      A.tick();
+      B.tick();
+      for (let c = 0; c < clients.length; c++) {
+        const pa = A.packetFor(c);
+        assert.deepEqual(pa, B.packetFor(c), `mtu ${mtu}, bundles ${bundled}, tick ${k}, client ${c}`);
+        compared++;
+        if (pa[0] === 0xb3) bundles++;
+        if (r() < loss[c]!) continue;
+        clients[c]!.receive(pa);
+        if (r() < loss[c]!) continue;
+        const ack = clients[c]!.ack();
+        A.receive(c, ack);
+        B.receive(c, ack);
+      }
+    }
+  }
+  console.log(`columns only: ${compared} packets compared, ${bundles} bundles, ${onlyColumns} ticks of column changes only`);
+  assert.ok(compared === 3 * 400 * 5, `compared ${compared}`);
+  assert.ok(bundles > 100, `${bundles} bundles`);
+  assert.ok(onlyColumns > 900, `${onlyColumns} ticks of column changes only`);
 });
 
 test('columns: handles and set() validate; a column write of any number is stored as the typed array stores it', () => {
