@@ -784,7 +784,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let sink = 0;
     for (let i = 0; i < nd; i++) {
       const e = dirty[i]!;
-      sink += e.spawnTick + e.despawnTick;
+      // (and the fields publish reads and writes on the lines after: see scanColumns)
+      sink += e.spawnTick + e.despawnTick + e.prevPub + e.c1From + e.serial;
     }
     this.sink = sink;
     for (let i = 0; i < nd; i++) {
