@@ -313,9 +313,7 @@ export function planOf(def: AnyEntityDef): Plan {
 
 /** Write one fixed-width field (code 1..6) whose value `v` differs from `b`. */
 function writeFixed(out: BitOut, c: number, lenBits: number, b: number, v: number): void {
-  let d = v - b;
-  d = c === C_U8 || c === C_I8 ? (d << 24) >> 24 : c === C_U16 || c === C_I16 ? (d << 16) >> 16 : d | 0;
-  const zz = ((d << 1) ^ (d >> 31)) >>> 0;
+  const zz = fixedZz(c, b, v);
   const L = 32 - Math.clz32(zz);
   if (L - 1 + lenBits <= 32) {
     // the prefix and the bits below the top bit in one write
@@ -399,6 +397,13 @@ export function writeMaskedSplit(
   }
 }
 
+/** The zigzag of `v - b` wrapped to the width of code `c` (1..6): what a fixed-width field sends. */
+function fixedZz(c: number, b: number, v: number): number {
+  let d = v - b;
+  d = c === C_U8 || c === C_I8 ? (d << 24) >> 24 : c === C_U16 || c === C_I16 ? (d << 16) >> 16 : d | 0;
+  return ((d << 1) ^ (d >> 31)) >>> 0;
+}
+
 /**
  * `writeMaskedSplit` of numeric fields of fixed-width codings only (`mask`
  * shares no bit with the plan's `other`), straight into the words `a` from bit
@@ -428,9 +433,7 @@ export function writeFixedMasked(
     const b = nvals[at++ & vm]!;
     const c = code[i]!;
     if (c === C_BOOL) continue;
-    let d = nv[nvAt + col[i]!]! - b;
-    d = c === C_U8 || c === C_I8 ? (d << 24) >> 24 : c === C_U16 || c === C_I16 ? (d << 16) >> 16 : d | 0;
-    const zz = ((d << 1) ^ (d >> 31)) >>> 0;
+    const zz = fixedZz(c, b, nv[nvAt + col[i]!]!);
     const L = 32 - Math.clz32(zz);
     const lenBits = lb[i]!;
     if (L - 1 + lenBits <= 32) pos = putBits(a, pos, (L - 1) | ((zz & ~(0x80000000 >>> (32 - L))) << lenBits), L - 1 + lenBits);

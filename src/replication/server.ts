@@ -625,14 +625,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.arenaPos = off + ((bits + 31) >>> 5);
     this.encA = a;
     this.encOff = off;
-    e.cTick = t;
-    e.c0From = from;
-    e.c0A = a;
-    e.c0Off = off;
-    e.c0Bits = bits;
-    e.c1From = -2;
-    e.ccBits = -1;
-    e.cMore = undefined;
+    setUsual(e, t, from, a, off, bits);
     if (this.streamOk) {
       // the record of the usual packet: as putUsual writes it
       const id = e.id;
@@ -969,14 +962,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         writeMaskedSplit(s, def, m, h.vals, h.nvals, at, h.vcap - 1, col, nv, nb + nn, pub);
         bits = this.stash(s);
       }
-      e.cTick = t;
-      e.c0From = from;
-      e.c0A = this.encA;
-      e.c0Off = this.encOff;
-      e.c0Bits = bits;
-      e.c1From = -2;
-      e.ccBits = -1;
-      e.cMore = undefined;
+      setUsual(e, t, from, this.encA, this.encOff, bits);
     }
   }
 
@@ -2258,6 +2244,18 @@ function putRecord(out: BitOut, gap: number, held: number, target: number, type:
     out.write(0, 1);
     out.appendFrom(a, off, ebits);
   }
+}
+
+/** `e`'s encoding cache after a publish at `t`: only the update from version `from`, `bits` bits of `a` from word `off`. */
+function setUsual(e: Ent, t: number, from: number, a: Uint32Array, off: number, bits: number): void {
+  e.cTick = t;
+  e.c0From = from;
+  e.c0A = a;
+  e.c0Off = off;
+  e.c0Bits = bits;
+  e.c1From = -2;
+  e.ccBits = -1;
+  e.cMore = undefined;
 }
 
 /**
