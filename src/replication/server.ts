@@ -173,17 +173,14 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   /**
    * This tick's usual packet body as publishCols writes it (see buildNext): the
    * records of the entities it published, in the order published, with their
-   * ids, serials and start bits; usable while `streamOk` (ids ascending, and no
-   * other entity changed at `streamTick`).
+   * ids, serials and start bits in `streamRecs`; usable while `streamOk` (ids
+   * ascending, and no other entity changed at the tick: every packet is built
+   * at the current tick).
    */
   private readonly stream = new BitOut(512);
-  private streamTick = -1;
+  private readonly streamRecs = newRecList();
   private streamOk = false;
-  private streamN = 0;
   private streamPrev = 0;
-  private streamId = new Uint32Array(256);
-  private streamSer = new Int32Array(256);
-  private streamG = new Int32Array(256);
   private readonly setIdx: number[] = [];
   /** set()'s validated numeric values (`setRaw`: the others), by position in `setIdx`. */
   private readonly setNum: Float64Array;
@@ -570,6 +567,41 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   /**
+   * Encode the update of the entity at row `nb` of `tbl` just published (fields
+   * `m`, their old values from ring slot `at` of the history on) straight into
+   * the encoding arena, room for the type's longest update (`encWords` > 0)
+   * made first; `encA` / `encOff` say where. Fixed-width fields only:
+   * `writeFixedMasked`, without a BitOut. Returns the bits written.
+   */
+  private encodeUsual(tbl: Table, m: number, at: number, nb: number, pub: readonly unknown[]): number {
+    const h = this.hist;
+    const nv = tbl.v;
+    const nvAt = nb + tbl.nn;
+    let a = this.arena;
+    let off = this.arenaPos;
+    if (off + tbl.encWords > a.length) {
+      this.arena = a = new Uint32Array(ARENA_WORDS);
+      off = 0;
+    }
+    const p = planOf(tbl.def);
+    let bits: number;
+    if ((m & p.other) === 0) bits = writeFixedMasked(a, off << 5, p, m, h.nvals, at, h.vcap - 1, tbl.col, nv, nvAt) - (off << 5);
+    else {
+      const s = this.arenaOut;
+      s.words = a;
+      s.pos = off << 5;
+      writeMaskedSplit(s, tbl.def, m, h.vals, h.nvals, at, h.vcap - 1, tbl.col, nv, nvAt, pub);
+      bits = s.pos - (off << 5);
+      // (never grown past the bound; if it were, the grown copy holds everything and becomes the arena)
+      if (s.words !== a) this.arena = a = s.words as Uint32Array<ArrayBuffer>;
+    }
+    this.arenaPos = off + ((bits + 31) >>> 5);
+    this.encA = a;
+    this.encOff = off;
+    return bits;
+  }
+
+  /**
    * `publish` of an entity whose only changes this tick are those the column
    * scan found (`m`: their fields' bits; it is not dirty, so no `set`, handle,
    * owner change or despawn touched it), of a type of at most 31 fields without
@@ -598,33 +630,14 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     while (d !== 0) {
       const i = 31 - Math.clz32(d & -d);
       d &= d - 1;
-      const k = nb + nn + col[i]!;
-      h.putN(nv[k]!);
-      nv[k] = nv[k - nn]!;
+      publishField(e, i, h, col[i]!, nv, nb, nn);
     }
     const from = e.pubTick;
     e.pubTick = t;
     e.prevPub = from;
-    let a = this.arena;
-    let off = this.arenaPos;
-    if (off + tbl.encWords > a.length) {
-      this.arena = a = new Uint32Array(ARENA_WORDS);
-      off = 0;
-    }
-    const p = planOf(tbl.def);
-    let bits: number;
-    if ((m & p.other) === 0) bits = writeFixedMasked(a, off << 5, p, m, h.nvals, at, h.vcap - 1, col, nv, nb + nn) - (off << 5);
-    else {
-      const s = this.arenaOut;
-      s.words = a;
-      s.pos = off << 5;
-      writeMaskedSplit(s, tbl.def, m, h.vals, h.nvals, at, h.vcap - 1, col, nv, nb + nn, e.pub);
-      bits = s.pos - (off << 5);
-      if (s.words !== a) this.arena = a = s.words as Uint32Array<ArrayBuffer>;
-    }
-    this.arenaPos = off + ((bits + 31) >>> 5);
-    this.encA = a;
-    this.encOff = off;
+    const bits = this.encodeUsual(tbl, m, at, nb, e.pub);
+    const a = this.encA;
+    const off = this.encOff;
     setUsual(e, t, from, a, off, bits);
     if (this.streamOk) {
       // the record of the usual packet: as putUsual writes it
@@ -634,17 +647,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         this.streamOk = false;
         return;
       }
-      const k = this.streamN++;
-      if (k === this.streamId.length) {
-        const grow = <A extends Uint32Array | Int32Array>(x: A, y: A): A => (y.set(x), y);
-        this.streamId = grow(this.streamId, new Uint32Array(2 * k));
-        this.streamSer = grow(this.streamSer, new Int32Array(2 * k));
-        this.streamG = grow(this.streamG, new Int32Array(2 * k));
-      }
+      const l = this.streamRecs;
+      const k = l.n++;
+      recCapacity(l, k + 1);
       const so = this.stream;
-      this.streamId[k] = id;
-      this.streamSer[k] = e.serial;
-      this.streamG[k] = so.pos;
+      l.id[k] = id;
+      l.serial[k] = e.serial;
+      l.g[k] = so.pos;
       putRecord(so, id - prev, from, t, 0, 0, a, off, bits);
       this.streamPrev = id;
     }
@@ -763,9 +772,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const buf = this.changedBuf;
     const floor = t - this.window;
     this.changedN = 0;
-    this.streamTick = t;
     this.streamOk = true;
-    this.streamN = 0;
+    this.streamRecs.n = 0;
     this.streamPrev = 0;
     this.stream.reset();
     for (let i = 0; i < this.colTables.length; i++) this.scanColumns(this.colTables[i]!, t);
@@ -936,27 +944,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       // that version gets (every client, when all acknowledged the last tick), found in the cache by encode()
       const i = e.undo & (h.cap - 1);
       const at = h.vstart[i]! + 1;
-      const words = tbl.encWords;
       let bits: number;
-      if (words > 0) {
-        // written straight into the encoding arena (room for the longest update made first)
-        let a = this.arena;
-        let off = this.arenaPos;
-        if (off + words > a.length) {
-          this.arena = a = new Uint32Array(ARENA_WORDS);
-          off = 0;
-        }
-        const s = this.arenaOut;
-        s.words = a;
-        s.pos = off << 5;
-        writeMaskedSplit(s, def, m, h.vals, h.nvals, at, h.vcap - 1, col, nv, nb + nn, pub);
-        bits = s.pos - (off << 5);
-        // (never grown past the bound; if it were, the grown copy holds everything and becomes the arena)
-        if (s.words !== a) this.arena = a = s.words as Uint32Array<ArrayBuffer>;
-        this.arenaPos = off + ((bits + 31) >>> 5);
-        this.encA = a;
-        this.encOff = off;
-      } else {
+      if (tbl.encWords > 0) bits = this.encodeUsual(tbl, m, at, nb, pub);
+      else {
         const s = this.scratch;
         s.reset();
         writeMaskedSplit(s, def, m, h.vals, h.nvals, at, h.vcap - 1, col, nv, nb + nn, pub);
@@ -1888,16 +1878,17 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.room(nlog + 1);
     const out = this.pkt;
     out.reset();
-    if (this.streamTick === t && this.streamOk) {
+    if (this.streamOk) {
       // every record is one publishCols wrote (the other entities of the log have none): the body as it is
       const so = this.stream;
       if (so.pos > budget) return null;
       out.appendFrom(so.words, 0, so.pos);
-      const n = this.streamN;
+      const l = this.streamRecs;
+      const n = l.n;
       const cur = this.cur;
-      cur.id.set(this.streamId.subarray(0, n));
-      cur.serial.set(this.streamSer.subarray(0, n));
-      cur.g.set(this.streamG.subarray(0, n));
+      cur.id.set(l.id.subarray(0, n));
+      cur.serial.set(l.serial.subarray(0, n));
+      cur.g.set(l.g.subarray(0, n));
       return this.keepBuilt(p, base, t, n);
     }
     const b = t - 1;
