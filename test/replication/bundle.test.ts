@@ -38,6 +38,13 @@ function world(seed: number, bundles = true, mtu = 1 << 16) {
   return { server, step, view };
 }
 
+/** The client's mirror is the world `w`: the same ids, and each entity's values. */
+function assertMirror(c: ReplicationClient<(typeof U)[]>, w: Map<number, Record<string, unknown>>, what: string): void {
+  const sorted = (ids: Iterable<number>): number[] => [...ids].sort((a, b) => a - b);
+  assert.deepEqual(sorted(c.entities.keys()), sorted(w.keys()), `${what}: ids`);
+  for (const [id, v] of w) assert.deepEqual(c.entities.get(id)?.values, v, `${what}: id ${id}`);
+}
+
 test('a client that missed ticks gets a bundle of the packets a client that kept up got, byte for byte; applied, it is the world, and its result is the net change', () => {
   const { server, step, view } = world(7);
   server.addClient('up');
@@ -93,9 +100,7 @@ test('a client that missed ticks gets a bundle of the packets a client that kept
     const sorted = (a: number[]): number[] => [...a].sort((x, y) => x - y);
     assert.deepEqual([sorted(res.spawned), sorted(res.despawned), new Map(res.changed)], [spawned, despawned, changed], `tick ${k}: result`);
     // the mirror is the world
-    const w = view();
-    assert.equal(lag.entities.size, w.size, `tick ${k}: entity count`);
-    for (const [id, v] of w) assert.deepEqual(lag.entities.get(id)?.values, v, `tick ${k}: id ${id}`);
+    assertMirror(lag, view(), `tick ${k}`);
     if (r() >= 0.4) server.receive('lag', lag.ack());
   }
   assert.ok(bundles > 50 && parts > 2.2 * bundles && skipped > 20, `${bundles} bundles, ${parts} parts, ${skipped} parts the client had`);
@@ -188,9 +193,7 @@ test('a small MTU: between packets that leave entities out, bundles, and the mir
       if (res.deferred > 0) over++;
       else if (!res.ignored) {
         exact++;
-        const w = view();
-        assert.equal(c.entities.size, w.size, `tick ${k}: entity count`);
-        for (const [id, v] of w) assert.deepEqual(c.entities.get(id)?.values, v, `tick ${k}: id ${id}`);
+        assertMirror(c, view(), `tick ${k}`);
       }
       if (k % 4 === 0) server.receive('c', c.ack());
     }
@@ -249,14 +252,7 @@ test('ids despawned and spawned again, a small MTU, one client that keeps up and
           if (res.deferred > 0) over++;
           else if (!res.ignored) {
             exact++;
-            const w = view();
-            const what = `bundles ${bundles} mtu ${mtu} acks every ${every}, tick ${k}`;
-            assert.deepEqual(
-              [...c.entities.keys()].sort((a, b) => a - b),
-              [...w.keys()],
-              `${what}: ids`,
-            );
-            for (const [id, v] of w) assert.deepEqual(c.entities.get(id)!.values, v, `${what}: id ${id}`);
+            assertMirror(c, view(), `bundles ${bundles} mtu ${mtu} acks every ${every}, tick ${k}`);
           }
           if (k % every === 0) server.receive('lag', c.ack());
         }
