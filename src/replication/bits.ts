@@ -6,6 +6,21 @@
 import { DecodeError } from '../core/errors.js';
 
 /** A growable bit writer over 32-bit words (little-endian word = byte order on the wire). */
+/**
+ * Write the low `n` bits of `v` (0 <= n <= 32) into the words `a` at bit `pos`
+ * (the caller made room: two words from `pos`); returns `pos + n`. The bits
+ * below `pos` in its word are kept, the ones above the value zeroed (see BitOut.reset).
+ */
+export function putBits(a: Uint32Array, pos: number, v: number, n: number): number {
+  if (n === 0) return pos;
+  const i = pos >>> 5;
+  const o = pos & 31;
+  const x = n === 32 ? v >>> 0 : v & ((1 << n) - 1);
+  a[i] = (a[i]! & ((1 << o) - 1)) | (x << o);
+  if (o + n > 32) a[i + 1] = x >>> (32 - o);
+  return pos + n;
+}
+
 export class BitOut {
   words: Uint32Array;
   /** Bits written. */
@@ -34,15 +49,8 @@ export class BitOut {
   write(v: number, n: number): void {
     if (n === 0) return;
     const p = this.pos;
-    const i = p >>> 5;
-    if (i + 2 > this.words.length) this.grow(i + 2);
-    const o = p & 31;
-    const x = n === 32 ? v >>> 0 : v & ((1 << n) - 1);
-    const w = this.words;
-    // the bits below `o` kept, the ones above the value zero (see reset)
-    w[i] = (w[i]! & ((1 << o) - 1)) | (x << o);
-    if (o + n > 32) w[i + 1] = x >>> (32 - o);
-    this.pos = p + n;
+    if ((p >>> 5) + 2 > this.words.length) this.grow((p >>> 5) + 2);
+    this.pos = putBits(this.words, p, v, n);
   }
 
   /**

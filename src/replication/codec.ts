@@ -5,7 +5,7 @@
  */
 import { DecodeError, rethrowAt } from '../core/errors.js';
 import { decodeUtf8 } from '../core/reader.js';
-import { type BitIn, type BitOut, bitLength } from './bits.js';
+import { type BitIn, type BitOut, bitLength, putBits } from './bits.js';
 import { defaultRaw, quantSteps, type AnyEntityDef, type Field, type FieldKind } from './schema.js';
 import { rawEq } from './values.js';
 
@@ -443,17 +443,6 @@ export function writeFixedMasked(
     }
   }
   return pos;
-}
-
-/** BitOut.write into the words `a` at bit `pos` (room made by the caller); returns `pos + n`. */
-function putBits(a: Uint32Array, pos: number, v: number, n: number): number {
-  if (n === 0) return pos;
-  const i = pos >>> 5;
-  const o = pos & 31;
-  const x = n === 32 ? v >>> 0 : v & ((1 << n) - 1);
-  a[i] = (a[i]! & ((1 << o) - 1)) | (x << o);
-  if (o + n > 32) a[i + 1] = x >>> (32 - o);
-  return pos + n;
 }
 
 /**
