@@ -363,6 +363,90 @@ export function writeBody(out: BitOut, def: AnyEntityDef, base: readonly unknown
 }
 
 /**
+ * Publish and encode in one pass, for an update whose fields are all numeric
+ * of fixed-width codings (`mask` shares no bit with the plan's `other`): for
+ * each field of `mask`, its published value (row slot `nb + nn + col[i]` of
+ * `nv`) goes into the history's value ring `nvals` at `at`, `at + 1`, ... (the
+ * caller has made room), the working value (`nb + col[i]`) replaces it, and
+ * the change goes into the update written from word `off` of `a` on (fresh
+ * words, room for the longest update made). The same bits as
+ * `writeFixedMasked` of the same values, word by word; returns the bits written.
+ */
+export function publishFixed(
+  a: Uint32Array,
+  off: number,
+  p: Plan,
+  mask: number,
+  nvals: Float64Array,
+  at: number,
+  vm: number,
+  col: Int32Array,
+  nv: Float64Array,
+  nb: number,
+  nn: number,
+): number {
+  const code = p.code;
+  const lb = p.lenBits;
+  // the bits not yet stored (`accN` < 32 of them), the mask first
+  let acc = mask;
+  let accN = p.n;
+  let w = off;
+  let m = mask;
+  const pb = nb + nn;
+  while (m !== 0) {
+    const i = 31 - Math.clz32(m & -m);
+    m &= m - 1;
+    const k = col[i]!;
+    const b = nv[pb + k]!;
+    const v = nv[nb + k]!;
+    nvals[at++ & vm] = b;
+    nv[pb + k] = v;
+    const c = code[i]!;
+    if (c === C_BOOL) continue;
+    let d = v - b;
+    d = c >= C_U32 ? d | 0 : c <= C_I8 ? (d << 24) >> 24 : (d << 16) >> 16;
+    const zz = ((d << 1) ^ (d >> 31)) >>> 0;
+    const L = 32 - Math.clz32(zz);
+    const lenBits = lb[i]!;
+    let n = L - 1 + lenBits;
+    if (n <= 32) {
+      // the length, then the bits below the top one
+      const x = (L - 1) | ((zz & ~(0x80000000 >>> (32 - L))) << lenBits);
+      acc |= x << accN;
+      n += accN;
+      if (n >= 32) {
+        a[w++] = acc;
+        acc = accN === 0 ? 0 : x >>> (32 - accN);
+        n -= 32;
+      }
+      accN = n;
+    } else {
+      const x1 = L - 1;
+      acc |= x1 << accN;
+      n = accN + lenBits;
+      if (n >= 32) {
+        a[w++] = acc;
+        acc = accN === 0 ? 0 : x1 >>> (32 - accN);
+        n -= 32;
+      }
+      accN = n;
+      // (L - 1 bits: all of zz but its top bit; the put masks it off)
+      const x2 = L - 1 === 32 ? zz : zz & ((1 << (L - 1)) - 1);
+      acc |= x2 << accN;
+      n = accN + L - 1;
+      if (n >= 32) {
+        a[w++] = acc;
+        acc = accN === 0 ? 0 : x2 >>> (32 - accN);
+        n -= 32;
+      }
+      accN = n;
+    }
+  }
+  if (accN > 0) a[w] = acc;
+  return ((w - off) << 5) + accN;
+}
+
+/**
  * `writeBody` when the fields that differ are known (types of at most 32
  * fields), for the server's split storage: `mask` (not 0) says which; the
  * k-th set bit's base value is slot `(at + k) & vm` of a ring of old values

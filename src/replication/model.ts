@@ -355,6 +355,11 @@ export class History {
     this.vals[this.vtail++ & (this.vcap - 1)] = v;
   }
 
+  /** Make room for `k` more values (then written straight into `nvals` / `vals` from `vtail` on). */
+  room(k: number): void {
+    while (this.vtail - this.vhead + k > this.vcap) this.growVals();
+  }
+
   putN(v: number): void {
     if (this.vtail - this.vhead === this.vcap) this.growVals();
     this.nvals[this.vtail++ & (this.vcap - 1)] = v;

@@ -17,7 +17,7 @@
 import { ByteReader } from '../core/reader.js';
 import { DecodeError, EncodeError } from '../core/errors.js';
 import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
-import { maxRecordBits, planOf, writeBody, writeFixedMasked, writeMaskedPairs, writeMaskedSplit } from './codec.js';
+import { maxRecordBits, planOf, publishFixed, writeBody, writeFixedMasked, writeMaskedPairs, writeMaskedSplit } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type FieldInfo, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, assignRaw, fromRaw, rawEq, toRaw, valuesOf } from './values.js';
 import { ACK_MAGIC, BUNDLE_MAGIC, HEADER_MAX, STATE_MAGIC, hex32, varintBytes } from './wire.js';
@@ -626,18 +626,37 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     h.row(e, t, m);
     h.put(e.pubOwner);
     const at = h.vtail;
-    d = m;
-    while (d !== 0) {
-      const i = 31 - Math.clz32(d & -d);
-      d &= d - 1;
-      publishField(e, i, h, col[i]!, nv, nb, nn);
-    }
     const from = e.pubTick;
     e.pubTick = t;
     e.prevPub = from;
-    const bits = this.encodeUsual(tbl, m, at, nb, e.pub);
-    const a = this.encA;
-    const off = this.encOff;
+    let bits: number;
+    let a: Uint32Array;
+    let off: number;
+    const p = planOf(tbl.def);
+    if ((m & p.other) === 0) {
+      // every field numeric, of a fixed-width coding: published and encoded in one pass
+      const k = bitCount(m);
+      h.room(k);
+      a = this.arena;
+      off = this.arenaPos;
+      if (off + tbl.encWords > a.length) {
+        this.arena = a = new Uint32Array(ARENA_WORDS);
+        off = 0;
+      }
+      bits = publishFixed(a, off, p, m, h.nvals, at, h.vcap - 1, col, nv, nb, nn);
+      h.vtail = at + k;
+      this.arenaPos = off + ((bits + 31) >>> 5);
+    } else {
+      d = m;
+      while (d !== 0) {
+        const i = 31 - Math.clz32(d & -d);
+        d &= d - 1;
+        publishField(e, i, h, col[i]!, nv, nb, nn);
+      }
+      bits = this.encodeUsual(tbl, m, at, nb, e.pub);
+      a = this.encA;
+      off = this.encOff;
+    }
     setUsual(e, t, from, a, off, bits);
     if (this.streamOk) {
       // the record of the usual packet: as putUsual writes it
@@ -2224,6 +2243,13 @@ const ARENA_WORDS = 16384;
  * creation (`held` < 0: ops 1, 0, the type, the body) or an update (op 0, the
  * body); the body is `ebits` bits of `a` from word `off`.
  */
+/** The number of bits set in `m`. */
+function bitCount(m: number): number {
+  m -= (m >>> 1) & 0x55555555;
+  m = (m & 0x33333333) + ((m >>> 2) & 0x33333333);
+  return Math.imul((m + (m >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
+}
+
 function putRecord(out: BitOut, gap: number, held: number, target: number, type: number, typeBits: number, a: Uint32Array, off: number, ebits: number): void {
   writeGamma(out, gap);
   if (target < 0) out.write(3, 2);
