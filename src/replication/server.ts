@@ -510,6 +510,17 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const v = tbl.v;
     const stride = tbl.stride;
     let nr = 0;
+    // one load from each cache line of the columns first, all independent: their misses overlap, where the scan's
+    // own loads wait behind its branches
+    let sink = 0;
+    for (let j = 0; j < cols.length; j++) {
+      const cl = cols[j]!;
+      const n = Math.ceil(tbl.top / cl.per);
+      const r64 = cl.raw64;
+      const s64 = cl.seen64;
+      for (let i = 0; i < n; i += 8) sink += r64[i]! + s64[i]!;
+    }
+    this.sink = sink;
     for (let j = 0; j < cols.length; j++) {
       const cl = cols[j]!;
       // (fields 31 and up share bit 31: see below)
@@ -529,7 +540,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let nc = this.changedN;
     if (fast) {
       // one load from each changed row's entity first, all independent (their misses overlap; see tick)
-      let sink = 0;
+      sink = 0;
       // (and the row's last published value: a row spans two cache lines)
       const last = ROW_META + 2 * tbl.nn - 1;
       for (let i = 0; i < nr; i++) {
