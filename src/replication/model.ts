@@ -214,13 +214,12 @@ export const OWNER = -1;
 
 export class Ent {
   // Fields in the order of how hot they are (V8 lays them out in this order, each field 4 bytes after a 12-byte
-  // header): the first 13 (one cache line) are what tick() and a packet's usual record read, the next 13 what
-  // publishing an entity writes besides. Every field has an initializer of its final kind (a field first defined
-  // as undefined and later given a number is no longer a small-integer field for V8).
+  // header): the first 16 (64 bytes) are all that publishing a column change (publishCols) and a packet's usual
+  // record read and write, the next ones what tick() and publish read besides. Every field has an initializer of its
+  // final kind (a field first defined as undefined and later given a number is no longer a small-integer field for V8).
   readonly id: number = 0;
-  /** The numeric fields' raw values and change flags: a row of `tbl` (see Table) from `nb` on (-1: released, after the despawn). */
-  nb = -1;
-  readonly tbl: Table;
+  /** Unique per Ent object (ids can be reused after a despawn): tells records of one id apart in record lists. */
+  readonly serial: number = (serials = (serials + 1) & 0x3fffffff || 1);
   despawnPending = false;
   spawnTick = -1;
   /** The tick of the newest published version (-1: not published yet). */
@@ -243,15 +242,16 @@ export class Ent {
   c1From = -2;
   ccBits = -1;
   cMore: Map<number, Enc> | undefined = undefined;
+  pubOwner: OwnerTag | undefined = undefined;
+  /** The numeric fields' raw values and change flags: a row of `tbl` (see Table) from `nb` on (-1: released, after the despawn). */
+  nb = -1;
+  readonly tbl: Table;
   readonly def: AnyEntityDef;
   /** Fields beyond the 32 of the change mask were set, or the owner changed: publish compares every field. */
   dirtyAll = false;
   owner: OwnerTag | undefined = undefined;
-  pubOwner: OwnerTag | undefined = undefined;
   /** The tick that published its despawn (-1: none yet; a small integer, not Infinity, so the field stays unboxed). */
   despawnTick = -1;
-  /** Unique per Ent object (ids can be reused after a despawn): tells records of one id apart in record lists. */
-  readonly serial: number = (serials = (serials + 1) & 0x3fffffff || 1);
   readonly type: number = 0;
   /** Working values of the fields that are not numeric: `set()` writes here (raw form, see schema.ts; numeric fields' slots unused). */
   readonly work: unknown[] = EMPTY;
