@@ -551,6 +551,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       }
       this.sink = sink;
     }
+    if (fast && this.streamOk) recCapacity(this.streamRecs, this.streamRecs.n + nr);
     for (let i = 0; i < nr; i++) {
       const r = list[i]!;
       const m = cm[r]!;
@@ -679,12 +680,20 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       }
       const l = this.streamRecs;
       const k = l.n++;
-      recCapacity(l, k + 1);
+      // (room for every record of the scan made before it: see scanColumns)
       const so = this.stream;
       l.id[k] = id;
       l.serial[k] = e.serial;
       l.g[k] = so.pos;
-      putRecord(so, id - prev, from, t, 0, 0, a, off, bits);
+      // putRecord's usual record: the gap (Elias gamma) and the update bit (0) in one write when they fit, the update
+      const gap = id - prev;
+      const L = 32 - Math.clz32(gap);
+      if (L <= 16) so.write((1 << (L - 1)) | ((gap & ((1 << (L - 1)) - 1)) << L), 2 * L);
+      else {
+        writeGamma(so, gap);
+        so.write(0, 1);
+      }
+      so.appendFrom(a, off, bits);
       this.streamPrev = id;
     }
   }
