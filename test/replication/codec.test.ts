@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BitOut } from '../../src/replication/bits.js';
-import { writeBody, writeMaskedPairs } from '../../src/replication/codec.js';
+import { planOf, publishFixed, writeBody, writeMaskedPairs } from '../../src/replication/codec.js';
+import { defineEntity, t } from '../../src/replication/schema.js';
 import { numLayout } from '../../src/replication/model.js';
 import { FloatBits, rawEq, toRaw } from '../../src/replication/values.js';
 import { DEFS, randomValue } from './world.js';
@@ -65,4 +66,105 @@ test('writeMaskedPairs (the server’s update from an older version) writes what
   assert.ok(compared > 2500 && nonEmpty > 2000, `${compared} compared`);
   for (const k of ['f32', 'f64', 'u8', 'i16', 'varint', 'string', 'quantized', 'bool', 'ref', 'array', 'bytes', 'u32', 'u16', 'i8', 'i32'])
     assert.ok(kinds.has(k), `kind ${k} changed`);
+});
+
+test('publishFixed (publishCols’ publish and encode in one pass) writes what writeBody writes, moves the published values into the history ring, and installs the working ones', () => {
+  const def = defineEntity('Fixed', {
+    b: t.bool(),
+    u8: t.u8(),
+    i8: t.i8(),
+    u16: t.u16(),
+    i16: t.i16(),
+    u32: t.u32(),
+    i32: t.i32(),
+    f: t.f32(),
+    g: t.f32(),
+    r: t.ref(),
+  });
+  const fb = new FloatBits();
+  const r = rng(41);
+  const { col, nn } = numLayout(def);
+  const p = planOf(def);
+  // extremes as often as small steps: the longest zigzag values take publishFixed's two-part path
+  const pick = (lo: number, hi: number): number => {
+    const q = r();
+    return q < 0.25 ? lo : q < 0.5 ? hi : lo + Math.floor(r() * (hi - lo + 1));
+  };
+  const value = (kind: string, near?: number): unknown => {
+    switch (kind) {
+      case 'bool':
+        return r() < 0.5;
+      case 'u8':
+        return pick(0, 255);
+      case 'i8':
+        return pick(-128, 127);
+      case 'u16':
+        return pick(0, 65535);
+      case 'i16':
+        return pick(-32768, 32767);
+      case 'u32':
+        return pick(0, 0xffffffff);
+      case 'i32':
+        return pick(-0x80000000, 0x7fffffff);
+      case 'f32':
+        return r() < 0.3 && near !== undefined
+          ? near + (r() - 0.5) * 1e-3
+          : r() < 0.1
+            ? [Number.NaN, -0, Infinity, -Infinity][Math.floor(r() * 4)]
+            : (r() - 0.5) * 10 ** Math.floor(r() * 40 - 20);
+      default:
+        return r() < 0.2 ? null : pick(1, 0xffffffff);
+    }
+  };
+  let compared = 0;
+  let wrapped = 0;
+  let words = 0;
+  const vm = 15;
+  for (let run = 0; run < 4000; run++) {
+    const base: unknown[] = [];
+    const raw: unknown[] = [];
+    for (const fi of def.list) base.push(toRaw(fi.f, value(fi.kind), fi.name, fb));
+    for (const [i, fi] of def.list.entries())
+      raw.push(r() < 0.4 ? base[i] : toRaw(fi.f, value(fi.kind, fi.kind === 'f32' ? fb.f32Value(base[i] as number) : undefined), fi.name, fb));
+    let mask = 0;
+    def.list.forEach((_fi, i) => {
+      if (base[i] !== raw[i]) mask |= 1 << i;
+    });
+    if (mask === 0) continue;
+    const want = new BitOut(8);
+    writeBody(want, def, base, raw);
+    // a row at `nb` (working values) and `nb + nn` (published), other rows' slots around it
+    const nb = 5;
+    const nv = new Float64Array(nb + 2 * nn + 5).fill(-7);
+    def.list.forEach((_fi, i) => {
+      nv[nb + col[i]!] = raw[i] as number;
+      nv[nb + nn + col[i]!] = base[i] as number;
+    });
+    const nvals = new Float64Array(vm + 1).fill(-9);
+    const at = Math.floor(r() * 40);
+    // words full of garbage: publishFixed sets each word it writes
+    const off = 1 + Math.floor(r() * 3);
+    const a = new Uint32Array(off + 12).fill(0xdeadbeef);
+    const bits = publishFixed(a, off, p, mask, nvals, at, vm, col, nv, nb, nn);
+    assert.equal(bits, want.pos, `run ${run}: bits`);
+    const got = new BitOut(8);
+    got.appendFrom(a, off, bits);
+    assert.equal(bitsOf(got), bitsOf(want), `run ${run}`);
+    assert.equal(a[off - 1], 0xdeadbeef, 'nothing written before the update');
+    // the old values of the changed fields, in field order, from `at` on (around the ring); the published slots hold the working values
+    let k = at;
+    def.list.forEach((_fi, i) => {
+      if (mask & (1 << i)) {
+        assert.equal(nvals[k++ & vm], base[i], `run ${run}: history value of field ${i}`);
+        assert.equal(nv[nb + nn + col[i]!], raw[i], `run ${run}: published value of field ${i}`);
+      } else assert.equal(nv[nb + nn + col[i]!], base[i]);
+      assert.equal(nv[nb + col[i]!], raw[i]);
+    });
+    if ((k & vm) < (at & vm)) wrapped++;
+    assert.equal(nv[nb - 1], -7);
+    assert.equal(nv[nb + 2 * nn], -7);
+    words = Math.max(words, bits >>> 5);
+    compared++;
+  }
+  assert.ok(compared > 3500 && wrapped > 100 && words >= 4, `${compared} compared, ${wrapped} around the ring, ${words} words`);
 });
