@@ -403,9 +403,7 @@ export function publishFixed(
     nv[pb + k] = v;
     const c = code[i]!;
     if (c === C_BOOL) continue;
-    let d = v - b;
-    d = c >= C_U32 ? d | 0 : c <= C_I8 ? (d << 24) >> 24 : (d << 16) >> 16;
-    const zz = ((d << 1) ^ (d >> 31)) >>> 0;
+    const zz = fixedZz(c, b, v);
     const L = 32 - Math.clz32(zz);
     const lenBits = lb[i]!;
     let n = L - 1 + lenBits;
