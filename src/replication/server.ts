@@ -186,6 +186,12 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly setNum: Float64Array;
   private readonly head = new Uint8Array(HEADER_MAX);
   private arena = new Uint32Array(ARENA_WORDS);
+  /**
+   * The arena after this one, made when this one was taken: by the time it is used it has usually been through the
+   * young generation's collections, so that storing it into an (old) entity's encoding slot takes the write barrier's
+   * fast path.
+   */
+  private nextArena = new Uint32Array(ARENA_WORDS);
   private slab = new Uint8Array(0);
   private slabPos = 0;
   private arenaPos = 0;
@@ -585,6 +591,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    * made first; `encA` / `encOff` say where. Fixed-width fields only:
    * `writeFixedMasked`, without a BitOut. Returns the bits written.
    */
+  /** A new arena (see `nextArena`). */
+  private freshArena(): Uint32Array<ArrayBuffer> {
+    const a = this.nextArena;
+    this.nextArena = new Uint32Array(ARENA_WORDS);
+    return a;
+  }
+
   private encodeUsual(tbl: Table, m: number, at: number, nb: number, pub: readonly unknown[]): number {
     const h = this.hist;
     const nv = tbl.v;
@@ -592,7 +605,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let a = this.arena;
     let off = this.arenaPos;
     if (off + tbl.encWords > a.length) {
-      this.arena = a = new Uint32Array(ARENA_WORDS);
+      this.arena = a = this.freshArena();
       off = 0;
     }
     const p = planOf(tbl.def);
@@ -652,7 +665,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       a = this.arena;
       off = this.arenaPos;
       if (off + tbl.encWords > a.length) {
-        this.arena = a = new Uint32Array(ARENA_WORDS);
+        this.arena = a = this.freshArena();
         off = 0;
       }
       bits = publishFixed(a, off, p, m, h.nvals, at, h.vcap - 1, col, nv, nb, nn);
