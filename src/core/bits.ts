@@ -155,3 +155,10 @@ export class BitWriter {
     return this.buf.slice(0, (this.bitPos + 7) >>> 3);
   }
 }
+
+/** The number of bits set in the low 32 bits of `x`. */
+export function popcount32(x: number): number {
+  x = x - ((x >>> 1) & 0x55555555);
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
+  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
+}

@@ -14,6 +14,7 @@
  * (profile, base node, tick) and shared, and each entity record once per
  * (held version, new version) and shared.
  */
+import { popcount32 } from '../core/bits.js';
 import { ByteReader } from '../core/reader.js';
 import { DecodeError, EncodeError } from '../core/errors.js';
 import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
@@ -660,7 +661,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const p = planOf(tbl.def);
     if ((m & p.other) === 0) {
       // every field numeric, of a fixed-width coding: published and encoded in one pass
-      const k = bitCount(m);
+      const k = popcount32(m);
       h.room(k);
       a = this.arena;
       off = this.arenaPos;
@@ -2276,13 +2277,6 @@ const ARENA_WORDS = 16384;
  * creation (`held` < 0: ops 1, 0, the type, the body) or an update (op 0, the
  * body); the body is `ebits` bits of `a` from word `off`.
  */
-/** The number of bits set in `m`. */
-function bitCount(m: number): number {
-  m -= (m >>> 1) & 0x55555555;
-  m = (m & 0x33333333) + ((m >>> 2) & 0x33333333);
-  return Math.imul((m + (m >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
-}
-
 function putRecord(out: BitOut, gap: number, held: number, target: number, type: number, typeBits: number, a: Uint32Array, off: number, ebits: number): void {
   writeGamma(out, gap);
   if (target < 0) out.write(3, 2);

@@ -3,16 +3,13 @@ import { ByteReader } from '../../core/reader.js';
 import { ByteWriter } from '../../core/writer.js';
 import { DecodeError, EncodeError } from '../../core/errors.js';
 import { excerpt } from '../../core/json.js';
+import { popcount32 } from '../../core/bits.js';
 import { ReadContext } from './context.js';
 
 const POPCOUNT8 = new Uint8Array(256);
 for (let i = 1; i < 256; i++) POPCOUNT8[i] = (i & 1) + POPCOUNT8[i >> 1]!;
 
-export function popcount32(x: number): number {
-  x = x - ((x >>> 1) & 0x55555555);
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-  return (Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) & 0xff;
-}
+export { popcount32 };
 
 /** Read a packed guid named `name` (for errors); `span` is its span path, or undefined for none. */
 export function readPackedGuid(r: ByteReader, ctx: ReadContext, name: string, span: string | undefined = name): bigint {
