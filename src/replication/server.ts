@@ -586,29 +586,34 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   /**
+   * Room for `words` words in the encoding arena: the word they start at in
+   * `this.arena`, which is the next arena (see `nextArena`) when the current
+   * one is too full (or one of their own size, past ARENA_WORDS).
+   */
+  private arenaRoom(words: number): number {
+    if (this.arenaPos + words <= this.arena.length) return this.arenaPos;
+    if (words > ARENA_WORDS) this.arena = new Uint32Array(words);
+    else {
+      this.arena = this.nextArena;
+      this.nextArena = new Uint32Array(ARENA_WORDS);
+    }
+    this.arenaPos = 0;
+    return 0;
+  }
+
+  /**
    * Encode the update of the entity at row `nb` of `tbl` just published (fields
    * `m`, their old values from ring slot `at` of the history on) straight into
    * the encoding arena, room for the type's longest update (`encWords` > 0)
    * made first; `encA` / `encOff` say where. Fixed-width fields only:
    * `writeFixedMasked`, without a BitOut. Returns the bits written.
    */
-  /** A new arena (see `nextArena`). */
-  private freshArena(): Uint32Array<ArrayBuffer> {
-    const a = this.nextArena;
-    this.nextArena = new Uint32Array(ARENA_WORDS);
-    return a;
-  }
-
   private encodeUsual(tbl: Table, m: number, at: number, nb: number, pub: readonly unknown[]): number {
     const h = this.hist;
     const nv = tbl.v;
     const nvAt = nb + tbl.nn;
+    const off = this.arenaRoom(tbl.encWords);
     let a = this.arena;
-    let off = this.arenaPos;
-    if (off + tbl.encWords > a.length) {
-      this.arena = a = this.freshArena();
-      off = 0;
-    }
     const p = planOf(tbl.def);
     let bits: number;
     if ((m & p.other) === 0) bits = writeFixedMasked(a, off << 5, p, m, h.nvals, at, h.vcap - 1, tbl.col, nv, nvAt) - (off << 5);
@@ -663,12 +668,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       // every field numeric, of a fixed-width coding: published and encoded in one pass
       const k = popcount32(m);
       h.room(k);
+      off = this.arenaRoom(tbl.encWords);
       a = this.arena;
-      off = this.arenaPos;
-      if (off + tbl.encWords > a.length) {
-        this.arena = a = this.freshArena();
-        off = 0;
-      }
       bits = publishFixed(a, off, p, m, h.nvals, at, h.vcap - 1, col, nv, nb, nn);
       h.vtail = at + k;
       this.arenaPos = off + ((bits + 31) >>> 5);
@@ -1641,12 +1642,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   /** Keep the bits written in `s` in the encoding arena; returns the bit count (and `encA` / `encOff`). */
   private stash(s: BitOut): number {
     const n = (s.pos + 31) >>> 5;
-    let a = this.arena;
-    let off = this.arenaPos;
-    if (off + n > a.length) {
-      this.arena = a = new Uint32Array(Math.max(ARENA_WORDS, n));
-      off = 0;
-    }
+    const off = this.arenaRoom(n);
+    const a = this.arena;
     const w = s.words;
     for (let i = 0; i < n; i++) a[off + i] = w[i]!;
     this.arenaPos = off + n;
