@@ -700,15 +700,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       l.id[k] = id;
       l.serial[k] = e.serial;
       l.g[k] = so.pos;
-      // putRecord's usual record: the gap (Elias gamma) and the update bit (0) in one write when they fit, the update
-      const gap = id - prev;
-      const L = 32 - Math.clz32(gap);
-      if (L <= 16) so.write((1 << (L - 1)) | ((gap & ((1 << (L - 1)) - 1)) << L), 2 * L);
-      else {
-        writeGamma(so, gap);
-        so.write(0, 1);
-      }
-      so.appendFrom(a, off, bits);
+      putRecord(so, id - prev, from, t, 0, 0, a, off, bits);
       this.streamPrev = id;
     }
   }
