@@ -406,38 +406,30 @@ export function publishFixed(
     const zz = fixedZz(c, b, v);
     const L = 32 - Math.clz32(zz);
     const lenBits = lb[i]!;
+    // the length then the bits below the top one: one piece when they fit in 32 bits, else two
+    let x: number;
     let n = L - 1 + lenBits;
-    if (n <= 32) {
-      // the length, then the bits below the top one
-      const x = (L - 1) | ((zz & ~(0x80000000 >>> (32 - L))) << lenBits);
+    let x2 = 0;
+    let n2 = 0;
+    if (n <= 32) x = (L - 1) | ((zz & ~(0x80000000 >>> (32 - L))) << lenBits);
+    else {
+      x = L - 1;
+      n = lenBits;
+      x2 = zz & ((1 << (L - 1)) - 1);
+      n2 = L - 1;
+    }
+    for (;;) {
       acc |= x << accN;
-      n += accN;
-      if (n >= 32) {
+      const e = accN + n;
+      if (e >= 32) {
         a[w++] = acc;
         acc = accN === 0 ? 0 : x >>> (32 - accN);
-        n -= 32;
-      }
-      accN = n;
-    } else {
-      const x1 = L - 1;
-      acc |= x1 << accN;
-      n = accN + lenBits;
-      if (n >= 32) {
-        a[w++] = acc;
-        acc = accN === 0 ? 0 : x1 >>> (32 - accN);
-        n -= 32;
-      }
-      accN = n;
-      // (L - 1 bits: all of zz but its top bit; the put masks it off)
-      const x2 = L - 1 === 32 ? zz : zz & ((1 << (L - 1)) - 1);
-      acc |= x2 << accN;
-      n = accN + L - 1;
-      if (n >= 32) {
-        a[w++] = acc;
-        acc = accN === 0 ? 0 : x2 >>> (32 - accN);
-        n -= 32;
-      }
-      accN = n;
+        accN = e - 32;
+      } else accN = e;
+      if (n2 === 0) break;
+      x = x2;
+      n = n2;
+      n2 = 0;
     }
   }
   if (accN > 0) a[w] = acc;
