@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { DecodeError, SpanSink, parseHexLines, toHex } from '../../src/core/index.js';
+import { ByteWriter, DecodeError, SpanSink, parseHexLines, toHex } from '../../src/core/index.js';
 import { run } from '../../src/cli/main.js';
 import { replication } from '../../src/families/replication.js';
 import { findFamily } from '../../src/families/registry.js';
@@ -240,8 +240,6 @@ test('replication: mutated bundles give records or a DecodeError, and an error l
   let errors = 0;
   let decoded = 0;
   let laterPart = 0;
-  // a varint byte length
-  const len = (n: number): number[] => (n < 128 ? [n] : [(n & 0x7f) | 0x80, n >> 7]);
   fc.assert(
     fc.property(
       fc.integer({ min: 1, max: 27 }),
@@ -249,7 +247,9 @@ test('replication: mutated bundles give records or a DecodeError, and an error l
       fc.nat(),
       (k, flips, cut) => {
         // the next three packets (each against the one before) as a bundle, cut and changed (its magic kept)
-        const good = Uint8Array.from([BUNDLE_MAGIC, ...packets.slice(k, k + 3).flatMap((p) => [...len(p.length), ...p])]);
+        const w = new ByteWriter().u8(BUNDLE_MAGIC);
+        for (const p of packets.slice(k, k + 3)) w.vu32(p.length).bytes(p);
+        const good = w.finish();
         // (cut in a third of the cases)
         const bad = cut % 3 === 0 ? good.slice(0, 2 + (cut % (good.length - 1))) : good.slice();
         for (const [at, v] of flips) if (at % bad.length >= 1) bad[at % bad.length] = v;
