@@ -141,6 +141,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private unionB = new Uint32Array(256);
   /** scanColumns' changed rows. */
   private scanList = new Int32Array(0);
+  /** scanPair32's changed rows of its two columns (the first `cap` slots for the first column, the rest for the second). */
+  private scanPend = new Int32Array(0);
   /** What the loads meant only to bring memory into the cache read (kept, so that they are not optimised away). */
   private sink = 0;
   /** The handle class of each type (by type index), made on first use. */
@@ -511,7 +513,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private scanColumns(tbl: Table, t: number): void {
     const cols = tbl.cols!;
     const cap = tbl.capacity;
-    if (this.scanList.length < cap) this.scanList = new Int32Array(cap);
+    if (this.scanList.length < cap) {
+      this.scanList = new Int32Array(cap);
+      this.scanPend = new Int32Array(2 * cap);
+    }
     const list = this.scanList;
     const cm = tbl.scanMask;
     const v = tbl.v;
@@ -534,9 +539,32 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const bit = cl.k < 31 ? 1 << cl.k : 1 << 31;
       const n = Math.ceil(tbl.top / cl.per);
       const raw = cl.raw;
-      if (raw instanceof Uint32Array)
-        nr = scanColumn32(raw, cl.seen as Uint32Array, cl.raw64, cl.seen64, n, cl.per, v, stride, ROW_META + cl.c, cm, bit, list, nr);
-      else nr = scanColumnAny(raw, cl.seen, cl.raw64, cl.seen64, n, cl.per, v, stride, ROW_META + cl.c, cm, bit, list, nr);
+      if (raw instanceof Uint32Array) {
+        // two 32-bit columns at once (x and y of a position): one branch per two rows for both (see scanPair32)
+        const nx = cols[j + 1];
+        if (nx !== undefined && nx.raw instanceof Uint32Array) {
+          const bit2 = nx.k < 31 ? 1 << nx.k : 1 << 31;
+          const sa = cl.seen as Uint32Array;
+          const sb = nx.seen as Uint32Array;
+          const pend = this.scanPend;
+          nr = scanPair32(raw, sa, cl.raw64, cl.seen64, nx.raw, sb, nx.raw64, nx.seen64, n, cm, bit, bit2, list, nr, pend, cap);
+          // the changed rows' new working values (their rows only: see scanPair32)
+          const na = pendCounts[0]!;
+          const nbb = pendCounts[1]!;
+          const atA = ROW_META + cl.c;
+          const atB = ROW_META + nx.c;
+          for (let i = 0; i < na; i++) {
+            const r = pend[i]!;
+            v[r * stride + atA] = raw[r]!;
+          }
+          const rb = nx.raw;
+          for (let i = cap; i < nbb; i++) {
+            const r = pend[i]!;
+            v[r * stride + atB] = rb[r]!;
+          }
+          j++;
+        } else nr = scanColumn32(raw, cl.seen as Uint32Array, cl.raw64, cl.seen64, n, cl.per, v, stride, ROW_META + cl.c, cm, bit, list, nr);
+      } else nr = scanColumnAny(raw, cl.seen, cl.raw64, cl.seen64, n, cl.per, v, stride, ROW_META + cl.c, cm, bit, list, nr);
     }
     const def = tbl.def;
     const wide = def.list.length > 32;
@@ -2377,6 +2405,66 @@ function scanColumn32(
       if (m === 0) list[nr++] = r;
     }
   }
+  return nr;
+}
+
+/** scanPair32's two counts of changed rows (the end of each column's part of `pend`). */
+const pendCounts = new Int32Array(2);
+
+/**
+ * scanColumn32 for two 32-bit columns (`a`, `b`; two rows per float64 word):
+ * one branch per two rows for both columns, taken when either column's word
+ * differs (or is ±0 or NaN, where float64 equality is not bit equality), and
+ * the rows' work after it without branches (a changed row is as likely the
+ * first of the two as the second: a branch there is mispredicted half the
+ * time). The changed rows of each column go to `pend` (column a's from 0, b's
+ * from `cap`; counts in pendCounts), whose working values the caller writes:
+ * a row's values are on its own cache lines, touched only when it changed.
+ */
+function scanPair32(
+  ra: Uint32Array,
+  sa: Uint32Array,
+  ra64: Float64Array,
+  sa64: Float64Array,
+  rb: Uint32Array,
+  sb: Uint32Array,
+  rb64: Float64Array,
+  sb64: Float64Array,
+  n: number,
+  cm: Int32Array,
+  bitA: number,
+  bitB: number,
+  list: Int32Array,
+  nr: number,
+  pend: Int32Array,
+  cap: number,
+): number {
+  let na = 0;
+  let nb = cap;
+  for (let i = 0; i < n; i++) {
+    const a = ra64[i]!;
+    const b = rb64[i]!;
+    if (a === sa64[i] && b === sb64[i] && (a !== 0 || Object.is(a, sa64[i])) && (b !== 0 || Object.is(b, sb64[i]))) continue;
+    for (let r = 2 * i, end = r + 2; r < end; r++) {
+      const x = ra[r]!;
+      const y = rb[r]!;
+      const da = x !== sa[r] ? 1 : 0;
+      const db = y !== sb[r] ? 1 : 0;
+      sa[r] = x;
+      sb[r] = y;
+      pend[na] = r;
+      na += da;
+      pend[nb] = r;
+      nb += db;
+      const m = cm[r]!;
+      const bits = (bitA & -da) | (bitB & -db);
+      cm[r] = m | bits;
+      list[nr] = r;
+      nr += (da | db) & (m === 0 ? 1 : 0);
+    }
+  }
+  pendCounts[0] = na;
+  pendCounts[1] = nb;
   return nr;
 }
 

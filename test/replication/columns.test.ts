@@ -5,12 +5,15 @@ import { t, defineEntity, ReplicationClient, ReplicationServer } from '../../src
 import { EncodeError } from '../../src/core/errors.js';
 import { rng } from '../helpers/rng.js';
 
-// every column kind, and fields that are not columns (written with set() on both sides)
+// every column kind, and fields that are not columns (written with set() on both sides); x and y, c and g: two
+// 32-bit columns in a row, which the change scan reads together
 const Thing = defineEntity('Thing', {
   x: t.f32(),
+  y: t.f32(),
   a: t.u8(),
   b: t.u16(),
   c: t.u32(),
+  g: t.u32(),
   d: t.i8(),
   e: t.i16(),
   f: t.i32(),
@@ -18,12 +21,14 @@ const Thing = defineEntity('Thing', {
   q: t.quantized(0, 10, 0.5),
 });
 const entities = [Thing] as const;
-type ColName = 'x' | 'a' | 'b' | 'c' | 'd' | 'e' | 'f';
-const COLS: ColName[] = ['x', 'a', 'b', 'c', 'd', 'e', 'f'];
+type ColName = 'x' | 'y' | 'a' | 'b' | 'c' | 'g' | 'd' | 'e' | 'f';
+const COLS: ColName[] = ['x', 'y', 'a', 'b', 'c', 'g', 'd', 'e', 'f'];
 
 /** What a typed-array store of `v` keeps, as the value set() is given on the side without columns. */
 function stored(name: ColName, v: number): number {
-  const A = { x: Float32Array, a: Uint8Array, b: Uint16Array, c: Uint32Array, d: Int8Array, e: Int16Array, f: Int32Array }[name];
+  const A = { x: Float32Array, y: Float32Array, a: Uint8Array, b: Uint16Array, c: Uint32Array, g: Uint32Array, d: Int8Array, e: Int16Array, f: Int32Array }[
+    name
+  ];
   const arr = new A(1);
   arr[0] = v;
   return arr[0]!;
@@ -41,7 +46,7 @@ type Op =
 const value = fc.oneof(
   fc.integer({ min: -70000, max: 70000 }),
   fc.double({ noNaN: true, min: -1e6, max: 1e6 }),
-  fc.constantFrom(0, -0, 255, 256, -1, 2 ** 31, 2 ** 32 - 1),
+  fc.constantFrom(0, -0, 255, 256, -1, 2 ** 31, 2 ** 32 - 1, NaN, Infinity),
 );
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ k: fc.constant('spawn' as const), v: fc.integer({ min: 0, max: 255 }) }) },
@@ -233,6 +238,53 @@ test('columns: handles and set() validate; a column write of any number is store
   s.despawn(id);
   assert.throws(() => (h.x = 3), EncodeError);
   assert.throws(() => s.rowOf(id), EncodeError);
+});
+
+test('columns: two 32-bit columns scanned together find every change of either, in either row of a pair, bit for bit (±0, NaN, Infinity)', () => {
+  const P = defineEntity('P', { x: t.f32(), y: t.f32(), hp: t.u8() });
+  const defs = [P] as const;
+  const A = new ReplicationServer({ entities: defs }); // columns
+  const B = new ReplicationServer({ entities: defs }); // set() only
+  const c = new ReplicationClient({ entities: defs });
+  A.addClient(0);
+  B.addClient(0);
+  // 6 entities: rows 0..5, three pairs of rows (the scan reads rows 2k and 2k + 1 of both columns as one word each)
+  const ids = Array.from({ length: 6 }, () => {
+    const id = A.spawn(P, { x: 0, y: 0 });
+    assert.equal(B.spawn(P, { x: 0, y: 0 }), id);
+    return id;
+  });
+  const cols = A.columns(P);
+  const specials = [0, -0, NaN, Infinity, -Infinity, 1.5, -1.5, 2 ** -140];
+  const r = rng(7);
+  let changes = 0;
+  for (let k = 0; k < 600; k++) {
+    // one to three writes: a column, a row, a special value (often the one the row has, or its sign flipped)
+    const n = 1 + ((r() * 3) | 0);
+    for (let j = 0; j < n; j++) {
+      const which = r() < 0.5 ? 'x' : 'y';
+      const i = (r() * 6) | 0;
+      const row = A.rowOf(ids[i]!);
+      const cur = cols[which][row]!;
+      const v = r() < 0.3 ? -cur : specials[(r() * specials.length) | 0]!;
+      if (!Object.is(Math.fround(v), cur)) changes++;
+      cols[which][row] = v;
+      B.set(ids[i]!, { [which]: v });
+    }
+    A.tick();
+    B.tick();
+    const pa = A.packetFor(0);
+    assert.deepEqual(pa, B.packetFor(0), `tick ${k}`);
+    c.receive(pa);
+    A.receive(0, c.ack());
+    B.receive(0, c.ack());
+    for (const id of ids) {
+      const got = c.entities.get(id)!.values;
+      const row = A.rowOf(id);
+      assert.ok(Object.is(got.x, cols.x[row]) && Object.is(got.y, cols.y[row]), `tick ${k}, entity ${id}: ${got.x}, ${got.y}`);
+    }
+  }
+  assert.ok(changes > 600, `${changes} changes`);
 });
 
 test('columns: the change scan finds a value written back to what was published (no new version, no record)', () => {
