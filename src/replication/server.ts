@@ -546,22 +546,28 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
           const bit2 = nx.k < 31 ? 1 << nx.k : 1 << 31;
           const sa = cl.seen as Uint32Array;
           const sb = nx.seen as Uint32Array;
-          const pend = this.scanPend;
-          nr = scanPair32(raw, sa, cl.raw64, cl.seen64, nx.raw, sb, nx.raw64, nx.seen64, n, cm, bit, bit2, list, nr, pend, cap);
-          // the changed rows' new working values (their rows only: see scanPair32)
-          const na = pendCounts[0]!;
-          const nbb = pendCounts[1]!;
-          const atA = ROW_META + cl.c;
-          const atB = ROW_META + nx.c;
-          for (let i = 0; i < na; i++) {
-            const r = pend[i]!;
-            v[r * stride + atA] = raw[r]!;
-          }
-          const rb = nx.raw;
-          for (let i = cap; i < nbb; i++) {
-            const r = pend[i]!;
-            v[r * stride + atB] = rb[r]!;
-          }
+          nr = scanPair32(
+            raw,
+            sa,
+            cl.raw64,
+            cl.seen64,
+            nx.raw,
+            sb,
+            nx.raw64,
+            nx.seen64,
+            n,
+            v,
+            stride,
+            ROW_META + cl.c,
+            ROW_META + nx.c,
+            cm,
+            bit,
+            bit2,
+            list,
+            nr,
+            this.scanPend,
+            cap,
+          );
           j++;
         } else nr = scanColumn32(raw, cl.seen as Uint32Array, cl.raw64, cl.seen64, n, cl.per, v, stride, ROW_META + cl.c, cm, bit, list, nr);
       } else nr = scanColumnAny(raw, cl.seen, cl.raw64, cl.seen64, n, cl.per, v, stride, ROW_META + cl.c, cm, bit, list, nr);
@@ -2408,18 +2414,15 @@ function scanColumn32(
   return nr;
 }
 
-/** scanPair32's two counts of changed rows (the end of each column's part of `pend`). */
-const pendCounts = new Int32Array(2);
-
 /**
  * scanColumn32 for two 32-bit columns (`a`, `b`; two rows per float64 word):
  * one branch per two rows for both columns, taken when either column's word
  * differs (or is ±0 or NaN, where float64 equality is not bit equality), and
  * the rows' work after it without branches (a changed row is as likely the
  * first of the two as the second: a branch there is mispredicted half the
- * time). The changed rows of each column go to `pend` (column a's from 0, b's
- * from `cap`; counts in pendCounts), whose working values the caller writes:
- * a row's values are on its own cache lines, touched only when it changed.
+ * time). The changed rows of each column are listed in `pend` (column a's
+ * from 0, b's from `cap`), and only they get their new working value after the
+ * scan: a row's values are on its own cache lines, touched only when it changed.
  */
 function scanPair32(
   ra: Uint32Array,
@@ -2431,6 +2434,10 @@ function scanPair32(
   rb64: Float64Array,
   sb64: Float64Array,
   n: number,
+  v: Float64Array,
+  stride: number,
+  atA: number,
+  atB: number,
   cm: Int32Array,
   bitA: number,
   bitB: number,
@@ -2463,8 +2470,14 @@ function scanPair32(
       nr += (da | db) & (m === 0 ? 1 : 0);
     }
   }
-  pendCounts[0] = na;
-  pendCounts[1] = nb;
+  for (let i = 0; i < na; i++) {
+    const r = pend[i]!;
+    v[r * stride + atA] = ra[r]!;
+  }
+  for (let i = cap; i < nb; i++) {
+    const r = pend[i]!;
+    v[r * stride + atB] = rb[r]!;
+  }
   return nr;
 }
 
