@@ -5,7 +5,6 @@
  */
 import { DecodeError } from '../core/errors.js';
 
-/** A growable bit writer over 32-bit words (little-endian word = byte order on the wire). */
 /**
  * Write the low `n` bits of `v` (0 <= n <= 32) into the words `a` at bit `pos`
  * (the caller made room: two words from `pos`); returns `pos + n`. The bits
@@ -21,6 +20,7 @@ export function putBits(a: Uint32Array, pos: number, v: number, n: number): numb
   return pos + n;
 }
 
+/** A growable bit writer over 32-bit words (little-endian word = byte order on the wire). */
 export class BitOut {
   words: Uint32Array;
   /** Bits written. */

@@ -8,7 +8,8 @@
  * Every decoder is total: any input gives a value or a `DecodeError`.
  */
 export type { GuidRange, WowDecodeOptions, WowEncodeOptions } from './context.js';
-export { popcount32, decodePackedGuid, encodePackedGuid, packedGuidSize } from './guid.js';
+export { popcount32 } from '../../core/bits.js';
+export { decodePackedGuid, encodePackedGuid, packedGuidSize } from './guid.js';
 export { nanNeedsBits, decodeMovement } from './movement.js';
 export { decodeBody, encodeBody, writeUpdateBlock } from './body.js';
 export { adler32, decodePacket, decodePacketDetailed, splitFrames, MAX_PAYLOAD, frame, encodePacket, encodeUpdatePacket, encodeDestroy } from './frame.js';

@@ -3,13 +3,10 @@ import { ByteReader } from '../../core/reader.js';
 import { ByteWriter } from '../../core/writer.js';
 import { DecodeError, EncodeError } from '../../core/errors.js';
 import { excerpt } from '../../core/json.js';
-import { popcount32 } from '../../core/bits.js';
 import { ReadContext } from './context.js';
 
 const POPCOUNT8 = new Uint8Array(256);
 for (let i = 1; i < 256; i++) POPCOUNT8[i] = (i & 1) + POPCOUNT8[i >> 1]!;
-
-export { popcount32 };
 
 /** Read a packed guid named `name` (for errors); `span` is its span path, or undefined for none. */
 export function readPackedGuid(r: ByteReader, ctx: ReadContext, name: string, span: string | undefined = name): bigint {

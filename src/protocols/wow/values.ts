@@ -5,7 +5,7 @@ import { EncodeError } from '../../core/errors.js';
 import { excerpt } from '../../core/json.js';
 import type { ReadContext } from './context.js';
 import { fieldAt } from './fields.js';
-import { popcount32 } from './guid.js';
+import { popcount32 } from '../../core/bits.js';
 import { PackedValues, PooledValues, type UpdateValues } from './types.js';
 
 /** Read a ValuesBlock; `typeId` (spans only) types the value spans as the JSON types them. */
