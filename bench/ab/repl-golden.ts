@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { LossyLink, ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
 import { DEFS, World, type Vals } from '../../test/replication/world.js';
-import { generate, ours, type Scenario } from '../replication-sides.js';
+import { generate, ours, type Scenario, type SetMode } from '../replication-sides.js';
 
 const interestFn = (_id: number, v: Vals): boolean => (typeof v.hp === 'number' ? v.hp < 128 : (v.u as number) % 2 === 0);
 
@@ -50,9 +50,9 @@ function world(seed: number, loss: number, delivery: 'acked' | 'reliable', mtu: 
   return h.digest('hex').slice(0, 16);
 }
 
-function bench(s: Scenario, delivery: 'acked' | 'reliable', ticks: number): string {
+function bench(s: Scenario, delivery: 'acked' | 'reliable', ticks: number, mode: SetMode = 'columns'): string {
   const h = createHash('sha256');
-  const side = ours(s, generate(s), delivery);
+  const side = ours(s, generate(s), delivery, mode);
   for (let k = 0; k < ticks; k++) {
     side.server(k);
     side.transport();
@@ -75,6 +75,10 @@ out.push(['S1 reliable', bench({ name: 'S1', entities: 1000, clients: 1 }, 'reli
 out.push(['S1 acked 100 ms', bench({ name: 'S1', entities: 1000, clients: 1, latency: 3 }, 'acked', 120)]);
 out.push(['S3 acked', bench({ name: 'S3', entities: 5000, clients: 100, radius: 138 }, 'acked', 40)]);
 out.push(['S4 acked 10% loss', bench({ name: 'S4', entities: 2000, clients: 64, loss: 0.1 }, 'acked', 120)]);
+out.push(['S4 acked handles', bench({ name: 'S4', entities: 2000, clients: 64 }, 'acked', 120, 'handles')]);
+out.push(['S4 acked 10% loss handles', bench({ name: 'S4', entities: 2000, clients: 64, loss: 0.1 }, 'acked', 120, 'handles')]);
+out.push(['S1 acked set()', bench({ name: 'S1', entities: 1000, clients: 1 }, 'acked', 120, 'object')]);
+out.push(['S1 reliable handles', bench({ name: 'S1', entities: 1000, clients: 1 }, 'reliable', 120, 'handles')]);
 for (const [k, v] of out) console.log(`${v}  ${k}`);
 console.log(
   `${createHash('sha256')

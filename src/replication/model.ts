@@ -7,6 +7,7 @@
  * is made per change. The published values of an older version are the
  * current published values with the entity's undo rows newer than it applied.
  */
+import type { Plan } from './codec.js';
 import type { AnyEntityDef } from './schema.js';
 
 export type ClientKey = string | number;
@@ -105,6 +106,13 @@ export class Table {
   scanMask = new Int32Array(0);
   /** The words of the type's longest update, when publish may write it straight into its encoding arena (0: too long, it may not). */
   encWords = 0;
+  /**
+   * Whether a change of fixed-width numeric fields alone may be published by
+   * publishCols (at most 31 fields, none owner-only, `encWords` > 0); `plan`
+   * is the type's coding plan (its `other` bits: the fields that are not).
+   */
+  fastPub = false;
+  plan!: Plan;
   private readonly free: number[] = [];
   constructor(
     readonly def: AnyEntityDef,

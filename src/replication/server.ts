@@ -267,6 +267,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       // (a word more than the bits take: a write may set the word after its last bit)
       const w = Math.ceil(maxRecordBits(tbl.def, this.typeBits) / 32) + 1;
       tbl.encWords = w <= ARENA_WORDS / 16 ? w : 0;
+      tbl.plan = planOf(tbl.def);
+      tbl.fastPub = !testHooks.generalOnly && tbl.def.list.length <= 31 && !tbl.def.hasOwnerFields && tbl.encWords > 0;
     }
     for (const d of opts.entities) {
       const need = Math.ceil(maxRecordBits(d, this.typeBits) / 8) + HEADER_MAX;
@@ -575,7 +577,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const def = tbl.def;
     const wide = def.list.length > 32;
     // rows that only the scan changed are published right here (see publishCols)
-    const fast = def.list.length <= 31 && !def.hasOwnerFields && tbl.encWords > 0;
+    const fast = tbl.fastPub;
     const ents = tbl.ents;
     const buf = this.changedBuf;
     let nc = this.changedN;
@@ -697,7 +699,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let bits: number;
     let a: Uint32Array;
     let off: number;
-    const p = planOf(tbl.def);
+    const p = tbl.plan;
     if ((m & p.other) === 0) {
       // every field numeric, of a fixed-width coding: published and encoded in one pass
       const k = popcount32(m);
@@ -860,7 +862,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let nc = this.changedN;
     const dirty = this.dirty;
     const nd = this.dirtyN;
-    if (nd > 0) this.streamOk = false;
+    if (nd > 0 && this.streamOk) recCapacity(this.streamRecs, this.streamRecs.n + nd);
     // one load from each changed entity's first two cache lines first, all independent (their misses overlap)
     let sink = 0;
     for (let i = 0; i < nd; i++) {
@@ -881,12 +883,26 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         if (e.spawnTick >= 0) {
           e.despawnTick = t;
           buf[nc++] = e;
+          this.streamOk = false;
         }
         continue;
       }
-      const v = e.tbl.v;
+      const tbl = e.tbl;
+      const v = tbl.v;
       const nb = e.nb;
       v[nb + DIRTY] = 0;
+      if (e.spawnTick >= 0 && tbl.fastPub && !e.dirtyAll && e.owner === e.pubOwner) {
+        // only fixed-width numeric fields set (a handle's or set()'s moves): published, encoded and written into the
+        // tick's stream in one pass, as a column change is (see publishCols)
+        const m = v[nb + DMASK]! | 0;
+        if ((m & tbl.plan.other) === 0) {
+          v[nb + DMASK] = 0;
+          this.publishCols(e, t, m, tbl, nb);
+          buf[nc++] = e;
+          continue;
+        }
+      }
+      this.streamOk = false;
       if (e.spawnTick < 0) {
         e.spawnTick = t;
         e.pub = e.work.slice();
@@ -2280,6 +2296,14 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return packet;
   }
 }
+
+/**
+ * For tests (not exported by the package): `generalOnly` set while a server is
+ * made gives it no one-pass publish (publishCols) and so no tick stream: every
+ * change goes through publish and every packet through the general build, the
+ * reference that the fast paths' bytes are compared with.
+ */
+export const testHooks = { generalOnly: false };
 
 const EMPTY_ENTS: Ent[] = [];
 

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { t, defineEntity, ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
+import { testHooks } from '../../src/replication/server.js';
 import { EncodeError } from '../../src/core/errors.js';
 import { rng } from '../helpers/rng.js';
 
@@ -142,12 +143,13 @@ test('columns: a world moved through typed-array columns sends the bytes of the 
   assert.ok(grew > 5, `${grew} runs grew the table past its first capacity`);
 });
 
-test('columns: ticks of column changes only (published in the scan, the usual packet written as they are) send the bytes of set(), to clients that lag, lose packets and acks, with and without bundles, and a small MTU', () => {
+test('columns and handles: ticks of numeric changes only (published in one pass, the usual packet written as they are) send the bytes of the general path, to clients that lag, lose packets and acks, with and without bundles, and a small MTU', () => {
   const Unit = defineEntity('Unit', { x: t.f32(), y: t.f32(), hp: t.u8(), name: t.string(16) });
   const defs = [Unit] as const;
   let compared = 0;
   let bundles = 0;
   let onlyColumns = 0;
+  let unordered = 0;
   // (without bundles, a client that lost a packet gets last tick's records merged with this tick's)
   for (const [mtu, bundled] of [
     [1200, true],
@@ -156,12 +158,18 @@ test('columns: ticks of column changes only (published in the scan, the usual pa
   ] as const) {
     const r = rng(mtu + Number(bundled));
     const A = new ReplicationServer({ entities: defs, mtu, bundles: bundled }); // columns
-    const B = new ReplicationServer({ entities: defs, mtu, bundles: bundled }); // set() only
+    testHooks.generalOnly = true;
+    const B = new ReplicationServer({ entities: defs, mtu, bundles: bundled }); // set(), the general path only: the reference
+    testHooks.generalOnly = false;
+    const C = new ReplicationServer({ entities: defs, mtu, bundles: bundled }); // handles, in any order
     const live: number[] = [];
+    const hs = new Map<number, { x: number; y: number; hp: number }>();
     const spawn = (): void => {
       const vals = { x: r() * 100, y: r() * 100, hp: (r() * 100) | 0, name: `u${live.length}` };
       const id = A.spawn(Unit, vals);
       assert.equal(B.spawn(Unit, vals), id);
+      assert.equal(C.spawn(Unit, vals), id);
+      hs.set(id, C.handle(Unit, id));
       live.push(id);
     };
     for (let i = 0; i < 120; i++) spawn();
@@ -171,12 +179,15 @@ test('columns: ticks of column changes only (published in the scan, the usual pa
     const clients = loss.map((_, c) => {
       A.addClient(c);
       B.addClient(c);
+      C.addClient(c);
       return new ReplicationClient({ entities: defs });
     });
     for (let k = 0; k < 400; k++) {
-      // most ticks change columns only; some also set() a field, despawn or spawn (every entity is published the usual way then)
+      // most ticks change x, y (and hp on C: set back to what it is) only; some also set() a field, despawn or spawn
+      // (every entity is published the general way then)
       const other = r() < 0.15;
       if (!other) onlyColumns++;
+      const moves: [number, number, number][] = [];
       for (const id of live) {
         if (r() >= 0.1) continue;
         const row = A.rowOf(id);
@@ -185,6 +196,20 @@ test('columns: ticks of column changes only (published in the scan, the usual pa
         cols.x[row] = x;
         cols.y[row] = y;
         B.set(id, { x: Math.fround(x), y: Math.fround(y) });
+        moves.push([id, x, y]);
+      }
+      // C's handles: in id order, or backwards (ids no longer ascending: the general build), with hp written back
+      // to its value, or set away and back (no change)
+      const back = r() < 0.3;
+      if (back && moves.length > 1) unordered++;
+      if (back) moves.reverse();
+      for (const [id, x, y] of moves) {
+        const h = hs.get(id)!;
+        const hp = h.hp;
+        if (r() < 0.2) h.hp = (hp + 1) & 255;
+        h.x = x;
+        h.y = y;
+        h.hp = hp;
       }
       if (other) {
         const w = r();
@@ -192,17 +217,23 @@ test('columns: ticks of column changes only (published in the scan, the usual pa
         if (w < 0.4) {
           A.set(live[i]!, { hp: k & 255 });
           B.set(live[i]!, { hp: k & 255 });
+          C.set(live[i]!, { hp: k & 255 });
         } else if (w < 0.7 && live.length > 60) {
           A.despawn(live[i]!);
           B.despawn(live[i]!);
+          C.despawn(live[i]!);
+          hs.delete(live[i]!);
           live.splice(i, 1);
         } else spawn();
       }
       A.tick();
       B.tick();
+      C.tick();
       for (let c = 0; c < clients.length; c++) {
         const pa = A.packetFor(c);
-        assert.deepEqual(pa, B.packetFor(c), `mtu ${mtu}, bundles ${bundled}, tick ${k}, client ${c}`);
+        const pb = B.packetFor(c);
+        assert.deepEqual(pa, pb, `columns: mtu ${mtu}, bundles ${bundled}, tick ${k}, client ${c}`);
+        assert.deepEqual(C.packetFor(c), pb, `handles: mtu ${mtu}, bundles ${bundled}, tick ${k}, client ${c}`);
         compared++;
         if (pa[0] === 0xb3) bundles++;
         if (r() < loss[c]!) continue;
@@ -211,11 +242,15 @@ test('columns: ticks of column changes only (published in the scan, the usual pa
         const ack = clients[c]!.ack();
         A.receive(c, ack);
         B.receive(c, ack);
+        C.receive(c, ack);
       }
     }
   }
-  console.log(`columns only: ${compared} packets compared, ${bundles} bundles, ${onlyColumns} ticks of column changes only`);
+  console.log(
+    `numeric changes only: ${compared} packets compared, ${bundles} bundles, ${onlyColumns} ticks of x, y changes only, ${unordered} with handles out of id order`,
+  );
   assert.ok(compared === 3 * 400 * 5, `compared ${compared}`);
+  assert.ok(unordered > 200, `${unordered} ticks out of id order`);
   assert.ok(bundles > 100, `${bundles} bundles`);
   assert.ok(onlyColumns > 900, `${onlyColumns} ticks of column changes only`);
 });
