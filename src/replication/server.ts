@@ -17,7 +17,7 @@
 import { popcount32 } from '../core/bits.js';
 import { ByteReader } from '../core/reader.js';
 import { DecodeError, EncodeError } from '../core/errors.js';
-import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
+import { BitOut, bitLength, gammaBits, putBits, putGamma, putWords, writeGamma } from './bits.js';
 import { maxRecordBits, planOf, publishFixed, writeBody, writeFixedMasked, writeMaskedPairs, writeMaskedSplit } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type FieldInfo, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, assignRaw, fromRaw, rawEq, toRaw, valuesOf } from './values.js';
@@ -182,6 +182,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    */
   private readonly stream = new BitOut(512);
   private readonly streamRecs = newRecList();
+  /** The entities (and their fields' bits) that the change scan or tick() hands to publishRun. */
+  private readonly runE: (Ent | undefined)[] = [];
+  private runM = new Int32Array(256);
   private streamOk = false;
   private streamPrev = 0;
   private readonly setIdx: number[] = [];
@@ -594,7 +597,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       }
       this.sink = sink;
     }
-    if (fast && this.streamOk) recCapacity(this.streamRecs, this.streamRecs.n + nr);
+    const runE = this.runE;
+    if (this.runM.length < nr) this.runM = new Int32Array(Math.max(nr, 2 * this.runM.length));
+    const runM = this.runM;
+    let nrun = 0;
     for (let i = 0; i < nr; i++) {
       const r = list[i]!;
       const m = cm[r]!;
@@ -605,7 +611,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       if (fast && v[nb + DIRTY] === 0) {
         const e = ents[r]!;
         if (e.spawnTick >= 0 && !e.despawnPending) {
-          this.publishCols(e, t, m, tbl, nb);
+          runE[nrun] = e;
+          runM[nrun++] = m;
           buf[nc++] = e;
           continue;
         }
@@ -619,6 +626,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       }
     }
     this.changedN = nc;
+    if (nrun > 0) this.publishRun(tbl, t, runE, runM, nrun);
   }
 
   /**
@@ -742,6 +750,119 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   /**
+   * publishCols of `n` entities of `tbl` at once (`es[i]`, its fields `ms[i]`),
+   * with the history's rings, the arena and the tick's stream held in locals
+   * for the whole run rather than read back from their objects for every
+   * entity; room for the run made first. The same rows, values, cached
+   * updates and stream records, in the same order, as publishCols of each in
+   * turn (which still takes the rare entity whose fields are not all of a
+   * fixed-width coding). Empties `es` (0 .. n - 1) after.
+   */
+  private publishRun(tbl: Table, t: number, es: (Ent | undefined)[], ms: Int32Array, n: number): void {
+    const nv = tbl.v;
+    const nn = tbl.nn;
+    const col = tbl.col;
+    const p = tbl.plan;
+    const other = p.other;
+    const ew = tbl.encWords;
+    // (runs short enough that the arena's room for their longest updates stays well within one arena)
+    const chunk = Math.max(1, Math.floor(ARENA_WORDS / 4 / ew));
+    const h = this.hist;
+    const l = this.streamRecs;
+    const so = this.stream;
+    for (let i0 = 0; i0 < n; ) {
+      const i1 = Math.min(n, i0 + chunk);
+      const k = i1 - i0;
+      h.reserve(k, k * (1 + p.n));
+      let apos = this.arenaRoom(k * ew);
+      const arena = this.arena;
+      let ok = this.streamOk;
+      if (ok) {
+        recCapacity(l, l.n + k);
+        so.room(k * ew * 32);
+      }
+      const sw = so.words;
+      let spos = so.pos;
+      let prev = this.streamPrev;
+      let rn = l.n;
+      const rid = l.id;
+      const rser = l.serial;
+      const rg = l.g;
+      const rm = h.cap - 1;
+      const htick = h.tick;
+      const hprevTick = h.prevTick;
+      const hprev = h.prev;
+      const hmask = h.mask;
+      const hvstart = h.vstart;
+      const vals = h.vals;
+      const nvals = h.nvals;
+      const vm = h.vcap - 1;
+      let tail = h.tail;
+      let vtail = h.vtail;
+      let i = i0;
+      for (; i < i1; i++) {
+        const e = es[i]!;
+        const nb = e.nb;
+        let d = ms[i]!;
+        let m = 0;
+        while (d !== 0) {
+          const f = 31 - Math.clz32(d & -d);
+          d &= d - 1;
+          const c = col[f]!;
+          if (nv[nb + nn + c] !== nv[nb + c]) m |= 1 << f;
+        }
+        // (values set back to what was published: no new version)
+        if (m === 0) continue;
+        if ((m & other) !== 0) break;
+        // the undo row, its owner, then the old values (publishFixed)
+        const s = tail++;
+        const ri = s & rm;
+        htick[ri] = t;
+        const from = e.pubTick;
+        hprevTick[ri] = from;
+        hprev[ri] = e.undo;
+        hmask[ri] = m;
+        hvstart[ri] = vtail;
+        e.undo = s;
+        vals[vtail++ & vm] = e.pubOwner;
+        e.pubTick = t;
+        e.prevPub = from;
+        const bits = publishFixed(arena, apos, p, m, nvals, vtail, vm, col, nv, nb, nn);
+        vtail += popcount32(m);
+        setUsual(e, t, from, arena, apos, bits);
+        if (ok) {
+          // the record of the usual packet: as putUsual writes it (see putRecord)
+          const id = e.id;
+          if (id <= prev) ok = false;
+          else {
+            rid[rn] = id;
+            rser[rn] = e.serial;
+            rg[rn++] = spos;
+            spos = putBits(sw, putGamma(sw, spos, id - prev), 0, 1);
+            if (bits > 0) spos = putWords(sw, spos, arena, apos, bits);
+            prev = id;
+          }
+        }
+        apos += (bits + 31) >>> 5;
+      }
+      h.tail = tail;
+      h.vtail = vtail;
+      this.arenaPos = apos;
+      so.pos = spos;
+      l.n = rn;
+      this.streamPrev = prev;
+      this.streamOk = ok;
+      if (i < i1) {
+        // an entity with a field of another coding: publishCols alone, then the run goes on after it
+        this.publishCols(es[i]!, t, ms[i]!, tbl, es[i]!.nb);
+        i++;
+      }
+      i0 = i;
+    }
+    es.fill(undefined, 0, n);
+  }
+
+  /**
    * One numeric field's `set` through a handle (validated; EncodeError on a bad value, nothing changed then), on the
    * entity's row `nb` of `tbl` alone: its value, change mask and dirty flag (the entity object is not read).
    */
@@ -862,7 +983,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     let nc = this.changedN;
     const dirty = this.dirty;
     const nd = this.dirtyN;
-    if (nd > 0 && this.streamOk) recCapacity(this.streamRecs, this.streamRecs.n + nd);
+    const runE = this.runE;
+    if (this.runM.length < nd) this.runM = new Int32Array(Math.max(nd, 2 * this.runM.length));
+    const runM = this.runM;
+    let nrun = 0;
+    let runTbl: Table | null = null;
     // one load from each changed entity's first two cache lines first, all independent (their misses overlap)
     let sink = 0;
     for (let i = 0; i < nd; i++) {
@@ -897,7 +1022,14 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         const m = v[nb + DMASK]! | 0;
         if ((m & tbl.plan.other) === 0) {
           v[nb + DMASK] = 0;
-          this.publishCols(e, t, m, tbl, nb);
+          // (a run is of one table)
+          if (tbl !== runTbl) {
+            if (nrun > 0) this.publishRun(runTbl!, t, runE, runM, nrun);
+            nrun = 0;
+            runTbl = tbl;
+          }
+          runE[nrun] = e;
+          runM[nrun++] = m;
           buf[nc++] = e;
           continue;
         }
@@ -914,6 +1046,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       } else this.publish(e, t);
       buf[nc++] = e;
     }
+    if (nrun > 0) this.publishRun(runTbl!, t, runE, runM, nrun);
     this.dirtyN = 0;
     // (one allocation of the exact size per tick)
     const changed = buf.slice(0, nc);
