@@ -443,21 +443,48 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     const server = this;
     const col = this.tables[this.typeIndex.get(def)!]!.col;
+    // (a float's bits, as FloatBits.f32Bits, in the f32 setters' own arrays)
+    const f32 = new Float32Array(1);
+    const u32 = new Uint32Array(f32.buffer);
     for (const fi of def.list) {
       const c = col[fi.index]!;
+      const k = fi.index;
+      const bit = k < 32 ? 1 << k : 0;
+      const general = function (this: Handle, v: unknown) {
+        server.handleSetNum(this[H_TBL], this[H_NB], this[H_SER], this[H_ENT], fi, c, v);
+      };
       Object.defineProperty(Handle.prototype, fi.name, {
         enumerable: true,
         get(this: Handle) {
           return server.handleGet(this[H_ENT], fi);
         },
         set:
-          c >= 0
+          c < 0
             ? function (this: Handle, v: unknown) {
-                server.handleSetNum(this[H_TBL], this[H_NB], this[H_SER], this[H_ENT], fi, c, v);
-              }
-            : function (this: Handle, v: unknown) {
                 server.handleSet(this[H_ENT], fi, v);
-              },
+              }
+            : fi.kind === 'f32' && bit !== 0
+              ? function (this: Handle, v: unknown) {
+                  // handleSetNum of a number into an f32 field that is no column, of a live entity, inline; anything
+                  // else (a bad value, a despawned entity, a column) the general way
+                  const tbl = this[H_TBL];
+                  const a = tbl.v;
+                  const nb = this[H_NB];
+                  if (typeof v !== 'number' || tbl.cols !== null || a[nb + OWNER] !== this[H_SER]) {
+                    general.call(this, v);
+                    return;
+                  }
+                  f32[0] = v;
+                  const r = u32[0]!;
+                  if (a[nb + c] === r) return;
+                  a[nb + c] = r;
+                  a[nb + DMASK] = a[nb + DMASK]! | bit;
+                  if (a[nb + DIRTY] === 0) {
+                    a[nb + DIRTY] = 1;
+                    server.dirty[server.dirtyN++] = this[H_ENT];
+                  }
+                }
+              : general,
       });
     }
     return Handle;

@@ -131,5 +131,24 @@ test('handles: a bad value throws EncodeError and changes nothing; despawned ent
   assert.throws(() => {
     h.hp = 1;
   }, EncodeError);
+  assert.throws(() => {
+    h.x = 1;
+  }, EncodeError);
   assert.throws(() => h.hp, EncodeError);
+  // its row goes to the next entity spawned: the old handle still throws, for every field, and changes nothing
+  s.tick();
+  const id2 = s.spawn(Thing, { x: 7, hp: 9 });
+  s.tick();
+  for (const [k, v] of Object.entries({ x: 1.5, d: 2, hp: 3, on: true, n: 4, q: 1, name: 'b', tags: [1], target: null })) {
+    assert.throws(
+      () => {
+        (h as Record<string, unknown>)[k] = v;
+      },
+      EncodeError,
+      k,
+    );
+  }
+  s.tick();
+  assert.deepEqual(s.get(id2)?.values.x, 7);
+  assert.deepEqual(s.get(id2)?.values.hp, 9);
 });
