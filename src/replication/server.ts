@@ -162,6 +162,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   /** Undo rows of the published changes (the version history). */
   private readonly hist = new History();
   private readonly clients = new Map<ClientKey, ClientState>();
+  /** The clients of the integer keys 0 .. SMALL_KEYS - 1 again, by key: `receive` and `packetFor` find them without a map lookup. */
+  private readonly smallKeys: (ClientState | undefined)[] = [];
   /** The clients' sent packets (see Sent). */
   private readonly sentStore: SentStore;
   private readonly publicProfile = new Profile(undefined, undefined);
@@ -1412,13 +1414,19 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       this.profiles.add(profile);
       if (opts.interest !== undefined) this.updateInterest([profile], this.t, [], true);
     }
-    this.clients.set(key, new ClientState(profile, this.sentStore, this.sentStore.add()));
+    const c = new ClientState(profile, this.sentStore, this.sentStore.add());
+    this.clients.set(key, c);
+    if (isSmallKey(key)) {
+      while (this.smallKeys.length <= key) this.smallKeys.push(undefined);
+      this.smallKeys[key] = c;
+    }
   }
 
   removeClient(key: ClientKey): void {
     const c = this.clients.get(key);
     if (c === undefined) return;
     this.clients.delete(key);
+    if (isSmallKey(key)) this.smallKeys[key] = undefined;
     this.sentStore.remove(c.ix);
     if (c.profile !== this.publicProfile) {
       this.profiles.delete(c.profile);
@@ -1439,6 +1447,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   private client(key: ClientKey): ClientState {
+    if (isSmallKey(key)) {
+      const s = this.smallKeys[key];
+      if (s !== undefined) return s;
+    }
     const c = this.clients.get(key);
     if (c === undefined) throw new EncodeError(`client ${String(key)}`, 'no such client');
     return c;
@@ -2464,6 +2476,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
  * reference that the fast paths' bytes are compared with.
  */
 export const testHooks = { generalOnly: false };
+
+/** Client keys below this (integers from 0) are found by index (see `smallKeys`). */
+const SMALL_KEYS = 4096;
+
+function isSmallKey(key: ClientKey): key is number {
+  return typeof key === 'number' && key >>> 0 === key && key < SMALL_KEYS;
+}
 
 const EMPTY_ENTS: Ent[] = [];
 

@@ -131,6 +131,21 @@ test('removeClient forgets the client; packetFor of an unknown client throws', (
   assert.throws(() => server.packetFor('a'), /no such client/);
   server.addClient('b');
   assert.throws(() => server.addClient('b'), /already added/);
+  // integer keys (found by index up to 4095, in the map past it), -0 the same key as 0, 1.5 and -1 keys of their own
+  for (const k of [0, 7, 4095, 4096, 1e6, 1.5, -1]) {
+    server.addClient(k);
+    assert.throws(() => server.addClient(k), /already added/, String(k));
+    assert.ok(server.packetFor(k) instanceof Uint8Array);
+  }
+  assert.throws(() => server.addClient(-0), /already added/);
+  assert.throws(() => server.receive(8, new Uint8Array(6)), /no such client/);
+  for (const k of [0, 7, 4095, 4096, 1e6, 1.5, -1]) {
+    server.removeClient(k);
+    assert.throws(() => server.packetFor(k), /no such client/, String(k));
+    assert.throws(() => server.receive(k, new Uint8Array(6)), /no such client/, String(k));
+  }
+  server.addClient(7);
+  assert.ok(server.packetFor(7) instanceof Uint8Array);
 });
 
 test('a client added after another was removed inherits none of its packets: an ack of a tick sent only to the old one is ignored', () => {
