@@ -249,6 +249,8 @@ export interface Plan {
   readonly allScalar: boolean;
   /** Fields (of the first 32) of the generic coding (`C_OTHER`): `writeFixedMasked` does not write them. */
   readonly other: number;
+  /** Fields (of the first 32) of a 32-bit fixed-width coding (u32, i32, f32, ref): see `publishWide`. */
+  readonly wide: number;
 }
 
 const plans = new WeakMap<AnyEntityDef, Plan>();
@@ -294,17 +296,19 @@ export function planOf(def: AnyEntityDef): Plan {
   let maybeSame = 0;
   let allScalar = true;
   let other = 0;
+  let wide = 0;
   for (let i = 0; i < n; i++) {
     const k = def.list[i]!.kind;
     code[i] = codeOf(k);
     if (code[i] === C_OTHER && i < 32) other |= 1 << i;
+    if ((code[i] === C_U32 || code[i] === C_I32) && i < 32) wide |= 1 << i;
     const w = WIDTH[k] ?? 0;
     width[i] = w;
     lenBits[i] = w === 0 ? 0 : LEN_BITS[w]!;
     if ((k === 'string' || k === 'bytes' || k === 'array') && i < 32) maybeSame |= 1 << i;
     if (k === 'f64' || k === 'bytes' || k === 'array') allScalar = false;
   }
-  p = { n, code, lenBits, width, maybeSame, allScalar, other };
+  p = { n, code, lenBits, width, maybeSame, allScalar, other, wide };
   plans.set(def, p);
   lastDef = def;
   lastPlan = p;
@@ -430,6 +434,74 @@ export function publishFixed(
       x = x2;
       n = n2;
       n2 = 0;
+    }
+  }
+  if (accN > 0) a[w] = acc;
+  return ((w - off) << 5) + accN;
+}
+
+/**
+ * `publishFixed` when every field of `mask` is of a 32-bit coding (the plan's
+ * `wide`: a 5-bit length prefix, the difference wrapped to 32 bits) and the
+ * type has `n` fields: no per-field coding read. The same bits and values.
+ */
+export function publishWide(
+  a: Uint32Array,
+  off: number,
+  n: number,
+  mask: number,
+  nvals: Float64Array,
+  at: number,
+  vm: number,
+  col: Int32Array,
+  nv: Float64Array,
+  nb: number,
+  nn: number,
+): number {
+  let acc = mask;
+  let accN = n;
+  let w = off;
+  let m = mask;
+  const pb = nb + nn;
+  while (m !== 0) {
+    const i = 31 - Math.clz32(m & -m);
+    m &= m - 1;
+    const k = col[i]!;
+    const b = nv[pb + k]!;
+    const v = nv[nb + k]!;
+    nvals[at++ & vm] = b;
+    nv[pb + k] = v;
+    const d = (v - b) | 0;
+    const zz = ((d << 1) ^ (d >> 31)) >>> 0;
+    const L = 32 - Math.clz32(zz);
+    // the length then the bits below the top one (one piece up to L = 28, else two)
+    let x: number;
+    let xn: number;
+    if (L <= 28) {
+      x = (L - 1) | ((zz & ~(0x80000000 >>> (32 - L))) << 5);
+      xn = L + 4;
+    } else {
+      x = L - 1;
+      xn = 5;
+    }
+    acc |= x << accN;
+    let e = accN + xn;
+    if (e >= 32) {
+      a[w++] = acc;
+      acc = accN === 0 ? 0 : x >>> (32 - accN);
+      e -= 32;
+    }
+    accN = e;
+    if (L > 28) {
+      const x2 = zz & ((1 << (L - 1)) - 1);
+      acc |= x2 << accN;
+      e = accN + L - 1;
+      if (e >= 32) {
+        a[w++] = acc;
+        acc = accN === 0 ? 0 : x2 >>> (32 - accN);
+        e -= 32;
+      }
+      accN = e;
     }
   }
   if (accN > 0) a[w] = acc;

@@ -18,7 +18,7 @@ import { popcount32 } from '../core/bits.js';
 import { ByteReader } from '../core/reader.js';
 import { DecodeError, EncodeError } from '../core/errors.js';
 import { BitOut, bitLength, gammaBits, putBits, putGamma, putWords, writeGamma } from './bits.js';
-import { maxRecordBits, planOf, publishFixed, writeBody, writeFixedMasked, writeMaskedPairs, writeMaskedSplit } from './codec.js';
+import { maxRecordBits, planOf, publishFixed, publishWide, writeBody, writeFixedMasked, writeMaskedPairs, writeMaskedSplit } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type FieldInfo, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, assignRaw, fromRaw, rawEq, toRaw, valuesOf } from './values.js';
 import { ACK_MAGIC, BUNDLE_MAGIC, HEADER_MAX, STATE_MAGIC, hex32, varintBytes } from './wire.js';
@@ -793,6 +793,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const col = tbl.col;
     const p = tbl.plan;
     const other = p.other;
+    const wide = p.wide;
+    const pn = p.n;
     const ew = tbl.encWords;
     // (runs short enough that the arena's room for their longest updates stays well within one arena)
     const chunk = Math.max(1, Math.floor(ARENA_WORDS / 4 / ew));
@@ -856,7 +858,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         vals[vtail++ & vm] = e.pubOwner;
         e.pubTick = t;
         e.prevPub = from;
-        const bits = publishFixed(arena, apos, p, m, nvals, vtail, vm, col, nv, nb, nn);
+        const bits =
+          (m & ~wide) === 0
+            ? publishWide(arena, apos, pn, m, nvals, vtail, vm, col, nv, nb, nn)
+            : publishFixed(arena, apos, p, m, nvals, vtail, vm, col, nv, nb, nn);
         vtail += popcount32(m);
         setUsual(e, t, from, arena, apos, bits);
         if (ok) {

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BitOut } from '../../src/replication/bits.js';
-import { planOf, publishFixed, writeBody, writeMaskedPairs } from '../../src/replication/codec.js';
+import { planOf, publishFixed, publishWide, writeBody, writeMaskedPairs } from '../../src/replication/codec.js';
 import { defineEntity, t } from '../../src/replication/schema.js';
 import { numLayout } from '../../src/replication/model.js';
 import { FloatBits, rawEq, toRaw } from '../../src/replication/values.js';
@@ -167,4 +167,54 @@ test('publishFixed (publishCols’ publish and encode in one pass) writes what w
     compared++;
   }
   assert.ok(compared > 3500 && wrapped > 100 && words >= 4, `${compared} compared, ${wrapped} around the ring, ${words} words`);
+});
+
+test('publishWide (publishRun’s path for 32-bit codings) writes the bits publishFixed writes and moves the same values, one- and two-part lengths alike', () => {
+  const Wide = defineEntity('Wide', { a: t.u32(), b: t.i32(), c: t.f32(), d: t.ref(), e: t.u8(), f: t.f32() });
+  const p = planOf(Wide);
+  const { col, nn } = numLayout(Wide);
+  assert.equal(p.wide, 0b101111);
+  const fb = new FloatBits();
+  const r = rng(41);
+  const kinds = Wide.list.map((fi) => fi.kind);
+  const value = (k: string): number => {
+    const x = r();
+    // small steps and the extremes (a difference of 2^31 and more: the two-part length)
+    if (k === 'f32') return fb.f32Bits(x < 0.2 ? Number.NaN : x < 0.4 ? -0 : x < 0.6 ? (r() - 0.5) * 3e38 : (r() - 0.5) * 10);
+    if (k === 'i32') return x < 0.3 ? (x < 0.15 ? -0x80000000 : 0x7fffffff) : Math.floor((r() - 0.5) * 200);
+    if (k === 'ref') return x < 0.3 ? 0xffffffff : 1 + Math.floor(r() * 50);
+    return x < 0.3 ? (x < 0.15 ? 0 : 0xffffffff) : Math.floor(r() * 200);
+  };
+  let twoPart = 0;
+  for (let n = 0; n < 3000; n++) {
+    const nb = 5;
+    const nv = new Float64Array(nb + 2 * nn + 3);
+    for (let i = 0; i < kinds.length; i++) {
+      nv[nb + col[i]!] = value(kinds[i]!);
+      nv[nb + nn + col[i]!] = value(kinds[i]!);
+    }
+    let mask = 0;
+    for (let i = 0; i < kinds.length; i++) if (((p.wide >>> i) & 1) === 1 && nv[nb + col[i]!] !== nv[nb + nn + col[i]!] && r() < 0.8) mask |= 1 << i;
+    if (mask === 0) continue;
+    for (let i = 0; i < kinds.length; i++) {
+      if (((mask >>> i) & 1) === 0) continue;
+      const d = (nv[nb + col[i]!]! - nv[nb + nn + col[i]!]!) | 0;
+      if (Math.abs(d) >= 2 ** 27) twoPart++;
+    }
+    const nv2 = nv.slice();
+    const a1 = new Uint32Array(16).fill(0xdeadbeef);
+    const a2 = new Uint32Array(16).fill(0x12345678);
+    const h1 = new Float64Array(8);
+    const h2 = new Float64Array(8);
+    const off = 1 + (n % 3);
+    const at = n % 8;
+    const b1 = publishFixed(a1, off, p, mask, h1, at, 7, col, nv, nb, nn);
+    const b2 = publishWide(a2, off, p.n, mask, h2, at, 7, col, nv2, nb, nn);
+    assert.equal(b2, b1, `bits, case ${n}`);
+    const words = (b1 + 31) >>> 5;
+    assert.deepEqual(a2.subarray(off, off + words), a1.subarray(off, off + words), `words, case ${n}`);
+    assert.deepEqual(h2, h1, `old values, case ${n}`);
+    assert.deepEqual(nv2, nv, `row, case ${n}`);
+  }
+  assert.ok(twoPart > 500, `${twoPart} two-part lengths`);
 });
