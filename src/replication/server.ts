@@ -17,7 +17,7 @@
 import { popcount32 } from '../core/bits.js';
 import { ByteReader } from '../core/reader.js';
 import { DecodeError, EncodeError } from '../core/errors.js';
-import { BitOut, bitLength, gammaBits, putBits, putGamma, putWords, writeGamma } from './bits.js';
+import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
 import { maxRecordBits, planOf, publishFixed, publishWide, writeBody, writeFixedMasked, writeMaskedPairs, writeMaskedSplit } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type FieldInfo, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, assignRaw, fromRaw, rawEq, toRaw, valuesOf } from './values.js';
@@ -813,7 +813,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         so.room(k * ew * 32);
       }
       const sw = so.words;
-      let spos = so.pos;
+      // the stream's last word, in hand: `sn` bits in `sacc`, to go into word `sq` (BitOut's bits, without its calls)
+      let sq = so.pos >>> 5;
+      let sn = so.pos & 31;
+      let sacc = sn === 0 ? 0 : sw[sq]! & ((1 << sn) - 1);
       let prev = this.streamPrev;
       let rn = l.n;
       const rid = l.id;
@@ -871,9 +874,45 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
           else {
             rid[rn] = id;
             rser[rn] = e.serial;
-            rg[rn++] = spos;
-            spos = putBits(sw, putGamma(sw, spos, id - prev), 0, 1);
-            if (bits > 0) spos = putWords(sw, spos, arena, apos, bits);
+            rg[rn++] = (sq << 5) + sn;
+            // the id gap (Elias gamma, as writeGamma) and op 0 (an update) in one or two pieces, then the body's
+            // words from the arena: each piece appended to the word in hand
+            const gap = id - prev;
+            const L = 32 - Math.clz32(gap);
+            let px: number;
+            let pn: number;
+            let px2 = 0;
+            let pn2 = 0;
+            if (L <= 16) {
+              px = (1 << (L - 1)) | ((gap & ((1 << (L - 1)) - 1)) << L);
+              pn = 2 * L;
+            } else {
+              px = 1 << (L - 1);
+              pn = L;
+              px2 = gap & ((1 << (L - 1)) - 1);
+              pn2 = L;
+            }
+            let k = apos;
+            let left = bits;
+            for (;;) {
+              sacc |= px << sn;
+              const end = sn + pn;
+              if (end >= 32) {
+                sw[sq++] = sacc;
+                sacc = sn === 0 ? 0 : px >>> (32 - sn);
+                sn = end - 32;
+              } else sn = end;
+              if (pn2 > 0) {
+                px = px2;
+                pn = pn2;
+                pn2 = 0;
+              } else if (left > 0) {
+                pn = left >= 32 ? 32 : left;
+                px = pn === 32 ? arena[k]! : arena[k]! & ((1 << pn) - 1);
+                k++;
+                left -= pn;
+              } else break;
+            }
             prev = id;
           }
         }
@@ -882,7 +921,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       h.tail = tail;
       h.vtail = vtail;
       this.arenaPos = apos;
-      so.pos = spos;
+      if (this.streamOk) {
+        sw[sq] = sacc;
+        so.pos = (sq << 5) + sn;
+      }
       l.n = rn;
       this.streamPrev = prev;
       this.streamOk = ok;

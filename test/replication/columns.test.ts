@@ -393,3 +393,41 @@ test('rows are reused: 20,000 spawns and despawns with at most 100 entities aliv
   // every live entity has its own row: its last write
   for (const id of live) assert.equal(s.get(id)!.values.x, want.get(id));
 });
+
+test('handles and columns: the tick stream’s records carry id gaps of every length (up to 2^32 - 2) as the general path writes them', () => {
+  const Unit = defineEntity('Unit', { x: t.f32(), y: t.f32(), hp: t.u8() });
+  const defs = [Unit] as const;
+  const r = rng(77);
+  const ids = [1, 2, 3, 200, 40000, 65536, 65537, 131073, 2 ** 24 + 9, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 5, 2 ** 32 - 2, 2 ** 32 - 1];
+  testHooks.generalOnly = true;
+  const ref = new ReplicationServer({ entities: defs });
+  testHooks.generalOnly = false;
+  const viaHandles = new ReplicationServer({ entities: defs });
+  const viaColumns = new ReplicationServer({ entities: defs });
+  const cols = viaColumns.columns(Unit);
+  for (const id of ids) for (const s of [ref, viaHandles, viaColumns]) s.spawn(Unit, { x: id % 97, y: 0, hp: 1 }, { id });
+  const hs = ids.map((id) => viaHandles.handle(Unit, id));
+  const client = new ReplicationClient({ entities: defs });
+  for (const s of [ref, viaHandles, viaColumns]) s.addClient('c');
+  let records = 0;
+  for (let k = 0; k < 300; k++) {
+    for (let i = 0; i < ids.length; i++) {
+      // a random subset moves: gaps between changed ids of every size
+      if (r() < 0.5) continue;
+      const x = (r() - 0.5) * (r() < 0.2 ? 1e30 : 10);
+      ref.set(ids[i]!, { x: Math.fround(x) });
+      hs[i]!.x = x;
+      cols.x[viaColumns.rowOf(ids[i]!)] = x;
+      records++;
+    }
+    for (const s of [ref, viaHandles, viaColumns]) s.tick();
+    const p = ref.packetFor('c');
+    assert.deepEqual(viaHandles.packetFor('c'), p, `handles, tick ${k}`);
+    assert.deepEqual(viaColumns.packetFor('c'), p, `columns, tick ${k}`);
+    client.receive(p);
+    const ack = client.ack();
+    for (const s of [ref, viaHandles, viaColumns]) s.receive('c', ack);
+  }
+  for (const id of ids) assert.ok(Object.is(client.entities.get(id)!.values.x, ref.get(id)!.values.x), `id ${id}`);
+  assert.ok(records > 1500, `${records} records`);
+});
