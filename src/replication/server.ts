@@ -879,38 +879,38 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
             // words from the arena: each piece appended to the word in hand
             const gap = id - prev;
             const L = 32 - Math.clz32(gap);
-            let px: number;
-            let pn: number;
-            let px2 = 0;
-            let pn2 = 0;
+            let qx: number;
+            let qn: number;
+            let qx2 = 0;
+            let qn2 = 0;
             if (L <= 16) {
-              px = (1 << (L - 1)) | ((gap & ((1 << (L - 1)) - 1)) << L);
-              pn = 2 * L;
+              qx = (1 << (L - 1)) | ((gap & ((1 << (L - 1)) - 1)) << L);
+              qn = 2 * L;
             } else {
-              px = 1 << (L - 1);
-              pn = L;
-              px2 = gap & ((1 << (L - 1)) - 1);
-              pn2 = L;
+              qx = 1 << (L - 1);
+              qn = L;
+              qx2 = gap & ((1 << (L - 1)) - 1);
+              qn2 = L;
             }
             let k = apos;
             let left = bits;
             for (;;) {
-              sacc |= px << sn;
-              const end = sn + pn;
+              sacc |= qx << sn;
+              const end = sn + qn;
               if (end >= 32) {
                 sw[sq++] = sacc;
-                sacc = sn === 0 ? 0 : px >>> (32 - sn);
+                sacc = sn === 0 ? 0 : qx >>> (32 - sn);
                 sn = end - 32;
               } else sn = end;
-              if (pn2 > 0) {
-                px = px2;
-                pn = pn2;
-                pn2 = 0;
+              if (qn2 > 0) {
+                qx = qx2;
+                qn = qn2;
+                qn2 = 0;
               } else if (left > 0) {
-                pn = left >= 32 ? 32 : left;
-                px = pn === 32 ? arena[k]! : arena[k]! & ((1 << pn) - 1);
+                qn = left >= 32 ? 32 : left;
+                qx = qn === 32 ? arena[k]! : arena[k]! & ((1 << qn) - 1);
                 k++;
-                left -= pn;
+                left -= qn;
               } else break;
             }
             prev = id;
