@@ -108,7 +108,7 @@ export class Table {
   encWords = 0;
   /**
    * Whether a change of fixed-width numeric fields alone may be published by
-   * publishCols (at most 31 fields, none owner-only, `encWords` > 0); `plan`
+   * publishRun (at most 31 fields, none owner-only, `encWords` > 0); `plan`
    * is the type's coding plan (its `other` bits: the fields that are not).
    */
   fastPub = false;
@@ -222,7 +222,7 @@ export const OWNER = -1;
 
 export class Ent {
   // Fields in the order of how hot they are (V8 lays them out in this order, each field 4 bytes after a 12-byte
-  // header): the first 16 (64 bytes) are all that publishing a column change (publishCols) and a packet's usual
+  // header): the first 16 (64 bytes) are all that a one-pass publish (publishRun) and a packet's usual
   // record read and write, the next ones what tick() and publish read besides. Every field has an initializer of its
   // final kind (a field first defined as undefined and later given a number is no longer a small-integer field for V8).
   readonly id: number = 0;

@@ -176,7 +176,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly arenaOut = new BitOut(0);
   private readonly pkt = new BitOut(512);
   /**
-   * This tick's usual packet body as publishCols writes it (see buildNext): the
+   * This tick's usual packet body as publishRun writes it (see buildNext): the
    * records of the entities it published, in the order published, with their
    * ids, serials and start bits in `streamRecs`; usable while `streamOk` (ids
    * ascending, and no other entity changed at the tick: every packet is built
@@ -608,7 +608,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     const def = tbl.def;
     const wide = def.list.length > 32;
-    // rows that only the scan changed are published right here (see publishCols)
+    // rows that only the scan changed are published in one run after it (see publishRun)
     const fast = tbl.fastPub;
     const ents = tbl.ents;
     const buf = this.changedBuf;
@@ -621,7 +621,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       for (let i = 0; i < nr; i++) {
         const r = list[i]!;
         const e = ents[r];
-        // (the fields publishCols reads and writes: the entity's first 16, on two cache lines; see Ent)
+        // (the fields publishRun reads and writes: the entity's first 16, on two cache lines; see Ent)
         if (e !== undefined) sink += e.id + e.ccBits + (e.pubOwner === undefined ? 0 : 1) + v[r * stride + last]!;
       }
       this.sink = sink;
@@ -706,93 +706,22 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   /**
-   * `publish` of an entity whose only changes this tick are those the column
-   * scan found (`m`: their fields' bits; it is not dirty, so no `set`, handle,
-   * owner change or despawn touched it), of a type of at most 31 fields without
-   * owner fields whose updates fit the arena: the same undo row, published
-   * values and cached update, with none of publish's other cases.
-   */
-  private publishCols(e: Ent, t: number, m: number, tbl: Table, nb: number): void {
-    const nv = tbl.v;
-    const nn = tbl.nn;
-    const col = tbl.col;
-    let d = m;
-    m = 0;
-    while (d !== 0) {
-      const i = 31 - Math.clz32(d & -d);
-      d &= d - 1;
-      const c = col[i]!;
-      if (nv[nb + nn + c] !== nv[nb + c]) m |= 1 << i;
-    }
-    // (values set back to what was published: no new version)
-    if (m === 0) return;
-    const h = this.hist;
-    h.row(e, t, m);
-    h.put(e.pubOwner);
-    const at = h.vtail;
-    const from = e.pubTick;
-    e.pubTick = t;
-    e.prevPub = from;
-    let bits: number;
-    let a: Uint32Array;
-    let off: number;
-    const p = tbl.plan;
-    if ((m & p.other) === 0) {
-      // every field numeric, of a fixed-width coding: published and encoded in one pass
-      const k = popcount32(m);
-      h.room(k);
-      off = this.arenaRoom(tbl.encWords);
-      a = this.arena;
-      bits = publishFixed(a, off, p, m, h.nvals, at, h.vcap - 1, col, nv, nb, nn);
-      h.vtail = at + k;
-      this.arenaPos = off + ((bits + 31) >>> 5);
-    } else {
-      d = m;
-      while (d !== 0) {
-        const i = 31 - Math.clz32(d & -d);
-        d &= d - 1;
-        publishField(e, i, h, col[i]!, nv, nb, nn);
-      }
-      bits = this.encodeUsual(tbl, m, at, nb, e.pub);
-      a = this.encA;
-      off = this.encOff;
-    }
-    setUsual(e, t, from, a, off, bits);
-    if (this.streamOk) {
-      // the record of the usual packet: as putUsual writes it
-      const id = e.id;
-      const prev = this.streamPrev;
-      if (id <= prev) {
-        this.streamOk = false;
-        return;
-      }
-      const l = this.streamRecs;
-      const k = l.n++;
-      // (room for every record of the scan made before it: see scanColumns)
-      const so = this.stream;
-      l.id[k] = id;
-      l.serial[k] = e.serial;
-      l.g[k] = so.pos;
-      putRecord(so, id - prev, from, t, 0, 0, a, off, bits);
-      this.streamPrev = id;
-    }
-  }
-
-  /**
-   * publishCols of `n` entities of `tbl` at once (`es[i]`, its fields `ms[i]`),
-   * with the history's rings, the arena and the tick's stream held in locals
-   * for the whole run rather than read back from their objects for every
-   * entity; room for the run made first. The same rows, values, cached
-   * updates and stream records, in the same order, as publishCols of each in
-   * turn (which still takes the rare entity whose fields are not all of a
-   * fixed-width coding). Empties `es` (0 .. n - 1) after.
+   * `publish` of `n` entities of `tbl` at once (`es[i]`, the fields it may
+   * have changed `ms[i]`): each spawned, not despawning, its owner unchanged,
+   * its candidate fields of fixed-width codings among the first 31 (a type
+   * with `fastPub`): the column scan's rows (columns are all of such kinds) and
+   * tick()'s dirty entities of that kind. The same undo rows, published
+   * values, cached updates (`publishFixed` / `publishWide`: published and
+   * encoded in one pass) and usual-packet records (see `stream`) as `publish`
+   * and `buildNext` would make, with the history's rings, the arena and the
+   * stream's last word held in locals for the whole run; room for the run made
+   * first. Empties `es` (0 .. n - 1) after.
    */
   private publishRun(tbl: Table, t: number, es: (Ent | undefined)[], ms: Int32Array, n: number): void {
     const nv = tbl.v;
     const nn = tbl.nn;
     const col = tbl.col;
     const p = tbl.plan;
-    const other = p.other;
     const wide = p.wide;
     const pn = p.n;
     const ew = tbl.encWords;
@@ -833,8 +762,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const vm = h.vcap - 1;
       let tail = h.tail;
       let vtail = h.vtail;
-      let i = i0;
-      for (; i < i1; i++) {
+      for (let i = i0; i < i1; i++) {
         const e = es[i]!;
         const nb = e.nb;
         let d = ms[i]!;
@@ -847,7 +775,6 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         }
         // (values set back to what was published: no new version)
         if (m === 0) continue;
-        if ((m & other) !== 0) break;
         // the undo row, its owner, then the old values (publishFixed)
         const s = tail++;
         const ri = s & rm;
@@ -928,12 +855,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       l.n = rn;
       this.streamPrev = prev;
       this.streamOk = ok;
-      if (i < i1) {
-        // an entity with a field of another coding: publishCols alone, then the run goes on after it
-        this.publishCols(es[i]!, t, ms[i]!, tbl, es[i]!.nb);
-        i++;
-      }
-      i0 = i;
+      i0 = i1;
     }
     es.fill(undefined, 0, n);
   }
@@ -1094,7 +1016,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       v[nb + DIRTY] = 0;
       if (e.spawnTick >= 0 && tbl.fastPub && !e.dirtyAll && e.owner === e.pubOwner) {
         // only fixed-width numeric fields set (a handle's or set()'s moves): published, encoded and written into the
-        // tick's stream in one pass, as a column change is (see publishCols)
+        // tick's stream in one pass, as a column change is (see publishRun)
         const m = v[nb + DMASK]! | 0;
         if ((m & tbl.plan.other) === 0) {
           v[nb + DMASK] = 0;
@@ -2190,7 +2112,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const out = this.pkt;
     out.reset();
     if (this.streamOk) {
-      // every record is one publishCols wrote (the other entities of the log have none): the body as it is
+      // every record is one publishRun wrote (the other entities of the log have none): the body as it is
       const so = this.stream;
       if (so.pos > budget) return null;
       out.appendFrom(so.words, 0, so.pos);
@@ -2518,7 +2440,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
 
 /**
  * For tests (not exported by the package): `generalOnly` set while a server is
- * made gives it no one-pass publish (publishCols) and so no tick stream: every
+ * made gives it no one-pass publish (publishRun) and so no tick stream: every
  * change goes through publish and every packet through the general build, the
  * reference that the fast paths' bytes are compared with.
  */
