@@ -20,39 +20,6 @@ export function putBits(a: Uint32Array, pos: number, v: number, n: number): numb
   return pos + n;
 }
 
-/**
- * Write `bits` bits held in `a` from word `off` on (the bits of `a` past them
- * may be anything) into the words `w` at bit `pos`, a word at a time (the
- * caller made room: to the word after the last bit); returns `pos + bits`. As
- * putBits, the bits below `pos` in its word are kept and the ones above the
- * last bit written zeroed.
- */
-export function putWords(w: Uint32Array, pos: number, a: Uint32Array, off: number, bits: number): number {
-  const i = pos >>> 5;
-  const o = pos & 31;
-  const full = bits >>> 5;
-  const rest = bits & 31;
-  if (o === 0) {
-    for (let k = 0; k < full; k++) w[i + k] = a[off + k]!;
-    if (rest > 0) w[i + full] = a[off + full]! & ((1 << rest) - 1);
-  } else {
-    const back = 32 - o;
-    // the word at `pos`: its bits below `o` kept (the ones above are zero, see BitOut.reset); the next ones set
-    w[i] = w[i]! & ((1 << o) - 1);
-    for (let k = 0; k < full; k++) {
-      const x = a[off + k]!;
-      w[i + k]! |= x << o;
-      w[i + k + 1] = x >>> back;
-    }
-    if (rest > 0) {
-      const x = a[off + full]! & ((1 << rest) - 1);
-      w[i + full]! |= x << o;
-      if (o + rest > 32) w[i + full + 1] = x >>> back;
-    }
-  }
-  return pos + bits;
-}
-
 /** A growable bit writer over 32-bit words (little-endian word = byte order on the wire). */
 export class BitOut {
   words: Uint32Array;
@@ -78,6 +45,12 @@ export class BitOut {
     this.words = w;
   }
 
+  /** Make room for `bits` more bits (and the word after them) without writing, for a caller that writes `words` itself. */
+  room(bits: number): void {
+    const need = ((this.pos + bits) >>> 5) + 2;
+    if (need > this.words.length) this.grow(need);
+  }
+
   /** Write the low `n` bits of `v` (0 <= n <= 32). */
   write(v: number, n: number): void {
     if (n === 0) return;
@@ -92,14 +65,33 @@ export class BitOut {
    */
   appendFrom(a: Uint32Array, off: number, bits: number): void {
     if (bits === 0) return;
-    this.room(bits);
-    this.pos = putWords(this.words, this.pos, a, off, bits);
-  }
-
-  /** Make room for `bits` more bits (and the word after them) without writing: see putBits, putWords. */
-  room(bits: number): void {
-    const need = ((this.pos + bits) >>> 5) + 2;
+    const p = this.pos;
+    const need = ((p + bits) >>> 5) + 2;
     if (need > this.words.length) this.grow(need);
+    const w = this.words;
+    const i = p >>> 5;
+    const o = p & 31;
+    const full = bits >>> 5;
+    const rest = bits & 31;
+    if (o === 0) {
+      for (let k = 0; k < full; k++) w[i + k] = a[off + k]!;
+      if (rest > 0) w[i + full] = a[off + full]! & ((1 << rest) - 1);
+    } else {
+      const back = 32 - o;
+      // the word at `pos`: its bits below `o` kept (the ones above are zero, see reset); the next ones set
+      w[i] = w[i]! & ((1 << o) - 1);
+      for (let k = 0; k < full; k++) {
+        const x = a[off + k]!;
+        w[i + k]! |= x << o;
+        w[i + k + 1] = x >>> back;
+      }
+      if (rest > 0) {
+        const x = a[off + full]! & ((1 << rest) - 1);
+        w[i + full]! |= x << o;
+        if (o + rest > 32) w[i + full + 1] = x >>> back;
+      }
+    }
+    this.pos = p + bits;
   }
 
   /**
@@ -285,16 +277,13 @@ export function bitLength(v: number): number {
  * L - 1 bits of n below its top bit. n must be < 2^32.
  */
 export function writeGamma(out: BitOut, n: number): void {
-  out.room(63);
-  out.pos = putGamma(out.words, out.pos, n);
-}
-
-/** writeGamma into the words `a` at bit `pos` (the caller made room: 63 bits and the word after); returns the bit after. */
-export function putGamma(a: Uint32Array, pos: number, n: number): number {
   const L = 32 - Math.clz32(n);
   // L-1 zeros then a one (LSB first), then the L-1 bits below n's top bit: one write when they fit in 32 bits
-  if (L <= 16) return putBits(a, pos, (1 << (L - 1)) | ((n & ((1 << (L - 1)) - 1)) << L), 2 * L - 1);
-  return putBits(a, putBits(a, pos, 1 << (L - 1), L), n, L - 1);
+  if (L <= 16) out.write((1 << (L - 1)) | ((n & ((1 << (L - 1)) - 1)) << L), 2 * L - 1);
+  else {
+    out.write(1 << (L - 1), L);
+    out.write(n, L - 1);
+  }
 }
 
 export function gammaBits(n: number): number {
