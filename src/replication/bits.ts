@@ -45,12 +45,6 @@ export class BitOut {
     this.words = w;
   }
 
-  /** Make room for `bits` more bits (and the word after them) without writing, for a caller that writes `words` itself. */
-  room(bits: number): void {
-    const need = ((this.pos + bits) >>> 5) + 2;
-    if (need > this.words.length) this.grow(need);
-  }
-
   /** Write the low `n` bits of `v` (0 <= n <= 32). */
   write(v: number, n: number): void {
     if (n === 0) return;

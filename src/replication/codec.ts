@@ -372,13 +372,18 @@ export function writeBody(out: BitOut, def: AnyEntityDef, base: readonly unknown
  * each field of `mask`, its published value (row slot `nb + nn + col[i]` of
  * `nv`) goes into the history's value ring `nvals` at `at`, `at + 1`, ... (the
  * caller has made room), the working value (`nb + col[i]`) replaces it, and
- * the change goes into the update written from word `off` of `a` on (fresh
- * words, room for the longest update made). The same bits as
- * `writeFixedMasked` of the same values, word by word; returns the bits written.
+ * the fields' changes go into `a` after the update's mask, which the caller
+ * has written: the bits not yet stored, `accN` (< 32) of them in `acc`, are
+ * word `w`'s first (the words from `w` on are written; room for the longest
+ * update made). With the mask, the same bits as `writeFixedMasked` of the
+ * same values; returns the bit position after the last bit written (the last
+ * word's bits stored).
  */
 export function publishFixed(
   a: Uint32Array,
-  off: number,
+  w: number,
+  acc: number,
+  accN: number,
   p: Plan,
   mask: number,
   nvals: Float64Array,
@@ -391,10 +396,6 @@ export function publishFixed(
 ): number {
   const code = p.code;
   const lb = p.lenBits;
-  // the bits not yet stored (`accN` < 32 of them), the mask first
-  let acc = mask;
-  let accN = p.n;
-  let w = off;
   let m = mask;
   const pb = nb + nn;
   while (m !== 0) {
@@ -437,18 +438,19 @@ export function publishFixed(
     }
   }
   if (accN > 0) a[w] = acc;
-  return ((w - off) << 5) + accN;
+  return (w << 5) + accN;
 }
 
 /**
  * `publishFixed` when every field of `mask` is of a 32-bit coding (the plan's
- * `wide`: a 5-bit length prefix, the difference wrapped to 32 bits) and the
- * type has `n` fields: no per-field coding read. The same bits and values.
+ * `wide`: a 5-bit length prefix, the difference wrapped to 32 bits): no
+ * per-field coding read. The same bits and values.
  */
 export function publishWide(
   a: Uint32Array,
-  off: number,
-  n: number,
+  w: number,
+  acc: number,
+  accN: number,
   mask: number,
   nvals: Float64Array,
   at: number,
@@ -458,9 +460,6 @@ export function publishWide(
   nb: number,
   nn: number,
 ): number {
-  let acc = mask;
-  let accN = n;
-  let w = off;
   let m = mask;
   const pb = nb + nn;
   while (m !== 0) {
@@ -505,7 +504,7 @@ export function publishWide(
     }
   }
   if (accN > 0) a[w] = acc;
-  return ((w - off) << 5) + accN;
+  return (w << 5) + accN;
 }
 
 /**

@@ -177,12 +177,18 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly pkt = new BitOut(512);
   /**
    * This tick's usual packet body as publishRun writes it (see buildNext): the
-   * records of the entities it published, in the order published, with their
-   * ids, serials and start bits in `streamRecs`; usable while `streamOk` (ids
-   * ascending, and no other entity changed at the tick: every packet is built
-   * at the current tick).
+   * records of the entities it published, in the order published, written into
+   * the encoding arena with each update cached where its record has it, in
+   * `segN` pieces (`segA[i]`'s bits `segFrom[i]` .. `segTo[i] - 1`; one per run
+   * and arena), `streamBits` in all, with their ids, serials and start bits in
+   * `streamRecs`; usable while `streamOk` (ids ascending, and no other entity
+   * changed at the tick: every packet is built at the current tick).
    */
-  private readonly stream = new BitOut(512);
+  private readonly segA: Uint32Array[] = [];
+  private segFrom: Int32Array = new Int32Array(8);
+  private segTo: Int32Array = new Int32Array(8);
+  private segN = 0;
+  private streamBits = 0;
   private readonly streamRecs = newRecList();
   /** The entities (and their fields' bits) that the change scan or tick() hands to publishRun. */
   private readonly runE: (Ent | undefined)[] = [];
@@ -701,7 +707,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     this.arenaPos = off + ((bits + 31) >>> 5);
     this.encA = a;
-    this.encOff = off;
+    this.encOff = off << 5;
     return bits;
   }
 
@@ -712,10 +718,12 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    * with `fastPub`): the column scan's rows (columns are all of such kinds) and
    * tick()'s dirty entities of that kind. The same undo rows, published
    * values, cached updates (`publishFixed` / `publishWide`: published and
-   * encoded in one pass) and usual-packet records (see `stream`) as `publish`
-   * and `buildNext` would make, with the history's rings, the arena and the
-   * stream's last word held in locals for the whole run; room for the run made
-   * first. Empties `es` (0 .. n - 1) after.
+   * encoded in one pass) and usual-packet records (see `segA`) as `publish`
+   * and `buildNext` would make, with the history's rings and the arena held in
+   * locals for the whole run; room for the run made first. Each record goes
+   * into the arena whole, its update where the encoding cache finds it: the
+   * usual packet's body is the run's bits as they are. Empties `es`
+   * (0 .. n - 1) after.
    */
   private publishRun(tbl: Table, t: number, es: (Ent | undefined)[], ms: Int32Array, n: number): void {
     const nv = tbl.v;
@@ -724,28 +732,27 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const p = tbl.plan;
     const wide = p.wide;
     const pn = p.n;
-    const ew = tbl.encWords;
-    // (runs short enough that the arena's room for their longest updates stays well within one arena)
+    // a record's words at most: its id gap and op (64 bits), its update (encWords), from any bit of a word
+    const ew = tbl.encWords + 3;
+    // (runs short enough that the arena's room for their longest records stays well within one arena)
     const chunk = Math.max(1, Math.floor(ARENA_WORDS / 4 / ew));
     const h = this.hist;
     const l = this.streamRecs;
-    const so = this.stream;
     for (let i0 = 0; i0 < n; ) {
       const i1 = Math.min(n, i0 + chunk);
       const k = i1 - i0;
       h.reserve(k, k * (1 + p.n));
-      let apos = this.arenaRoom(k * ew);
+      const from = this.arenaRoom(k * ew) << 5;
       const arena = this.arena;
+      // the arena's write head: `sn` bits in `sacc`, to go into word `sq` (BitOut's bits, without its calls)
+      let sq = from >>> 5;
+      let sn = 0;
+      let sacc = 0;
       let ok = this.streamOk;
-      if (ok) {
-        recCapacity(l, l.n + k);
-        so.room(k * ew * 32);
-      }
-      const sw = so.words;
-      // the stream's last word, in hand: `sn` bits in `sacc`, to go into word `sq` (BitOut's bits, without its calls)
-      let sq = so.pos >>> 5;
-      let sn = so.pos & 31;
-      let sacc = sn === 0 ? 0 : sw[sq]! & ((1 << sn) - 1);
+      if (ok) recCapacity(l, l.n + k);
+      // (this run's piece of the usual packet body starts at `from`; its records' start bits are in the body, after
+      // the pieces before it)
+      const gOff = this.streamBits - from;
       let prev = this.streamPrev;
       let rn = l.n;
       const rid = l.id;
@@ -779,31 +786,24 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         const s = tail++;
         const ri = s & rm;
         htick[ri] = t;
-        const from = e.pubTick;
-        hprevTick[ri] = from;
+        const pt = e.pubTick;
+        hprevTick[ri] = pt;
         hprev[ri] = e.undo;
         hmask[ri] = m;
         hvstart[ri] = vtail;
         e.undo = s;
         vals[vtail++ & vm] = e.pubOwner;
         e.pubTick = t;
-        e.prevPub = from;
-        const bits =
-          (m & ~wide) === 0
-            ? publishWide(arena, apos, pn, m, nvals, vtail, vm, col, nv, nb, nn)
-            : publishFixed(arena, apos, p, m, nvals, vtail, vm, col, nv, nb, nn);
-        vtail += popcount32(m);
-        setUsual(e, t, from, arena, apos, bits);
+        e.prevPub = pt;
         if (ok) {
-          // the record of the usual packet: as putUsual writes it (see putRecord)
+          // the record of the usual packet, as putUsual writes it (see putRecord): the id gap (Elias gamma, as
+          // writeGamma) and op 0 (an update) in one or two pieces, then the update itself, which the cache keeps
           const id = e.id;
           if (id <= prev) ok = false;
           else {
             rid[rn] = id;
             rser[rn] = e.serial;
-            rg[rn++] = (sq << 5) + sn;
-            // the id gap (Elias gamma, as writeGamma) and op 0 (an update) in one or two pieces, then the body's
-            // words from the arena: each piece appended to the word in hand
+            rg[rn++] = (sq << 5) + sn + gOff;
             const gap = id - prev;
             const L = 32 - Math.clz32(gap);
             let qx: number;
@@ -819,38 +819,55 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
               qx2 = gap & ((1 << (L - 1)) - 1);
               qn2 = L;
             }
-            let k = apos;
-            let left = bits;
             for (;;) {
               sacc |= qx << sn;
               const end = sn + qn;
               if (end >= 32) {
-                sw[sq++] = sacc;
+                arena[sq++] = sacc;
                 sacc = sn === 0 ? 0 : qx >>> (32 - sn);
                 sn = end - 32;
               } else sn = end;
-              if (qn2 > 0) {
-                qx = qx2;
-                qn = qn2;
-                qn2 = 0;
-              } else if (left > 0) {
-                qn = left >= 32 ? 32 : left;
-                qx = qn === 32 ? arena[k]! : arena[k]! & ((1 << qn) - 1);
-                k++;
-                left -= qn;
-              } else break;
+              if (qn2 === 0) break;
+              qx = qx2;
+              qn = qn2;
+              qn2 = 0;
             }
             prev = id;
           }
         }
-        apos += (bits + 31) >>> 5;
+        // the update: its mask, then its fields (publishWide / publishFixed store the last word they write)
+        const body = (sq << 5) + sn;
+        sacc |= m << sn;
+        const mend = sn + pn;
+        if (mend >= 32) {
+          arena[sq++] = sacc;
+          sacc = sn === 0 ? 0 : m >>> (32 - sn);
+          sn = mend - 32;
+        } else sn = mend;
+        const end =
+          (m & ~wide) === 0
+            ? publishWide(arena, sq, sacc, sn, m, nvals, vtail, vm, col, nv, nb, nn)
+            : publishFixed(arena, sq, sacc, sn, p, m, nvals, vtail, vm, col, nv, nb, nn);
+        sq = end >>> 5;
+        sn = end & 31;
+        sacc = sn === 0 ? 0 : arena[sq]! & ((1 << sn) - 1);
+        vtail += popcount32(m);
+        setUsual(e, t, pt, arena, body, end - body);
       }
       h.tail = tail;
       h.vtail = vtail;
-      this.arenaPos = apos;
-      if (this.streamOk) {
-        sw[sq] = sacc;
-        so.pos = (sq << 5) + sn;
+      const bp = (sq << 5) + sn;
+      this.arenaPos = (bp + 31) >>> 5;
+      if (ok && bp > from) {
+        const j = this.segN++;
+        if (j === this.segFrom.length) {
+          this.segFrom = growI32(this.segFrom);
+          this.segTo = growI32(this.segTo);
+        }
+        this.segA[j] = arena;
+        this.segFrom[j] = from;
+        this.segTo[j] = bp;
+        this.streamBits += bp - from;
       }
       l.n = rn;
       this.streamPrev = prev;
@@ -976,7 +993,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.streamOk = true;
     this.streamRecs.n = 0;
     this.streamPrev = 0;
-    this.stream.reset();
+    this.segN = 0;
+    this.streamBits = 0;
     for (let i = 0; i < this.colTables.length; i++) this.scanColumns(this.colTables[i]!, t);
     let nc = this.changedN;
     const dirty = this.dirty;
@@ -1831,7 +1849,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     for (let i = 0; i < n; i++) a[off + i] = w[i]!;
     this.arenaPos = off + n;
     this.encA = a;
-    this.encOff = off;
+    this.encOff = off << 5;
     return s.pos;
   }
 
@@ -2113,9 +2131,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     out.reset();
     if (this.streamOk) {
       // every record is one publishRun wrote (the other entities of the log have none): the body as it is
-      const so = this.stream;
-      if (so.pos > budget) return null;
-      out.appendFrom(so.words, 0, so.pos);
+      if (this.streamBits > budget) return null;
+      const sa = this.segA;
+      const sf = this.segFrom;
+      const st = this.segTo;
+      for (let i = 0; i < this.segN; i++) out.appendBits(sa[i]!, sf[i]!, st[i]! - sf[i]!);
       const l = this.streamRecs;
       const n = l.n;
       const cur = this.cur;
@@ -2478,14 +2498,21 @@ function putRecord(out: BitOut, gap: number, held: number, target: number, type:
   else if (held < 0) {
     out.write(1, 2);
     out.write(type, typeBits);
-    out.appendFrom(a, off, ebits);
+    out.appendBits(a, off, ebits);
   } else {
     out.write(0, 1);
-    out.appendFrom(a, off, ebits);
+    out.appendBits(a, off, ebits);
   }
 }
 
-/** `e`'s encoding cache after a publish at `t`: only the update from version `from`, `bits` bits of `a` from word `off`. */
+/** A copy of `a` twice as long. */
+function growI32(a: Int32Array): Int32Array {
+  const b = new Int32Array(2 * a.length);
+  b.set(a);
+  return b;
+}
+
+/** `e`'s encoding cache after a publish at `t`: only the update from version `from`, `bits` bits of `a` from bit `off`. */
 function setUsual(e: Ent, t: number, from: number, a: Uint32Array, off: number, bits: number): void {
   e.cTick = t;
   e.c0From = from;

@@ -1,12 +1,22 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { BitOut } from '../../src/replication/bits.js';
+import { BitOut, putBits } from '../../src/replication/bits.js';
 import { planOf, publishFixed, publishWide, writeBody, writeMaskedPairs } from '../../src/replication/codec.js';
 import { defineEntity, t } from '../../src/replication/schema.js';
 import { numLayout } from '../../src/replication/model.js';
 import { FloatBits, rawEq, toRaw } from '../../src/replication/values.js';
 import { DEFS, randomValue } from './world.js';
 import { rng } from '../helpers/rng.js';
+
+/**
+ * What publishRun does before publishFixed / publishWide: the update's mask (`n` bits) written at bit `pos` of `a`,
+ * and the write head after it (the word, the bits not yet stored, their count).
+ */
+function afterMask(a: Uint32Array, pos: number, mask: number, n: number): [number, number, number] {
+  const end = putBits(a, pos, mask, n);
+  const accN = end & 31;
+  return [end >>> 5, accN === 0 ? 0 : a[end >>> 5]! & ((1 << accN) - 1), accN];
+}
 
 function bitsOf(o: BitOut): string {
   const out: number[] = [];
@@ -142,15 +152,19 @@ test('publishFixed (publishCols’ publish and encode in one pass) writes what w
     });
     const nvals = new Float64Array(vm + 1).fill(-9);
     const at = Math.floor(r() * 40);
-    // words full of garbage: publishFixed sets each word it writes
+    // words full of garbage: publishFixed sets each bit it writes, from any bit of a word, and keeps the bits before
     const off = 1 + Math.floor(r() * 3);
+    const pos = off * 32 + (run % 32);
     const a = new Uint32Array(off + 12).fill(0xdeadbeef);
-    const bits = publishFixed(a, off, p, mask, nvals, at, vm, col, nv, nb, nn);
+    const end = publishFixed(a, ...afterMask(a, pos, mask, p.n), p, mask, nvals, at, vm, col, nv, nb, nn);
+    const bits = end - pos;
     assert.equal(bits, want.pos, `run ${run}: bits`);
     const got = new BitOut(8);
-    got.appendFrom(a, off, bits);
+    got.appendBits(a, pos, bits);
     assert.equal(bitsOf(got), bitsOf(want), `run ${run}`);
     assert.equal(a[off - 1], 0xdeadbeef, 'nothing written before the update');
+    const below = (1 << (run % 32)) - 1;
+    assert.equal(a[off]! & below, 0xdeadbeef & below, `run ${run}: the bits before the update kept`);
     // the old values of the changed fields, in field order, from `at` on (around the ring); the published slots hold the working values
     let k = at;
     def.list.forEach((_fi, i) => {
@@ -206,13 +220,19 @@ test('publishWide (publishRun’s path for 32-bit codings) writes the bits publi
     const a2 = new Uint32Array(16).fill(0x12345678);
     const h1 = new Float64Array(8);
     const h2 = new Float64Array(8);
-    const off = 1 + (n % 3);
+    // from any bit of a word
+    const pos = 32 * (1 + (n % 3)) + (n % 32);
     const at = n % 8;
-    const b1 = publishFixed(a1, off, p, mask, h1, at, 7, col, nv, nb, nn);
-    const b2 = publishWide(a2, off, p.n, mask, h2, at, 7, col, nv2, nb, nn);
+    const b1 = publishFixed(a1, ...afterMask(a1, pos, mask, p.n), p, mask, h1, at, 7, col, nv, nb, nn);
+    const b2 = publishWide(a2, ...afterMask(a2, pos, mask, p.n), mask, h2, at, 7, col, nv2, nb, nn);
     assert.equal(b2, b1, `bits, case ${n}`);
-    const words = (b1 + 31) >>> 5;
-    assert.deepEqual(a2.subarray(off, off + words), a1.subarray(off, off + words), `words, case ${n}`);
+    const o1 = new BitOut(8);
+    const o2 = new BitOut(8);
+    o1.appendBits(a1, pos, b1 - pos);
+    o2.appendBits(a2, pos, b2 - pos);
+    assert.deepEqual(o2.bytes(), o1.bytes(), `bits written, case ${n}`);
+    const below = (1 << (n % 32)) - 1;
+    assert.equal(a2[pos >>> 5]! & below, 0x12345678 & below, `the bits before kept, case ${n}`);
     assert.deepEqual(h2, h1, `old values, case ${n}`);
     assert.deepEqual(nv2, nv, `row, case ${n}`);
   }

@@ -431,3 +431,70 @@ test('handles and columns: the tick stream’s records carry id gaps of every le
   for (const id of ids) assert.ok(Object.is(client.entities.get(id)!.values.x, ref.get(id)!.values.x), `id ${id}`);
   assert.ok(records > 1500, `${records} records`);
 });
+
+test('handles and columns: a tick stream in many pieces (runs of two types in turn, runs longer than a chunk, arenas filled up) is the usual packet of the general path', () => {
+  // two types whose ids alternate in runs: handles moved in id order go to publishRun one type at a time, each run a
+  // piece of the stream; thousands of moves a tick take several chunks and fill the arena mid-tick. A client that
+  // loses packets gets last tick's records (found by their start bits in the stream) merged with this tick's
+  const A = defineEntity('A', { x: t.f32(), y: t.f32(), hp: t.u8() });
+  const B = defineEntity('B', { u: t.i32(), v: t.f32() });
+  const defs = [A, B] as const;
+  const r = rng(91);
+  testHooks.generalOnly = true;
+  const ref = new ReplicationServer({ entities: defs, mtu: 1 << 20, bundles: false });
+  testHooks.generalOnly = false;
+  const viaHandles = new ReplicationServer({ entities: defs, mtu: 1 << 20, bundles: false });
+  const viaColumns = new ReplicationServer({ entities: defs, mtu: 1 << 20, bundles: false });
+  const ca = viaColumns.columns(A);
+  const cb = viaColumns.columns(B);
+  const kinds: ('A' | 'B')[] = [];
+  for (let i = 0; i < 6000; i++) {
+    const k = Math.floor(i / (1 + (i % 7))) % 2 === 0 ? 'A' : 'B';
+    kinds.push(k);
+    for (const s of [ref, viaHandles, viaColumns]) {
+      if (k === 'A') s.spawn(A, { x: i, y: -i, hp: i & 255 });
+      else s.spawn(B, { u: i, v: i / 3 });
+    }
+  }
+  const ids = kinds.map((_, i) => i + 1);
+  const ha = new Map(ids.filter((id) => kinds[id - 1] === 'A').map((id) => [id, viaHandles.handle(A, id)]));
+  const hb = new Map(ids.filter((id) => kinds[id - 1] === 'B').map((id) => [id, viaHandles.handle(B, id)]));
+  const clients = ['c', 'd'].map(() => new ReplicationClient({ entities: defs }));
+  for (const s of [ref, viaHandles, viaColumns]) for (const key of ['c', 'd']) s.addClient(key);
+  const pieces = (s: ReplicationServer<typeof defs>): number => (s as unknown as { segN: number }).segN;
+  let most = 0;
+  let records = 0;
+  for (let k = 0; k < 60; k++) {
+    const share = k % 3 === 0 ? 0.9 : 0.3;
+    for (const id of ids) {
+      if (r() >= share) continue;
+      records++;
+      const row = viaColumns.rowOf(id);
+      if (kinds[id - 1] === 'A') {
+        const x = Math.fround((r() - 0.5) * (r() < 0.1 ? 1e20 : 100));
+        ref.set(id, { x });
+        ha.get(id)!.x = x;
+        ca.x[row] = x;
+      } else {
+        const u = (r() * 2 ** 32 - 2 ** 31) | 0;
+        ref.set(id, { u });
+        hb.get(id)!.u = u;
+        cb.u[row] = u;
+      }
+    }
+    for (const s of [ref, viaHandles, viaColumns]) s.tick();
+    most = Math.max(most, pieces(viaHandles));
+    for (const [c, key] of ['c', 'd'].entries()) {
+      const p = ref.packetFor(key);
+      assert.deepEqual(viaHandles.packetFor(key), p, `handles, tick ${k}, client ${key}`);
+      assert.deepEqual(viaColumns.packetFor(key), p, `columns, tick ${k}, client ${key}`);
+      if (c === 1 && r() < 0.4) continue;
+      clients[c]!.receive(p);
+      const ack = clients[c]!.ack();
+      for (const s of [ref, viaHandles, viaColumns]) s.receive(key, ack);
+    }
+  }
+  for (const client of clients) for (const id of ids) assert.deepEqual(client.entities.get(id)!.values, ref.get(id)!.values, `id ${id}`);
+  assert.ok(most > 100, `at most ${most} pieces in a tick`);
+  assert.ok(records > 100_000, `${records} records`);
+});
