@@ -1,6 +1,9 @@
 /**
  * `npm run bench -- replication`: tickwire/replication against @colyseus/schema 5
- * on the scenarios of issue 13, side by side in one process on the same worlds.
+ * on the scenarios of issue 13, side by side on the same worlds: the two sides
+ * of a row in one process, each row in a process of its own (`--one-process`:
+ * every row in this one, in turn, where later rows inherit the earlier rows'
+ * compiled code and type feedback, which favoured our side on S4).
  *
  * Each row alternates rounds of the two sides (paired A/B); per round the mean
  * time per tick of the server phase (apply the tick's moves, produce every
@@ -15,6 +18,7 @@
  * the paired ratios are the figure to judge.
  * Prints a table and writes bench/results/replication.json.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import os from 'node:os';
@@ -43,15 +47,26 @@ function cpuUs(): number {
   return c.user + c.system;
 }
 
-/** Untimed ticks per side before the rounds of a row. */
+/** Untimed ticks per side before the rounds of a row: at least this many, for at least WARMUP_MS, at most WARMUP_MAX. */
 const WARMUP_TICKS = 60;
+const WARMUP_MS = 300;
+const WARMUP_MAX = 5000;
 
 function runPair(s: Scenario, a: Side, b: Side, rounds: number, perRound: number): [SideStats, SideStats] {
   const acc = [a, b].map(() => ({ bytes: 0, ticks: 0, server: [] as number[], client: [] as number[] }));
   const ks = [0, 0];
-  // warm-up, untimed: enough ticks for both sides' code to be optimised (the first row of a process otherwise times
-  // code still being compiled)
-  for (const [i, side] of [a, b].entries()) for (let j = 0; j < WARMUP_TICKS; j++) side.server(ks[i]!++), side.transport(), side.client(), side.others();
+  // warm-up, untimed: enough ticks for both sides' code to be optimised, by count and by time (the first row of a
+  // process, or a row run alone, otherwise times code still being compiled: the compiler's threads count in the
+  // process's CPU time)
+  for (const [i, side] of [a, b].entries()) {
+    const t0 = performance.now();
+    for (let j = 0; j < WARMUP_MAX && (j < WARMUP_TICKS || performance.now() - t0 < WARMUP_MS); j++) {
+      side.server(ks[i]!++);
+      side.transport();
+      side.client();
+      side.others();
+    }
+  }
   for (let r = 0; r < rounds; r++) {
     for (const [i, side] of [a, b].entries()) {
       let sv = 0;
@@ -168,10 +183,38 @@ function table(rows: Row[]): string {
   return all.map((l) => l.map((c, i) => (i >= 2 ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
-export function runReplicationBench(only?: string): Row[] {
+/** The plans' names, `${scenario} ${mode}`, for filters and child processes. */
+export const PLAN_NAMES = PLANS.map((p) => `${p.s.name} ${p.mode}`);
+
+/**
+ * Every row whose name includes `only` (all: undefined), each in a child
+ * process of its own (`bench/replication-row.ts`): the two sides of a row
+ * share a process, but no row inherits the compiled code, the type feedback
+ * or the heap of the rows before it (which slow one side more than the other:
+ * Colyseus's encoder, for one, has seen every schema of the rows before). With
+ * `oneProcess`, every row in this process, in turn, as before.
+ */
+export function runReplicationBench(only?: string, oneProcess = false): Row[] {
+  if (oneProcess) return PLANS.flatMap((_, i) => (only === undefined || PLAN_NAMES[i]!.includes(only) ? [runPlan(i)] : []));
   const rows: Row[] = [];
-  for (const p of PLANS) {
-    if (only !== undefined && !`${p.s.name} ${p.mode}`.includes(only)) continue;
+  const child = new URL('./replication-row.ts', import.meta.url).pathname;
+  for (const [i, name] of PLAN_NAMES.entries()) {
+    if (only !== undefined && !name.includes(only)) continue;
+    const r = spawnSync(process.execPath, [...process.execArgv, child, String(i)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+      maxBuffer: 1 << 24,
+    });
+    if (r.status !== 0) throw new Error(`replication bench row ${name}: child exited with ${r.status ?? r.signal}`);
+    rows.push(JSON.parse(r.stdout) as Row);
+  }
+  return rows;
+}
+
+/** Row `i` of the plans, in this process. */
+export function runPlan(i: number): Row {
+  {
+    const p = PLANS[i]!;
     const w = generate(p.s);
     const a = ours(p.s, w, p.delivery, p.set);
     const b = colyseus(p.s, w);
@@ -187,25 +230,34 @@ export function runReplicationBench(only?: string): Row[] {
         clientSpeedup: c.clientUs.best / o.clientUs.best,
       },
     };
-    rows.push(row);
     process.stderr.write(
       `  replication ${p.s.name} ${p.mode}: ${fmt(o.bytesPerClientTick)} B vs ${fmt(c.bytesPerClientTick)} B; server ${fmt(o.serverUs.best)} µs vs ${fmt(c.serverUs.best)} µs; client ${fmt(o.clientUs.best)} µs vs ${fmt(c.clientUs.best)} µs; client alone ${fmt(o.isolatedClientUs.best)} µs vs ${fmt(c.isolatedClientUs.best)} µs\n`,
     );
+    return row;
   }
-  return rows;
 }
 
 export function cases(): BenchCase[] {
   const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   if (filters.length > 0 && !filters.some((f) => 'replication'.includes(f) || f.startsWith('replication'))) return [];
   const sub = filters.find((f) => f.startsWith('replication:'))?.slice('replication:'.length);
-  const rows = runReplicationBench(sub);
-  console.log('\nreplication vs @colyseus/schema 5 (same process, same worlds, paired rounds)\n');
+  const oneProcess = process.argv.includes('--one-process');
+  const rows = runReplicationBench(sub, oneProcess);
+  console.log(
+    `\nreplication vs @colyseus/schema 5 (same worlds, paired rounds; both sides of a row in one process, ${oneProcess ? 'every row in this one' : 'each row in a process of its own'})\n`,
+  );
   console.log(table(rows));
   console.log('\ntargets: bytes ≤ 0.6× on S1/S2; server ≤ 0.5× on S4 0% and ≤ 1× on S4 10%; client decode speedup ≥ 2 on S1/S2\n');
   const here = new URL('.', import.meta.url).pathname;
   mkdirSync(join(here, 'results'), { recursive: true });
-  const doc = { date: new Date().toISOString(), node: process.version, cpu: os.cpus()[0]?.model, cores: os.cpus().length, rows };
+  const doc = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpu: os.cpus()[0]?.model,
+    cores: os.cpus().length,
+    processes: oneProcess ? 'one' : 'one per row',
+    rows,
+  };
   writeFileSync(join(here, 'results', 'replication.json'), `${JSON.stringify(doc, null, 2)}\n`);
   return [];
 }
