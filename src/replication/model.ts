@@ -366,11 +366,6 @@ export class History {
   /** Make room for `rows` more rows and `k` more values (then written straight into the rings from `tail` / `vtail` on). */
   reserve(rows: number, k: number): void {
     while (this.tail - this.head + rows > this.cap) this.growRows();
-    this.room(k);
-  }
-
-  /** Make room for `k` more values (then written straight into `nvals` / `vals` from `vtail` on). */
-  room(k: number): void {
     while (this.vtail - this.vhead + k > this.vcap) this.growVals();
   }
 

@@ -451,9 +451,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     const server = this;
     const col = this.tables[this.typeIndex.get(def)!]!.col;
-    // (a float's bits, as FloatBits.f32Bits, in the f32 setters' own arrays)
-    const f32 = new Float32Array(1);
-    const u32 = new Uint32Array(f32.buffer);
+    const fb = this.fb;
     for (const fi of def.list) {
       const c = col[fi.index]!;
       const k = fi.index;
@@ -482,8 +480,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
                     general.call(this, v);
                     return;
                   }
-                  f32[0] = v;
-                  const r = u32[0]!;
+                  const r = fb.f32Bits(v);
                   if (a[nb + c] === r) return;
                   a[nb + c] = r;
                   a[nb + DMASK] = a[nb + DMASK]! | bit;
