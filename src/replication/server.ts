@@ -136,9 +136,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private logId = new Uint32Array(256);
   private logSer = new Int32Array(256);
   private logKeysTick = -1;
-  /** unionSize's two id buffers. */
-  private unionA = new Uint32Array(256);
-  private unionB = new Uint32Array(256);
+  /** unionSize's marks (by id, below BY_ID: the stamp of the last count that met the id), stamp, and ids past BY_ID. */
+  private unionMark = new Uint8Array(0);
+  private unionStamp = 0;
+  private readonly unionBig = new Set<number>();
   /** scanColumns' changed rows. */
   private scanList = new Int32Array(0);
   /** scanPair32's changed rows of its two columns (the first `cap` slots for the first column, the rest for the second). */
@@ -1967,39 +1968,41 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return { node: { tick: t, over: null, minHeld: Infinity }, packet };
   }
 
-  /** The number of distinct ids in the records of `p`'s parts of ticks `from + 1 .. t - 1` (all kept) and `ids[0..m)` (tick `t`'s). */
+  /**
+   * The number of distinct ids in the records of `p`'s parts of ticks `from + 1 .. t - 1` (all kept) and `ids[0..m)`
+   * (tick `t`'s): each id is counted when its mark is not this count's stamp (a mark per id below BY_ID, a set past it).
+   */
   private unionSize(p: Profile, from: number, t: number, last: Uint32Array, lastN: number): number {
-    let a = this.unionA;
+    let mark = this.unionMark;
+    const want = Math.min(this.nextId, BY_ID);
+    if (mark.length < want) {
+      const grown = new Uint8Array(Math.min(BY_ID, Math.max(want, 2 * mark.length, 1024)));
+      grown.set(mark);
+      this.unionMark = mark = grown;
+    }
+    let s = this.unionStamp + 1;
+    if (s > 255) {
+      mark.fill(0);
+      s = 1;
+    }
+    this.unionStamp = s;
+    const big = this.unionBig;
+    big.clear();
+    const size = mark.length;
     let n = 0;
     for (let k = from + 1; k <= t; k++) {
       const u = k < t ? this.partAt(p, k)! : undefined;
       const m = u === undefined ? lastN : u.n;
       const ids = u === undefined ? last : u.ids;
-      if (this.unionB.length < n + m) this.unionB = new Uint32Array(Math.max(2 * (n + m), 256));
-      const b = this.unionB;
-      // merge a[0..n) and ids[0..m) (both ascending) into b
-      let i = 0;
-      let j = 0;
-      let q = 0;
-      while (i < n && j < m) {
-        const x = a[i]!;
-        const y = ids[j]!;
-        if (x <= y) {
-          b[q++] = x;
-          i++;
-          if (x === y) j++;
-        } else {
-          b[q++] = y;
-          j++;
-        }
+      for (let j = 0; j < m; j++) {
+        const id = ids[j]!;
+        if (id < size) {
+          n += mark[id] !== s ? 1 : 0;
+          mark[id] = s;
+        } else big.add(id);
       }
-      while (i < n) b[q++] = a[i++]!;
-      while (j < m) b[q++] = ids[j++]!;
-      this.unionB = a;
-      this.unionA = a = b;
-      n = q;
     }
-    return n;
+    return n + big.size;
   }
 
   private buildNew(p: Profile, base: Node | null, t: number, mtu: number): Built {

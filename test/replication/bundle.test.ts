@@ -12,12 +12,12 @@ function snapshot(c: ReplicationClient): Map<number, { e: unknown; raw: unknown[
 }
 
 /** A world of 40 ids: each tick some move (x and n only grow), some despawn, some ids come back as new entities. */
-function world(seed: number, bundles = true, mtu = 1 << 16) {
+function world(seed: number, bundles = true, mtu = 1 << 16, idBase = 0) {
   const server = new ReplicationServer({ entities: [U], mtu, bundles });
   const r = rng(seed);
-  const ids = Array.from({ length: 40 }, (_, i) => i + 1);
+  const ids = Array.from({ length: 40 }, (_, i) => idBase + i + 1);
   let k = 0;
-  for (const id of ids) server.spawn(U, { x: id, n: id, s: 'a' }, { id });
+  for (const id of ids) server.spawn(U, { x: id - idBase, n: id - idBase, s: 'a' }, { id });
   const step = (share = 0.15): void => {
     k++;
     for (const id of ids) {
@@ -45,66 +45,71 @@ function assertMirror(c: ReplicationClient<(typeof U)[]>, w: Map<number, Record<
   for (const [id, v] of w) assert.deepEqual(c.entities.get(id)?.values, v, `${what}: id ${id}`);
 }
 
-test('a client that missed ticks gets a bundle of the packets a client that kept up got, byte for byte; applied, it is the world, and its result is the net change', () => {
-  const { server, step, view } = world(7);
-  server.addClient('up');
-  server.addClient('lag');
-  const up = new ReplicationClient({ entities: [U] });
-  const lag = new ReplicationClient({ entities: [U] });
-  const r = rng(99);
-  const sentUp = new Map<number, Uint8Array>();
-  let bundles = 0;
-  let parts = 0;
-  let skipped = 0;
-  for (let k = 1; k <= 400; k++) {
-    step();
-    const pu = server.packetFor('up');
-    sentUp.set(k, pu);
-    up.receive(pu);
-    server.receive('up', up.ack());
-    const pl = server.packetFor('lag');
-    // the lagging client loses 40% of its packets and 40% of its acks
-    if (r() < 0.4) continue;
-    if (pl[0] === BUNDLE_MAGIC) {
-      bundles++;
-      const ps = bundleParts(pl);
-      parts += ps.length;
-      // each part is the packet the up-to-date client got at that tick (against the tick before)
-      for (const [, p] of ps) {
-        const h = readPacketHeader(p);
-        assert.deepEqual(p, sentUp.get(h.tick), `tick ${k}: part of tick ${h.tick}`);
-        assert.equal(h.baseTick, h.tick - 1);
-        if (h.tick <= lag.tick) skipped++;
+for (const [idBase, ids] of [
+  [0, 'ids 1 to 40'],
+  [(1 << 20) - 21, "ids either side of 2^20 (the server counts a bundle's distinct ids by marks below it, in a set above)"],
+  [0xffffffff - 41, 'ids up to 2^32 - 2'],
+] as const)
+  test(`a client that missed ticks gets a bundle of the packets a client that kept up got, byte for byte; applied, it is the world, and its result is the net change; ${ids}`, () => {
+    const { server, step, view } = world(7, true, 1 << 16, idBase);
+    server.addClient('up');
+    server.addClient('lag');
+    const up = new ReplicationClient({ entities: [U] });
+    const lag = new ReplicationClient({ entities: [U] });
+    const r = rng(99);
+    const sentUp = new Map<number, Uint8Array>();
+    let bundles = 0;
+    let parts = 0;
+    let skipped = 0;
+    for (let k = 1; k <= 400; k++) {
+      step();
+      const pu = server.packetFor('up');
+      sentUp.set(k, pu);
+      up.receive(pu);
+      server.receive('up', up.ack());
+      const pl = server.packetFor('lag');
+      // the lagging client loses 40% of its packets and 40% of its acks
+      if (r() < 0.4) continue;
+      if (pl[0] === BUNDLE_MAGIC) {
+        bundles++;
+        const ps = bundleParts(pl);
+        parts += ps.length;
+        // each part is the packet the up-to-date client got at that tick (against the tick before)
+        for (const [, p] of ps) {
+          const h = readPacketHeader(p);
+          assert.deepEqual(p, sentUp.get(h.tick), `tick ${k}: part of tick ${h.tick}`);
+          assert.equal(h.baseTick, h.tick - 1);
+          if (h.tick <= lag.tick) skipped++;
+        }
       }
-    }
-    const before = snapshot(lag);
-    const res = lag.receive(pl);
-    if (res.ignored) continue;
-    const after = snapshot(lag);
-    assert.equal(res.tick, k);
-    // the result is the difference between the mirror before and after
-    const spawned: number[] = [];
-    const despawned: number[] = [];
-    const changed = new Map<number, string[]>();
-    for (const id of [...new Set([...before.keys(), ...after.keys()])].sort((a, b) => a - b)) {
-      const a = before.get(id);
-      const b = after.get(id);
-      if (a?.e !== b?.e) {
-        if (a) despawned.push(id);
-        if (b) spawned.push(id);
-      } else if (a && b) {
-        const names = U.list.filter((f, i) => a.raw[i] !== b.raw[i]).map((f) => f.name);
-        if (names.length > 0) changed.set(id, names);
+      const before = snapshot(lag);
+      const res = lag.receive(pl);
+      if (res.ignored) continue;
+      const after = snapshot(lag);
+      assert.equal(res.tick, k);
+      // the result is the difference between the mirror before and after
+      const spawned: number[] = [];
+      const despawned: number[] = [];
+      const changed = new Map<number, string[]>();
+      for (const id of [...new Set([...before.keys(), ...after.keys()])].sort((a, b) => a - b)) {
+        const a = before.get(id);
+        const b = after.get(id);
+        if (a?.e !== b?.e) {
+          if (a) despawned.push(id);
+          if (b) spawned.push(id);
+        } else if (a && b) {
+          const names = U.list.filter((f, i) => a.raw[i] !== b.raw[i]).map((f) => f.name);
+          if (names.length > 0) changed.set(id, names);
+        }
       }
+      const sorted = (a: number[]): number[] => [...a].sort((x, y) => x - y);
+      assert.deepEqual([sorted(res.spawned), sorted(res.despawned), new Map(res.changed)], [spawned, despawned, changed], `tick ${k}: result`);
+      // the mirror is the world
+      assertMirror(lag, view(), `tick ${k}`);
+      if (r() >= 0.4) server.receive('lag', lag.ack());
     }
-    const sorted = (a: number[]): number[] => [...a].sort((x, y) => x - y);
-    assert.deepEqual([sorted(res.spawned), sorted(res.despawned), new Map(res.changed)], [spawned, despawned, changed], `tick ${k}: result`);
-    // the mirror is the world
-    assertMirror(lag, view(), `tick ${k}`);
-    if (r() >= 0.4) server.receive('lag', lag.ack());
-  }
-  assert.ok(bundles > 50 && parts > 2.2 * bundles && skipped > 20, `${bundles} bundles, ${parts} parts, ${skipped} parts the client had`);
-});
+    assert.ok(bundles > 50 && parts > 2.2 * bundles && skipped > 20, `${bundles} bundles, ${parts} parts, ${skipped} parts the client had`);
+  });
 
 test('a bundle with a bad part is a DecodeError in that part that undoes the parts before it: the mirror, its values and its history are as they were', () => {
   const { server, step } = world(3);
@@ -200,9 +205,10 @@ test('a small MTU: between packets that leave entities out, bundles, and the mir
     assert.ok(over > 30 && exact > 30, `${over} packets left entities out, ${exact} exact`);
     assert.ok(bundles > 0, 'bundles between the packets that left entities out');
   }
-  // every entity changes every tick: a bundle would send each once per tick; one delta sends it once
-  {
-    const { server, step } = world(6);
+  // every entity changes every tick: a bundle would send each once per tick; one delta sends it once (ids above 2^20
+  // are counted apart, see the first test)
+  for (const idBase of [0, (1 << 20) - 21, 0xffffffff - 41]) {
+    const { server, step } = world(6, true, 1 << 16, idBase);
     server.addClient('c');
     const c = new ReplicationClient({ entities: [U] });
     for (let k = 1; k <= 60; k++) {
