@@ -89,8 +89,8 @@ class AckOnlyClient {
       this.part(p, 0);
       return;
     }
-    // a bundle: its parts in order (each a varint length, then a state packet)
-    for (let i = 1; i < p.length; ) {
+    // a bundle: its parts in order (each framed as the bundle magic, a varint length, then a state packet)
+    for (let i = 1; i < p.length; i++) {
       let len = 0;
       for (let s = 0; ; s += 7) {
         const b = p[i++]!;

@@ -335,9 +335,11 @@ function createDecoder(opts: OptionValues) {
     spans?.add('magic', 0, 1, 'u8');
     walked.forEach((w, i) => {
       const [at, part] = frame[i]!;
-      const start = i === 0 ? 1 : frame[i - 1]![0] + frame[i - 1]![1].length;
-      const rec: Record<string, unknown> = { length: part.length, ...w.rec };
+      // each part's frame: the bundle magic (the first frame's is the bundle's), its length, the part
+      const start = i === 0 ? 1 : frame[i - 1]![0] + frame[i - 1]![1].length + 1;
+      const rec: Record<string, unknown> = i === 0 ? { length: part.length, ...w.rec } : { bundleMagic: BUNDLE_MAGIC, length: part.length, ...w.rec };
       spans?.push(`parts[${i}]`);
+      if (i > 0) spans?.add('bundleMagic', start - 1, start, 'u8');
       spans?.add('length', start, at, 'varint');
       if (spans) copySpans(w.head, spans, at);
       if (w.ignored !== undefined) rec.ignored = w.ignored;
@@ -445,7 +447,7 @@ function createEncoder(opts: OptionValues) {
       // a bundle: each part coded against the client's state after the parts before it, as the client applies them
       const recs = j.parts as unknown[];
       const made: Uint8Array[] = [];
-      let at = 1;
+      let at = 0;
       client.receiveParts((i) => {
         if (i >= recs.length) return undefined;
         const r = recs[i] as Record<string, unknown>;
@@ -458,13 +460,13 @@ function createEncoder(opts: OptionValues) {
           throw atPath(e, `parts[${i}]`);
         }
         made.push(part);
-        at += varintBytes(part.length);
+        at += 1 + varintBytes(part.length);
         const p: [number, Uint8Array] = [at, part];
         at += part.length;
         return p;
       });
-      const w = new ByteWriter(at).u8(BUNDLE_MAGIC);
-      for (const part of made) w.vu32(part.length).bytes(part);
+      const w = new ByteWriter(at);
+      for (const part of made) w.u8(BUNDLE_MAGIC).vu32(part.length).bytes(part);
       return [w.finish()];
     },
   };

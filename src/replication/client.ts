@@ -955,10 +955,11 @@ function ignoredResult(tick: number, base: number | null, why: 'old' | 'missing-
 }
 
 /**
- * The parts of a bundle (magic BUNDLE_MAGIC, then each part as a varint byte
- * length and a state packet): each part's offset in `bytes` and its bytes.
- * Checks the framing only (at least one part, lengths that fill the bundle
- * exactly, each part starting with the state-packet magic).
+ * The parts of a bundle (each part framed as BUNDLE_MAGIC, a varint byte
+ * length and a state packet; the first frame's magic is the bundle's): each
+ * part's offset in `bytes` and its bytes. Checks the framing only (at least one
+ * part, each frame's magic, lengths that fill the bundle exactly, each part
+ * starting with the state-packet magic).
  */
 export function bundleParts(bytes: Uint8Array): [number, Uint8Array][] {
   const r = new ByteReader(bytes);
@@ -967,6 +968,11 @@ export function bundleParts(bytes: Uint8Array): [number, Uint8Array][] {
   const parts: [number, Uint8Array][] = [];
   do {
     const i = parts.length;
+    if (i > 0) {
+      const m = r.u8(`parts[${i}].bundleMagic`);
+      if (m !== BUNDLE_MAGIC)
+        throw new DecodeError(r.pos - 1, `parts[${i}].bundleMagic`, `0x${BUNDLE_MAGIC.toString(16)} (bundle part)`, `0x${m.toString(16)}`);
+    }
     const len = r.vu32(`parts[${i}].length`);
     const at = r.pos;
     if (len < 1 || len > r.end - at) throw new DecodeError(at, `parts[${i}].length`, `1 to ${r.end - at} bytes`, String(len));

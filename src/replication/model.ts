@@ -456,12 +456,23 @@ export interface Built {
   packet: Uint8Array;
 }
 
-/** A usual packet kept as a part of bundles: its tick, the packet, and its records' ids (ascending, the first `n`). */
+/**
+ * A usual packet kept as a part of bundles: its tick, the packet, its records' ids (ascending, the first `n`), and
+ * where its frame as a bundle part (BUNDLE_MAGIC, length, packet) lies: bytes `from .. to` of `buf`.
+ */
 export interface UsualPart {
   tick: number;
   built: Built;
   ids: Uint32Array;
   n: number;
+  buf: ArrayBufferLike;
+  from: number;
+  to: number;
+  /** Its ids as a bit set, made on first use (see ReplicationServer.partBits): for tick `bitsTick`, words from `lo`. */
+  bits: Int32Array;
+  lo: number;
+  nw: number;
+  bitsTick: number;
 }
 
 export class Profile {
@@ -487,6 +498,9 @@ export class Profile {
   readonly usual: UsualPart[] = [];
   /** This tick's bundles by baseline tick (null: none can be made). */
   readonly bundles = new Map<number, Built | null>();
+  /** Where this profile's usual packets are made, framed as bundle parts one after another (see partBytes). */
+  partSlab = new Uint8Array(0);
+  partPos = 0;
   constructor(
     readonly interest: InterestFn | undefined,
     readonly owner: OwnerTag | undefined,

@@ -136,10 +136,12 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private logId = new Uint32Array(256);
   private logSer = new Int32Array(256);
   private logKeysTick = -1;
-  /** unionSize's marks (by id, below BY_ID: the stamp of the last count that met the id), stamp, and ids past BY_ID. */
+  /** unionMarks' marks (by id, below BY_ID: the stamp of the last count that met the id), stamp, and ids past BY_ID. */
   private unionMark = new Uint8Array(0);
   private unionStamp = 0;
   private readonly unionBig = new Set<number>();
+  /** unionSize's bit set (word `i`: ids `32 (lo + i) ..`). */
+  private unionBits = new Int32Array(64);
   /** scanColumns' changed rows. */
   private scanList = new Int32Array(0);
   /** scanPair32's changed rows of its two columns (the first `cap` slots for the first column, the rest for the second). */
@@ -209,6 +211,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private nextArena = new Uint32Array(ARENA_WORDS);
   private slab = new Uint8Array(0);
   private slabPos = 0;
+  /** Set while `build` makes a profile's usual packet: `finish` puts it in that profile's part slab (see partBytes). */
+  private partTo: Profile | null = null;
   private arenaPos = 0;
   /**
    * The records of the packet being built (the first n), in id order, as a
@@ -1871,12 +1875,20 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const key = base === null ? 'full' : base.over === null ? base.tick : base;
     const cached = mtu === this.mtu ? p.built.get(key) : undefined;
     if (cached !== undefined) return cached;
-    const made = this.buildNew(p, base, t, mtu);
+    // a usual packet: made framed as a bundle part, in the profile's part slab (see partBytes)
+    const usual = mtu === this.mtu && base !== null && base.tick === t - 1 && key === base.tick && p.interest === undefined && p.owner === undefined;
+    this.partTo = usual ? p : null;
+    let made: Built;
+    try {
+      made = this.buildNew(p, base, t, mtu);
+    } finally {
+      this.partTo = null;
+    }
     if (mtu === this.mtu) {
       p.built.set(key, made);
-      // a usual packet with nothing left out: kept as a part of bundles (see bundleFor)
-      if (base !== null && base.tick === t - 1 && key === base.tick && made.node.over === null && p.interest === undefined && p.owner === undefined) {
-        const l = p.recs.get(base.tick);
+      // with nothing left out: kept as a part of bundles (see bundleFor)
+      if (usual && made.node.over === null) {
+        const l = p.recs.get(t - 1);
         if (l !== undefined) this.keepPart(p, t, made, l);
       }
     }
@@ -1887,10 +1899,27 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private keepPart(p: Profile, t: number, built: Built, l: RecList): void {
     const i = t % this.window;
     let u = p.usual[i];
-    if (u === undefined) p.usual[i] = u = { tick: t, built, ids: new Uint32Array(Math.max(64, l.n)), n: 0 };
+    const pk = built.packet;
+    if (u === undefined)
+      p.usual[i] = u = {
+        tick: t,
+        built,
+        ids: new Uint32Array(Math.max(64, l.n)),
+        n: 0,
+        buf: pk.buffer,
+        from: 0,
+        to: 0,
+        bits: new Int32Array(0),
+        lo: 0,
+        nw: 0,
+        bitsTick: -1,
+      };
     else if (u.ids.length < l.n) u.ids = new Uint32Array(Math.max(l.n, u.ids.length * 2));
     u.tick = t;
     u.built = built;
+    u.buf = pk.buffer;
+    u.from = pk.byteOffset - 1 - varintBytes(pk.length);
+    u.to = pk.byteOffset + pk.length;
     u.ids.set(l.id.subarray(0, l.n));
     u.n = l.n;
   }
@@ -1929,13 +1958,12 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   private makeBundle(p: Profile, from: number, t: number): Built | null {
-    let len = 1;
+    let len = 0;
     let records = 0;
     for (let k = from + 1; k < t; k++) {
       const u = this.partAt(p, k);
       if (u === undefined) return null;
-      const n = u.built.packet.length;
-      len += varintBytes(n) + n;
+      len += u.to - u.from;
       records += u.n;
     }
     // this tick's part: the usual packet, made now if no client asked for it yet, once the bundle looks worth it (its
@@ -1947,32 +1975,99 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       if (this.logKeysTick !== t) this.logKeys(log, t);
       let most = 0;
       for (let k = from + 1; k < t; k++) most = Math.max(most, this.partAt(p, k)!.built.packet.length);
-      if (len + most + 1 > this.mtu || records + log.length > 1.25 * this.unionSize(p, from, t, this.logId, log.length)) return null;
+      if (len + 1 + varintBytes(most) + most > this.mtu || records + log.length > 1.25 * this.unionSize(p, from, t, this.logId, log.length)) return null;
       this.build(p, this.partAt(p, t - 1)!.built.node, t);
       cur = this.partAt(p, t);
       if (cur === undefined) return null;
     }
-    const n = cur.built.packet.length;
-    len += varintBytes(n) + n;
+    len += cur.to - cur.from;
     records += cur.n;
     if (len > this.mtu || records > 1.25 * this.unionSize(p, from, t, cur.ids, cur.n)) return null;
+    // the parts are framed where they were made: when they lie one after another in one slab (as they do unless a slab
+    // filled up between them), the bundle is a view of them, not a copy
+    const first = this.partAt(p, from + 1)!;
+    let next = first.to;
+    for (let k = from + 2; k <= t && next >= 0; k++) {
+      const u = this.partAt(p, k)!;
+      next = u.buf === first.buf && u.from === next ? u.to : -1;
+    }
+    if (next >= 0) return { node: { tick: t, over: null, minHeld: Infinity }, packet: new Uint8Array(first.buf, first.from, len) };
     const packet = this.slabBytes(len);
-    packet[0] = BUNDLE_MAGIC;
-    let at = 1;
+    let at = 0;
     for (let k = from + 1; k <= t; k++) {
-      const part = this.partAt(p, k)!.built.packet;
-      at = putVarint(packet, at, part.length);
-      packet.set(part, at);
-      at += part.length;
+      const u = this.partAt(p, k)!;
+      packet.set(new Uint8Array(u.buf, u.from, u.to - u.from), at);
+      at += u.to - u.from;
     }
     return { node: { tick: t, over: null, minHeld: Infinity }, packet };
   }
 
   /**
-   * The number of distinct ids in the records of `p`'s parts of ticks `from + 1 .. t - 1` (all kept) and `ids[0..m)`
-   * (tick `t`'s): each id is counted when its mark is not this count's stamp (a mark per id below BY_ID, a set past it).
+   * The number of distinct ids in the records of `p`'s parts of ticks `from + 1 .. t - 1` (all kept) and `last[0..lastN)`
+   * (tick `t`'s; every list ascending). Where the ids are dense enough, the parts' bit sets (made once per part, see
+   * partBits) are or-ed over the ids' range and counted, and tick `t`'s ids are tested and set one by one; else
+   * (`unionMarks`) each id is counted when its mark is not this count's stamp.
    */
   private unionSize(p: Profile, from: number, t: number, last: Uint32Array, lastN: number): number {
+    let lo = lastN > 0 ? last[0]! >>> 5 : 0x7ffffff;
+    let hi = lastN > 0 ? last[lastN - 1]! >>> 5 : -1;
+    let total = lastN;
+    for (let k = from + 1; k < t; k++) {
+      const u = this.partAt(p, k)!;
+      if (u.n === 0) continue;
+      lo = Math.min(lo, u.ids[0]! >>> 5);
+      hi = Math.max(hi, u.ids[u.n - 1]! >>> 5);
+      total += u.n;
+    }
+    if (total === 0) return 0;
+    const words = hi - lo + 1;
+    if (words > 2 * total + 64) return this.unionMarks(p, from, t, last, lastN);
+    if (this.unionBits.length < words) this.unionBits = new Int32Array(Math.max(words, 2 * this.unionBits.length));
+    const u32 = this.unionBits;
+    u32.fill(0, 0, words);
+    for (let k = from + 1; k < t; k++) {
+      const u = this.partAt(p, k)!;
+      if (u.n === 0) continue;
+      const bits = this.partBits(u);
+      const at = u.lo - lo;
+      for (let i = 0; i < u.nw; i++) u32[at + i] = u32[at + i]! | bits[i]!;
+    }
+    let n = 0;
+    for (let i = 0; i < words; i++) n += popcount32(u32[i]!);
+    for (let j = 0; j < lastN; j++) {
+      const id = last[j]!;
+      const w = (id >>> 5) - lo;
+      const bit = 1 << (id & 31);
+      if ((u32[w]! & bit) === 0) {
+        u32[w] = u32[w]! | bit;
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Part `u`'s ids as a bit set: bit `id & 31` of word `(id >>> 5) - u.lo`, `u.nw` words (made on first use). */
+  private partBits(u: UsualPart): Int32Array {
+    if (u.bitsTick === u.tick) return u.bits;
+    const ids = u.ids;
+    const n = u.n;
+    const lo = ids[0]! >>> 5;
+    const nw = (ids[n - 1]! >>> 5) - lo + 1;
+    if (u.bits.length < nw) u.bits = new Int32Array(Math.max(nw, 2 * u.bits.length));
+    const bits = u.bits;
+    bits.fill(0, 0, nw);
+    for (let j = 0; j < n; j++) {
+      const id = ids[j]!;
+      bits[(id >>> 5) - lo] = bits[(id >>> 5) - lo]! | (1 << (id & 31));
+    }
+    u.lo = lo;
+    u.nw = nw;
+    u.bitsTick = u.tick;
+    return bits;
+  }
+
+  /** `unionSize` for sparse ids: a mark per id below BY_ID (this count's stamp when met), a set past it. */
+  private unionMarks(p: Profile, from: number, t: number, last: Uint32Array, lastN: number): number {
     let mark = this.unionMark;
     const want = Math.min(this.nextId, BY_ID);
     if (mark.length < want) {
@@ -2443,18 +2538,37 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   /**
-   * `len` bytes for a packet: packets are views of a shared slab (one allocation per SLAB bytes, not one per packet:
+   * `len` bytes for a packet: packets are views of a shared slab (one allocation per `testHooks.slab` bytes, 64 KiB, not one per packet:
    * a packet this size would have its own off-heap store), never overwritten.
    */
   private slabBytes(len: number): Uint8Array {
+    if (this.partTo !== null) return this.partBytes(this.partTo, len);
     let slab = this.slab;
     if (this.slabPos + len > slab.length) {
-      this.slab = slab = new Uint8Array(Math.max(SLAB, len));
+      this.slab = slab = new Uint8Array(Math.max(testHooks.slab, len));
       this.slabPos = 0;
     }
     const packet = slab.subarray(this.slabPos, this.slabPos + len);
     this.slabPos += (len + 7) & ~7;
     return packet;
+  }
+  /**
+   * `len` bytes for profile `p`'s usual packet, framed as a bundle part (BUNDLE_MAGIC, the length, the packet) in the
+   * profile's part slab, right after the usual packet before it: a bundle of consecutive parts is then a view of the
+   * slab (see makeBundle). The packet sent alone is the view after the frame's head.
+   */
+  private partBytes(p: Profile, len: number): Uint8Array {
+    const head = 1 + varintBytes(len);
+    let slab = p.partSlab;
+    let at = p.partPos;
+    if (at + head + len > slab.length) {
+      p.partSlab = slab = new Uint8Array(Math.max(testHooks.slab, head + len));
+      at = 0;
+    }
+    slab[at] = BUNDLE_MAGIC;
+    putVarint(slab, at + 1, len);
+    p.partPos = at + head + len;
+    return slab.subarray(at + head, at + head + len);
   }
 }
 
@@ -2462,9 +2576,10 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
  * For tests (not exported by the package): `generalOnly` set while a server is
  * made gives it no one-pass publish (publishRun) and so no tick stream: every
  * change goes through publish and every packet through the general build, the
- * reference that the fast paths' bytes are compared with.
+ * reference that the fast paths' bytes are compared with. `slab`: the bytes of
+ * each new packet slab and part slab (see slabBytes, partBytes).
  */
-export const testHooks = { generalOnly: false };
+export const testHooks = { generalOnly: false, slab: 65536 };
 
 /** Client keys below this (integers from 0) are found by index (see `smallKeys`). */
 const SMALL_KEYS = 4096;
@@ -2480,9 +2595,6 @@ const MISS = -3;
 
 /** Ids below this are also kept in an array (ReplicationServer.byId). */
 const BY_ID = 1 << 20;
-
-/** Bytes per packet slab (see assemble). */
-const SLAB = 65536;
 
 /** Words per encoding arena (a new one when full; old ones live as long as encodings cached in them). */
 const ARENA_WORDS = 16384;

@@ -247,8 +247,8 @@ test('replication: mutated bundles give records or a DecodeError, and an error l
       fc.nat(),
       (k, flips, cut) => {
         // the next three packets (each against the one before) as a bundle, cut and changed (its magic kept)
-        const w = new ByteWriter().u8(BUNDLE_MAGIC);
-        for (const p of packets.slice(k, k + 3)) w.vu32(p.length).bytes(p);
+        const w = new ByteWriter();
+        for (const p of packets.slice(k, k + 3)) w.u8(BUNDLE_MAGIC).vu32(p.length).bytes(p);
         const good = w.finish();
         // (cut in a third of the cases)
         const bad = cut % 3 === 0 ? good.slice(0, 2 + (cut % (good.length - 1))) : good.slice();

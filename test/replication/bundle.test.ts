@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DecodeError } from '../../src/core/errors.js';
 import { BUNDLE_MAGIC, ReplicationClient, ReplicationServer, bundleParts, defineEntity, readPacketHeader, t } from '../../src/replication/index.js';
+import { testHooks } from '../../src/replication/server.js';
 import { rng } from '../helpers/rng.js';
 
 const U = defineEntity('U', { x: t.f32(), n: t.u32(), s: t.string(8) });
@@ -12,10 +13,10 @@ function snapshot(c: ReplicationClient): Map<number, { e: unknown; raw: unknown[
 }
 
 /** A world of 40 ids: each tick some move (x and n only grow), some despawn, some ids come back as new entities. */
-function world(seed: number, bundles = true, mtu = 1 << 16, idBase = 0) {
+function world(seed: number, bundles = true, mtu = 1 << 16, idBase = 0, spread = 1) {
   const server = new ReplicationServer({ entities: [U], mtu, bundles });
   const r = rng(seed);
-  const ids = Array.from({ length: 40 }, (_, i) => idBase + i + 1);
+  const ids = Array.from({ length: 40 }, (_, i) => idBase + i * spread + 1);
   let k = 0;
   for (const id of ids) server.spawn(U, { x: id - idBase, n: id - idBase, s: 'a' }, { id });
   const step = (share = 0.15): void => {
@@ -45,15 +46,29 @@ function assertMirror(c: ReplicationClient<(typeof U)[]>, w: Map<number, Record<
   for (const [id, v] of w) assert.deepEqual(c.entities.get(id)?.values, v, `${what}: id ${id}`);
 }
 
-for (const [idBase, ids] of [
-  [0, 'ids 1 to 40'],
-  [(1 << 20) - 21, "ids either side of 2^20 (the server counts a bundle's distinct ids by marks below it, in a set above)"],
-  [0xffffffff - 41, 'ids up to 2^32 - 2'],
-] as const)
-  test(`a client that missed ticks gets a bundle of the packets a client that kept up got, byte for byte; applied, it is the world, and its result is the net change; ${ids}`, () => {
-    const { server, step, view } = world(7, true, 1 << 16, idBase);
+// (the server counts a bundle's distinct ids with bit sets over their range when they are dense, else by a mark per id
+// below 2^20 and a set above)
+const ID_SETS = [
+  [0, 1, 'ids 1 to 40'],
+  [(1 << 20) - 21, 1, 'ids either side of 2^20'],
+  [0xffffffff - 41, 1, 'ids up to 2^32 - 2'],
+  [0, 1000, 'ids 1000 apart'],
+  [(1 << 20) - 20_000, 1000, 'ids 1000 apart either side of 2^20'],
+  [0xffffffff - 40_000, 1000, 'ids 1000 apart up to 2^32 - 1000'],
+] as const;
+
+for (const [idBase, spread, ids, slab] of [...ID_SETS.map((x) => [...x, 65536] as const), [0, 1, 'slabs of 700 bytes', 700] as const])
+  test(`a client that missed ticks gets a bundle of the packets a client that kept up got, byte for byte; applied, it is the world, and its result is the net change; ${ids}`, (ctx) => {
+    testHooks.slab = slab;
+    ctx.after(() => {
+      testHooks.slab = 65536;
+    });
+    const { server, step, view } = world(7, true, 1 << 16, idBase, spread);
     server.addClient('up');
     server.addClient('lag');
+    // bundles that are views of the memory the up-to-date client's packets are in, and copies (parts in two slabs)
+    let views = 0;
+    let copies = 0;
     const up = new ReplicationClient({ entities: [U] });
     const lag = new ReplicationClient({ entities: [U] });
     const r = rng(99);
@@ -72,6 +87,8 @@ for (const [idBase, ids] of [
       if (r() < 0.4) continue;
       if (pl[0] === BUNDLE_MAGIC) {
         bundles++;
+        if (pl.buffer === pu.buffer) views++;
+        else copies++;
         const ps = bundleParts(pl);
         parts += ps.length;
         // each part is the packet the up-to-date client got at that tick (against the tick before)
@@ -109,6 +126,9 @@ for (const [idBase, ids] of [
       if (r() >= 0.4) server.receive('lag', lag.ack());
     }
     assert.ok(bundles > 50 && parts > 2.2 * bundles && skipped > 20, `${bundles} bundles, ${parts} parts, ${skipped} parts the client had`);
+    // in 64 KiB slabs a bundle is nearly always a view; in small ones, the parts often lie in two
+    if (slab === 65536) assert.ok(views >= bundles - 2, `${views} views, ${copies} copies`);
+    else assert.ok(views > 10 && copies > 10, `${views} views, ${copies} copies`);
   });
 
 test('a bundle with a bad part is a DecodeError in that part that undoes the parts before it: the mirror, its values and its history are as they were', () => {
@@ -174,6 +194,19 @@ test('a bundle with a bad part is a DecodeError in that part that undoes the par
     }
   }
   assert.ok(checked > 20, `${checked} bad bundles (${read} read as other bundles)`);
+  // each frame after the first starts with the bundle magic: another byte there is a framing error, which changes nothing
+  const before = JSON.stringify([c.tick, [...c.entities].map(([id, e]) => [id, [...e.raw]])]);
+  for (let i = 1; i < ps.length; i++) {
+    const head = ps[i]![0] - 1 - (ps[i]![1].length < 128 ? 1 : 2);
+    assert.equal(b[head], BUNDLE_MAGIC);
+    const bad = b.slice();
+    bad[head] = 0xb1;
+    assert.throws(
+      () => c.receive(bad),
+      (e: unknown) => e instanceof DecodeError && e.path === `parts[${i}].bundleMagic` && e.offset === head,
+    );
+    assert.equal(JSON.stringify([c.tick, [...c.entities].map(([id, e]) => [id, [...e.raw]])]), before);
+  }
   // the history is whole: the good bundle applies, and is the world
   const res = c.receive(b);
   assert.equal(res.tick, server.currentTick);
@@ -205,10 +238,10 @@ test('a small MTU: between packets that leave entities out, bundles, and the mir
     assert.ok(over > 30 && exact > 30, `${over} packets left entities out, ${exact} exact`);
     assert.ok(bundles > 0, 'bundles between the packets that left entities out');
   }
-  // every entity changes every tick: a bundle would send each once per tick; one delta sends it once (ids above 2^20
-  // are counted apart, see the first test)
-  for (const idBase of [0, (1 << 20) - 21, 0xffffffff - 41]) {
-    const { server, step } = world(6, true, 1 << 16, idBase);
+  // every entity changes every tick: a bundle would send each once per tick; one delta sends it once (ids counted in
+  // each of the ways, see the first test)
+  for (const [idBase, spread] of ID_SETS) {
+    const { server, step } = world(6, true, 1 << 16, idBase, spread);
     server.addClient('c');
     const c = new ReplicationClient({ entities: [U] });
     for (let k = 1; k <= 60; k++) {

@@ -49,7 +49,7 @@ test(`fuzz ReplicationClient.receive (${CASES} cases): a result or a DecodeError
   const r = rng(20261126);
   const packets = corpus(5);
   // the packets of ticks 4, 5 and 6 (each against the tick before) as one bundle
-  const bundle = Uint8Array.from([BUNDLE_MAGIC, ...packets.slice(3).flatMap((p) => [p.length, ...p])]);
+  const bundle = Uint8Array.from(packets.slice(3).flatMap((p) => [BUNDLE_MAGIC, p.length, ...p]));
   assert.ok(packets.slice(3).every((p) => p.length < 128));
   let client = new ReplicationClient({ entities: DEFS });
   const reset = (): void => {
