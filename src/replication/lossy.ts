@@ -30,9 +30,15 @@ function prng(seed: number): () => number {
 
 export class LossyLink<T = Uint8Array> {
   private readonly rand: () => number;
-  private readonly queue: { at: number; seq: number; msg: T }[] = [];
+  /**
+   * In flight, in send order: the tick each arrives at and the message, the
+   * first `n` slots of two arrays that never shrink (a link in a loop makes no
+   * garbage but the arrays `deliver` returns).
+   */
+  private readonly at: number[] = [];
+  private readonly msg: (T | undefined)[] = [];
+  private n = 0;
   private now = 0;
-  private seq = 0;
   readonly stats = { sent: 0, dropped: 0, duplicated: 0, delivered: 0 };
   opts: Required<LossyOptions>;
 
@@ -57,24 +63,31 @@ export class LossyLink<T = Uint8Array> {
     for (let i = 0; i < copies; i++) {
       let at = this.now + this.opts.latency;
       if (this.rand() < this.opts.reorder) at += 1 + Math.floor(this.rand() * this.opts.jitter);
-      this.queue.push({ at, seq: this.seq++, msg });
+      this.at[this.n] = at;
+      this.msg[this.n++] = msg;
     }
   }
 
   /** Advance one tick and return what arrives now (in arrival order). */
   deliver(): T[] {
     const now = this.now++;
-    // what is due, in queue order; the rest stays queued in order (one pass, no intermediate arrays)
-    const q = this.queue;
+    // what is due, in send order; the rest stays in flight in order (one pass)
+    const at = this.at;
+    const msg = this.msg;
+    const n = this.n;
     const due: T[] = [];
     let k = 0;
-    for (let i = 0; i < q.length; i++) {
-      const e = q[i]!;
-      if (e.at <= now) due.push(e.msg);
-      else q[k++] = e;
+    for (let i = 0; i < n; i++) {
+      if (at[i]! <= now) due.push(msg[i]!);
+      else {
+        at[k] = at[i]!;
+        msg[k++] = msg[i];
+      }
     }
     if (due.length === 0) return due;
-    q.length = k;
+    // (the slots left behind let go of their messages)
+    msg.fill(undefined, k, n);
+    this.n = k;
     // packets due in the same tick arrive in a random order
     for (let i = due.length - 1; i > 0; i--) {
       const j = Math.floor(this.rand() * (i + 1));
@@ -88,6 +101,6 @@ export class LossyLink<T = Uint8Array> {
 
   /** Packets in flight. */
   get inFlight(): number {
-    return this.queue.length;
+    return this.n;
   }
 }
