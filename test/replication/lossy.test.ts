@@ -4,18 +4,8 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 import fc from 'fast-check';
 import { LossyLink } from '../../src/replication/index.js';
-
-/** mulberry32, as the link documents its seed. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let x = s;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
+// (mulberry32, the generator the link documents for its seed)
+import { rng as prng } from '../helpers/rng.js';
 
 /**
  * The link's contract written plainly: per send, a draw for loss, one for a
