@@ -1886,8 +1886,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     if (mtu === this.mtu) {
       p.built.set(key, made);
-      // with nothing left out: kept as a part of bundles (see bundleFor)
-      if (usual && made.node.over === null) {
+      // with nothing left out: kept as a part of bundles (see bundleFor; made in the part slab, framed)
+      if (usual && made.node.over === null && made.packet.buffer === p.partSlab.buffer) {
         const l = p.recs.get(t - 1);
         if (l !== undefined) this.keepPart(p, t, made, l);
       }
@@ -1920,6 +1920,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     u.buf = pk.buffer;
     u.from = pk.byteOffset - 1 - varintBytes(pk.length);
     u.to = pk.byteOffset + pk.length;
+    u.bitsTick = -1;
     u.ids.set(l.id.subarray(0, l.n));
     u.n = l.n;
   }
