@@ -240,6 +240,17 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private nextId = 1;
   private t = 0;
   private markSeq = 0;
+  /**
+   * addSeen's lists of one tick's log by interest slot, as offsets into the log: slot `s`'s are
+   * `seenIdx[seenStart[s] .. seenStart[s + 1])`, in log order. Made for `seenLog` at the second profile that asks
+   * while the visibility bits are those of `seenEpoch` (`visEpoch` moves whenever they change).
+   */
+  private seenLog: readonly Ent[] | null = null;
+  private seenEpoch = -1;
+  private seenReady = false;
+  private visEpoch = 0;
+  private seenStart = new Int32Array(0);
+  private seenIdx = new Int32Array(0);
   /** Emptied per-tick lists for reuse. */
   /** This tick's changed entities as they are published (the first `changedN`), before the tick's list is cut from them. */
   private readonly changedBuf: Ent[] = [];
@@ -1323,6 +1334,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    * profile), else for the entities changed this tick; log the toggles.
    */
   private updateInterest(ps: Profile[], t: number, changed: Ent[], all: boolean): void {
+    this.visEpoch++;
     const np = ps.length;
     const toggled: Ent[][] = ps.map(() => []);
     const check = (e: Ent): void => {
@@ -1425,6 +1437,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         const w = slot >>> 5;
         const bit = ~(1 << (slot & 31));
         for (const e of c.profile.visible) if (e.vis !== null && w < e.vis.length) e.vis[w]! &= bit;
+        this.visEpoch++;
         this.freeSlots.push(slot);
       }
     }
@@ -1604,6 +1617,24 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    * to it at the baseline and now, and have no record.
    */
   private addSeen(p: Profile, out: Ent[], n: number, from: readonly Ent[], mark: number): number {
+    // the second profile to ask for this log (the bits unchanged) has the log split by slot for it and the rest: one
+    // pass over the log's bits instead of one per profile (see seenStart)
+    if (this.seenLog !== from || this.seenEpoch !== this.visEpoch) {
+      this.seenLog = from;
+      this.seenEpoch = this.visEpoch;
+      this.seenReady = false;
+    } else {
+      if (!this.seenReady) this.splitSeen(from);
+      const idx = this.seenIdx;
+      const end = this.seenStart[p.slot + 1]!;
+      for (let j = this.seenStart[p.slot]!; j < end; j++) {
+        const e = from[idx[j]!]!;
+        if (e.mark === mark) continue;
+        e.mark = mark;
+        out[n++] = e;
+      }
+      return n;
+    }
     const w = p.slot >>> 5;
     const bit = 1 << (p.slot & 31);
     for (let i = 0; i < from.length; i++) {
@@ -1616,6 +1647,42 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     return n;
   }
+  /** `log`'s entities by the slots whose bit they have (see seenStart): counted, then placed, in log order. */
+  private splitSeen(log: readonly Ent[]): void {
+    const slots = this.nextSlot;
+    if (this.seenStart.length < slots + 1) this.seenStart = new Int32Array(Math.max(slots + 1, 2 * this.seenStart.length));
+    const start = this.seenStart;
+    start.fill(0, 0, slots + 1);
+    const words = (slots + 31) >>> 5;
+    let total = 0;
+    for (let i = 0; i < log.length; i++) {
+      const v = log[i]!.vis;
+      if (v === null) continue;
+      const nw = Math.min(words, v.length);
+      for (let k = 0; k < nw; k++) {
+        for (let b = v[k]!; b !== 0; b &= b - 1) {
+          start[(k << 5) + 31 - Math.clz32(b & -b) + 1]!++;
+          total++;
+        }
+      }
+    }
+    for (let s = 0; s < slots; s++) start[s + 1]! += start[s]!;
+    if (this.seenIdx.length < total) this.seenIdx = new Int32Array(Math.max(total, 2 * this.seenIdx.length));
+    const idx = this.seenIdx;
+    // (each slot's next place: its start, moved along; the starts are restored after)
+    for (let i = 0; i < log.length; i++) {
+      const v = log[i]!.vis;
+      if (v === null) continue;
+      const nw = Math.min(words, v.length);
+      for (let k = 0; k < nw; k++) {
+        for (let b = v[k]!; b !== 0; b &= b - 1) idx[start[(k << 5) + 31 - Math.clz32(b & -b)]!++] = i;
+      }
+    }
+    for (let s = slots; s > 0; s--) start[s] = start[s - 1]!;
+    start[0] = 0;
+    this.seenReady = true;
+  }
+
 
   /** The entities changed in ticks `from + 1 .. t`, in id order, each once: a merge of the (sorted) tick lists. */
   private mergedLogs(from: number, t: number): Ent[] {

@@ -229,3 +229,53 @@ function ackFor(hash: number, tick: number): Uint8Array {
   b.push(tick);
   return Uint8Array.from(b);
 }
+
+test('many interest views (the tick log split by view once, see addSeen): 70 clients, slots freed and taken again, some acking late; every mirror is its view of the world', () => {
+  const server = new ReplicationServer({ entities, mtu: Infinity });
+  const r = rng(77);
+  const ids = Array.from({ length: 300 }, (_, i) => server.spawn(Dot, { x: i, y: 0 }));
+  // client k sees the entities whose x is within its band (bands overlap: an entity is in several views)
+  const band = (k: number): [number, number] => [(k * 37) % 280, ((k * 37) % 280) + 20 + (k % 5) * 10];
+  type C = { k: number; c: ReplicationClient<typeof entities>; lag: number };
+  const clients = new Map<string, C>();
+  let nextK = 0;
+  const add = (): void => {
+    const k = nextK++;
+    const [lo, hi] = band(k);
+    server.addClient(`c${k}`, { interest: (_id, v) => (v.x as number) >= lo && (v.x as number) < hi, interestEvery: k % 3 === 0 ? 'tick' : 'change' });
+    clients.set(`c${k}`, { k, c: new ReplicationClient({ entities }), lag: k % 4 === 0 ? 3 : 1 });
+  };
+  for (let i = 0; i < 70; i++) add();
+  let checked = 0;
+  for (let tick = 1; tick <= 150; tick++) {
+    // a tenth of the entities move (in and out of bands)
+    for (const id of ids) if (r() < 0.1) server.set(id, { x: Math.floor(r() * 300), y: tick });
+    // now and then a client leaves and another comes (it may take the slot just freed)
+    if (tick % 10 === 0) {
+      const gone = [...clients.keys()][Math.floor(r() * clients.size)]!;
+      server.removeClient(gone);
+      clients.delete(gone);
+      add();
+    }
+    server.tick();
+    for (const [key, s] of clients) {
+      const res = s.c.receive(server.packetFor(key));
+      if (res.ignored || res.deferred > 0) continue;
+      const [lo, hi] = band(s.k);
+      const want = ids.filter((id) => {
+        const x = server.get(id)!.values.x as number;
+        return x >= lo && x < hi;
+      });
+      assert.deepEqual(
+        [...s.c.entities.keys()].sort((a, b) => a - b),
+        want,
+        `tick ${tick}, ${key}`,
+      );
+      for (const id of want) assert.deepEqual(s.c.entities.get(id)!.values, server.get(id)!.values, `tick ${tick}, ${key}, id ${id}`);
+      checked++;
+      // some clients ack every third tick only: their packets are against older baselines (more than one tick's log)
+      if (tick % s.lag === 0) server.receive(key, s.c.ack());
+    }
+  }
+  assert.ok(checked > 9000, `${checked} mirrors checked`);
+});
