@@ -240,6 +240,9 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private nextId = 1;
   private t = 0;
   private markSeq = 0;
+  /** updateInterest's entities to check and their values. */
+  private readonly checkEnts: (Ent | undefined)[] = [];
+  private readonly checkVals: (Record<string, unknown> | undefined)[] = [];
   /**
    * addSeen's lists of one tick's log by interest slot, as offsets into the log: slot `s`'s are
    * `seenIdx[seenStart[s] .. seenStart[s + 1])`, in log order. Made for `seenLog` at the second profile that asks
@@ -1337,15 +1340,30 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.visEpoch++;
     const np = ps.length;
     const toggled: Ent[][] = ps.map(() => []);
-    const check = (e: Ent): void => {
-      const alive = e.despawnTick < 0 && e.spawnTick >= 0;
-      const values = alive ? this.valuesOf(e) : undefined;
-      const id = e.id;
-      for (let k = 0; k < np; k++) {
-        const p = ps[k]!;
-        const vis = values !== undefined && p.interest!(id, values);
-        const w = p.slot >>> 5;
-        const bit = 1 << (p.slot & 31);
+    // the entities to check and their values (undefined: gone), then view by view: each view's hook called for all of
+    // them in a row
+    const es = this.checkEnts;
+    const vals = this.checkVals;
+    let ne = 0;
+    const put = (e: Ent): void => {
+      es[ne] = e;
+      vals[ne++] = e.despawnTick < 0 && e.spawnTick >= 0 ? this.valuesOf(e) : undefined;
+    };
+    if (all) {
+      // every entity (a viewpoint may have moved), and the ones that just left the world
+      for (const e of this.ents.values()) put(e);
+      for (const e of changed) if (e.despawnTick >= 0) put(e);
+    } else for (const e of changed) put(e);
+    for (let k = 0; k < np; k++) {
+      const p = ps[k]!;
+      const f = p.interest!;
+      const w = p.slot >>> 5;
+      const bit = 1 << (p.slot & 31);
+      const tog = toggled[k]!;
+      for (let i = 0; i < ne; i++) {
+        const e = es[i]!;
+        const values = vals[i];
+        const vis = values !== undefined && f(e.id, values);
         let v = e.vis;
         const was = v !== null && w < v.length && (v[w]! & bit) !== 0;
         if (vis === was) continue;
@@ -1365,14 +1383,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         if (arr === undefined) p.toggles.set(e, (arr = []));
         arr.push(t);
         e.toggledAt = t;
-        toggled[k]!.push(e);
+        tog.push(e);
       }
-    };
-    if (all) {
-      // every entity (a viewpoint may have moved), and the ones that just left the world
-      for (const e of this.ents.values()) check(e);
-      for (const e of changed) if (e.despawnTick >= 0) check(e);
-    } else for (const e of changed) check(e);
+    }
+    es.fill(undefined, 0, ne);
+    vals.fill(undefined, 0, ne);
     const floor = t - this.window;
     for (let k = 0; k < np; k++) {
       const p = ps[k]!;
