@@ -1698,7 +1698,6 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.seenReady = true;
   }
 
-
   /** The entities changed in ticks `from + 1 .. t`, in id order, each once: a merge of the (sorted) tick lists. */
   private mergedLogs(from: number, t: number): Ent[] {
     const mark = ++this.markSeq;
