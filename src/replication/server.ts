@@ -240,9 +240,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private nextId = 1;
   private t = 0;
   private markSeq = 0;
-  /** updateInterest's entities to check and their values. */
+  /** updateInterest's entities to check, their values, ids and visibility bits. */
   private readonly checkEnts: (Ent | undefined)[] = [];
   private readonly checkVals: (Record<string, unknown> | undefined)[] = [];
+  private readonly checkIds: number[] = [];
+  private checkBits = new Int32Array(0);
   /**
    * addSeen's lists of one tick's log by interest slot, as offsets into the log: slot `s`'s are
    * `seenIdx[seenStart[s] .. seenStart[s + 1])`, in log order. Made for `seenLog` at the second profile that asks
@@ -1344,9 +1346,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     // them in a row
     const es = this.checkEnts;
     const vals = this.checkVals;
+    const ids = this.checkIds;
     let ne = 0;
     const put = (e: Ent): void => {
       es[ne] = e;
+      ids[ne] = e.id;
       vals[ne++] = e.despawnTick < 0 && e.spawnTick >= 0 ? this.valuesOf(e) : undefined;
     };
     if (all) {
@@ -1354,6 +1358,14 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       for (const e of this.ents.values()) put(e);
       for (const e of changed) if (e.despawnTick >= 0) put(e);
     } else for (const e of changed) put(e);
+    // their visibility bits, side by side (`words` per entity: read once per view, not through each entity's own array)
+    const words = (this.nextSlot + 31) >>> 5;
+    if (this.checkBits.length < ne * words) this.checkBits = new Int32Array(Math.max(ne * words, 2 * this.checkBits.length));
+    const bits = this.checkBits;
+    for (let i = 0; i < ne; i++) {
+      const v = es[i]!.vis;
+      for (let q = 0; q < words; q++) bits[i * words + q] = v !== null && q < v.length ? v[q]! : 0;
+    }
     for (let k = 0; k < np; k++) {
       const p = ps[k]!;
       const f = p.interest!;
@@ -1361,12 +1373,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const bit = 1 << (p.slot & 31);
       const tog = toggled[k]!;
       for (let i = 0; i < ne; i++) {
-        const e = es[i]!;
         const values = vals[i];
-        const vis = values !== undefined && f(e.id, values);
-        let v = e.vis;
-        const was = v !== null && w < v.length && (v[w]! & bit) !== 0;
+        const vis = values !== undefined && f(ids[i]!, values);
+        const was = (bits[i * words + w]! & bit) !== 0;
         if (vis === was) continue;
+        bits[i * words + w] = bits[i * words + w]! ^ bit;
+        const e = es[i]!;
+        let v = e.vis;
         if (v === null || w >= v.length) {
           const nv = new Uint32Array(w + 1);
           if (v !== null) nv.set(v);
