@@ -457,17 +457,14 @@ export interface Built {
 }
 
 /**
- * A usual packet kept as a part of bundles: its tick, the packet, its records' ids (ascending, the first `n`), and
- * where its frame as a bundle part (BUNDLE_MAGIC, length, packet) lies: bytes `from .. to` of `buf`.
+ * A usual packet kept as a part of bundles: its tick, the packet (made framed as a bundle part, see
+ * ReplicationServer.partBytes), and its records' ids (ascending, the first `n`).
  */
 export interface UsualPart {
   tick: number;
   built: Built;
   ids: Uint32Array;
   n: number;
-  buf: ArrayBufferLike;
-  from: number;
-  to: number;
   /** Its ids as a bit set, made on first use (see ReplicationServer.partBits): for tick `bitsTick`, words from `lo`. */
   bits: Int32Array;
   lo: number;

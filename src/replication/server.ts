@@ -2000,9 +2000,6 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         built,
         ids: new Uint32Array(Math.max(64, l.n)),
         n: 0,
-        buf: pk.buffer,
-        from: 0,
-        to: 0,
         bits: new Int32Array(0),
         lo: 0,
         nw: 0,
@@ -2011,9 +2008,6 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     else if (u.ids.length < l.n) u.ids = new Uint32Array(Math.max(l.n, u.ids.length * 2));
     u.tick = t;
     u.built = built;
-    u.buf = pk.buffer;
-    u.from = pk.byteOffset - 1 - varintBytes(pk.length);
-    u.to = pk.byteOffset + pk.length;
     u.bitsTick = -1;
     u.ids.set(l.id.subarray(0, l.n));
     u.n = l.n;
@@ -2058,7 +2052,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     for (let k = from + 1; k < t; k++) {
       const u = this.partAt(p, k);
       if (u === undefined) return null;
-      len += u.to - u.from;
+      len += frameBytes(u.built.packet);
       records += u.n;
     }
     // this tick's part: the usual packet, made now if no client asked for it yet, once the bundle looks worth it (its
@@ -2075,24 +2069,25 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       cur = this.partAt(p, t);
       if (cur === undefined) return null;
     }
-    len += cur.to - cur.from;
+    len += frameBytes(cur.built.packet);
     records += cur.n;
     if (len > this.mtu || records > 1.25 * this.unionSize(p, from, t, cur.ids, cur.n)) return null;
     // the parts are framed where they were made: when they lie one after another in one slab (as they do unless a slab
     // filled up between them), the bundle is a view of them, not a copy
-    const first = this.partAt(p, from + 1)!;
-    let next = first.to;
+    const first = this.partAt(p, from + 1)!.built.packet;
+    let next = first.byteOffset + first.length;
     for (let k = from + 2; k <= t && next >= 0; k++) {
-      const u = this.partAt(p, k)!;
-      next = u.buf === first.buf && u.from === next ? u.to : -1;
+      const pk = this.partAt(p, k)!.built.packet;
+      next = pk.buffer === first.buffer && frameAt(pk) === next ? pk.byteOffset + pk.length : -1;
     }
-    if (next >= 0) return { node: { tick: t, over: null, minHeld: Infinity }, packet: new Uint8Array(first.buf, first.from, len) };
+    if (next >= 0) return { node: { tick: t, over: null, minHeld: Infinity }, packet: new Uint8Array(first.buffer, frameAt(first), len) };
     const packet = this.slabBytes(len);
     let at = 0;
     for (let k = from + 1; k <= t; k++) {
-      const u = this.partAt(p, k)!;
-      packet.set(new Uint8Array(u.buf, u.from, u.to - u.from), at);
-      at += u.to - u.from;
+      const pk = this.partAt(p, k)!.built.packet;
+      const n = frameBytes(pk);
+      packet.set(new Uint8Array(pk.buffer, frameAt(pk), n), at);
+      at += n;
     }
     return { node: { tick: t, over: null, minHeld: Infinity }, packet };
   }
@@ -2720,6 +2715,16 @@ function growI32(a: Int32Array): Int32Array {
 }
 
 /** `e`'s encoding cache after a publish at `t`: only the update from version `from`, `bits` bits of `a` from bit `off`. */
+/** Where the frame of a usual packet `pk` (made by partBytes: BUNDLE_MAGIC, its length, the packet) starts in its buffer. */
+function frameAt(pk: Uint8Array): number {
+  return pk.byteOffset - 1 - varintBytes(pk.length);
+}
+
+/** The bytes of that frame. */
+function frameBytes(pk: Uint8Array): number {
+  return 1 + varintBytes(pk.length) + pk.length;
+}
+
 function setUsual(e: Ent, t: number, from: number, a: Uint32Array, off: number, bits: number): void {
   e.cTick = t;
   e.c0From = from;
