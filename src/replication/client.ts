@@ -968,10 +968,12 @@ export function bundleParts(bytes: Uint8Array): [number, Uint8Array][] {
   const parts: [number, Uint8Array][] = [];
   do {
     const i = parts.length;
+    // (a frame after the first: the loop's condition left at least its magic byte)
     if (i > 0) {
-      const m = r.u8(`parts[${i}].bundleMagic`);
-      if (m !== BUNDLE_MAGIC)
-        throw new DecodeError(r.pos - 1, `parts[${i}].bundleMagic`, `0x${BUNDLE_MAGIC.toString(16)} (bundle part)`, `0x${m.toString(16)}`);
+      const at = r.pos;
+      if (bytes[at] !== BUNDLE_MAGIC)
+        throw new DecodeError(at, `parts[${i}].bundleMagic`, `0x${BUNDLE_MAGIC.toString(16)} (bundle part)`, `0x${bytes[at]!.toString(16)}`);
+      r.skip(1);
     }
     const len = r.vu32(`parts[${i}].length`);
     const at = r.pos;
