@@ -266,6 +266,16 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private candN = 0;
   private cands: Ent[] = [];
   private cands2: Ent[] = [];
+  /** `mergedLogs`' ids beside `cands` / `cands2`, so that its merges compare ids without reading the entities. */
+  private candIds = new Uint32Array(0);
+  private candIds2 = new Uint32Array(0);
+  /** Tick lists' ids (see `logIdsOf`): made when a merge first needs them, dropped with their list. */
+  private readonly logIds = new Map<number, Uint32Array>();
+  /** The newest tick that published a despawn (-1: none): before it, no id has two entities in the tick lists. */
+  private lastDespawn = -1;
+  /** `mergedBits`' bit set of ids (all zero between calls) and its entities by id (all undefined between calls). */
+  private mergeBits = new Int32Array(0);
+  private readonly mergeSlot: (Ent | undefined)[] = [];
   /**
    * The oldest tick whose world the version history still holds. No client
    * baseline is older than the newest tick it acknowledged (acked delivery) or
@@ -1041,6 +1051,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
         }
         if (e.spawnTick >= 0) {
           e.despawnTick = t;
+          this.lastDespawn = t;
           buf[nc++] = e;
           this.streamOk = false;
         }
@@ -1098,6 +1109,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     for (const [k, l] of this.log) {
       if (k > floor) break;
       this.log.delete(k);
+      this.logIds.delete(k);
       dropped.push(l);
     }
     // the versions published at or before the history floor are now the oldest any baseline needs: the undo rows
@@ -1711,46 +1723,146 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.seenReady = true;
   }
 
-  /** The entities changed in ticks `from + 1 .. t`, in id order, each once: a merge of the (sorted) tick lists. */
+  /**
+   * The entities changed in ticks `from + 1 .. t`, in id order, each once: a
+   * merge of the (sorted) tick lists, on their ids (`logIdsOf`), so that no
+   * entity is read. An entity met again is among the last ones placed with its
+   * id (ties keep the earlier lists' entries first), told apart by identity:
+   * two entities of one id (despawned and spawned again) both stay.
+   */
   private mergedLogs(from: number, t: number): Ent[] {
-    const mark = ++this.markSeq;
+    // with no despawn since `from`, each id is one entity: a bit set of the ids gives them in order
+    if (this.lastDespawn <= from && testHooks.mergeBits) {
+      const r = this.mergedBits(from, t);
+      if (r !== null) {
+        testHooks.mergedByBits++;
+        return r;
+      }
+    }
+    testHooks.mergedByMerge++;
     let out = this.cands;
     let tmp = this.cands2;
+    let oid = this.candIds;
+    let tid = this.candIds2;
     let na = 0;
     for (let k = from + 1; k <= t; k++) {
       const l = this.log.get(k);
       if (l === undefined || l.length === 0) continue;
+      const lid = this.logIdsOf(k, l);
+      const nb = l.length;
+      if (oid.length < na + nb) {
+        const cap = Math.max(na + nb, 2 * oid.length, 256);
+        const grown = new Uint32Array(cap);
+        grown.set(oid.subarray(0, na));
+        oid = grown;
+        tid = new Uint32Array(cap);
+      }
       if (na === 0) {
-        for (let i = 0; i < l.length; i++) {
-          const e = l[i]!;
-          e.mark = mark;
-          out[na++] = e;
+        for (let i = 0; i < nb; i++) {
+          out[i] = l[i]!;
+          oid[i] = lid[i]!;
         }
+        na = nb;
         continue;
       }
       let i = 0;
       let j = 0;
       let n = 0;
-      const nb = l.length;
       while (i < na || j < nb) {
-        if (j >= nb || (i < na && out[i]!.id <= l[j]!.id)) tmp[n++] = out[i++]!;
-        else {
-          const e = l[j++]!;
-          if (e.mark !== mark) {
-            e.mark = mark;
-            tmp[n++] = e;
-          }
+        if (j >= nb || (i < na && oid[i]! <= lid[j]!)) {
+          tmp[n] = out[i]!;
+          tid[n++] = oid[i++]!;
+        } else {
+          const e = l[j]!;
+          const id = lid[j++]!;
+          let q = n - 1;
+          while (q >= 0 && tid[q] === id && tmp[q] !== e) q--;
+          if (q >= 0 && tid[q] === id) continue;
+          tmp[n] = e;
+          tid[n++] = id;
         }
       }
       const x = out;
       out = tmp;
       tmp = x;
+      const y = oid;
+      oid = tid;
+      tid = y;
       na = n;
     }
     this.cands = out;
     this.cands2 = tmp;
+    this.candIds = oid;
+    this.candIds2 = tid;
     this.candN = na;
     return out;
+  }
+
+  /**
+   * `mergedLogs` when no id has two entities in the lists (no despawn since
+   * `from`): each list's ids set in a bit set over their range, with the entity
+   * of each id beside it, then read out in order. Null (nothing done) when the
+   * ids are too sparse for that (a range past 4 ids per entry).
+   */
+  private mergedBits(from: number, t: number): Ent[] | null {
+    let lo = 0xffffffff;
+    let hi = -1;
+    let total = 0;
+    for (let k = from + 1; k <= t; k++) {
+      const l = this.log.get(k);
+      if (l === undefined || l.length === 0) continue;
+      const lid = this.logIdsOf(k, l);
+      if (lid[0]! < lo) lo = lid[0]!;
+      if (lid[l.length - 1]! > hi) hi = lid[l.length - 1]!;
+      total += l.length;
+    }
+    if (total === 0) {
+      this.candN = 0;
+      return this.cands;
+    }
+    const range = hi - lo + 1;
+    if (range > 4 * total + 1024) return null;
+    const words = (range + 31) >>> 5;
+    if (this.mergeBits.length < words) this.mergeBits = new Int32Array(Math.max(words, 2 * this.mergeBits.length));
+    const bits = this.mergeBits;
+    const slot = this.mergeSlot;
+    while (slot.length < words << 5) slot.push(undefined);
+    for (let k = from + 1; k <= t; k++) {
+      const l = this.log.get(k);
+      if (l === undefined) continue;
+      const lid = this.logIdsOf(k, l);
+      for (let j = 0; j < l.length; j++) {
+        const x = lid[j]! - lo;
+        bits[x >>> 5] = bits[x >>> 5]! | (1 << (x & 31));
+        slot[x] = l[j]!;
+      }
+    }
+    const out = this.cands;
+    let n = 0;
+    for (let w = 0; w < words; w++) {
+      let b = bits[w]!;
+      if (b === 0) continue;
+      bits[w] = 0;
+      while (b !== 0) {
+        const x = (w << 5) + 31 - Math.clz32(b & -b);
+        b &= b - 1;
+        out[n++] = slot[x]!;
+        slot[x] = undefined;
+      }
+    }
+    this.candN = n;
+    return out;
+  }
+
+  /** The ids of `l`, tick `k`'s list, in its order (made once, kept while the list is in the window). */
+  private logIdsOf(k: number, l: readonly Ent[]): Uint32Array {
+    let ids = this.logIds.get(k);
+    if (ids === undefined) {
+      ids = new Uint32Array(l.length);
+      for (let i = 0; i < l.length; i++) ids[i] = l[i]!.id;
+      this.logIds.set(k, ids);
+    }
+    return ids;
   }
 
   /** `raw` as a client without the owner-only fields sees it (owner-only fields at their defaults), in `out`. */
@@ -2667,9 +2779,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
  * made gives it no one-pass publish (publishRun) and so no tick stream: every
  * change goes through publish and every packet through the general build, the
  * reference that the fast paths' bytes are compared with. `slab`: the bytes of
- * each new packet slab and part slab (see slabBytes, partBytes).
+ * each new packet slab and part slab (see slabBytes, partBytes). `mergeBits`
+ * false: `mergedLogs` always merges (no bit set); `mergedByBits` /
+ * `mergedByMerge` count the calls that took each way.
  */
-export const testHooks = { generalOnly: false, slab: 65536 };
+export const testHooks = { generalOnly: false, slab: 65536, mergeBits: true, mergedByBits: 0, mergedByMerge: 0 };
 
 /** Client keys below this (integers from 0) are found by index (see `smallKeys`). */
 const SMALL_KEYS = 4096;
