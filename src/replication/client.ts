@@ -222,6 +222,14 @@ class TickLog {
   }
 }
 
+/** `src`'s values in `dst` (its length made `src`'s); returns `dst`. */
+function copyRaw(dst: unknown[], src: readonly unknown[]): unknown[] {
+  const n = src.length;
+  if (dst.length !== n) dst.length = n;
+  for (let i = 0; i < n; i++) dst[i] = src[i];
+  return dst;
+}
+
 /**
  * An empty array whose elements may be any value from the start: every log's
  * arrays then have the same elements kind (one map at their store sites),
@@ -237,6 +245,7 @@ function anyArray<T>(): T[] {
 const REPLACE = 1; // a whole new raw (a creation, or an update against an older baseline or of more than 32 fields)
 const DESPAWN = 2;
 const RENEW = 3; // a creation over an entity held at the baseline: the old one goes, the new one comes
+const APPLIED = 4; // an update against an older baseline, applied while reading (see parse)
 
 /** The entity type of a list of definitions, as a union tagged by `type`. */
 export type EntityOf<Defs extends readonly AnyEntityDef[]> = {
@@ -307,6 +316,8 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   /** `heldFrom`'s cursors and its result's raw. */
   private readonly cursors: number[] = [];
   private heldRaw: unknown[] | null = null;
+  /** `heldFrom`'s raw, reused from record to record. */
+  private readonly heldScratch: unknown[] = [];
   /** Logs of ticks no longer kept, for reuse. */
   private readonly freeLogs: TickLog[] = [];
   /** Field names by change mask, per type (the `changed` lists of the fast path). */
@@ -613,11 +624,13 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   /**
    * `heldAt` for the records of one packet, in ascending order of id: the logs
    * after the baseline are `logs[from..]`, read with one forward cursor each
-   * (`cursors`). Sets `heldRaw` to a fresh copy of the raw held then.
+   * (`cursors`). Sets `heldRaw` to the raw held then, in `heldScratch` (the
+   * caller copies it to keep it).
    */
   private heldFrom(id: number, from: number, cursors: number[]): ReplicatedEntity | null {
     let e = this.view.get(id) ?? null;
     let raw: unknown[] | null = null;
+    const scratch = this.heldScratch;
     const logs = this.logs;
     for (let i = logs.length - 1; i >= from; i--) {
       const log = logs[i]!;
@@ -632,10 +645,10 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
         raw = null;
         continue;
       }
-      raw ??= e!.raw.slice();
+      raw ??= copyRaw(scratch, e!.raw);
       log.undo(c, raw);
     }
-    this.heldRaw = e === null ? null : (raw ?? e.raw.slice());
+    this.heldRaw = e === null ? null : (raw ?? copyRaw(scratch, e.raw));
     return e;
   }
 
@@ -673,10 +686,11 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       cursors.length = this.logs.length - from;
       cursors.fill(0);
     }
-    // on the usual path, updates are applied as they are read, into this tick's log and result
-    const log = current ? (this.freeLogs.pop() ?? new TickLog()).reset(p.tick) : null;
-    // (changed: room for every record at once, up to a bound whatever the count says)
-    const res = current ? newResult(p, Math.min(count, 4096)) : null;
+    // updates are applied as they are read, into this tick's log and result: on the usual path against the mirror
+    // itself, against an older baseline once the update is read over what the mirror held then (see below)
+    const log = base !== null ? (this.freeLogs.pop() ?? new TickLog()).reset(p.tick) : null;
+    // (changed: on the usual path room for every record at once, up to a bound whatever the count says)
+    const res = base !== null ? newResult(p, current ? Math.min(count, 4096) : 0) : null;
     p.log = log;
     p.res = res;
     for (let i = 0; i < count; i++) {
@@ -688,30 +702,44 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
         if (inp.bit('op') === 0) {
           if (held === null) inp.fail('op', `an entity held at the baseline for an update (id ${id})`, 'none');
           const def = held.def;
-          if (log !== null && def.list.length <= 32) {
+          if (current && def.list.length <= 32) {
             // the usual case: applied in place at once, the old values logged (undone if a later record is bad)
-            const at = log.nv;
-            const m = readBodyApply(inp, def, held.raw as unknown[], log.vals, at);
+            const at = log!.nv;
+            const m = readBodyApply(inp, def, held.raw as unknown[], log!.vals, at);
             if (m !== 0) {
               // the number of set bits of m (the old values logged)
               let c = m - ((m >>> 1) & 0x55555555);
               c = (c & 0x33333333) + ((c >>> 2) & 0x33333333);
-              log.nv = at + (Math.imul((c + (c >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
-              log.add(id, undefined, m, at);
+              log!.nv = at + (Math.imul((c + (c >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+              log!.add(id, undefined, m, at);
               // ids ascend within a packet, and these are the result's first entries
               res!.changed.append(id, def === this.namesDef && m === this.namesMask ? this.namesList : this.namesOf(def, m));
               held.refresh(m);
             }
             continue;
           } else {
-            // a fresh copy of the baseline's raw, read over in place
+            // the baseline's raw, read over in place: a fresh copy, or against an older baseline heldFrom's scratch
+            // (copied below if kept)
             const raw = current ? held.raw.slice() : this.heldRaw!;
             this.heldRaw = null;
             readBodyInto(inp, def, raw, raw);
+            // against an older baseline, over the entity the mirror shows now (its type unchanged): applied now, while
+            // its lines are in cache, as commit would (inPlace: only the fields that differ, logged); kept in the
+            // packet's ids, which tell commit what goes back to the baseline
+            if (!current && def.list.length <= 32) {
+              const cur = (id < BY_ID ? this.byId[id] : view.get(id)) ?? null;
+              if (cur !== null && cur.def === def) {
+                this.inPlace(id, cur, raw, res!, log!);
+                p.kinds[k] = APPLIED;
+                p.ids[k] = id;
+                p.n = k + 1;
+                continue;
+              }
+            }
             p.kinds[k] = REPLACE;
             p.replaced++;
             p.defs[k] = def;
-            p.raws[k] = raw;
+            p.raws[k] = current ? raw : raw.slice();
           }
         } else if (inp.bit('op') === 0) {
           // (over an entity held at the baseline: its id was despawned and spawned again since, and the new entity
@@ -744,7 +772,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       this.rollback(p);
       throw e;
     }
-    res?.changed.trim();
+    if (current) res!.changed.trim();
     return p;
   }
 
@@ -792,6 +820,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     for (let i = 0; i < n; i++) {
       const id = ids[i]!;
       const kind = kinds[i]!;
+      if (kind === APPLIED) continue;
       if (kind === REPLACE) this.change(id, p.defs[i]!, p.raws[i]!, res, log);
       else if (kind === RENEW) this.change(id, p.defs[i]!, p.raws[i]!, res, log, true);
       else this.change(id, null, null, res, log);

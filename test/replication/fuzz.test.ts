@@ -133,3 +133,66 @@ test(`fuzz ReplicationServer.receive (${CASES} cases): nothing or a DecodeError 
   }
   assert.ok(errors > CASES / 10, `${errors} errors`);
 });
+
+test('packets against an older baseline (updates applied while they are read): a mutated one gives a result or a DecodeError, and an error leaves the mirror as it was (6,000 cases)', () => {
+  // a client that acks ticks up to 40 only holds ticks 41..44 applied: tick 45's packet is against tick 40, and its
+  // updates of entities the client holds are applied as they are read, before a later record can fail
+  const server = new ReplicationServer({ entities: DEFS, delivery: 'acked', mtu: 1 << 16 });
+  const world = new World(server, 9, ['p1']);
+  server.addClient('a', { owner: 'p1' });
+  const packets: Uint8Array[] = [];
+  const probe = new ReplicationClient({ entities: DEFS });
+  for (let i = 1; i <= 45; i++) {
+    world.step(i === 45 ? 2 : 1);
+    const p = server.packetFor('a');
+    packets.push(p);
+    probe.receive(p);
+    if (i <= 40) server.receive('a', probe.ack());
+  }
+  const last = packets[44]!;
+  const r = rng(20261128);
+  const fresh = (): ReplicationClient => {
+    const c = new ReplicationClient({ entities: DEFS });
+    for (let i = 0; i < 44; i++) c.receive(packets[i]!);
+    for (const e of c.entities.values()) void e.values;
+    return c;
+  };
+  // the packet itself: against tick 40, with updates of entities held
+  const ok = fresh();
+  const res = ok.receive(last);
+  assert.equal(res.baseTick, 40);
+  assert.ok(res.changed.size > 5, `${res.changed.size} entities changed by the packet`);
+  let client = fresh();
+  let errors = 0;
+  let late = 0;
+  for (let i = 0; i < 6000; i++) {
+    // (mutations in the packet's second half mostly: records before them decode, and are applied, first)
+    const b = last.slice();
+    const at = Math.floor(last.length * (0.3 + 0.7 * r()));
+    if (r() < 0.5) b[at]! ^= 1 << Math.floor(r() * 8);
+    else b[at] = (r() * 256) | 0;
+    const bytes = r() < 0.2 ? b.subarray(0, at) : b;
+    const before = new Map(client.entities);
+    const raw = new Map([...client.entities].map(([id, e]) => [id, [...e.raw]]));
+    const values = new Map([...client.entities].map(([id, e]) => [id, { ...e.values }]));
+    try {
+      client.receive(bytes);
+      client = fresh();
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw new Error(`case ${i}: not a DecodeError: ${String(e)}`);
+      errors++;
+      if (e.offset > last.length / 2) late++;
+      assert.equal(client.tick, 44, `case ${i}: tick changed on error`);
+      assert.equal(client.entities.size, before.size, `case ${i}: mirror changed on error`);
+      for (const [id, v] of before) {
+        assert.equal(client.entities.get(id), v, `case ${i}: entity ${id} changed on error`);
+        assert.deepEqual([...v.raw], raw.get(id), `case ${i}: entity ${id}'s raw values changed on error`);
+        assert.deepEqual({ ...v.values }, values.get(id), `case ${i}: entity ${id}'s values object changed on error`);
+      }
+      // and the mirror still takes the packet
+      if (i % 100 === 0) assert.equal(client.receive(last).baseTick, 40);
+      if (i % 100 === 0) client = fresh();
+    }
+  }
+  assert.ok(errors > 1000 && late > 500, `${errors} DecodeErrors, ${late} past the packet's middle`);
+});
