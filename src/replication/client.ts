@@ -145,7 +145,7 @@ function storeField(c: Record<string, unknown>, i: number, name: string, v: unkn
  * the values from `ats` on in `vals`, or with `ats` < 0 a whole copy of the
  * old raw at `vals[-ats - 1]`).
  */
-class TickLog {
+export class TickLog {
   tick = 0;
   n = 0;
   nv = 0;
@@ -186,18 +186,58 @@ class TickLog {
   sort(): void {
     if (this.sorted) return;
     const n = this.n;
-    const order = Array.from({ length: n }, (_, k) => k).sort((x, y) => this.ids[x]! - this.ids[y]!);
-    const ids = order.map((k) => this.ids[k]!);
-    const before = order.map((k) => this.before[k]);
-    const masks = order.map((k) => this.masks[k]!);
-    const ats = order.map((k) => this.ats[k]!);
-    for (let k = 0; k < n; k++) {
-      this.ids[k] = ids[k]!;
-      this.before[k] = before[k];
-      this.masks[k] = masks[k]!;
-      this.ats[k] = ats[k]!;
+    const ids = this.ids;
+    // the usual case, two ascending runs (the updates applied while a packet was read, then what commit added): merged
+    let cut = 0;
+    for (let k = 1; k < n; k++) {
+      if (ids[k - 1]! < ids[k]!) continue;
+      cut = cut === 0 ? k : -1;
+      if (cut < 0) break;
+    }
+    if (cut > 0) {
+      const order = sortOrder;
+      let i = 0;
+      let j = cut;
+      for (let k = 0; k < n; k++) order[k] = j === n || (i < cut && ids[i]! < ids[j]!) ? i++ : j++;
+      this.permute(order, n);
+    } else if (n > SORT_PLACES) {
+      const order = Array.from({ length: n }, (_, k) => k).sort((x, y) => ids[x]! - ids[y]!);
+      this.permute(order, n);
+    } else {
+      // each entry's id and place as one number (ids below 2^32, places below 2^20: exact in a double), sorted
+      // natively (ids of one tick are distinct)
+      if (sortKeys.length < n) sortKeys = new Float64Array(Math.max(n, 2 * sortKeys.length));
+      const keys = sortKeys.subarray(0, n);
+      for (let k = 0; k < n; k++) keys[k] = ids[k]! * SORT_PLACES + k;
+      keys.sort();
+      const order = sortOrder;
+      // (the place: the key less its id part, without a floating-point remainder)
+      for (let k = 0; k < n; k++) order[k] = keys[k]! - Math.floor(keys[k]! / SORT_PLACES) * SORT_PLACES;
+      this.permute(order, n);
     }
     this.sorted = true;
+  }
+
+  /** Entry `order[k]` to place k, for k below `n`. */
+  private permute(order: readonly number[], n: number): void {
+    const ids = tmpNums(0, n);
+    const masks = tmpNums(1, n);
+    const ats = tmpNums(2, n);
+    const before = tmpBefore;
+    for (let k = 0; k < n; k++) {
+      const j = order[k]!;
+      ids[k] = this.ids[j]!;
+      masks[k] = this.masks[j]!;
+      ats[k] = this.ats[j]!;
+      before[k] = this.before[j];
+    }
+    for (let k = 0; k < n; k++) {
+      this.ids[k] = ids[k]!;
+      this.masks[k] = masks[k]!;
+      this.ats[k] = ats[k]!;
+      this.before[k] = before[k];
+      before[k] = undefined;
+    }
   }
 
   /** The entry of `id`, or -1. */
@@ -228,6 +268,18 @@ function copyRaw(dst: unknown[], src: readonly unknown[]): unknown[] {
   if (dst.length !== n) dst.length = n;
   for (let i = 0; i < n; i++) dst[i] = src[i];
   return dst;
+}
+
+/** TickLog.sort's places per id in a sort key, and its scratch (keys, the order they give, copies of the entries). */
+const SORT_PLACES = 1 << 20;
+let sortKeys = new Float64Array(256);
+const sortOrder: number[] = [];
+const tmpNumArrays: number[][] = [[], [], []];
+const tmpBefore: (ReplicatedEntity | null | undefined)[] = [];
+function tmpNums(i: number, n: number): number[] {
+  const a = tmpNumArrays[i]!;
+  if (a.length < n) a.length = n;
+  return a;
 }
 
 /**
