@@ -520,8 +520,11 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const latest = this.latest;
     const floor = this.floor;
     const kept = this.logs.length;
-    // the entity each id the bundle touched had before it (null: none)
-    const before = new Map<number, ReplicatedEntity | null>();
+    // the ids the bundle touched, ascending, each with the entity it had before the bundle (null: none): each part's
+    // log (in id order) merged in as it is applied, an id's first part telling what it had before
+    let touched: number[] = [];
+    let before: (ReplicatedEntity | null)[] = [];
+    let nt = 0;
     const applied: ReceiveResult[] = [];
     let ignored: ReceiveResult | undefined;
     let bundleBase: number | null = null;
@@ -547,12 +550,25 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
         }
         applied.push(res);
         const log = this.logs[this.logs.length - 1]!;
-        for (let k = 0; k < log.n; k++) {
-          const id = log.ids[k]!;
-          if (before.has(id)) continue;
-          const b = log.before[k];
-          before.set(id, b !== undefined ? b : this.view.get(id)!);
+        const ids: number[] = [];
+        const held: (ReplicatedEntity | null)[] = [];
+        let a = 0;
+        let k = 0;
+        while (a < nt || k < log.n) {
+          if (k === log.n || (a < nt && touched[a]! <= log.ids[k]!)) {
+            if (k < log.n && touched[a] === log.ids[k]) k++;
+            ids.push(touched[a]!);
+            held.push(before[a++] ?? null);
+          } else {
+            const id = log.ids[k]!;
+            const b = log.before[k++];
+            ids.push(id);
+            held.push(b !== undefined ? b : this.view.get(id)!);
+          }
         }
+        touched = ids;
+        before = held;
+        nt = ids.length;
       }
     } catch (e) {
       // undo the parts applied, newest first
@@ -579,9 +595,11 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const last = applied[applied.length - 1]!;
     const res: ReceiveResult = { tick: last.tick, baseTick: first.baseTick, spawned: [], changed: new ChangedMap(), despawned: [], deferred: last.deferred };
     const changed = res.changed as ChangedMap;
-    const ids = [...before.keys()].sort((a, b) => a - b);
-    for (const id of ids) {
-      const a = before.get(id)!;
+    // (each part's changed read with a cursor: the ids come in ascending order)
+    const cursors = applied.map(() => [0]);
+    for (let t = 0; t < nt; t++) {
+      const id = touched[t]!;
+      const a = before[t] ?? null;
       const b = this.view.get(id) ?? null;
       if (a !== b) {
         if (a !== null) res.despawned.push(id);
@@ -592,8 +610,8 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       // the same entity: the fields any part changed, in field order
       let names: readonly string[] | undefined;
       let mixed = false;
-      for (const r of applied) {
-        const n = r.changed.get(id);
+      for (let q = 0; q < applied.length; q++) {
+        const n = (applied[q]!.changed as ChangedMap).getFrom(id, cursors[q]!);
         if (n === undefined) continue;
         if (names === undefined) names = n;
         else if (n !== names) mixed = true;

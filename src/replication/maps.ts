@@ -80,6 +80,20 @@ export class ChangedMap implements ReadonlyMap<number, readonly string[]> {
     this.#names.length = this.#appended;
   }
 
+  /**
+   * @internal The names of `id`, for ids asked for in ascending order: `at` is
+   * a cursor the caller keeps (start at [0]), moved along the ids when they are
+   * ascending (else `get`).
+   */
+  getFrom(id: number, at: number[]): readonly string[] | undefined {
+    if (this.#index !== null) return this.get(id);
+    const ids = this.#ids;
+    let k = at[0]!;
+    while (k < ids.length && ids[k]! < id) k++;
+    at[0] = k;
+    return k < ids.length && ids[k] === id ? this.#names[k] : undefined;
+  }
+
   /** Index of `id` in the ascending `#ids`, or -1. */
   #search(id: number): number {
     return searchSorted(this.#ids, this.#ids.length, id);
