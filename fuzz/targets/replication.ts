@@ -12,7 +12,20 @@ export function seeds(): Uint8Array[] {
     world.step();
     out.push(server.packetFor('a'));
   }
-  return [joinMessages(out)];
+  // packets against older baselines (updates applied while they are read): a client whose acks stop after tick 3
+  const lag = new ReplicationServer({ entities: DEFS, delivery: 'acked', bundles: false });
+  const w2 = new World(lag, 11, ['p1']);
+  lag.addClient('b', { owner: 'p1' });
+  const probe = new ReplicationClient({ entities: DEFS });
+  const older: Uint8Array[] = [];
+  for (let i = 1; i <= 10; i++) {
+    w2.step();
+    const p = lag.packetFor('b');
+    older.push(p);
+    probe.receive(p);
+    if (i <= 3) lag.receive('b', probe.ack());
+  }
+  return [joinMessages(out), joinMessages(older)];
 }
 
 export function fuzz(data: Uint8Array): void {
