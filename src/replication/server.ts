@@ -132,8 +132,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly tables: Table[];
   /** The tables whose columns are enabled (scanned for changes at every tick). */
   private readonly colTables: Table[] = [];
-  /** The current tick's log as ids and serials (`logKeys`), and its tick. */
-  private logId = new Uint32Array(256);
+  /** The current tick's log as ids (its `logIdsOf`) and serials (`logKeys`), and its tick. */
+  private logId: Uint32Array = new Uint32Array(0);
   private logSer = new Int32Array(256);
   private logKeysTick = -1;
   /** unionMarks' marks (by id, below BY_ID: the stamp of the last count that met the id), stamp, and ids past BY_ID. */
@@ -1636,17 +1636,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     return out;
   }
 
-  /** The ids and serials of `log`, tick `t`'s list, into `logId` / `logSer`. */
+  /** The ids (`logIdsOf`, kept while the list is) and serials of `log`, tick `t`'s list, in `logId` / `logSer`. */
   private logKeys(log: readonly Ent[], t: number): void {
-    if (this.logId.length < log.length) {
-      this.logId = new Uint32Array(Math.max(log.length, this.logId.length * 2));
-      this.logSer = new Int32Array(this.logId.length);
-    }
-    for (let i = 0; i < log.length; i++) {
-      const e = log[i]!;
-      this.logId[i] = e.id;
-      this.logSer[i] = e.serial;
-    }
+    this.logId = this.logIdsOf(t, log);
+    if (this.logSer.length < log.length) this.logSer = new Int32Array(Math.max(log.length, this.logSer.length * 2));
+    for (let i = 0; i < log.length; i++) this.logSer[i] = log[i]!.serial;
     this.logKeysTick = t;
   }
 
