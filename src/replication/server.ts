@@ -2099,7 +2099,6 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private keepPart(p: Profile, t: number, built: Built, l: RecList): void {
     const i = t % this.window;
     let u = p.usual[i];
-    const pk = built.packet;
     if (u === undefined)
       p.usual[i] = u = {
         tick: t,

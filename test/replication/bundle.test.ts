@@ -115,7 +115,7 @@ for (const [idBase, spread, ids, slab] of [...ID_SETS.map((x) => [...x, 65536] a
           if (a) despawned.push(id);
           if (b) spawned.push(id);
         } else if (a && b) {
-          const names = U.list.filter((f, i) => a.raw[i] !== b.raw[i]).map((f) => f.name);
+          const names = U.list.filter((_f, i) => a.raw[i] !== b.raw[i]).map((f) => f.name);
           if (names.length > 0) changed.set(id, names);
         }
       }
