@@ -14,7 +14,7 @@ import { ByteReader } from '../core/reader.js';
 import { DecodeError, EncodeError, rethrowAt } from '../core/errors.js';
 import type { ClientMirror, MirrorChanges, MirrorIssue } from '../core/mirror.js';
 import { BitIn, bitLength, readGamma } from './bits.js';
-import { readBodyApply, readBodyInto } from './codec.js';
+import { applyDiffs, planOf, readBodyApply, readBodyInto, readDiffs, type Plan } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, fromRaw, rawEq } from './values.js';
 import { ACK_MAGIC, BUNDLE_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
@@ -47,6 +47,11 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
       this.cache = c;
     }
     return c;
+  }
+
+  /** @internal The values object, if made. */
+  get cached(): V | undefined {
+    return this.cache;
   }
 
   /** @internal Convert the fields of `mask` (bit i: field i) of the current raw into the values object, if there is one. */
@@ -135,6 +140,47 @@ function storeField(c: Record<string, unknown>, i: number, name: string, v: unkn
       c[name] = v;
   }
 }
+
+/**
+ * `c[name]` of field `i` (a number or a bool), for `updateRun` to load the line that holds it: as `storeField`, a load
+ * site per field index for the first 8.
+ */
+function loadField(c: Record<string, unknown>, i: number, name: string): number {
+  switch (i) {
+    case 0:
+      return c[name] as number;
+    case 1:
+      return c[name] as number;
+    case 2:
+      return c[name] as number;
+    case 3:
+      return c[name] as number;
+    case 4:
+      return c[name] as number;
+    case 5:
+      return c[name] as number;
+    case 6:
+      return c[name] as number;
+    case 7:
+      return c[name] as number;
+    default:
+      return c[name] as number;
+  }
+}
+
+/** What `applyRun`'s loads add up to (kept, so that they are made). */
+// biome-ignore lint/correctness/noUnusedVariables: written only, so that the loads it sums are made
+let runSink = 0;
+
+/** Records `updateRun` reads ahead at most (their lines stay well within a core's cache). */
+const RUN = 256;
+
+/**
+ * Entities a mirror holds at least for `parse` to read updates in runs (`updateRun`). Measured on S2's world scaled
+ * (10 % of the entities moving per tick, the client beside a server and Colyseus in one process): runs save 16–33 %
+ * of the client's time at 6,000 and 10,000 entities, break even at 4,000, and cost 5–10 % at 1,000 and 2,000.
+ */
+const RUN_MIRROR = 4096;
 
 /**
  * @internal What one applied tick changed, as undo entries (one per id it
@@ -360,9 +406,20 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   /** Each type's default raw values, by type index, in a plain array (a copy of a frozen array is slow to make). */
   private readonly fresh: unknown[][];
   private readonly fb = new FloatBits();
-  private readonly view = new EntityView<ReplicatedEntity>();
+  private readonly view = new EntityView<ReplicatedEntity>((e) => e.def);
   /** The same entities by id for ids below BY_ID (the usual dense ids): one array load per record in `parse`. */
   private readonly byId = this.view.byId;
+  /** The type of each entity of `byId` (same index). */
+  private readonly defById = this.view.tags as (AnyEntityDef | undefined)[];
+  /** `updateRun`'s scratch: each update's entity, raw, values object, id and mask, and their differences. */
+  private readonly runE: (ReplicatedEntity | undefined)[] = [];
+  private readonly runRaw: (unknown[] | undefined)[] = [];
+  private readonly runC: (Record<string, unknown> | undefined)[] = [];
+  private readonly runId = new Int32Array(RUN);
+  private readonly runMask = new Int32Array(RUN);
+  private runZz = new Uint32Array(RUN * 2);
+  /** The last id `updateRun` read. */
+  private runLast = 0;
   /** Applied ticks from the history floor on (ascending), with what each changed. */
   private readonly logs: TickLog[] = [];
   /** `heldFrom`'s cursors and its result's raw. */
@@ -763,8 +820,20 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const res = base !== null ? newResult(p, current ? Math.min(count, 4096) : 0) : null;
     p.log = log;
     p.res = res;
+    // (in runs only for a large mirror: for a small one, whose lines stay in cache, the runs' extra passes cost more
+    // than they save)
+    const runs = current && view.size >= RUN_MIRROR;
     for (let i = 0; i < count; i++) {
       try {
+        if (runs) {
+          // the usual records (updates of fixed-width fields) in runs: read first, applied once their lines are loaded
+          const n = this.updateRun(inp, id, count - i, log!, res!);
+          if (n > 0) {
+            id = this.runLast;
+            i += n;
+            if (i === count) break;
+          }
+        }
         id += readGamma(inp, 'id');
         if (id > 0xffffffff) inp.fail('id', 'an id below 2^32', String(id));
         const held = base === null ? null : current ? ((id < BY_ID ? this.byId[id] : view.get(id)) ?? null) : this.heldFrom(id, from, cursors);
@@ -844,6 +913,121 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     }
     if (current) res!.changed.trim();
     return p;
+  }
+
+  /**
+   * The usual path's records from the reader's position on (at most `max`, after id `id`), as long as they are
+   * updates of held entities (ids below BY_ID) whose fields are all of a fixed width (numbers and bools of at most 32
+   * fields): read first, without touching the entities, then their entities, raw arrays and values objects loaded
+   * for all of them together (so that the cache misses overlap, rather than come one after another record by record:
+   * on a client that did other work between packets, about half its time), then applied as `parse` applies them.
+   * Stops before the first other record, or one that does not read (the reader put back at its start: `parse` reads
+   * it the usual way, and reports its error). Returns the number of records applied; `runLast` is the last id.
+   */
+  private updateRun(inp: BitIn, id: number, max: number, log: TickLog, res: Result): number {
+    const byId = this.byId;
+    const defById = this.defById;
+    const es = this.runE;
+    const ids = this.runId;
+    const masks = this.runMask;
+    let zz = this.runZz;
+    if (max > RUN) max = RUN;
+    let n = 0;
+    let z = 0;
+    let pos = inp.pos;
+    let pDef: AnyEntityDef | undefined;
+    let p!: Plan;
+    try {
+      while (n < max) {
+        // (readGamma, inline)
+        const zeros = inp.zeroRun('id');
+        if (zeros >= 16) break;
+        const next = id + (zeros === 0 ? 1 : (1 << zeros) + inp.read(zeros, 'id'));
+        if (next >= BY_ID) break;
+        const e = byId[next];
+        if (e === undefined || inp.bit('op') !== 0) break;
+        const def = defById[next]!;
+        if (def !== pDef) {
+          pDef = def;
+          p = planOf(def);
+        }
+        if (p.n > 32) break;
+        const mask = inp.read(p.n, 'mask') | 0;
+        if ((mask & p.other) !== 0) break;
+        if (z + 32 > zz.length) {
+          const b = new Uint32Array(2 * zz.length);
+          b.set(zz);
+          zz = this.runZz = b;
+        }
+        z = readDiffs(inp, p, mask, zz, z);
+        es[n] = e;
+        ids[n] = next;
+        masks[n++] = mask;
+        id = next;
+        pos = inp.pos;
+      }
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e;
+    }
+    inp.pos = pos;
+    if (n === 0) return 0;
+    this.runLast = id;
+    this.applyRun(n, log, res);
+    return n;
+  }
+
+  /** The second half of `updateRun`: its `n` updates read, applied. */
+  private applyRun(n: number, log: TickLog, res: Result): void {
+    const es = this.runE;
+    const ids = this.runId;
+    const masks = this.runMask;
+    const zz = this.runZz;
+    // load each entity, then its raw array and values object, then their values (each loop's misses independent)
+    const raws = this.runRaw;
+    const cs = this.runC;
+    for (let k = 0; k < n; k++) {
+      const e = es[k]!;
+      raws[k] = e.raw as unknown[];
+      cs[k] = e.cached as Record<string, unknown> | undefined;
+    }
+    let sink = 0;
+    for (let k = 0; k < n; k++) {
+      if (raws[k]![31 - Math.clz32(masks[k]! & -masks[k]!)] === undefined) sink++;
+    }
+    for (let k = 0; k < n; k++) {
+      const m = masks[k]!;
+      const r = raws[k]!;
+      for (let x = m; x !== 0; x &= x - 1) sink += r[31 - Math.clz32(x & -x)] as number;
+      const c = cs[k];
+      if (c !== undefined) {
+        const list = es[k]!.def.list;
+        for (let x = m; x !== 0; x &= x - 1) {
+          const j = 31 - Math.clz32(x & -x);
+          sink += loadField(c, j, list[j]!.name);
+        }
+      }
+    }
+    runSink = sink;
+    let z = 0;
+    const vals = log.vals;
+    for (let k = 0; k < n; k++) {
+      const m = masks[k]!;
+      const e = es[k]!;
+      if (m === 0) continue;
+      const def = e.def;
+      const at = log.nv;
+      z = applyDiffs(planOf(def), m, raws[k]!, zz, z, vals, at);
+      let c = m - ((m >>> 1) & 0x55555555);
+      c = (c & 0x33333333) + ((c >>> 2) & 0x33333333);
+      log.nv = at + (Math.imul((c + (c >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
+      const id = ids[k]!;
+      log.add(id, undefined, m, at);
+      res.changed.append(id, def === this.namesDef && m === this.namesMask ? this.namesList : this.namesOf(def, m));
+      e.refresh(m);
+    }
+    es.fill(undefined, 0, n);
+    raws.fill(undefined, 0, n);
+    cs.fill(undefined, 0, n);
   }
 
   /** Undo the updates a bad packet applied before its error (newest first), values objects included. */

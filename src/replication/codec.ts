@@ -740,6 +740,46 @@ export function readBodyApply(inp: BitIn, def: AnyEntityDef, raw: unknown[], old
   }
 }
 
+/**
+ * Read the differences of an update body's fields after its mask, without its
+ * baseline (for `applyDiffs` once the baseline's lines are loaded): for each
+ * field of `mask` but a bool, its zigzag difference into `zz` from `z` on. The
+ * mask must have no field of the generic coding (`p.other`). Returns the next
+ * index of `zz`. Throws DecodeError as `readBodyApply` would, with a plainer
+ * path: a caller reads the body again the usual way for the error to report.
+ */
+export function readDiffs(inp: BitIn, p: Plan, mask: number, zz: Uint32Array, z: number): number {
+  const code = p.code;
+  for (let m = mask; m !== 0; m &= m - 1) {
+    const j = 31 - Math.clz32(m & -m);
+    if (code[j] !== C_BOOL) zz[z++] = readLen(inp, p.lenBits[j]!, p.width[j]!, 'field');
+  }
+  return z;
+}
+
+/**
+ * Apply what `readDiffs` read (`mask`, differences from `zz[z]` on) to `raw` in
+ * place, each changed field's old value into `old` from `at` on (in field
+ * order), as `readBodyApply` does. Returns the next difference's index.
+ */
+export function applyDiffs(p: Plan, mask: number, raw: unknown[], zz: Uint32Array, z: number, old: unknown[], at: number): number {
+  const code = p.code;
+  for (let m = mask; m !== 0; m &= m - 1) {
+    const j = 31 - Math.clz32(m & -m);
+    const c = code[j]!;
+    const b = raw[j] as number;
+    old[at++] = b;
+    if (c === C_BOOL) {
+      raw[j] = b === 1 ? 0 : 1;
+      continue;
+    }
+    const d = zz[z++]!;
+    const v = b + ((d >>> 1) ^ -(d & 1));
+    raw[j] = c === C_U32 ? v >>> 0 : c === C_U8 ? v & 0xff : c === C_U16 ? v & 0xffff : c === C_I8 ? (v << 24) >> 24 : c === C_I16 ? (v << 16) >> 16 : v | 0;
+  }
+  return z;
+}
+
 /** Upper bound of the bits a field can take on the wire. */
 export function maxFieldBits(f: Field<unknown>): number {
   const w = WIDTH[f.kind];

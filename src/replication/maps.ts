@@ -164,6 +164,11 @@ export class EntityView<E> implements ReadonlyMap<number, E> {
   readonly #map = new Map<number, E>();
   /** @internal The entities of ids below BY_ID by id (grown in order: a plain, not sparse, array). */
   readonly byId: (E | undefined)[] = [];
+  /** @internal `tagOf` of each entity of `byId` (same index): read without loading the entity. */
+  readonly tags: unknown[] = [];
+
+  /** `tagOf` (internal): what `tags` keeps of an entity. */
+  constructor(private readonly tagOf: (e: E) => unknown = () => undefined) {}
 
   get(id: number): E | undefined {
     return id >>> 0 === id && id < BY_ID ? this.byId[id] : this.#map.get(id);
@@ -182,15 +187,23 @@ export class EntityView<E> implements ReadonlyMap<number, E> {
     this.#map.set(id, e);
     if (id < BY_ID) {
       const byId = this.byId;
-      while (byId.length < id) byId.push(undefined);
+      const tags = this.tags;
+      while (byId.length < id) {
+        byId.push(undefined);
+        tags.push(undefined);
+      }
       byId[id] = e;
+      tags[id] = this.tagOf(e);
     }
   }
 
   /** @internal */
   delete(id: number): void {
     this.#map.delete(id);
-    if (id < BY_ID) this.byId[id] = undefined;
+    if (id < BY_ID) {
+      this.byId[id] = undefined;
+      this.tags[id] = undefined;
+    }
   }
 
   keys(): IterableIterator<number> {
