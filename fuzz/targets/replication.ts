@@ -1,6 +1,6 @@
 /** The replication engine's client and server receivers, fed packets and acks from a fuzzed stream. */
 import { ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
-import { DEFS, World } from '../../test/replication/world.js';
+import { DEFS, Rock, World } from '../../test/replication/world.js';
 import { bound, expectTotal, joinMessages, splitMessages } from '../common.js';
 
 export function seeds(): Uint8Array[] {
@@ -25,7 +25,18 @@ export function seeds(): Uint8Array[] {
     probe.receive(p);
     if (i <= 3) lag.receive('b', probe.ack());
   }
-  return [joinMessages(out), joinMessages(older)];
+  // a mirror large enough for updates to be read in runs (4,096 entities or more): 4,200 Rocks, then half of them
+  // changed in fixed-width fields
+  const big = new ReplicationServer({ entities: DEFS, delivery: 'reliable', mtu: 1 << 20 });
+  const ids: number[] = [];
+  for (let i = 0; i < 4200; i++) ids.push(big.spawn(Rock, { u: i & 0xffff, j: -i }));
+  big.addClient('c');
+  big.tick();
+  const runs = [big.packetFor('c')];
+  for (let i = 0; i < ids.length; i += 2) big.set(ids[i]!, { u: (i * 7) & 0xffff, k: (i % 200) - 100, w: i * 977 });
+  big.tick();
+  runs.push(big.packetFor('c'));
+  return [joinMessages(out), joinMessages(older), joinMessages(runs)];
 }
 
 export function fuzz(data: Uint8Array): void {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { DecodeError } from '../../src/core/errors.js';
 import { BUNDLE_MAGIC, ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
 import { rng } from '../helpers/rng.js';
-import { DEFS, World } from './world.js';
+import { DEFS, Rock, World } from './world.js';
 
 /** A few valid packets of a random world: a full state, then deltas each against the previous. */
 function corpus(seed: number): Uint8Array[] {
@@ -195,4 +195,48 @@ test('packets against an older baseline (updates applied while they are read): a
     }
   }
   assert.ok(errors > 1000 && late > 500, `${errors} DecodeErrors, ${late} past the packet's middle`);
+});
+
+test('a large mirror (updates read in runs of up to 256): a mutated packet gives a result or a DecodeError, and an error leaves the mirror as it was (1,000 cases)', () => {
+  // 4,200 Rocks (a mirror of 4,096 entities or more reads updates of fixed-width fields in runs), then half of them
+  // changed in such fields: about 2,100 updates, most in runs
+  const server = new ReplicationServer({ entities: DEFS, delivery: 'reliable', mtu: 1 << 20 });
+  const ids: number[] = [];
+  for (let i = 0; i < 4200; i++) ids.push(server.spawn(Rock, { u: i & 0xffff, j: -i }));
+  server.addClient('a');
+  server.tick();
+  const first = server.packetFor('a');
+  for (let i = 0; i < ids.length; i += 2) server.set(ids[i]!, { u: (i * 7) & 0xffff, k: (i % 200) - 100, w: i * 977 });
+  server.tick();
+  const next = server.packetFor('a');
+  const fresh = (): ReplicationClient => {
+    const c = new ReplicationClient({ entities: DEFS });
+    c.receive(first);
+    for (const e of c.entities.values()) void e.values;
+    return c;
+  };
+  // the mirror as text (ids, raw values, values objects)
+  const text = (c: ReplicationClient): string => [...c.entities].map(([id, e]) => `${id}:${e.raw.join(',')}:${Object.values(e.values).join(',')}`).join(';');
+  let client = fresh();
+  const before = text(client);
+  assert.equal(fresh().receive(next).changed.size, 2100);
+  const r = rng(20261129);
+  let errors = 0;
+  let late = 0;
+  for (let i = 0; i < 1000; i++) {
+    const bytes = mutate(r, next);
+    try {
+      client.receive(bytes);
+      client = fresh();
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw new Error(`case ${i}: not a DecodeError: ${String(e)}`);
+      errors++;
+      const m = /^records\[(\d+)\]/.exec(e.path);
+      if (m !== null && Number(m[1]) > 512) late++;
+      assert.equal(client.tick, 1, `case ${i}: tick changed on error`);
+      assert.ok(text(client) === before, `case ${i}: mirror changed on error (${e.path})`);
+    }
+  }
+  // errors past the first runs (their updates applied, then undone) were many
+  assert.ok(errors > 300 && late > 200, `${errors} DecodeErrors, ${late} in a record past the 512th`);
 });
