@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DecodeError } from '../../src/core/errors.js';
-import { ReplicationClient, ReplicationServer, defineEntity, t } from '../../src/replication/index.js';
+import { BUNDLE_MAGIC, LossyLink, ReplicationClient, ReplicationServer, defineEntity, t } from '../../src/replication/index.js';
 import { rng } from '../helpers/rng.js';
 
 /**
@@ -235,4 +235,77 @@ test('a packet cut or corrupted in a later run gives a DecodeError and leaves th
   // the packet itself still applies, and gives the world
   client.receive(packet);
   assertMirror(client, model, 'after the bad packets');
+});
+
+test('runs through a lossy link (25 % loss both ways, duplicates, reordering), acked, with bundles: after every packet the client applies, its mirror equals the world at that packet’s tick', () => {
+  const Unit = defineEntity('Unit', { x: t.f32(), y: t.f32(), hp: t.u8(), on: t.bool(), name: t.string(12) });
+  type U = { x: number; y: number; hp: number; on: boolean; name: string };
+  const r = rng(20261130);
+  const server = new ReplicationServer({ entities: [Unit], mtu: 1 << 20 });
+  const world = new Map<number, U>();
+  for (let i = 0; i < 5000; i++) {
+    const v = { x: Math.fround(r() * 1000), y: Math.fround(r() * 1000), hp: (r() * 256) | 0, on: r() < 0.5, name: `u${i}` };
+    world.set(server.spawn(Unit, v), v);
+  }
+  server.addClient('c');
+  const down = new LossyLink({ loss: 0.25, duplicate: 0.1, reorder: 0.2, seed: 3 });
+  const up = new LossyLink({ loss: 0.25, seed: 4 });
+  const client = new ReplicationClient({ entities: [Unit] as const });
+  // how many records the runs applied (the path under test), counted on the client's own method
+  let inRuns = 0;
+  const proto = ReplicationClient.prototype as unknown as { updateRun: (...a: unknown[]) => number };
+  const updateRun = proto.updateRun;
+  proto.updateRun = function (this: unknown, ...a: unknown[]): number {
+    const n = updateRun.apply(this, a);
+    inRuns += n;
+    return n;
+  };
+  const history = new Map<number, Map<number, U>>();
+  let applied = 0;
+  let bundles = 0;
+  try {
+    for (let k = 0; k < 200; k++) {
+      for (const [id, v] of world) {
+        if (r() >= 0.3) continue;
+        const next = { ...v, x: Math.fround(v.x + r() - 0.5), y: Math.fround(v.y + r() - 0.5) };
+        if (r() < 0.1) next.hp = (r() * 256) | 0;
+        if (r() < 0.05) next.on = !next.on;
+        if (r() < 0.01) next.name = `n${k}`;
+        server.set(id, next);
+        world.set(id, next);
+      }
+      if (k % 7 === 3) {
+        const ids = [...world.keys()];
+        const id = ids[Math.floor(r() * ids.length)]!;
+        server.despawn(id);
+        world.delete(id);
+        const v = { x: 1, y: 2, hp: 3, on: true, name: 'new' };
+        world.set(server.spawn(Unit, v), v);
+      }
+      history.set(server.tick(), new Map([...world].map(([id, v]) => [id, { ...v }])));
+      down.send(server.packetFor('c'));
+      for (const p of down.deliver()) {
+        if (p[0] === BUNDLE_MAGIC) bundles++;
+        const res = client.receive(p);
+        if (res.ignored) continue;
+        applied++;
+        const want = history.get(res.tick)!;
+        assert.equal(client.entities.size, want.size, `tick ${res.tick}: entity count`);
+        for (const [id, v] of want) {
+          const e = client.entities.get(id);
+          assert.ok(e !== undefined, `tick ${res.tick}: entity ${id} missing`);
+          const got = e.values as Record<string, unknown>;
+          for (const f of ['x', 'y', 'hp', 'on', 'name'] as const)
+            assert.ok(Object.is(got[f], v[f]), `tick ${res.tick}: ${id}.${f} is ${String(got[f])}, want ${String(v[f])}`);
+        }
+      }
+      up.send(client.ack());
+      for (const a of up.deliver()) server.receive('c', a);
+    }
+  } finally {
+    proto.updateRun = updateRun;
+  }
+  assert.ok(applied > 100, `${applied} packets applied`);
+  assert.ok(bundles > 20, `${bundles} bundles`);
+  assert.ok(inRuns > 100_000, `${inRuns} records applied in runs`);
 });
