@@ -1008,13 +1008,19 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     runSink = sink;
     let z = 0;
     const vals = log.vals;
+    let pDef: AnyEntityDef | undefined;
+    let p!: Plan;
     for (let k = 0; k < n; k++) {
       const m = masks[k]!;
       const e = es[k]!;
       if (m === 0) continue;
       const def = e.def;
+      if (def !== pDef) {
+        pDef = def;
+        p = planOf(def);
+      }
       const at = log.nv;
-      z = applyDiffs(planOf(def), m, raws[k]!, zz, z, vals, at);
+      z = applyDiffs(p, m, raws[k]!, zz, z, vals, at);
       let c = m - ((m >>> 1) & 0x55555555);
       c = (c & 0x33333333) + ((c >>> 2) & 0x33333333);
       log.nv = at + (Math.imul((c + (c >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
