@@ -460,12 +460,16 @@ export interface Built {
  * A usual packet kept as a part of bundles: its tick, the packet (made framed as a bundle part, see
  * ReplicationServer.partBytes), and its records' ids (ascending, the first `n`).
  */
-export interface UsualPart {
-  tick: number;
+export interface UsualPart extends TickIds {
   built: Built;
+}
+
+/** A tick's record ids (ascending, the first `n`) and, made on first use, the same as a bit set. */
+export interface TickIds {
+  tick: number;
   ids: Uint32Array;
   n: number;
-  /** Its ids as a bit set, made on first use (see ReplicationServer.partBits): for tick `bitsTick`, words from `lo`. */
+  /** The ids as a bit set, made on first use (see ReplicationServer.partBits): for tick `bitsTick`, words from `lo`. */
   bits: Int32Array;
   lo: number;
   nw: number;

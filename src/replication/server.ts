@@ -44,6 +44,7 @@ import {
   type Node,
   type Rec,
   type RecList,
+  type TickIds,
   type UsualPart,
   type ClientKey,
   type OwnerTag,
@@ -142,6 +143,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   private readonly unionBig = new Set<number>();
   /** unionSize's bit set (word `i`: ids `32 (lo + i) ..`). */
   private unionBits = new Int32Array(64);
+  /** The tick list's ids as `unionSize` counts them before the tick's usual packet is made (its bit set once a tick). */
+  private readonly logIds1: TickIds = { tick: -1, ids: new Uint32Array(0), n: 0, bits: new Int32Array(0), lo: 0, nw: 0, bitsTick: -1 };
   /** scanColumns' changed rows. */
   private scanList = new Int32Array(0);
   /** scanPair32's changed rows of its two columns (the first `cap` slots for the first column, the rest for the second). */
@@ -2169,14 +2172,21 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       if (this.logKeysTick !== t) this.logKeys(log, t);
       let most = 0;
       for (let k = from + 1; k < t; k++) most = Math.max(most, this.partAt(p, k)!.built.packet.length);
-      if (len + 1 + varintBytes(most) + most > this.mtu || records + log.length > 1.25 * this.unionSize(p, from, t, this.logId, log.length)) return null;
+      const li = this.logIds1;
+      if (li.tick !== t || li.ids !== this.logId || li.n !== log.length) {
+        li.tick = t;
+        li.ids = this.logId;
+        li.n = log.length;
+        li.bitsTick = -1;
+      }
+      if (len + 1 + varintBytes(most) + most > this.mtu || records + log.length > 1.25 * this.unionSize(p, from, t, li)) return null;
       this.build(p, this.partAt(p, t - 1)!.built.node, t);
       cur = this.partAt(p, t);
       if (cur === undefined) return null;
     }
     len += frameBytes(cur.built.packet);
     records += cur.n;
-    if (len > this.mtu || records > 1.25 * this.unionSize(p, from, t, cur.ids, cur.n)) return null;
+    if (len > this.mtu || records > 1.25 * this.unionSize(p, from, t, cur)) return null;
     // the parts are framed where they were made: when they lie one after another in one slab (as they do unless a slab
     // filled up between them), the bundle is a view of them, not a copy
     const first = this.partAt(p, from + 1)!.built.packet;
@@ -2198,14 +2208,15 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   }
 
   /**
-   * The number of distinct ids in the records of `p`'s parts of ticks `from + 1 .. t - 1` (all kept) and `last[0..lastN)`
-   * (tick `t`'s; every list ascending). Where the ids are dense enough, the parts' bit sets (made once per part, see
-   * partBits) are or-ed over the ids' range and counted, and tick `t`'s ids are tested and set one by one; else
+   * The number of distinct ids in the records of `p`'s parts of ticks `from + 1 .. t - 1` (all kept) and `last` (tick
+   * `t`'s: its usual part, or its list's ids before that part is made; every list ascending). Where the ids are dense
+   * enough, their bit sets (made once per part and tick, see partBits) are or-ed over the ids' range and counted; else
    * (`unionMarks`) each id is counted when its mark is not this count's stamp.
    */
-  private unionSize(p: Profile, from: number, t: number, last: Uint32Array, lastN: number): number {
-    let lo = lastN > 0 ? last[0]! >>> 5 : 0x7ffffff;
-    let hi = lastN > 0 ? last[lastN - 1]! >>> 5 : -1;
+  private unionSize(p: Profile, from: number, t: number, last: TickIds): number {
+    const lastN = last.n;
+    let lo = lastN > 0 ? last.ids[0]! >>> 5 : 0x7ffffff;
+    let hi = lastN > 0 ? last.ids[lastN - 1]! >>> 5 : -1;
     let total = lastN;
     for (let k = from + 1; k < t; k++) {
       const u = this.partAt(p, k)!;
@@ -2216,12 +2227,12 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     if (total === 0) return 0;
     const words = hi - lo + 1;
-    if (words > 2 * total + 64) return this.unionMarks(p, from, t, last, lastN);
+    if (words > 2 * total + 64) return this.unionMarks(p, from, t, last.ids, lastN);
     if (this.unionBits.length < words) this.unionBits = new Int32Array(Math.max(words, 2 * this.unionBits.length));
     const u32 = this.unionBits;
     u32.fill(0, 0, words);
-    for (let k = from + 1; k < t; k++) {
-      const u = this.partAt(p, k)!;
+    for (let k = from + 1; k <= t; k++) {
+      const u = k < t ? this.partAt(p, k)! : last;
       if (u.n === 0) continue;
       const bits = this.partBits(u);
       const at = u.lo - lo;
@@ -2229,20 +2240,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     }
     let n = 0;
     for (let i = 0; i < words; i++) n += popcount32(u32[i]!);
-    for (let j = 0; j < lastN; j++) {
-      const id = last[j]!;
-      const w = (id >>> 5) - lo;
-      const bit = 1 << (id & 31);
-      if ((u32[w]! & bit) === 0) {
-        u32[w] = u32[w]! | bit;
-        n++;
-      }
-    }
     return n;
   }
 
   /** Part `u`'s ids as a bit set: bit `id & 31` of word `(id >>> 5) - u.lo`, `u.nw` words (made on first use). */
-  private partBits(u: UsualPart): Int32Array {
+  private partBits(u: TickIds): Int32Array {
     if (u.bitsTick === u.tick) return u.bits;
     const ids = u.ids;
     const n = u.n;
