@@ -1021,6 +1021,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       }
       const at = log.nv;
       z = applyDiffs(p, m, raws[k]!, zz, z, vals, at);
+      // (the bits of m, as parse counts them: core's popcount32 called here made S2's client replayed alone 17 % slower)
       let c = m - ((m >>> 1) & 0x55555555);
       c = (c & 0x33333333) + ((c >>> 2) & 0x33333333);
       log.nv = at + (Math.imul((c + (c >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);

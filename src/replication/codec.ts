@@ -638,7 +638,11 @@ function writeChanged(out: BitOut, p: Plan, list: AnyEntityDef['list'], i: numbe
 
 /** Read fixed-width field `j` (code 1..6) coded against `b`: its new value, wrapped to the field's width. */
 function readFixed(inp: BitIn, p: Plan, c: number, j: number, b: number, path: string): number {
-  const zz = readLen(inp, p.lenBits[j]!, p.width[j]!, path);
+  return fixedValue(c, b, readLen(inp, p.lenBits[j]!, p.width[j]!, path));
+}
+
+/** The value of a fixed-width field (code 1..6) whose zigzag difference from `b` is `zz`, wrapped to its width. */
+function fixedValue(c: number, b: number, zz: number): number {
   const v = b + ((zz >>> 1) ^ -(zz & 1));
   return c === C_U32 ? v >>> 0 : c === C_U8 ? v & 0xff : c === C_U16 ? v & 0xffff : c === C_I8 ? (v << 24) >> 24 : c === C_I16 ? (v << 16) >> 16 : v | 0;
 }
@@ -773,9 +777,7 @@ export function applyDiffs(p: Plan, mask: number, raw: unknown[], zz: Uint32Arra
       raw[j] = b === 1 ? 0 : 1;
       continue;
     }
-    const d = zz[z++]!;
-    const v = b + ((d >>> 1) ^ -(d & 1));
-    raw[j] = c === C_U32 ? v >>> 0 : c === C_U8 ? v & 0xff : c === C_U16 ? v & 0xffff : c === C_I8 ? (v << 24) >> 24 : c === C_I16 ? (v << 16) >> 16 : v | 0;
+    raw[j] = fixedValue(c, b, zz[z++]!);
   }
   return z;
 }
