@@ -939,10 +939,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     let p!: Plan;
     try {
       while (n < max) {
-        // (readGamma, inline)
-        const zeros = inp.zeroRun('id');
-        if (zeros >= 16) break;
-        const next = id + (zeros === 0 ? 1 : (1 << zeros) + inp.read(zeros, 'id'));
+        const next = id + readGamma(inp, 'id');
         if (next >= BY_ID) break;
         const e = byId[next];
         if (e === undefined || inp.bit('op') !== 0) break;
