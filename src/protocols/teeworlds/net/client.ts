@@ -431,6 +431,8 @@ export class TeeworldsClient {
         return;
       }
       if (h.id === ids.conReady) {
+        // (only while loading: a server that repeats it gets one STARTINFO, not one per CON_READY)
+        if (this.state !== 'loading') return;
         const w = msgHeader(new MsgWriter(), false, ids.gameStartInfo);
         const o = this.opts;
         if (this.version === '0.7') {
@@ -448,6 +450,7 @@ export class TeeworldsClient {
       }
     } else {
       if (h.id === ids.gameReadyToEnter) {
+        if (this.state !== 'ready') return;
         this.conn.queue(msgHeader(new MsgWriter(), true, ids.enterGame).finish(), true, now);
         this.conn.flush(now);
         this.lastSnapAt = now;
@@ -583,7 +586,9 @@ export class TeeworldsClient {
         this.lastAccept = now;
         this.conn.sendControl(CTRL_ACCEPT, undefined, now);
       }
-      if (this.conn.update(now) === 'timeout') this.close('connection timed out');
+      const u = this.conn.update(now);
+      if (u === 'timeout') this.close('connection timed out');
+      else if (u === 'overflow') this.close('too weak connection (out of buffer)');
     } catch (e) {
       this.problem('timer', e);
     }

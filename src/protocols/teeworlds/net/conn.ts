@@ -37,7 +37,23 @@ export interface ConnOptions {
   send: (bytes: Uint8Array) => void;
   /** Milliseconds without any packet before the connection times out (default 10000). */
   timeoutMs?: number;
+  /**
+   * Most bytes of vital chunks kept for re-sending until the peer acknowledges them (default 32 KiB, the games'
+   * re-send buffer). A vital chunk that does not fit breaks the connection, as the games drop a connection whose
+   * buffer is full: nothing more is queued and `update` returns 'overflow'. (A peer that never acknowledges can
+   * otherwise make us keep every vital chunk we answer it with until the time-out.)
+   */
+  maxUnackedBytes?: number;
 }
+
+/** The games' re-send buffer (NET_CONN_BUFFERSIZE): the default of `ConnOptions.maxUnackedBytes`. */
+export const NET_CONN_BUFFERSIZE = 32 * 1024;
+
+/**
+ * A peer's RESEND flag re-sends our unacknowledged chunks at most once per this many milliseconds: each flag would
+ * otherwise turn a 3-byte header into up to `maxUnackedBytes` of re-sends (the timer re-sends after 1 s anyway).
+ */
+export const PEER_RESEND_INTERVAL_MS = 100;
 
 export class NetConn {
   readonly version: NetVersion;
@@ -53,6 +69,13 @@ export class NetConn {
   /** 0.6 + DDNet: the security token appended to every payload; undefined = none. */
   securityToken: number | undefined;
   private unacked: Queued[] = [];
+  /** Bytes of the chunks in `unacked`. */
+  private unackedBytes = 0;
+  private readonly maxUnackedBytes: number;
+  /** A vital chunk did not fit in the re-send buffer (`maxUnackedBytes`): the connection is broken. */
+  overflowed = false;
+  /** When the peer's RESEND flag last re-sent the queue. */
+  private lastPeerResend = Number.NEGATIVE_INFINITY;
   private pending: { vital: boolean; resend: boolean; seq: number; data: Uint8Array }[] = [];
   private pendingSize = 0;
   private requestResend = false;
@@ -66,6 +89,7 @@ export class NetConn {
     this.version = opts.version;
     this.sendFn = opts.send;
     this.timeoutMs = opts.timeoutMs ?? 10000;
+    this.maxUnackedBytes = opts.maxUnackedBytes ?? NET_CONN_BUFFERSIZE;
   }
 
   /** Bytes of chunk payload one packet may hold. */
@@ -78,6 +102,9 @@ export class NetConn {
     this.ack = 0;
     this.peerAck = 0;
     this.unacked = [];
+    this.unackedBytes = 0;
+    this.overflowed = false;
+    this.lastPeerResend = Number.NEGATIVE_INFINITY;
     this.pending = [];
     this.pendingSize = 0;
     this.requestResend = false;
@@ -111,8 +138,16 @@ export class NetConn {
     this.emit(pk, now);
   }
 
-  /** Queue a message; vital ones get the next sequence number and are kept until acknowledged. */
+  /**
+   * Queue a message; vital ones get the next sequence number and are kept until acknowledged. Nothing is queued
+   * once the connection has overflowed (see `maxUnackedBytes`).
+   */
   queue(data: Uint8Array, vital: boolean, now: number): void {
+    if (this.overflowed) return;
+    if (vital && this.unackedBytes + data.length > this.maxUnackedBytes) {
+      this.overflowed = true;
+      return;
+    }
     const size = data.length + (vital ? 3 : 2);
     if (this.pendingSize + size > this.maxPayload || this.pending.length >= 255) this.flush(now);
     let seq = 0;
@@ -120,6 +155,7 @@ export class NetConn {
       this.seq = (this.seq + 1) % NET_MAX_SEQUENCE;
       seq = this.seq;
       this.unacked.push({ seq, data, firstSend: now, lastSend: now });
+      this.unackedBytes += data.length;
     }
     this.pending.push({ vital, resend: false, seq, data });
     this.pendingSize += size;
@@ -166,7 +202,7 @@ export class NetConn {
     // Ignore acks for sequence numbers we never sent (a confused or hostile peer).
     if (!inBackroom(ack, this.seq)) return;
     this.peerAck = ack;
-    while (this.unacked.length > 0 && inBackroom(this.unacked[0]!.seq, ack)) this.unacked.shift();
+    while (this.unacked.length > 0 && inBackroom(this.unacked[0]!.seq, ack)) this.unackedBytes -= this.unacked.shift()!.data.length;
   }
 
   /**
@@ -179,7 +215,10 @@ export class NetConn {
     this.lastRecv = now;
     this.stats.received++;
     this.onAck(pk.ack);
-    if (pk.resend) this.resendAll(now);
+    if (pk.resend && now - this.lastPeerResend >= PEER_RESEND_INTERVAL_MS) {
+      this.lastPeerResend = now;
+      this.resendAll(now);
+    }
     if (pk.control) return [];
     const { chunks } = decodeChunks(pk.payload, pk.numChunks, this.version);
     const out: NetChunk[] = [];
@@ -210,9 +249,11 @@ export class NetConn {
   /**
    * Timers: re-send unacknowledged chunks after 1 s, flush after
    * 0.5 s, keep-alive after 1 s of silence. Returns 'timeout' when the peer has
-   * gone quiet or a vital chunk stays unacknowledged for too long.
+   * gone quiet or a vital chunk stays unacknowledged for too long, 'overflow'
+   * when a vital chunk did not fit in the re-send buffer (`maxUnackedBytes`).
    */
-  update(now: number): 'timeout' | undefined {
+  update(now: number): 'timeout' | 'overflow' | undefined {
+    if (this.overflowed) return 'overflow';
     if (now - this.lastRecv > this.timeoutMs) return 'timeout';
     const oldest = this.unacked[0];
     if (oldest !== undefined && now - oldest.firstSend > this.timeoutMs) return 'timeout';
@@ -229,5 +270,10 @@ export class NetConn {
   /** Number of vital chunks waiting for an ack. */
   get unackedCount(): number {
     return this.unacked.length;
+  }
+
+  /** Bytes of the vital chunks waiting for an ack. */
+  get unackedSize(): number {
+    return this.unackedBytes;
   }
 }

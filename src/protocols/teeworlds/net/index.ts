@@ -32,7 +32,7 @@ export {
   CTRL_CLOSE,
   CTRL_TOKEN,
 } from './packet.js';
-export { NetConn, inBackroom, type ConnOptions } from './conn.js';
+export { NetConn, inBackroom, NET_CONN_BUFFERSIZE, PEER_RESEND_INTERVAL_MS, type ConnOptions } from './conn.js';
 export {
   MsgReader,
   MsgWriter,

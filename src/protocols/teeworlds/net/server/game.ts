@@ -140,7 +140,7 @@ export class TeeworldsGameServer {
     this.net.handler = {
       connect: (slot, now) => this.onConnect(slot, now),
       chunks: (slot, chunks, now) => this.onChunks(slot, chunks, now),
-      drop: (slot, reason) => this.onDrop(slot, reason),
+      drop: (slot, reason, _byPeer, now) => this.onDrop(slot, reason, now),
     };
     this.world = new World(opts.map, { ...opts.world, bots, firstBotId: opts.world?.firstBotId ?? this.maxClients });
     this.producer = new SnapshotProducer(this.codec, opts.producer);
@@ -242,7 +242,7 @@ export class TeeworldsGameServer {
     this.log({ event: 'connect', cid: p.cid, peer: slot.key, handshake: slot.handshake });
   }
 
-  private onDrop(slot: NetSlot, reason: string): void {
+  private onDrop(slot: NetSlot, reason: string, now: number): void {
     const p = this.players.get(slot.index);
     if (p === undefined || p.slot !== slot) return;
     this.players.delete(p.cid);
@@ -256,7 +256,7 @@ export class TeeworldsGameServer {
       for (const o of this.players.values()) {
         if (o.state !== 'ingame') continue;
         const w = msgHeader(new MsgWriter(), false, G07.clientDrop).int(p.cid).str(reason).int(0);
-        this.net.send(o.slot, w.finish(), true, Date.now(), true);
+        this.net.send(o.slot, w.finish(), true, now, true);
       }
     }
   }
@@ -336,7 +336,9 @@ export class TeeworldsGameServer {
         return;
       }
       if (h.id === ids.ping) {
-        this.sendSys(p, msgHeader(new MsgWriter(), true, ids.pingReply), false, now);
+        // queued, not flushed: it goes with the next packet (the games' way), so that a datagram of 255 PINGs gets
+        // one or two datagrams back, not 255
+        this.sendSys(p, msgHeader(new MsgWriter(), true, ids.pingReply), false, now, false);
         return;
       }
       return;

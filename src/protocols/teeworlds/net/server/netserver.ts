@@ -11,7 +11,11 @@
  * secret and the peer's address, so TOKEN requests and DDNet CONNECTs from any
  * number of (spoofed) addresses allocate nothing. State exists only per slot
  * (at most `maxClients`), and each slot's re-send queue is capped
- * (`maxUnacked`): a peer that stops acknowledging is dropped.
+ * (`maxUnacked` chunks, `maxUnackedBytes` bytes; checked as each chunk is
+ * queued): a peer that stops acknowledging is dropped. Plain 0.6 has no token,
+ * so its CONNECT can come from a spoofed address and takes a slot: while the
+ * DDNet token handshake is on, plain 0.6 peers get at most `plain06Slots` of
+ * the slots, so that they cannot lock token clients out.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { NetConn } from '../conn.js';
@@ -64,8 +68,8 @@ export interface NetServerHandler {
   connect(slot: NetSlot, now: number): void;
   /** In-order chunks of one packet. */
   chunks(slot: NetSlot, chunks: NetChunk[], now: number): void;
-  /** The slot was freed (peer CLOSE, time-out, kicked); no more sends to it. */
-  drop(slot: NetSlot, reason: string, byPeer: boolean): void;
+  /** The slot was freed (peer CLOSE, time-out, kicked) at `now`; no more sends to it. */
+  drop(slot: NetSlot, reason: string, byPeer: boolean, now: number): void;
 }
 
 export interface NetServerOptions {
@@ -80,6 +84,13 @@ export interface NetServerOptions {
   timeoutMs?: number;
   /** Most unacknowledged vital chunks per client before it is dropped (default 600). */
   maxUnacked?: number;
+  /** Most bytes of unacknowledged vital chunks per client before it is dropped (default 32 KiB, the games' re-send buffer). */
+  maxUnackedBytes?: number;
+  /**
+   * 0.6: most slots that plain (tokenless, spoofable) handshakes may hold at once (default: every slot when the
+   * DDNet token handshake is off, else half of them, at least one).
+   */
+  plain06Slots?: number;
   /** Secret for the stateless tokens (default: 32 random bytes). */
   secret?: Uint8Array;
 }
@@ -102,6 +113,8 @@ export class TeeworldsNetServer {
   private readonly plain06: boolean;
   private readonly timeoutMs: number;
   private readonly maxUnacked: number;
+  private readonly maxUnackedBytes: number | undefined;
+  private readonly plain06Slots: number;
   private readonly secret: Uint8Array;
   private readonly slots: (NetSlot | undefined)[];
   private readonly byKey = new Map<string, NetSlot>();
@@ -117,6 +130,8 @@ export class TeeworldsNetServer {
     this.plain06 = opts.plain06 ?? true;
     this.timeoutMs = opts.timeoutMs ?? 10000;
     this.maxUnacked = opts.maxUnacked ?? 600;
+    this.maxUnackedBytes = opts.maxUnackedBytes;
+    this.plain06Slots = opts.plain06Slots ?? (this.ddnetToken ? Math.max(1, Math.floor(this.maxClients / 2)) : this.maxClients);
     this.secret = opts.secret ?? new Uint8Array(randomBytes(32));
     this.slots = new Array<NetSlot | undefined>(this.maxClients).fill(undefined);
   }
@@ -175,7 +190,7 @@ export class TeeworldsNetServer {
       const m = decodeControl(pk.payload, this.version);
       slot.conn.touch(now);
       if (m.type === 'close') {
-        this.free(slot, `client left${m.reason ? `: ${m.reason}` : ''}`, true);
+        this.free(slot, `client left${m.reason ? `: ${m.reason}` : ''}`, true, now);
       } else if (m.type === 'connect') {
         // A repeated CONNECT (our accept was lost): answer again.
         if (this.version === '0.7') slot.conn.sendControl(CTRL_CONNECTACCEPT, undefined, now);
@@ -266,7 +281,10 @@ export class TeeworldsNetServer {
           return;
         }
         if (m.ddnetToken !== true && this.plain06) {
-          const slot = this.allocate(from, '0.6-plain', now, () => {});
+          let plain = 0;
+          for (const s of this.slots) if (s !== undefined && s.handshake === '0.6-plain') plain++;
+          const slot = plain < this.plain06Slots ? this.allocate(from, '0.6-plain', now, () => {}) : undefined;
+          if (slot === undefined && plain >= this.plain06Slots) this.stats.rejectedFull++;
           if (slot === undefined) {
             this.sendRaw(
               { connless: false, control: true, resend: false, compression: false, ack: 0, numChunks: 0, payload: closePayload('This server is full') },
@@ -328,7 +346,7 @@ export class TeeworldsNetServer {
       return undefined;
     }
     const to = { address: peer.address, port: peer.port };
-    const conn = new NetConn({ version: this.version, send: (b) => this.sendFn(b, to), timeoutMs: this.timeoutMs });
+    const conn = new NetConn({ version: this.version, send: (b) => this.sendFn(b, to), timeoutMs: this.timeoutMs, maxUnackedBytes: this.maxUnackedBytes });
     conn.reset(now);
     init(conn);
     const slot: NetSlot = { index, peer: to, key: peerKey(to), conn, handshake, ourToken, since: now };
@@ -338,21 +356,29 @@ export class TeeworldsNetServer {
     return slot;
   }
 
-  private free(slot: NetSlot, reason: string, byPeer: boolean): void {
+  private free(slot: NetSlot, reason: string, byPeer: boolean, now: number): void {
     if (this.slots[slot.index] !== slot) return;
     this.slots[slot.index] = undefined;
     this.byKey.delete(slot.key);
     this.stats.drops++;
-    this.handler?.drop(slot, reason, byPeer);
+    this.handler?.drop(slot, reason, byPeer, now);
   }
 
   // ---------------------------------------------------------------------------
   // Sending
 
-  /** Queue a message (its header int included) for a slot. */
+  /**
+   * Queue a message (its header int included) for a slot. A vital one that takes the slot's re-send queue past its
+   * cap (`maxUnacked` chunks or `maxUnackedBytes`) disconnects the slot at once: a peer cannot make the queue grow
+   * between two `update`s (e.g. with a datagram of 255 requests that each get a vital answer).
+   */
   send(slot: NetSlot, message: Uint8Array, vital: boolean, now: number, flush = false): void {
     if (this.slots[slot.index] !== slot) return;
     slot.conn.queue(message, vital, now);
+    if (slot.conn.overflowed || slot.conn.unackedCount > this.maxUnacked) {
+      this.disconnect(slot, 'too many unacknowledged messages', now);
+      return;
+    }
     if (flush) slot.conn.flush(now);
   }
 
@@ -367,7 +393,7 @@ export class TeeworldsNetServer {
       slot.conn.flush(now);
       slot.conn.sendControl(CTRL_CLOSE, closePayload(reason).subarray(1), now);
     } finally {
-      this.free(slot, reason, false);
+      this.free(slot, reason, false, now);
     }
   }
 
@@ -376,13 +402,13 @@ export class TeeworldsNetServer {
     for (const slot of this.slots) {
       if (slot === undefined) continue;
       try {
-        if (slot.conn.unackedCount > this.maxUnacked) {
+        if (slot.conn.unackedCount > this.maxUnacked || slot.conn.overflowed) {
           this.disconnect(slot, 'too many unacknowledged messages', now);
           continue;
         }
-        if (slot.conn.update(now) === 'timeout') this.free(slot, 'timeout', false);
+        if (slot.conn.update(now) === 'timeout') this.free(slot, 'timeout', false, now);
       } catch {
-        this.free(slot, 'internal error', false);
+        this.free(slot, 'internal error', false, now);
       }
     }
   }

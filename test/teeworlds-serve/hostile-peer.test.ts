@@ -1,0 +1,235 @@
+/**
+ * What a hostile (or spoofed) peer can make the Teeworlds connection layer and
+ * game server do, bounded: the re-send queue is capped as chunks are queued
+ * (not only at the next `update`), a peer's RESEND flag cannot re-send the
+ * queue more than once per interval, PINGs are answered in one packet, plain
+ * 0.6 CONNECTs (no token, so any source address) cannot take every slot, and a
+ * hostile server cannot grow a client's re-send queue. Also: a drop notice to
+ * the other 0.7 players is queued on the server's clock, so it is re-sent.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  CTRL_CONNECT,
+  decodePacket,
+  msgHeader,
+  MsgWriter,
+  NET_CONN_BUFFERSIZE,
+  NetConn,
+  NETVERSION_06,
+  PEER_RESEND_INTERVAL_MS,
+  TeeworldsClient,
+} from '../../src/protocols/teeworlds/index.js';
+import { TeeworldsGameServer } from '../../src/protocols/teeworlds/net/server/game.js';
+import { TeeworldsNetServer } from '../../src/protocols/teeworlds/net/server/netserver.js';
+import { fixtureMap } from './rig.js';
+
+/** A plain 0.6 peer (no token: the address can be anyone's) that completed INFO on `server`, never acknowledging. */
+function plainPeer(server: TeeworldsGameServer, from: { address: string; port: number }, clock: { now: number }): NetConn {
+  const c = new NetConn({ version: '0.6', send: (b) => server.receive(b, from, clock.now) });
+  c.reset(clock.now);
+  c.sendControl(CTRL_CONNECT, undefined, clock.now);
+  c.queue(msgHeader(new MsgWriter(), true, 1).str(NETVERSION_06).str('').finish(), true, clock.now);
+  c.flush(clock.now);
+  return c;
+}
+
+test('server: a datagram of 255 map requests drops the peer as the queue passes its cap, before any update()', () => {
+  const clock = { now: 0 };
+  let outBytes = 0;
+  const victim = { address: '203.0.113.9', port: 8303 };
+  const server = new TeeworldsGameServer({
+    version: '0.6',
+    map: fixtureMap('0.6'),
+    world: { bots: 0 },
+    send: (b, to) => {
+      if (to.address === victim.address) outBytes += b.length;
+    },
+  });
+  const att = plainPeer(server, victim, clock);
+  server.update(clock.now);
+  assert.equal(server.net.clients.length, 1, 'the plain peer has a slot');
+  outBytes = 0;
+  for (let i = 0; i < 40; i++) {
+    for (let k = 0; k < 255; k++)
+      att.queue(
+        msgHeader(new MsgWriter(), true, 19)
+          .int(k % 7)
+          .finish(),
+        true,
+        clock.now,
+      );
+    att.ack = 0;
+    att.flush(clock.now);
+  }
+  assert.equal(server.net.clients.length, 0, 'dropped at once (before update)');
+  // what went to the (spoofed) address: at most the re-send buffer's worth of map chunks, plus framing and the CLOSE
+  assert.ok(outBytes <= NET_CONN_BUFFERSIZE + 4096, `${outBytes} bytes sent to the victim`);
+});
+
+test('conn: vital chunks past maxUnackedBytes break the connection, and acks give their bytes back', () => {
+  const sent: Uint8Array[] = [];
+  const c = new NetConn({ version: '0.6', send: (b) => sent.push(b), maxUnackedBytes: 1000 });
+  c.reset(0);
+  const chunk = new Uint8Array(300);
+  for (let i = 0; i < 3; i++) c.queue(chunk, true, 0);
+  assert.equal(c.unackedSize, 900);
+  assert.equal(c.overflowed, false);
+  assert.equal(c.update(1), undefined);
+  // a peer acknowledging the first two frees 600 bytes: room for two more
+  const peer = new NetConn({ version: '0.6', send: (b) => c.receive(decodePacket(b, { version: '0.6' }), 2) });
+  peer.reset(0);
+  peer.ack = 2;
+  peer.sendControl(0, undefined, 2);
+  assert.equal(c.unackedSize, 300);
+  c.queue(chunk, true, 3);
+  c.queue(chunk, true, 3);
+  assert.equal(c.unackedSize, 900);
+  c.queue(chunk, true, 3);
+  assert.equal(c.overflowed, true, 'the chunk that does not fit breaks the connection');
+  assert.equal(c.unackedSize, 900, 'and is not kept');
+  c.queue(new Uint8Array(10), false, 3);
+  assert.equal(c.update(4), 'overflow');
+});
+
+test('conn: a peer sending RESEND on every packet re-sends our queue at most once per interval', () => {
+  const c = new NetConn({ version: '0.6', send: () => {} });
+  c.reset(0);
+  for (let i = 0; i < 30; i++) c.queue(new Uint8Array(900), true, 0);
+  c.flush(0);
+  let now = 0;
+  for (let i = 0; i < 100; i++) {
+    now += 5;
+    // a packet with the RESEND flag and no chunks (what a lossy or hostile peer sends), every 5 ms for 500 ms
+    c.receive({ connless: false, control: false, resend: true, compression: false, ack: 0, numChunks: 0, payload: new Uint8Array(0) }, now);
+    c.flush(now);
+  }
+  // each re-send of the queue is 30 chunks: at most one per interval (the first at once)
+  const most = (Math.floor((500 - 5) / PEER_RESEND_INTERVAL_MS) + 1) * 30;
+  assert.ok(c.stats.resent <= most, `${c.stats.resent} chunks re-sent, at most ${most}`);
+  assert.ok(c.stats.resent >= 2 * 30, `${c.stats.resent}: honoured at once and again after the interval`);
+});
+
+test('server: a datagram of PINGs gets its replies in one packet, not one datagram each', () => {
+  const clock = { now: 0 };
+  let out = 0;
+  const victim = { address: '203.0.113.9', port: 8303 };
+  const server = new TeeworldsGameServer({
+    version: 'ddnet',
+    map: fixtureMap('ddnet'),
+    world: { bots: 0 },
+    send: (_b, to) => {
+      if (to.address === victim.address) out++;
+    },
+  });
+  const att = plainPeer(server, victim, clock);
+  server.update(clock.now);
+  out = 0;
+  for (let i = 0; i < 10; i++) {
+    for (let k = 0; k < 200; k++) att.queue(msgHeader(new MsgWriter(), true, 22).finish(), false, clock.now);
+    att.flush(clock.now);
+  }
+  clock.now += 600;
+  server.update(clock.now);
+  // 2,000 PINGs: their replies (2 bytes each) fit in a few packets
+  assert.ok(out >= 1 && out <= 12, `${out} datagrams for 2,000 PINGs`);
+});
+
+test('server: spoofed plain 0.6 CONNECTs take at most half the slots of a server with DDNet tokens', () => {
+  const clock = { now: 0 };
+  const server = new TeeworldsGameServer({
+    version: 'ddnet',
+    map: fixtureMap('ddnet'),
+    maxClients: 8,
+    world: { bots: 0 },
+    send: (b, to) => inbox.get(to.port)?.push(b),
+  });
+  const inbox = new Map<number, Uint8Array[]>([[9000, []]]);
+  for (let i = 0; i < 50; i++) plainPeer(server, { address: `198.51.100.${i}`, port: 1000 + i }, clock);
+  const plain = server.net.clients.filter((s) => s.handshake === '0.6-plain').length;
+  assert.equal(plain, 4);
+  const real = new TeeworldsClient({ version: '0.6', name: 'real' }, (b) => server.receive(b, { address: '127.0.0.1', port: 9000 }, clock.now));
+  real.start(clock.now);
+  for (let i = 0; i < 400 && real.state !== 'ingame'; i++) {
+    clock.now += 10;
+    server.update(clock.now);
+    const q = inbox.get(9000)!;
+    while (q.length > 0) real.receive(q.shift()!, clock.now);
+    real.update(clock.now);
+  }
+  assert.equal(real.state, 'ingame', 'a DDNet token client still gets in');
+  // without the token handshake every slot is for plain peers (there is no other kind)
+  const vanilla = new TeeworldsNetServer({ version: '0.6', maxClients: 8, ddnetToken: false, send: () => {} });
+  for (let i = 0; i < 50; i++) {
+    const c = new NetConn({ version: '0.6', send: (b) => vanilla.receive(b, { address: `198.51.100.${i}`, port: 1000 + i }, 0) });
+    c.reset(0);
+    c.sendControl(CTRL_CONNECT, undefined, 0);
+  }
+  assert.equal(vanilla.clients.length, 8);
+});
+
+test('server: the drop notice to the other 0.7 players is re-sent when lost (queued on the server clock)', () => {
+  let now = 0;
+  let lossToA = false;
+  const A = { address: '127.0.0.1', port: 1 };
+  const B = { address: '127.0.0.1', port: 2 };
+  const inbox = new Map<number, Uint8Array[]>([
+    [1, []],
+    [2, []],
+  ]);
+  const server = new TeeworldsGameServer({
+    version: '0.7',
+    map: fixtureMap('0.7'),
+    world: { bots: 0 },
+    send: (b, to) => {
+      if (to.port === 1 && lossToA) return;
+      inbox.get(to.port)!.push(b.slice());
+    },
+  });
+  const ca = new TeeworldsClient({ version: '0.7', name: 'A' }, (b) => server.receive(b, A, now));
+  const cb = new TeeworldsClient({ version: '0.7', name: 'B' }, (b) => server.receive(b, B, now));
+  ca.start(now);
+  cb.start(now);
+  const step = (): void => {
+    now += 10;
+    server.update(now);
+    for (const [p, c] of [
+      [1, ca],
+      [2, cb],
+    ] as const) {
+      const q = inbox.get(p)!;
+      while (q.length > 0) c.receive(q.shift()!, now);
+      c.update(now);
+    }
+  };
+  for (let i = 0; i < 300; i++) step();
+  const b = [...ca.clientInfos.values()].find((c) => c.name === 'B');
+  assert.ok(b !== undefined, 'A sees B');
+  lossToA = true;
+  cb.disconnect('bye', now);
+  step();
+  lossToA = false;
+  for (let i = 0; i < 300; i++) step();
+  assert.equal(ca.clientInfos.has(b.clientId), false, 'A learns that B left, from the re-sent notice');
+});
+
+test('client: a server that never acknowledges and repeats CON_READY cannot grow the re-send queue', () => {
+  let now = 0;
+  const client = new TeeworldsClient({ version: '0.6', ddnetToken: false, name: 'victim' }, () => {});
+  client.start(now);
+  const srv = new NetConn({ version: '0.6', send: (b) => client.receive(b, now) });
+  srv.reset(now);
+  let most = 0;
+  for (let i = 0; i < 400; i++) {
+    for (let k = 0; k < 255; k++) srv.queue(msgHeader(new MsgWriter(), true, 4).finish(), true, now);
+    srv.ack = 0;
+    srv.flush(now);
+    if (i % 10 === 0) {
+      now += 1;
+      client.update(now);
+    }
+    most = Math.max(most, client.conn.unackedSize);
+  }
+  assert.ok(most <= NET_CONN_BUFFERSIZE, `re-send queue reached ${most} bytes`);
+  assert.ok(client.conn.unackedCount <= 4, `${client.conn.unackedCount} chunks kept: one STARTINFO, not one per CON_READY`);
+});
