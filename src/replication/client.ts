@@ -31,7 +31,11 @@ export class ReplicatedEntity<N extends string = string, V = Record<string, unkn
   constructor(
     readonly type: N,
     readonly def: AnyEntityDef,
-    /** Raw values in field order: f32 as uint32 bits, f64 as [hi, lo], ref as 0 | id, quantized as steps. */
+    /**
+     * Raw values in field order: f32 as uint32 bits, f64 as [hi, lo], ref as 0 | id, quantized as steps.
+     * Bytes (and arrays) here are the mirror's own, shared with its history: read them, never write into
+     * them (`values` gives copies of bytes).
+     */
     readonly raw: readonly unknown[],
     private readonly fb: FloatBits,
   ) {}

@@ -15,7 +15,7 @@
  * | f64                   | `[hi, lo]` uint32 halves of the bits   |
  * | quantized             | integer number of steps above `min`    |
  * | string                | the string                             |
- * | bytes                 | a Uint8Array (never mutated)           |
+ * | bytes                 | a Uint8Array (a copy; never mutated)   |
  * | array                 | an array of element raws               |
  */
 import { EncodeError } from '../core/errors.js';

@@ -96,7 +96,8 @@ export function toRaw(f: Field<unknown>, v: unknown, path: string, fb: FloatBits
     case 'bytes':
       if (!(v instanceof Uint8Array)) throw new EncodeError(path, 'expected a Uint8Array');
       if (v.length > f.maxLength!) throw new EncodeError(path, `more than ${f.maxLength} bytes`);
-      return v.slice();
+      // a copy of the caller's bytes, as a plain Uint8Array (a Node Buffer's slice() is a view of its memory)
+      return new Uint8Array(v);
     case 'ref':
       if (v === null) return 0;
       if (typeof v !== 'number' || !Number.isInteger(v) || v < 1 || v > 0xffffffff)
@@ -136,7 +137,8 @@ export function fromRaw(f: Field<unknown>, raw: unknown, fb: FloatBits): unknown
     case 'ref':
       return raw === 0 ? null : raw;
     case 'bytes':
-      return (raw as Uint8Array).slice();
+      // the user's own copy, a plain Uint8Array (whatever the raw is: a Buffer's slice() would be a view)
+      return new Uint8Array(raw as Uint8Array);
     case 'array':
       return (raw as unknown[]).map((x) => fromRaw(f.element!, x, fb));
     default:

@@ -94,3 +94,51 @@ test('quantized values decode within step/2 and clamp to [min, max]', () => {
     assert.ok(Math.abs(v.b - Math.max(0, Math.min(9, b))) <= 1.5, `b ${v.b} for ${b}`);
   }
 });
+
+test('bytes are copied on the way in (a Node Buffer too) and get() gives a copy: no later write reaches the server', () => {
+  const E = defineEntity('E', { blob: t.bytes(4), tags: t.array(t.bytes(2), 2), hp: t.u8() });
+  const server = new ReplicationServer({ entities: [E] });
+  const buf = Buffer.from([1, 2, 3]);
+  const el = Buffer.from([4, 5]);
+  const id = server.spawn(E, { blob: buf, tags: [el] });
+  const other = Buffer.from([6, 7]);
+  const id2 = server.spawn(E);
+  server.handle(E, id2).blob = other;
+  server.addClient('early');
+  const early = new ReplicationClient({ entities: [E] });
+  server.tick();
+  early.receive(server.packetFor('early'));
+  server.receive('early', early.ack());
+  // the caller reuses its buffers (a network read buffer, say)
+  buf[0] = 99;
+  el[0] = 99;
+  other[0] = 99;
+  const got = server.get(id)!.values;
+  assert.deepEqual([...(got.blob as Uint8Array)], [1, 2, 3]);
+  assert.deepEqual([...(got.tags as Uint8Array[])[0]!], [4, 5]);
+  assert.deepEqual([...(server.get(id2)!.values.blob as Uint8Array)], [6, 7]);
+  // writing into what get() and a handle return changes nothing either
+  (got.blob as Uint8Array)[1] = 77;
+  (got.tags as Uint8Array[])[0]![1] = 77;
+  (server.handle(E, id).blob as Uint8Array)[2] = 77;
+  const again = server.get(id)!.values;
+  assert.deepEqual([...(again.blob as Uint8Array)], [1, 2, 3]);
+  assert.deepEqual([...(again.tags as Uint8Array[])[0]!], [4, 5]);
+  assert.equal(Object.getPrototypeOf(again.blob), Uint8Array.prototype, 'a plain Uint8Array, not a Buffer view');
+  // a client that joins later sees what the early one saw
+  server.set(id, { hp: 5 });
+  server.tick();
+  const r = early.receive(server.packetFor('early'));
+  assert.equal(r.deferred, 0);
+  server.addClient('late');
+  const late = new ReplicationClient({ entities: [E] });
+  late.receive(server.packetFor('late'));
+  for (const c of [early, late]) {
+    assert.deepEqual([...(c.entities.get(id)!.values.blob as Uint8Array)], [1, 2, 3]);
+    assert.deepEqual([...(c.entities.get(id2)!.values.blob as Uint8Array)], [6, 7]);
+  }
+  // a client's values are copies of its mirror's bytes
+  const cv = early.entities.get(id)!;
+  (cv.values.blob as Uint8Array)[0] = 55;
+  assert.deepEqual([...(cv.raw[0] as Uint8Array)], [1, 2, 3]);
+});
