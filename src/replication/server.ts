@@ -58,7 +58,10 @@ export interface ServerOptions {
   entities: readonly AnyEntityDef[];
   /** `acked` (default): deltas against the newest acknowledged tick. `reliable`: against the last packet sent. */
   delivery?: Delivery;
-  /** Largest packet in bytes (default 1200). */
+  /**
+   * Largest packet in bytes (default 1200): an integer, at least the packet header and the largest record of any
+   * entity type (the constructor says how much), or Infinity (no limit).
+   */
   mtu?: number;
   /** Ticks of history kept per client for baselines (default 32, 1..64). Older acks get a full state. */
   baselineWindow?: number;
@@ -299,6 +302,13 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.mtu = opts.mtu ?? 1200;
     this.window = opts.baselineWindow ?? 32;
     this.bundles = opts.bundles ?? true;
+    // (NaN or a numeric string would pass the size check below and turn the limit off in buildNew; the least
+    // workable mtu, the header and the largest record of any type, is checked below)
+    if (typeof this.mtu !== 'number' || !((Number.isInteger(this.mtu) && this.mtu > HEADER_MAX) || this.mtu === Infinity))
+      throw new EncodeError(
+        'mtu',
+        `must be an integer above ${HEADER_MAX} (bytes) or Infinity, not ${typeof this.mtu === 'string' ? JSON.stringify(this.mtu) : String(this.mtu)}`,
+      );
     if (!Number.isInteger(this.window) || this.window < 1 || this.window > 64) throw new EncodeError('baselineWindow', 'must be an integer 1..64');
     this.sentStore = new SentStore(this.window);
     opts.entities.forEach((d, i) => this.typeIndex.set(d, i));

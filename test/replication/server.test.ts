@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { t, defineEntity, LossyLink, ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
 import { rng } from '../helpers/rng.js';
+import { EncodeError } from '../../src/core/errors.js';
 
 const Dot = defineEntity('Dot', { x: t.f32(), y: t.f32() });
 const entities = [Dot] as const;
@@ -278,4 +279,24 @@ test('many interest views (the tick log split by view once, see addSeen): 70 cli
     }
   }
   assert.ok(checked > 9000, `${checked} mirrors checked`);
+});
+
+test('mtu must be a number: an integer the records fit in, or Infinity (NaN or a numeric string would turn the limit off)', () => {
+  const A = defineEntity('A', { x: t.f32(), hp: t.u8() });
+  for (const mtu of [Number.NaN, '1200', 1200.5, -1, 0, 25, Number.NEGATIVE_INFINITY]) {
+    assert.throws(
+      () => new ReplicationServer({ entities: [A], mtu: mtu as number }),
+      (e: unknown) => e instanceof EncodeError && e.path === 'mtu',
+      `mtu ${String(mtu)}`,
+    );
+  }
+  for (const mtu of [1200, 60, Number.POSITIVE_INFINITY, undefined]) {
+    const s = new ReplicationServer({ entities: [A], mtu });
+    s.addClient(1);
+    for (let i = 0; i < 300; i++) s.spawn(A, { x: i, hp: 1 });
+    s.tick();
+    const n = s.packetFor(1).length;
+    if (mtu === Number.POSITIVE_INFINITY) assert.ok(n > 1200, 'no limit');
+    else assert.ok(n <= (mtu ?? 1200), `mtu ${mtu}: packet ${n} bytes`);
+  }
 });
