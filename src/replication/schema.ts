@@ -122,13 +122,24 @@ export type AnyEntityDef = EntityDef<string, Fields>;
 
 const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
+/**
+ * A field name must match NAME_RE and not be `__proto__`: values objects are plain objects, where assigning
+ * `__proto__` sets the prototype instead of a property (the field would vanish from every values object and from
+ * the schema JSON read back). Other names of Object.prototype (`constructor`, `toString`, ...) become own
+ * properties and work.
+ */
+function checkFieldName(path: string, n: string): void {
+  if (!NAME_RE.test(n)) throw new EncodeError(path, `field name ${JSON.stringify(n)} must match ${NAME_RE}`);
+  if (n === '__proto__') throw new EncodeError(path, 'field name "__proto__" is not allowed (a values object cannot hold it)');
+}
+
 /** Define an entity type. Field order is part of the schema (and of its hash). */
 export function defineEntity<N extends string, F extends Fields>(name: N, fields: F): EntityDef<N, F> {
   if (!NAME_RE.test(name)) throw new EncodeError('', `entity name ${JSON.stringify(name)} must match ${NAME_RE}`);
   const names = Object.keys(fields);
   if (names.length > 255) throw new EncodeError(name, 'at most 255 fields');
   const list: FieldInfo[] = names.map((n, index) => {
-    if (!NAME_RE.test(n)) throw new EncodeError(name, `field name ${JSON.stringify(n)} must match ${NAME_RE}`);
+    checkFieldName(name, n);
     const f = fields[n]!;
     return Object.freeze({ name: n, index, f, kind: f.kind, ownerOnly: f.ownerOnly, defaultRaw: defaultRaw(f) });
   });
@@ -241,13 +252,29 @@ export function schemaFromJson(json: unknown): AnyEntityDef[] {
   if (typeof j !== 'object' || j === null || j.tickwireReplication !== 1 || !Array.isArray(j.entities)) {
     throw new EncodeError('', 'not a tickwire replication schema (expected {"tickwireReplication":1,"entities":[...]})');
   }
-  return j.entities.map((e, i) => {
-    if (!Array.isArray(e?.fields)) throw new EncodeError(`entities[${i}]`, 'fields must be an array');
+  const entityNames = new Set<string>();
+  return j.entities.map((e: unknown, i) => {
+    const at = `entities[${i}]`;
+    if (typeof e !== 'object' || e === null) throw new EncodeError(at, 'entity must be an object');
+    const { name, fields: list } = e as { name?: unknown; fields?: unknown };
+    if (typeof name !== 'string') throw new EncodeError(`${at}.name`, `entity name must be a string, not ${name === null ? 'null' : typeof name}`);
+    if (entityNames.has(name)) throw new EncodeError(`${at}.name`, `duplicate entity name ${JSON.stringify(name)}`);
+    entityNames.add(name);
+    if (!Array.isArray(list)) throw new EncodeError(at, 'fields must be an array');
     const fields: Fields = {};
-    e.fields.forEach((fj, k) => {
-      fields[fj.name] = fieldFromJson(fj, `entities[${i}].fields[${k}]`);
+    const fieldNames = new Set<string>();
+    list.forEach((fj: unknown, k) => {
+      const fat = `${at}.fields[${k}]`;
+      if (typeof fj !== 'object' || fj === null) throw new EncodeError(fat, 'field must be an object');
+      const fname = (fj as { name?: unknown }).name;
+      if (typeof fname !== 'string') throw new EncodeError(`${fat}.name`, `field name must be a string, not ${fname === null ? 'null' : typeof fname}`);
+      // (before the assignment: `fields.__proto__ = ...` would set the prototype, not add a field)
+      checkFieldName(`${fat}.name`, fname);
+      if (fieldNames.has(fname)) throw new EncodeError(`${fat}.name`, `duplicate field name ${JSON.stringify(fname)} in ${name}`);
+      fieldNames.add(fname);
+      fields[fname] = fieldFromJson(fj as FieldJson, fat);
     });
-    return defineEntity(String(e.name), fields);
+    return defineEntity(name, fields);
   });
 }
 

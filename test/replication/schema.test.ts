@@ -1,7 +1,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DecodeError, EncodeError } from '../../src/core/errors.js';
-import { t, defineEntity, schemaFromJson, schemaHash, schemaToJson, ReplicationClient, ReplicationServer, type ValuesOf } from '../../src/replication/index.js';
+import {
+  t,
+  defineEntity,
+  schemaFromJson,
+  schemaHash,
+  schemaToJson,
+  ReplicationClient,
+  ReplicationServer,
+  type Field,
+  type ValuesOf,
+} from '../../src/replication/index.js';
 import { DEFS, Ship } from './world.js';
 
 test('value types are inferred from the definition', () => {
@@ -141,4 +151,85 @@ test('bytes are copied on the way in (a Node Buffer too) and get() gives a copy:
   const cv = early.entities.get(id)!;
   (cv.values.blob as Uint8Array)[0] = 55;
   assert.deepEqual([...(cv.raw[0] as Uint8Array)], [1, 2, 3]);
+});
+
+test('a field named __proto__ is an EncodeError (a values object cannot hold it); constructor, toString and the like work', () => {
+  const isEnc = (e: unknown) => e instanceof EncodeError && /__proto__/.test(e.message);
+  assert.throws(() => defineEntity('E', { ['__proto__']: t.u8(), hp: t.u8() } as Record<string, Field<number>>), isEnc);
+  const json = (name: string) => ({
+    tickwireReplication: 1,
+    entities: [
+      {
+        name: 'E',
+        fields: [
+          { name, kind: 'u8' },
+          { name: 'hp', kind: 'u8' },
+        ],
+      },
+    ],
+  });
+  assert.throws(() => schemaFromJson(JSON.parse(JSON.stringify(json('__proto__')))), isEnc);
+  for (const n of ['constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf']) {
+    const E = defineEntity(n, { [n]: t.u8(), hp: t.u8() } as Record<string, Field<number>>);
+    const back = schemaFromJson(JSON.parse(JSON.stringify(schemaToJson([E]))));
+    assert.deepEqual(
+      back[0]!.list.map((f) => f.name),
+      [n, 'hp'],
+    );
+    assert.equal(schemaHash(back), schemaHash([E]));
+    const server = new ReplicationServer({ entities: [E] });
+    server.addClient(1);
+    const id = server.spawn(E, { [n]: 7, hp: 1 });
+    server.tick();
+    const client = new ReplicationClient({ entities: back });
+    client.receive(server.packetFor(1));
+    for (const v of [server.get(id)!.values, client.entities.get(id)!.values]) {
+      assert.ok(Object.hasOwn(v, n), n);
+      assert.equal(v[n], 7);
+    }
+  }
+});
+
+test('schemaFromJson: malformed entries and duplicate names are EncodeErrors', () => {
+  const schema = (entities: unknown) => ({ tickwireReplication: 1, entities });
+  const bad: [string, unknown][] = [
+    ['fields: [null]', schema([{ name: 'A', fields: [null] }])],
+    ['fields: [5]', schema([{ name: 'A', fields: [5] }])],
+    ['a field without a name', schema([{ name: 'A', fields: [{ kind: 'u8' }] }])],
+    ['a field name that is not a string', schema([{ name: 'A', fields: [{ name: 7, kind: 'u8' }] }])],
+    [
+      'duplicate field names',
+      schema([
+        {
+          name: 'A',
+          fields: [
+            { name: 'x', kind: 'u8' },
+            { name: 'x', kind: 'u16' },
+          ],
+        },
+      ]),
+    ],
+    ['a null entity', schema([null])],
+    ['an entity that is a number', schema([3])],
+    ['an entity without a name', schema([{ fields: [] }])],
+    [
+      'duplicate entity names',
+      schema([
+        { name: 'A', fields: [] },
+        { name: 'A', fields: [{ name: 'x', kind: 'u8' }] },
+      ]),
+    ],
+  ];
+  for (const [what, json] of bad) assert.throws(() => schemaFromJson(json), EncodeError, what);
+  // (the same names in two entities are fine)
+  const ok = schemaFromJson(
+    schema([
+      { name: 'A', fields: [{ name: 'x', kind: 'u8' }] },
+      { name: 'B', fields: [{ name: 'x', kind: 'u8' }] },
+    ]),
+  );
+  assert.deepEqual(
+    ok.map((d) => d.name),
+    ['A', 'B'],
+  );
 });
