@@ -13,7 +13,7 @@
  */
 import { headers, type NatsConnection } from '@nats-io/transport-node';
 import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JetStreamManager, type JsMsg } from '@nats-io/jetstream';
-import { ReplicationClient } from '../client.js';
+import { ReplicationClient, readPacketHeader } from '../client.js';
 import { schemaFromJson, schemaHash, type AnyEntityDef } from '../schema.js';
 import { ReplicationServer, type Delivery } from '../server.js';
 import { hex32 } from '../wire.js';
@@ -218,13 +218,28 @@ export class NatsRelay {
     const hash = hashHex ? Number.parseInt(hashHex, 16) : undefined;
     if (!Number.isInteger(tick) || tick < 1) return;
     try {
-      if (m.subject === this.names.key) this.onKey(m, tick, epoch, hash);
-      else this.onDelta(m, tick, Number(h?.get(H.base)), epoch, hash);
+      const key = m.subject === this.names.key;
+      const base = key ? undefined : Number(h?.get(H.base));
+      this.checkHeaders(m.data, key, tick, base);
+      if (key) this.onKey(m, tick, epoch, hash);
+      else this.onDelta(m, tick, base!, epoch, hash);
     } catch (e) {
       this.emit({ type: 'error', message: `seq ${seq}: ${(e as Error).message}` });
       this.synced = false;
       this.askKey();
     }
+  }
+
+  /**
+   * The headers the relay goes by must say what the packet says: its tick (the relay's servers are ticked to it;
+   * a packet's tick is at most 2^32 - 1), and for a delta, its baseline (a delta may also be a full state); a
+   * keyframe is a full state.
+   */
+  private checkHeaders(data: Uint8Array, key: boolean, tick: number, base: number | undefined): void {
+    const p = readPacketHeader(data);
+    if (p.tick !== tick) throw new Error(`${H.tick} ${tick} is not the packet's tick ${p.tick}`);
+    if (key && p.baseTick !== null) throw new Error(`a keyframe that is a delta (from tick ${p.baseTick}), not a full state`);
+    if (!key && p.baseTick !== null && p.baseTick !== base) throw new Error(`${H.base} ${base} is not the packet's baseline ${p.baseTick}`);
   }
 
   private onKey(m: JsMsg, tick: number, epoch: string, hash: number | undefined): void {
@@ -310,15 +325,32 @@ export class NatsRelay {
   private flush(): void {
     this.flushQueued = false;
     if (this.input === undefined || this.pending <= this.committed) return;
-    const t = (this.committed = this.pending);
-    for (const srv of this.servers.values()) if (srv.currentTick < t) srv.tick(t);
+    const t = this.pending;
+    // (in a setImmediate: an error thrown here would end the process) a tick the servers refuse is reported, and
+    // the relay resyncs from the next keyframe instead of committing it
+    try {
+      for (const srv of this.servers.values()) if (srv.currentTick < t) srv.tick(t);
+    } catch (e) {
+      this.emit({ type: 'error', message: `tick ${t}: ${(e as Error).message}` });
+      this.pending = this.committed;
+      this.synced = false;
+      this.askKey();
+      return;
+    }
+    this.committed = t;
     this.authorityHash = this.pendingHash;
     this.stats.ticks++;
     if (this.ready !== undefined) {
       this.ready();
       this.ready = undefined;
     }
-    for (const fn of this.tickListeners) fn(t);
+    for (const fn of this.tickListeners) {
+      try {
+        fn(t);
+      } catch (e) {
+        this.emit({ type: 'error', message: `tick ${t} listener: ${(e as Error).message}` });
+      }
+    }
   }
 
   /** Forward a client's input to the authority. */
