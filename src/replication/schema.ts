@@ -21,6 +21,23 @@
 import { EncodeError } from '../core/errors.js';
 
 export type FieldKind = 'bool' | 'u8' | 'u16' | 'u32' | 'i8' | 'i16' | 'i32' | 'varint' | 'f32' | 'f64' | 'quantized' | 'string' | 'bytes' | 'ref' | 'array';
+const FIELD_KINDS: ReadonlySet<FieldKind> = new Set<FieldKind>([
+  'bool',
+  'u8',
+  'u16',
+  'u32',
+  'i8',
+  'i16',
+  'i32',
+  'varint',
+  'f32',
+  'f64',
+  'quantized',
+  'string',
+  'bytes',
+  'ref',
+  'array',
+]);
 
 /** A field builder. `T` is the user-facing value type, `K` its kind. */
 export interface Field<T, K extends FieldKind = FieldKind> {
@@ -141,6 +158,9 @@ export function defineEntity<N extends string, F extends Fields>(name: N, fields
   const list: FieldInfo[] = names.map((n, index) => {
     checkFieldName(name, n);
     const f = fields[n]!;
+    // (JavaScript callers: a field that is not a builder's result is an EncodeError, not a TypeError further on)
+    if (typeof f !== 'object' || f === null || !FIELD_KINDS.has((f as { kind?: unknown }).kind as FieldKind))
+      throw new EncodeError(`${name}.${n}`, 'is not a field (make it with t.u8(), t.f32(), t.string(n), ...)');
     return Object.freeze({ name: n, index, f, kind: f.kind, ownerOnly: f.ownerOnly, defaultRaw: defaultRaw(f) });
   });
   return Object.freeze({

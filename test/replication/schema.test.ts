@@ -233,3 +233,13 @@ test('schemaFromJson: malformed entries and duplicate names are EncodeErrors', (
     ['A', 'B'],
   );
 });
+
+test('defineEntity: a field that is not a builder is an EncodeError naming it (JavaScript callers)', () => {
+  for (const bad of [null, undefined, 3, 'u8', {}, { kind: 'float' }]) {
+    assert.throws(
+      () => defineEntity('E', { x: bad } as never),
+      (e: unknown) => e instanceof EncodeError && e.message.includes('E.x'),
+      String(bad),
+    );
+  }
+});
