@@ -254,6 +254,73 @@ test('hostile peer: unknown guids and splines do not accumulate (issues per mess
   assert.equal(store.get(7n)!.movement.spline!.nodes.buffer.byteLength, 12);
 });
 
+/** A living movement with a spline of `points` points (12 bytes each). */
+function splined(points: number): Movement {
+  return {
+    updateFlags: 0x20,
+    movementInfo: { flags: 0x00400000, time: 0, x: 0, y: 0, z: 0, o: 0, fallTime: 0 },
+    speeds: { walk: 1, run: 1, runBack: 1, swim: 1, swimBack: 1, turnRate: 1 },
+    spline: { flags: 0, timePassed: 0, duration: 0, id: 0, nodes: new Float32Array(3 * points), finalDestination: [0, 0, 0] },
+  };
+}
+
+test('hostile peer: splines kept by the store count against wowMaxStoreBytes (creates of known and unknown types, MOVEMENT blocks, destroy)', () => {
+  const points = 16_384; // 196,608 bytes of nodes, more than a quarter slab: kept outside the slabs
+  const big = splined(points);
+  const limit = 4 << 20;
+  const none = { mask: new Uint32Array(0), values: new Uint32Array(0) };
+  /** Nodes bytes the store's objects hold. */
+  const held = (store: ObjectStore) => {
+    let n = 0;
+    for (const o of store.objects.values()) n += o.movement.spline?.nodes.byteLength ?? 0;
+    return n;
+  };
+  const create = (guid: bigint, typeId: number, movement: Movement): UpdateBody => ({
+    hasTransport: 0,
+    blocks: [{ updateType: 2, guid, objectTypeId: typeId, movement, values: none }],
+  });
+  const move = (guid: bigint, movement: Movement): UpdateBody => ({ hasTransport: 0, blocks: [{ updateType: 1, guid, movement }] });
+  for (const kind of ['unit', 'unknown type', 'movement'] as const) {
+    const store = new ObjectStore({ limits: { wowMaxStoreBytes: limit } });
+    if (kind === 'movement') for (let i = 1; i <= 60; i++) store.applyBody(decodeBody(encodeBody(create(BigInt(i), 3, { updateFlags: 0 }))));
+    const base = store.storeBytes;
+    let refused = 0;
+    for (let i = 1; i <= 60; i++) {
+      const body = kind === 'movement' ? move(BigInt(i), big) : create(BigInt(i), kind === 'unit' ? 3 : 200, big);
+      const decoded = decodeBody(encodeBody(body));
+      const before = [store.size, store.storeBytes, held(store)];
+      try {
+        store.applyBody(decoded);
+      } catch (e) {
+        if (!(e instanceof LimitError)) throw e;
+        assert.equal(e.limit, 'wowMaxStoreBytes');
+        refused++;
+        // a refused message leaves the store as it was
+        assert.deepEqual([store.size, store.storeBytes, held(store)], before);
+      }
+      // the nodes held are counted, and never more than the limit
+      const h = held(store);
+      assert.ok(h <= store.storeBytes - base && store.storeBytes <= limit, `${kind}: ${h} bytes of nodes held, storeBytes ${store.storeBytes}`);
+      assert.ok(store.storeBytes - base <= h + 65_536 + i * 1024, `${kind}: storeBytes ${store.storeBytes} for ${h} bytes of nodes`);
+    }
+    const kept = 60 - refused;
+    assert.ok(refused > 30 && kept >= (limit - base) / (12 * points) - 2, `${kind}: ${kept} kept, ${refused} refused`);
+    assert.ok(held(store) > limit / 2 - base, `${kind}: ${held(store)} bytes of nodes held`);
+    // a MOVEMENT block without a spline gives back the room of the one it replaces, a destroy that of its object
+    const full = store.storeBytes;
+    const first = [...store.objects.values()].find((o) => o.movement.spline !== undefined)!;
+    store.applyBody(decodeBody(encodeBody(move(first.guid, { updateFlags: 0 }))));
+    assert.ok(store.storeBytes <= full - 12 * points, `${store.storeBytes} after dropping a spline`);
+    for (const g of [...store.objects.keys()]) {
+      const guid = new Uint8Array(8);
+      new DataView(guid.buffer).setBigUint64(0, g, true);
+      store.apply(decodePacket(frame(0xaa, guid)));
+    }
+    assert.equal(store.size, 0);
+    assert.ok(store.storeBytes <= 4 * 16_384, `${store.storeBytes} bytes with no object`);
+  }
+});
+
 test('DecodeError, not another exception, for a store fed garbage through the adapter', () => {
   const dec = wow.createDecoder({});
   assert.throws(() => dec.decode(new Uint8Array([0, 1, 2])), DecodeError);

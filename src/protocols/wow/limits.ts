@@ -14,7 +14,7 @@ export interface WowLimits extends Limits {
   wowMaxUncompressedSize: number;
   /** Most objects an `ObjectStore` holds; a create past it is a `LimitError` (the store is left as it was). */
   wowMaxObjects: number;
-  /** Most bytes of memory behind the values an `ObjectStore` holds (its 64 KiB value slabs in use, and objects too large for one). */
+  /** Most bytes of memory behind the values an `ObjectStore` holds (its 64 KiB value slabs in use, objects too large for one, and movement blocks kept outside them: spline nodes, 12 bytes a point). */
   wowMaxStoreBytes: number;
 }
 

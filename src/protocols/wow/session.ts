@@ -78,6 +78,8 @@ export class WowObject {
   #movement: Movement | undefined;
   /** Offset in `store` of the movement kept as a record (-1: none; see move-record.ts). */
   #moveAt: number;
+  /** Store bookkeeping: the bytes `movementBytes` counted for a movement kept as an object (outside the slab), 0 for none. */
+  moveBytes = 0;
 
   /**
    * Values in `store` at `at` (zeroed, `valuesCount` long, mask room after them) may be given by the object store;
@@ -245,7 +247,7 @@ export type StoreEvent =
   | { kind: 'problem'; guid?: bigint; message: string; block: number };
 
 export interface StoreOptions {
-  /** `wowMaxObjects` and `wowMaxStoreBytes` (defaults in `WOW_LIMITS`): a message that would create past them is a `LimitError`, applied not at all. */
+  /** `wowMaxObjects` and `wowMaxStoreBytes` (defaults in `WOW_LIMITS`): a message that would create (or move, with a spline) past them is a `LimitError`, applied not at all. */
   limits?: Partial<Pick<WowLimits, 'wowMaxObjects' | 'wowMaxStoreBytes'>>;
   /** VALUES / MOVEMENT blocks for a guid the store does not know: `'report'` (a problem event, default) or `'ignore'`. */
   unknownGuid?: 'report' | 'ignore';
@@ -268,7 +270,7 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
   hasTransport = 0;
   /** Bytes of values held (4 per slot of every object). */
   valueBytes = 0;
-  /** Bytes of memory behind the values: slabs still in use and objects too large for a slab (what `wowMaxStoreBytes` bounds). */
+  /** Bytes of memory behind the values: slabs still in use, objects too large for a slab, and movement blocks kept outside the slabs (spline nodes; what `wowMaxStoreBytes` bounds). */
   storeBytes = 0;
   private slab: ValueSlab | undefined;
   private readonly listeners: Array<(e: StoreEvent) => void> = [];
@@ -328,18 +330,31 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     return out;
   }
 
-  /** Refuse a body whose creates of new objects would pass `wowMaxObjects` or `wowMaxStoreBytes` (removals in it are not counted). */
+  /**
+   * Refuse a body whose creates of new objects would pass `wowMaxObjects`, or whose creates and MOVEMENT blocks
+   * would pass `wowMaxStoreBytes` (removals in it, and the movements MOVEMENT blocks replace, are not counted).
+   */
   private checkRoom(body: UpdateBody): void {
     const blocks = body.blocks;
+    // spline nodes of every movement in the body: kept outside the slabs when large (a spline may have 65,536 points, 768 KiB)
+    let nodeBytes = 0;
+    for (let i = 0; i < blocks.length; i++) {
+      const b = blocks[i]!;
+      if (b.updateType === 1 || b.updateType === 2 || b.updateType === 3) nodeBytes += splineBytes(b.movement);
+    }
     // every block a create of a new object of the largest cost: far from the limits, nothing to count
-    if (this.objects.size + blocks.length <= this.maxObjects && this.storeBytes + 4 * ValueSlab.WORDS + blocks.length * MAX_CREATE_COST <= this.maxBytes)
+    if (
+      this.objects.size + blocks.length <= this.maxObjects &&
+      this.storeBytes + 4 * ValueSlab.WORDS + blocks.length * MAX_CREATE_COST + nodeBytes <= this.maxBytes
+    )
       return;
-    // then without looking guids up, every create counted as a new object (an upper bound):
+    // then without looking guids up, every create counted as a new object and every MOVEMENT block as applied (an upper bound):
     // when that fits, the exact count below fits too; otherwise the exact count finds the error
     let bound = this.objects.size;
     let boundBytes = this.storeBytes + 4 * ValueSlab.WORDS;
     for (let i = 0; i < blocks.length; i++) {
       const b = blocks[i]!;
+      if (b.updateType === 1) boundBytes += movementBytes(b.movement);
       if (b.updateType !== 2 && b.updateType !== 3) continue;
       boundBytes += createCost(b);
       bound++;
@@ -348,12 +363,18 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     let objects = this.objects.size;
     // at worst every new object opens a slab of its own's worth: count its values, plus the slab in hand
     let bytes = this.storeBytes + 4 * ValueSlab.WORDS;
+    let created: Set<bigint> | undefined;
     for (const b of body.blocks) {
-      if (b.updateType !== 2 && b.updateType !== 3) continue;
-      const held = this.objects.get(b.guid);
-      bytes += createCost(b);
-      if (held === undefined) objects++; // a guid created twice in one body counts twice: an upper bound
-      if (objects > this.maxObjects) throw new LimitError(0, 'blocks', 'wowMaxObjects', objects, this.maxObjects);
+      if (b.updateType === 1) {
+        // a MOVEMENT block is applied to an object held, or created earlier in the body
+        if (this.objects.has(b.guid) || created?.has(b.guid) === true) bytes += movementBytes(b.movement);
+      } else if (b.updateType === 2 || b.updateType === 3) {
+        const held = this.objects.get(b.guid);
+        bytes += createCost(b);
+        if (held === undefined) objects++; // a guid created twice in one body counts twice: an upper bound
+        (created ??= new Set()).add(b.guid);
+        if (objects > this.maxObjects) throw new LimitError(0, 'blocks', 'wowMaxObjects', objects, this.maxObjects);
+      } else continue;
       if (bytes > this.maxBytes) throw new LimitError(0, 'blocks', 'wowMaxStoreBytes', bytes, this.maxBytes);
     }
   }
@@ -406,7 +427,11 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
             this.emit(out, { kind: 'problem', guid: b.guid, message: `MOVEMENT for unknown object ${guidHex(b.guid)}`, block });
           return out;
         }
-        o.movement = ownMovement(b.movement);
+        const m = ownMovement(b.movement);
+        const n = movementBytes(m);
+        this.storeBytes += n - o.moveBytes;
+        o.moveBytes = n;
+        o.movement = m;
         o.changed = [];
         this.emit(out, { kind: 'movement', guid: b.guid, object: o, block });
         return out;
@@ -435,8 +460,11 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     // values, then room for the create's mask words (its `changed` list, made on first use)
     let words = n + (t?.maskBlocks ?? 0);
     if (t === undefined || words > QUARTER_SLAB) {
-      this.storeBytes += 4 * n;
-      return new WowObject(b.guid, b.objectTypeId, ownMovement(b.movement), b.updateType);
+      const m = ownMovement(b.movement);
+      const o = new WowObject(b.guid, b.objectTypeId, m, b.updateType);
+      o.moveBytes = movementBytes(m);
+      this.storeBytes += 4 * n + o.moveBytes;
+      return o;
     }
     // only the decoder's blocks (packed values): the record gives back the decoder's object, key for key
     const moveWords = b.values instanceof PackedValues ? moveRecordWords(b.movement, QUARTER_SLAB - words) : -1;
@@ -450,8 +478,12 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     }
     const at = slab.used;
     let o: WowObject;
-    if (moveAt < 0) o = new WowObject(b.guid, b.objectTypeId, ownMovement(b.movement), b.updateType, slab.words, at);
-    else {
+    if (moveAt < 0) {
+      const m = ownMovement(b.movement);
+      o = new WowObject(b.guid, b.objectTypeId, m, b.updateType, slab.words, at);
+      o.moveBytes = movementBytes(m);
+      this.storeBytes += o.moveBytes;
+    } else {
       writeMoveRecord(b.movement, slab.words, slab.floats, at + moveAt);
       o = new WowObject(b.guid, b.objectTypeId, undefined, b.updateType, slab.words, at, at + moveAt);
     }
@@ -464,6 +496,8 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
   /** Book-keeping when an object leaves the store. */
   private release(o: WowObject): void {
     this.valueBytes -= 4 * o.slotCount;
+    this.storeBytes -= o.moveBytes;
+    o.moveBytes = 0;
     const slab = o.slab;
     if (slab === undefined) {
       this.storeBytes -= 4 * o.slotCount;
@@ -580,19 +614,42 @@ const QUARTER_SLAB = ValueSlab.WORDS >>> 2;
 /**
  * An upper bound of the bytes of store memory a create takes: values, mask
  * room and movement record in a slab (a slab may leave up to a quarter unused
- * at its end: counted at 4/3), or values of its own when larger than a quarter slab.
+ * at its end: counted at 4/3), or values of its own when larger than a quarter
+ * slab; and the movement's `movementBytes` when it is kept as an object (as
+ * `newObject` decides: an unknown type, values of their own, a movement
+ * not of the decoder's shape or needing more than the slab room).
  */
 function createCost(b: CreateBlock): number {
   const t = objectType(b.objectTypeId);
-  const n = t?.valuesCount ?? 0;
-  if (t === undefined) return 0;
+  if (t === undefined) return movementBytes(b.movement);
+  const n = t.valuesCount;
   const words = n + t.maskBlocks;
-  if (words > QUARTER_SLAB) return 4 * n;
-  return Math.ceil((16 * Math.min(words + moveRecordBound(b.movement), QUARTER_SLAB)) / 3);
+  if (words > QUARTER_SLAB) return 4 * n + movementBytes(b.movement);
+  const inSlab = b.values instanceof PackedValues && moveRecordWords(b.movement, QUARTER_SLAB - words) >= 0;
+  const slabCost = Math.ceil((16 * Math.min(words + moveRecordBound(b.movement), QUARTER_SLAB)) / 3);
+  return inSlab ? slabCost : slabCost + movementBytes(b.movement);
 }
 
-/** The largest `createCost` of any create (a movement record is counted up to a quarter slab). */
-const MAX_CREATE_COST = Math.max(Math.ceil((16 * QUARTER_SLAB) / 3), ...OBJECT_TYPES.map((t) => 4 * t.valuesCount));
+/**
+ * Bytes a movement block kept as an object is counted for: its spline nodes
+ * (12 a point, up to `wowMaxSplinePoints`), plus MOVEMENT_OVERHEAD for the
+ * objects around them.
+ */
+function movementBytes(m: Movement): number {
+  return MOVEMENT_OVERHEAD + splineBytes(m);
+}
+
+/** Bytes of the spline nodes of a movement (0 without a spline). */
+function splineBytes(m: Movement): number {
+  const nodes = m?.spline?.nodes;
+  return ArrayBuffer.isView(nodes) ? nodes.byteLength : 0;
+}
+
+/** Bytes counted for the objects of a movement kept as an object, besides its spline nodes (movement, info, speeds, spline, arrays: a few hundred bytes). */
+const MOVEMENT_OVERHEAD = 512;
+
+/** The largest `createCost` of any create, spline nodes aside (a movement record is counted up to a quarter slab); also bounds a MOVEMENT block's. */
+const MAX_CREATE_COST = Math.max(Math.ceil((16 * QUARTER_SLAB) / 3), ...OBJECT_TYPES.map((t) => 4 * t.valuesCount)) + MOVEMENT_OVERHEAD;
 
 /** A movement block the store may keep: spline nodes copied out of the decoder's body-wide word pool (so that a kept object does not hold its whole message). */
 function ownMovement(m: Movement): Movement {
