@@ -13,7 +13,7 @@ import {
 } from './capture-types.js';
 import { type Run, type DirStream, upperBound } from './capture-stream.js';
 import type { KeyBook } from './capture-keys.js';
-import { looksLikeUpdate, updateFrameEnd } from './capture-sniff.js';
+import { looksLikeUpdate } from './capture-sniff.js';
 
 export interface Sync {
   pos: number;
@@ -235,7 +235,7 @@ export class Framer {
   private guessSize(r: Run, s: Sync, kp: number, d: (t: number) => number, where: string): number | undefined {
     const k = this.key;
     if (this.dir === 'server') {
-      const u = updateFrameEnd(r, s.pos);
+      const u = this.ds.frameEndAt(r, s.pos);
       if (u !== undefined) {
         const opOk = !(k.has(kp + 2) && k.has(kp + 3)) || ((d(2) ^ k.get(kp + 2)) | ((d(3) ^ k.get(kp + 3)) << 8)) === u.opcode;
         if (opOk) {

@@ -1,7 +1,7 @@
 /** Locating update frames by their plain payloads (payloads are never enciphered): evidence for key bytes and frame ends (capture.ts). */
 import { DecodeError } from '../../core/errors.js';
-import { unzlibSync } from 'fflate';
-import { adler32, decodeBody, decodePacket } from './codec.js';
+import { InflateError, inflateStrict } from '../../core/inflate.js';
+import { decodeBody, decodePacket } from './codec.js';
 import { SMSG_UPDATE_OBJECT, SMSG_COMPRESSED_UPDATE_OBJECT } from './capture-types.js';
 import type { Run } from './capture-stream.js';
 
@@ -31,51 +31,87 @@ export const MAX_LOCATE = 1 << 16;
 
 /** Largest inflated body tried while looking for the end of a compressed update. */
 const MAX_SNIFF_BODY = 1 << 20;
+/** Output cap of the first inflate of a try (a larger body is inflated again with its declared size as the cap). */
+const FIRST_CAP = 1 << 16;
+
+/**
+ * Work (bytes read, inflated or allocated) that `locate` may spend per byte of a run on
+ * positions that hold no update frame, and on top of that per run: bounds the cost of a
+ * stream made of positions that look like frame starts (each try may read a 64 KB window
+ * and inflate up to a MiB). Found frames are not counted: their work is what decoding
+ * them costs anyway, and they do not overlap.
+ */
+export const LOCATE_WORK_PER_BYTE = 8;
+export const LOCATE_WORK_BASE = 4 << 20;
+
+/** A frame found by `updateFrameEnd`, or undefined, with the work the try took (see LOCATE_WORK_PER_BYTE). */
+export interface FrameEndTry {
+  found: { end: number; opcode: number } | undefined;
+  work: number;
+}
 
 /**
  * If the bytes of run r from `pos` (a frame start) hold an update frame whose
  * payload is plain, where that frame ends: for SMSG_COMPRESSED_UPDATE_OBJECT
- * the Adler-32 trailer of the inflated body, for SMSG_UPDATE_OBJECT the end of
- * the last block. Verified by decoding the whole frame.
+ * right after the Adler-32 trailer of the zlib stream (read by the strict
+ * inflater, which stops there), for SMSG_UPDATE_OBJECT the end of the last
+ * block. Verified by decoding the whole frame.
  */
 export function updateFrameEnd(r: Run, pos: number): { end: number; opcode: number } | undefined {
+  return tryUpdateFrameEnd(r, pos).found;
+}
+
+/** `updateFrameEnd` with the work it took: an upper bound of the bytes read, inflated and allocated. */
+export function tryUpdateFrameEnd(r: Run, pos: number): FrameEndTry {
   const b = r.bytes;
   const at = pos - r.start + 4;
-  if (at + 10 > b.length) return undefined;
+  if (at + 10 > b.length) return { found: undefined, work: 0 };
   const limit = Math.min(b.length, at + 0xffff - 2);
   if (b[at + 4] === 0x78 && ((0x78 << 8) | b[at + 5]!) % 31 === 0) {
     const usize = (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16) | (b[at + 3]! << 24)) >>> 0;
-    if (usize === 0 || usize > MAX_SNIFF_BODY) return undefined;
-    let body: Uint8Array;
-    try {
-      body = unzlibSync(b.subarray(at + 4, limit), { out: new Uint8Array(usize) });
-    } catch {
-      return undefined;
-    }
-    if (body.length !== usize) return undefined;
-    const a = adler32(body);
-    const t0 = a >>> 24;
-    const t1 = (a >>> 16) & 0xff;
-    const t2 = (a >>> 8) & 0xff;
-    const t3 = a & 0xff;
-    for (let i = at + 6; i + 4 <= limit; i++) {
-      if (b[i] === t0 && b[i + 1] === t1 && b[i + 2] === t2 && b[i + 3] === t3) {
-        const payload = b.subarray(at, i + 4);
-        if (looksLikeUpdate(SMSG_COMPRESSED_UPDATE_OBJECT, payload)) return { end: r.start + i + 4, opcode: SMSG_COMPRESSED_UPDATE_OBJECT };
+    if (usize === 0 || usize > MAX_SNIFF_BODY) return { found: undefined, work: 0 };
+    // The strict inflater stops at the trailer and grows its output as the data proves it, but starts with
+    // room for four times its input: first a cap of 64 KiB (most bodies, and garbage fails within it), then usize.
+    const z = b.subarray(at + 4, limit);
+    let used = 0;
+    let size = 0;
+    let work = 0;
+    for (let cap = Math.min(usize, FIRST_CAP); ; cap = usize) {
+      try {
+        const res = inflateStrict(z, cap);
+        used = res.used;
+        size = res.out.length;
+        work += used + 2 * size;
+        break;
+      } catch (e) {
+        if (!(e instanceof InflateError)) throw e;
+        // output and allocation at most the cap each (not known exactly on failure)
+        work += Math.min(z.length, e.offset + 1) + 2 * cap;
+        if (e.kind !== 'cap' || cap === usize) return { found: undefined, work };
       }
     }
-    return undefined;
+    if (size !== usize) return { found: undefined, work };
+    const end = at + 4 + used;
+    // the whole frame decoded again: inflated and read
+    work += used + 2 * size;
+    if (looksLikeUpdate(SMSG_COMPRESSED_UPDATE_OBJECT, b.subarray(at, end)))
+      return { found: { end: r.start + end, opcode: SMSG_COMPRESSED_UPDATE_OBJECT }, work };
+    return { found: undefined, work };
   }
   if (b[at]! > 0 && b[at + 1] === 0 && b[at + 2] === 0 && b[at + 3] === 0 && b[at + 4]! <= 1) {
     try {
       decodeBody(b.subarray(at, limit));
-      return { end: r.start + limit, opcode: SMSG_UPDATE_OBJECT };
+      return { found: { end: r.start + limit, opcode: SMSG_UPDATE_OBJECT }, work: limit - at };
     } catch (e) {
       // The body is self-delimiting: trailing bytes make the reader stop right at its end.
-      if (!(e instanceof DecodeError) || e.expected !== 'end of message' || e.offset < 5) return undefined;
+      // read up to where it failed (a message length or a count may be read first: at most the window)
+      const read = e instanceof DecodeError ? Math.min(limit - at, e.offset + 16) : limit - at;
+      if (!(e instanceof DecodeError) || e.expected !== 'end of message' || e.offset < 5) return { found: undefined, work: read };
       const end = at + e.offset;
-      if (looksLikeUpdate(SMSG_UPDATE_OBJECT, b.subarray(at, end))) return { end: r.start + end, opcode: SMSG_UPDATE_OBJECT };
+      const work = read + e.offset;
+      if (looksLikeUpdate(SMSG_UPDATE_OBJECT, b.subarray(at, end))) return { found: { end: r.start + end, opcode: SMSG_UPDATE_OBJECT }, work };
+      return { found: undefined, work };
     }
   }
-  return undefined;
+  return { found: undefined, work: 0 };
 }

@@ -1,5 +1,5 @@
 /** One direction of a world connection: its reassembled runs, segment boundaries and gaps (capture.ts). */
-import { MAX_LOCATE, updateFrameEnd } from './capture-sniff.js';
+import { LOCATE_WORK_BASE, LOCATE_WORK_PER_BYTE, MAX_LOCATE, tryUpdateFrameEnd } from './capture-sniff.js';
 
 // ---------------------------------------------------------------------------
 // streams
@@ -33,26 +33,82 @@ export class DirStream {
   /** Update frames found from their plain payloads alone (server streams): start → end and opcode. */
   located = new Map<number, { end: number; opcode: number }>();
 
-  /** Find update frames without the key: at segment starts, after found frames, and where a zlib header sits. */
+  /** Work spent by `locate` on positions that held no update frame (bytes read, inflated or allocated; see LOCATE_WORK_PER_BYTE). */
+  locateWaste = 0;
+  /** Work spent by `locate` in all, found frames included. */
+  locateWork = 0;
+
+  /**
+   * Find update frames without the key: at segment starts, after found frames, and where a zlib header sits.
+   * Positions are tried in stream order; one inside a frame already found is not tried. Per run, the work
+   * spent on positions that hold no frame is bounded (LOCATE_WORK_PER_BYTE per byte plus LOCATE_WORK_BASE):
+   * once spent, the rest of the run is not searched.
+   */
   locate(): void {
     for (const r of this.runs) {
-      const todo: number[] = [...r.starts];
       const b = r.bytes;
+      const todo: number[] = [...r.starts];
       for (let i = 0; i + 10 <= b.length; i++) {
         if (b[i + 8] === 0x78 && ((0x78 << 8) | b[i + 9]!) % 31 === 0 && b[i + 7]! < 0x10) todo.push(r.start + i);
       }
+      // ascending (r.starts is, and the scan added after it)
+      todo.sort((x, y) => x - y);
+      const budget = LOCATE_WORK_PER_BYTE * b.length + LOCATE_WORK_BASE;
+      let waste = 0;
       const tried = new Set<number>();
       let guard = 0;
-      while (todo.length > 0 && guard++ < MAX_LOCATE) {
-        const q = todo.pop()!;
+      let next = 0;
+      // positions before `covered` are inside a found frame; `chain` is the end of the last one found
+      let covered = r.start;
+      let chain = -1;
+      while (guard < MAX_LOCATE && waste < budget) {
+        let q: number;
+        if (chain >= 0) {
+          q = chain;
+          chain = -1;
+        } else {
+          while (next < todo.length && todo[next]! < covered) next++;
+          if (next === todo.length) break;
+          q = todo[next++]!;
+        }
         if (tried.has(q)) continue;
         tried.add(q);
-        const u = updateFrameEnd(r, q);
-        if (u === undefined) continue;
+        guard++;
+        const t = tryUpdateFrameEnd(r, q);
+        this.locateWork += t.work;
+        const u = t.found;
+        if (u === undefined) {
+          waste += t.work;
+          continue;
+        }
         this.located.set(q, u);
-        if (u.end < r.end) todo.push(u.end);
+        covered = u.end;
+        if (u.end < r.end) chain = u.end;
       }
+      this.locateWaste += waste;
     }
+  }
+
+  /** Work spent by `frameEndAt` (the framer's size guesses) on positions that held no update frame, and in all. */
+  guessWaste = 0;
+  guessWork = 0;
+  private guessBudget = -1;
+
+  /**
+   * `updateFrameEnd` for the framer, within a budget: once the work spent on positions that held no update frame
+   * passes LOCATE_WORK_PER_BYTE per byte of the stream plus LOCATE_WORK_BASE, nothing more is tried (undefined).
+   */
+  frameEndAt(r: Run, pos: number): { end: number; opcode: number } | undefined {
+    if (this.guessBudget < 0) {
+      let bytes = 0;
+      for (const x of this.runs) bytes += x.bytes.length;
+      this.guessBudget = LOCATE_WORK_PER_BYTE * bytes + LOCATE_WORK_BASE;
+    }
+    if (this.guessWaste >= this.guessBudget) return undefined;
+    const t = tryUpdateFrameEnd(r, pos);
+    this.guessWork += t.work;
+    if (t.found === undefined) this.guessWaste += t.work;
+    return t.found;
   }
 
   /** Latest capture frame and time so far: bytes count as received once everything before them arrived. */
@@ -95,6 +151,7 @@ export class DirStream {
       i = j;
     }
     this.parts = [];
+    this.guessBudget = -1;
   }
 
   runAt(pos: number): Run | undefined {
