@@ -56,7 +56,10 @@ export interface HttpHead {
   method?: string;
   path?: string;
   status?: number;
-  /** Header names lower-cased; repeated headers joined with `, `. */
+  /**
+   * Header names lower-cased; repeated headers joined with `, `. A null-prototype
+   * object: only headers that were sent are keys (`constructor`, `__proto__` included).
+   */
   headers: Record<string, string>;
   /** Bytes of the head including the blank line. */
   length: number;
@@ -73,10 +76,12 @@ function headEnd(b: Uint8Array, from: number): number {
 /**
  * Parse an HTTP/1.x head at the start of `b`. Returns undefined when the blank
  * line has not arrived yet (and `b` is still under `maxHead`); throws DecodeError
- * when it is malformed or too long.
+ * when it is malformed or too long. `known` is the length of an earlier prefix of
+ * `b` already found to hold no blank line: the search resumes there instead of at
+ * byte 0 (so a head that arrives a byte at a time is scanned once, not once per byte).
  */
-export function parseHttpHead(b: Uint8Array, maxHead = DEFAULT_WS_LIMITS.maxHeadBytes): HttpHead | undefined {
-  const end = headEnd(b, 0);
+export function parseHttpHead(b: Uint8Array, maxHead = DEFAULT_WS_LIMITS.maxHeadBytes, known = 0): HttpHead | undefined {
+  const end = headEnd(b, Math.max(0, Math.min(known, b.length) - 3));
   if (end < 0) {
     if (b.length > maxHead) throw new LimitError(0, 'http', 'maxHeadBytes', b.length, maxHead);
     return undefined;
@@ -90,7 +95,7 @@ export function parseHttpHead(b: Uint8Array, maxHead = DEFAULT_WS_LIMITS.maxHead
   for (let i = 0; i < end - 4; i++) text += String.fromCharCode(b[i]!);
   const lines = text.split('\r\n');
   const startLine = lines[0]!;
-  const head: HttpHead = { startLine, headers: {}, length: end };
+  const head: HttpHead = { startLine, headers: Object.create(null) as Record<string, string>, length: end };
   const req = /^([A-Z]+) (\S+) HTTP\/1\.[01]$/.exec(startLine);
   const res = /^HTTP\/1\.[01] (\d{3})(?: .*)?$/.exec(startLine);
   if (req !== null) {
@@ -233,7 +238,8 @@ export type WsEvent = WsHandshakeEvent | WsMessageEvent | WsControlEvent | WsErr
 // ---------------------------------------------------------------------------
 // Inflate (one side)
 
-const UTF8 = new TextDecoder('utf-8', { fatal: false });
+/** Close reasons as sent: a leading U+FEFF is text, not a byte-order mark to drop. */
+const UTF8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 const TAIL = new Uint8Array([0, 0, 0xff, 0xff]);
 /** The sync-flush tail plus an empty final fixed-Huffman block: a complete raw DEFLATE stream for the one-shot inflater. */
 const TAIL_FINAL = new Uint8Array([0, 0, 0xff, 0xff, 0x03, 0x00]);
@@ -392,7 +398,14 @@ class Side {
   // The message being assembled.
   msgOpcode = -1;
   msgCompressed = false;
-  msgParts: Uint8Array[] = [];
+  /**
+   * Its payload so far: the first non-empty fragment as it came (no copy for the
+   * usual one-frame message), then one buffer that grows (doubling, up to
+   * maxMessageSize) as later fragments are copied in. Empty fragments keep nothing,
+   * so the memory held is bounded by maxMessageSize whatever the fragment count.
+   */
+  msgData: Uint8Array | undefined;
+  /** Bytes of msgData in use (the payload bytes of the message so far). */
   msgSize = 0;
   msgFrames = 0;
   msgWire = 0;
@@ -400,6 +413,8 @@ class Side {
   /** Dropping the rest of an over-long message until its final frame. */
   msgDropping = false;
   isClient: boolean | undefined;
+  /** Bytes of q already searched for the end of the HTTP head (while head is undefined). */
+  headScanned = 0;
   problems = 0;
   maskWarned = false;
   constructor(readonly id: WsSide) {}
@@ -423,6 +438,11 @@ export class WebSocketConnection {
   }
   /** False once it is clear this is not a WebSocket connection. */
   isWebSocket = true;
+  /**
+   * Bytes searched so far for the ends of the two HTTP heads (a diagnostic: each
+   * byte of a head is searched about once however the head is chunked).
+   */
+  headBytesScanned = 0;
 
   constructor(
     limits: Partial<WsLimits> = {},
@@ -453,10 +473,13 @@ export class WebSocketConnection {
       return out;
     }
     s.q.append(b);
+    const hadHead = s.head !== undefined;
     this.run(s, out);
-    // The client's frames wait for the server's head (the deflate parameters); run them now.
+    // The client's frames wait for the server's head (the deflate parameters): run the other
+    // side when this push completed this side's head, and only then (running it on every push
+    // would search its pending head again each time).
     const other = this.sides[side ^ 1]!;
-    if (s.head !== undefined && other.q.length > 0 && !other.dead) this.run(other, out);
+    if (!hadHead && s.head !== undefined && other.q.length > 0 && !other.dead) this.run(other, out);
     return out;
   }
 
@@ -476,7 +499,8 @@ export class WebSocketConnection {
   private fail(s: Side, out: WsEvent[], error: DecodeError): void {
     s.dead = true;
     s.q.clear();
-    s.msgParts = [];
+    s.msgData = undefined;
+    s.msgSize = 0;
     out.push({ kind: 'error', ...this.base(s), error, fatal: true });
   }
 
@@ -484,8 +508,11 @@ export class WebSocketConnection {
     if (s.dead) return;
     if (s.head === undefined) {
       let head: HttpHead | undefined;
+      const view = s.q.view();
       try {
-        head = parseHttpHead(s.q.view(), this.limits.maxHeadBytes);
+        this.headBytesScanned += view.length - Math.max(0, s.headScanned - 3);
+        head = parseHttpHead(view, this.limits.maxHeadBytes, s.headScanned);
+        s.headScanned = view.length;
       } catch (e) {
         this.isWebSocket = this.request !== undefined || this.response !== undefined;
         this.fail(s, out, e as DecodeError);
@@ -592,7 +619,7 @@ export class WebSocketConnection {
   /** Forget the message in progress; unless `fin`, keep dropping its fragments until the final one. */
   private dropMessage(s: Side, fin: boolean): void {
     if (s.msgOpcode >= 0 && s.msgCompressed && this.takeover(s)) this.inflaterOf(s).broken = true;
-    s.msgParts = [];
+    s.msgData = undefined;
     s.msgSize = 0;
     s.msgOpcode = -1;
     s.msgDropping = !fin;
@@ -627,7 +654,11 @@ export class WebSocketConnection {
     }
     if (f.rsv2 || f.rsv3) {
       this.warn(s, out, f.offset, 'frame.rsv', 'RSV2 and RSV3 clear (no extension uses them)', 'set');
-      if (f.opcode < 8) this.dropMessage(s, f.fin);
+      if (f.opcode < 8) {
+        // A dropped first frame with RSV1 was compressed: the sender's window moved on without ours.
+        if (f.opcode !== 0 && f.rsv1 && this.takeover(s)) this.inflaterOf(s).broken = true;
+        this.dropMessage(s, f.fin);
+      }
       return;
     }
     if (f.opcode >= 8) {
@@ -672,9 +703,9 @@ export class WebSocketConnection {
     } else {
       if (s.msgOpcode >= 0 || s.msgDropping) {
         this.warn(s, out, f.offset, 'frame.opcode', 'a continuation frame (a fragmented message is in progress)', WS_OPCODES[f.opcode]);
-        s.msgParts = [];
-        s.msgSize = 0;
-        s.msgDropping = false;
+        // The abandoned message is dropped as everywhere else: a compressed one takes the
+        // shared inflate window with it (the sender's window holds its bytes, ours never will).
+        this.dropMessage(s, true);
       }
       if (f.rsv1 && this.deflate === undefined) {
         this.warn(s, out, f.offset, 'frame.rsv1', 'RSV1 clear (permessage-deflate was not agreed)', 'set');
@@ -688,32 +719,25 @@ export class WebSocketConnection {
       s.msgWire = 0;
       s.msgSize = 0;
       s.msgOffset = f.offset;
-      s.msgParts = [];
+      s.msgData = undefined;
     }
     s.msgFrames++;
     s.msgWire += f.headerLength + f.payload.length;
     s.msgSize += f.payload.length;
     if (s.msgSize > L.maxMessageSize) {
       this.problem(s, out, new LimitError(s.msgOffset, 'message', 'maxMessageSize', s.msgSize, L.maxMessageSize));
-      s.msgParts = [];
+      s.msgData = undefined;
+      s.msgSize = 0;
       s.msgOpcode = -1;
       s.msgDropping = !f.fin;
       if (s.msgCompressed) this.inflaterOf(s).broken ||= this.takeover(s);
       return;
     }
-    s.msgParts.push(f.payload);
+    this.keep(s, f.payload);
     if (!f.fin) return;
-    let data: Uint8Array;
-    if (s.msgParts.length === 1) data = s.msgParts[0]!;
-    else {
-      data = new Uint8Array(s.msgSize);
-      let o = 0;
-      for (const p of s.msgParts) {
-        data.set(p, o);
-        o += p.length;
-      }
-    }
-    s.msgParts = [];
+    const held = s.msgData;
+    let data: Uint8Array = held === undefined ? new Uint8Array(0) : held.length === s.msgSize ? held : held.slice(0, s.msgSize);
+    s.msgData = undefined;
     const opcode = s.msgOpcode;
     s.msgOpcode = -1;
     if (s.msgCompressed) {
@@ -725,6 +749,24 @@ export class WebSocketConnection {
       }
     }
     out.push({ kind: 'message', ...this.base(s), opcode, data, compressed: s.msgCompressed, frames: s.msgFrames, wireBytes: s.msgWire, offset: s.msgOffset });
+  }
+
+  /** Add a fragment's payload to the message in progress (`s.msgSize` already counts it). */
+  private keep(s: Side, payload: Uint8Array): void {
+    if (payload.length === 0) return;
+    const held = s.msgData;
+    const before = s.msgSize - payload.length;
+    if (held === undefined) {
+      s.msgData = payload;
+      return;
+    }
+    let buf = held;
+    if (buf.length < s.msgSize) {
+      buf = new Uint8Array(Math.min(Math.max(s.msgSize, buf.length * 2, 256), this.limits.maxMessageSize));
+      buf.set(held.subarray(0, before));
+    }
+    buf.set(payload, before);
+    s.msgData = buf;
   }
 
   private takeover(s: Side): boolean {

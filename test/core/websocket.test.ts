@@ -258,3 +258,143 @@ test('websocket: total and bounded on 100k random and mutated inputs', (t) => {
   }
   assert.ok(events > 100000);
 });
+
+/**
+ * What the two sides of a connection hold (objects and typed-array bytes reachable from
+ * their fields): a deterministic measure of retained memory, whatever the representation.
+ */
+function retained(c: WebSocketConnection): { objects: number; bytes: number } {
+  const seen = new Set<object>();
+  let objects = 0;
+  let bytes = 0;
+  const walk = (v: unknown): void => {
+    if (v === null || typeof v !== 'object' || seen.has(v)) return;
+    seen.add(v);
+    objects++;
+    if (ArrayBuffer.isView(v)) bytes += v.byteLength;
+    else for (const x of Object.values(v)) walk(x);
+  };
+  walk((c as unknown as { sides: unknown }).sides);
+  return { objects, bytes };
+}
+
+test('websocket: a fragmented message holds at most its bytes, however many (empty) fragments it comes in', () => {
+  // 100,000 empty non-FIN continuation frames (the wire cost of each is 2 bytes) hold nothing.
+  const c = opened(undefined, { maxMessageSize: 65536 });
+  const empties = new Uint8Array(2 * 10000); // 00 00: FIN clear, continuation, length 0
+  let ev = c.push(1, fromHex('0200'));
+  for (let i = 0; i < 10; i++) ev.push(...c.push(1, empties));
+  assert.deepEqual(ev, []);
+  let r = retained(c);
+  assert.ok(r.objects < 50, `objects held: ${r.objects}`);
+  assert.ok(r.bytes < 3 * empties.length, `bytes held: ${r.bytes}`);
+  ev = c.push(1, concat([encodeFrame({ opcode: 0, payload: ascii('ok') })]));
+  assert.equal(msgs(ev).length, 1);
+  assert.equal(new TextDecoder().decode(msgs(ev)[0]!.data), 'ok');
+  assert.equal(msgs(ev)[0]!.frames, 100002);
+
+  // 60,000 one-byte fragments under the 65,536-byte cap: one buffer, at most the cap.
+  const d = opened(undefined, { maxMessageSize: 65536 });
+  const ones = new Uint8Array(3 * 10000);
+  for (let i = 0; i < 10000; i++) ones.set([0x00, 0x01, i & 0xff], 3 * i);
+  ev = d.push(1, fromHex('020107'));
+  for (let i = 0; i < 6; i++) ev.push(...d.push(1, ones));
+  assert.deepEqual(ev, []);
+  r = retained(d);
+  assert.ok(r.objects < 50, `objects held: ${r.objects}`);
+  assert.ok(r.bytes <= 65536 + 4 * ones.length, `bytes held: ${r.bytes}`);
+  ev = d.push(1, fromHex('800109'));
+  const m = msgs(ev)[0]!;
+  assert.equal(m.data.length, 60002);
+  assert.equal(m.data[0], 7);
+  assert.equal(m.data[1 + 3 * 10000 + 5], 5);
+  assert.equal(m.data[60001], 9);
+  assert.equal(m.data.buffer.byteLength, 60002, 'the message owns exactly its bytes');
+  // The byte cap still counts bytes: 70,000 one-byte fragments are over it, reported once.
+  ev = d.push(1, fromHex('020107'));
+  for (let i = 0; i < 7; i++) ev.push(...d.push(1, ones));
+  ev.push(...d.push(1, fromHex('8000')));
+  assert.deepEqual(
+    errors(ev).map((e) => (e as LimitError).limit),
+    ['maxMessageSize'],
+  );
+  assert.equal(msgs(ev).length, 0);
+  assert.ok(retained(d).objects < 50);
+});
+
+test('websocket: HTTP heads are searched once, not again on every push (either side)', () => {
+  // The server's head stays incomplete (16,000 bytes) while the client pushes 20,000 one-byte segments.
+  const c = new WebSocketConnection();
+  const req = upgradeRequest('/ffa');
+  c.push(0, req);
+  const pending = ascii(`HTTP/1.1 101 Switching Protocols\r\nX: ${'a'.repeat(16000 - 37)}`);
+  c.push(1, pending);
+  const frame = encodeFrame({ opcode: 2, payload: new Uint8Array(19994), mask: fromHex('01020304') });
+  for (let i = 0; i < frame.length; i++) assert.deepEqual(c.push(0, frame.subarray(i, i + 1)), []);
+  assert.ok(c.headBytesScanned < 2 * (req.length + pending.length), `bytes searched: ${c.headBytesScanned}`);
+  // The server's head completes: the client's waiting frame is read then.
+  const ev = c.push(1, ascii('\r\n\r\n'));
+  assert.deepEqual(
+    ev.map((e) => e.kind),
+    ['handshake', 'message'],
+  );
+  assert.equal(msgs(ev)[0]!.data.length, 19994);
+  assert.ok(c.headBytesScanned < 2 * (req.length + pending.length + 4), `bytes searched: ${c.headBytesScanned}`);
+
+  // A 16,323-byte head arriving a byte at a time (including the blank line split across pushes).
+  const d = new WebSocketConnection();
+  const h = ascii(`GET / HTTP/1.1\r\nX: ${'a'.repeat(16300)}\r\n\r\n`);
+  const got: WsEvent[] = [];
+  for (let i = 0; i < h.length; i++) got.push(...d.push(0, h.subarray(i, i + 1)));
+  assert.equal(got.length, 1);
+  assert.equal(got[0]!.kind, 'handshake');
+  assert.equal((got[0] as { head: { headers: Record<string, string> } }).head.headers.x!.length, 16300);
+  assert.ok(d.headBytesScanned <= 5 * h.length, `bytes searched: ${d.headBytesScanned}`);
+});
+
+test('websocket: a compressed message cut short by a new data frame loses the shared window (an error, not wrong data)', () => {
+  const r = rng(7);
+  const C = new Uint8Array(2000).map(() => Math.floor(r() * 256));
+  const A = new Uint8Array(600).map(() => Math.floor(r() * 256));
+  const B = A.slice(); // the sender codes B as a back-reference into A
+  // 'interrupted': A's first fragment, then B starts a new message (A is abandoned).
+  // 'rsv2': A comes as one frame with RSV2 set as well as RSV1 (dropped as unreadable).
+  for (const how of ['interrupted', 'rsv2'] as const) {
+    const pmd = new PmdWriter(true);
+    const c = opened('permessage-deflate');
+    const zc = pmd.compress(C);
+    const za = pmd.compress(A);
+    const zb = pmd.compress(B);
+    const a = encodeFrame({ opcode: 2, payload: za, rsv1: true, fin: how === 'rsv2' });
+    if (how === 'rsv2') a[0]! |= 0x20;
+    const ev = [
+      ...c.push(1, encodeFrame({ opcode: 2, payload: zc, rsv1: true })),
+      ...c.push(1, a),
+      ...c.push(1, encodeFrame({ opcode: 2, payload: zb, rsv1: true })),
+    ];
+    assert.deepEqual(
+      msgs(ev).map((m) => Buffer.from(m.data).equals(m.offset === 0 ? C : B)),
+      [true],
+      `${how}: only C is delivered (B cannot be inflated without A)`,
+    );
+    assert.deepEqual(
+      errors(ev).map((e) => e.path),
+      [how === 'rsv2' ? 'frame.rsv' : 'frame.opcode', 'message.deflate'],
+      how,
+    );
+  }
+});
+
+test('websocket: header names are own keys only (constructor, __proto__, toString)', () => {
+  const h = parseHttpHead(ascii('HTTP/1.1 101 Switching Protocols\r\nConstructor: x\r\n__proto__: y\r\ntoString: z\r\nConstructor: w\r\n\r\n'))!;
+  assert.equal(h.headers.constructor, 'x, w');
+  assert.equal(Object.getOwnPropertyDescriptor(h.headers, '__proto__')?.value, 'y');
+  assert.equal(h.headers.tostring, 'z');
+  assert.deepEqual(Object.keys(h.headers), ['constructor', '__proto__', 'tostring']);
+  assert.equal(h.headers.hasownproperty, undefined);
+  assert.equal(h.headers.valueOf, undefined);
+  // Close reasons keep a leading U+FEFF (it is text, not a byte-order mark).
+  const c = opened();
+  const ev = c.push(1, encodeFrame({ opcode: 8, payload: fromHex('03e8efbbbf6279') }));
+  assert.equal((ev[0] as { reason?: string }).reason, '\ufeffby');
+});
