@@ -1,7 +1,9 @@
 import { DecodeError, LimitError } from './errors.js';
 import type { SpanSink } from './spans.js';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a leading EF BB BF is the character U+FEFF of the string, kept so that
+// decoding and encoding again gives the same bytes (TextDecoder drops it by default).
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /**
  * One cursor over a `Uint8Array` through a `DataView`.

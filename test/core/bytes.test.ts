@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { ByteReader } from '../../src/core/reader.js';
+import { ByteReader, decodeUtf8 } from '../../src/core/reader.js';
 import { ByteWriter } from '../../src/core/writer.js';
 import { DecodeError, LimitError } from '../../src/core/errors.js';
 import { SpanSink } from '../../src/core/spans.js';
@@ -216,4 +216,17 @@ test('u32leWords writes the words of a range as u32le writes one by one do, acro
       assert.deepEqual(bulk.finish(), one.finish());
     }),
   );
+});
+
+test('UTF-8 strings keep a leading EF BB BF (U+FEFF is text): decode then encode is byte-exact', () => {
+  const bytes = new Uint8Array([0xef, 0xbb, 0xbf, 0x68, 0xc3, 0xa9, 0x00]); // U+FEFF "hé" NUL
+  const s = new ByteReader(bytes).cstring(100);
+  assert.equal(s, '\ufeffhé');
+  assert.deepEqual(new ByteWriter().cstring(s).finish(), bytes);
+  assert.notEqual(s, new ByteReader(bytes.subarray(3)).cstring(100));
+  assert.equal(new ByteReader(new Uint8Array([0xef, 0xbb, 0xbf, 0x41])).utf8(4), '\ufeffA');
+  assert.equal(decodeUtf8(new Uint8Array([0xef, 0xbb, 0xbf])), '\ufeff');
+  // Past the ASCII fast path's 64 bytes too, and twice in a row.
+  const long = `\ufeff\ufeff${'x'.repeat(100)}é`;
+  assert.equal(decodeUtf8(new TextEncoder().encode(long)), long);
 });
