@@ -45,21 +45,34 @@ for (let i = 0; i < 64; i++) B64['ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrst
 B64['-'.charCodeAt(0)] = 62;
 B64['_'.charCodeAt(0)] = 63;
 
-/** Strict base64 (standard or URL alphabet, padding optional); throws DecodeError naming the character. */
+/**
+ * Strict base64: one alphabet (standard `+/` or URL `-_`, not both); padding
+ * optional, but when present it is exactly what makes the length a multiple of 4;
+ * the unused low bits of the last character are zero. So each byte string has one
+ * spelling per alphabet and padding choice. Throws DecodeError naming the character.
+ */
 export function decodeBase64(text: string, path = 'base64', max = Infinity): Uint8Array {
   let n = text.length;
   while (n > 0 && text.charCodeAt(n - 1) === 61 /* = */) n--;
-  if (text.length - n > 2 || n % 4 === 1) throw new DecodeError(n, path, 'base64 text of a valid length', `${text.length} characters`);
+  const pad = text.length - n;
+  if (n % 4 === 1) throw new DecodeError(n, path, 'base64 text of a valid length', `${n} characters before the padding`);
+  if (pad > 0 && (n + pad) % 4 !== 0) throw new DecodeError(n, path, 'padding that makes the length a multiple of 4', `${pad} "=" after ${n} characters`);
   const size = Math.floor((n * 3) / 4);
   if (size > max) throw new LimitError(0, path, 'maxMessageSize', size, max);
   const out = new Uint8Array(size);
   let o = 0;
   let acc = 0;
   let bits = 0;
+  let alphabet = 0; // 1 standard (+/), 2 URL (-_)
   for (let i = 0; i < n; i++) {
     const c = text.charCodeAt(i);
     const v = c < 256 ? B64[c]! : -1;
     if (v < 0) throw new DecodeError(i, path, 'a base64 character', JSON.stringify(text[i]));
+    if (v >= 62) {
+      const a = c === 43 || c === 47 ? 1 : 2;
+      if (alphabet !== 0 && a !== alphabet) throw new DecodeError(i, path, 'one base64 alphabet (+/ or -_)', JSON.stringify(text[i]));
+      alphabet = a;
+    }
     acc = ((acc << 6) | v) & 0xffffff;
     bits += 6;
     if (bits >= 8) {
@@ -67,7 +80,149 @@ export function decodeBase64(text: string, path = 'base64', max = Infinity): Uin
       out[o++] = (acc >> bits) & 0xff;
     }
   }
+  if ((acc & ((1 << bits) - 1)) !== 0) throw new DecodeError(n - 1, path, `a last character whose low ${bits} bits are zero`, JSON.stringify(text[n - 1]));
   return out;
+}
+
+/**
+ * Where `JSON.parse(t)` stops: the index (UTF-16 units) of the first character that
+ * cannot continue JSON text (`t.length` when it ends too early), or -1 when it is valid.
+ * Only used to place a syntax error (V8's messages often carry no position).
+ */
+function jsonErrorIndex(t: string): number {
+  const n = t.length;
+  let i = 0;
+  const stack: number[] = []; // 123 {, 91 [
+  const ws = (): void => {
+    for (let c = t.charCodeAt(i); c === 32 || c === 9 || c === 10 || c === 13; c = t.charCodeAt(++i));
+  };
+  const digits = (): boolean => {
+    const s = i;
+    while (i < n && t.charCodeAt(i) >= 48 && t.charCodeAt(i) <= 57) i++;
+    return i > s;
+  };
+  // -1 when a string was read (i just past its closing quote), else where it went wrong.
+  const string = (): number => {
+    for (i++; i < n; ) {
+      const c = t.charCodeAt(i);
+      if (c === 34) {
+        i++;
+        return -1;
+      }
+      if (c < 0x20) return i;
+      if (c !== 92) {
+        i++;
+        continue;
+      }
+      const e = t.charCodeAt(++i);
+      if (e === 34 || e === 92 || e === 47 || e === 98 || e === 102 || e === 110 || e === 114 || e === 116) i++;
+      else if (e === 117) {
+        for (let k = 1; k <= 4; k++) if (!/[0-9a-fA-F]/.test(t[i + k] ?? '')) return Math.min(n, i + k);
+        i += 5;
+      } else return Math.min(n, i);
+    }
+    return n;
+  };
+  let mode = 0; // 0 a value, 1 an object key, 2 after a value
+  for (;;) {
+    ws();
+    if (mode === 2) {
+      if (stack.length === 0) return i < n ? i : -1;
+      const top = stack[stack.length - 1]!;
+      const c = t.charCodeAt(i);
+      if (c === 44) {
+        i++;
+        mode = top === 123 ? 1 : 0;
+      } else if (c === top + 2) {
+        i++;
+        stack.pop();
+      } else return Math.min(i, n);
+      continue;
+    }
+    if (i >= n) return n;
+    const c = t.charCodeAt(i);
+    if (mode === 1) {
+      if (c !== 34) return i;
+      const e = string();
+      if (e >= 0) return e;
+      ws();
+      if (t.charCodeAt(i) !== 58) return Math.min(i, n);
+      i++;
+      mode = 0;
+      continue;
+    }
+    mode = 2;
+    if (c === 123 || c === 91) {
+      i++;
+      ws();
+      if (t.charCodeAt(i) === c + 2) i++;
+      else {
+        stack.push(c);
+        mode = c === 123 ? 1 : 0;
+      }
+    } else if (c === 34) {
+      const e = string();
+      if (e >= 0) return e;
+    } else if (c === 45 || (c >= 48 && c <= 57)) {
+      if (c === 45) i++;
+      if (t.charCodeAt(i) === 48) i++;
+      else if (!digits()) return Math.min(i, n);
+      if (t.charCodeAt(i) === 46) {
+        i++;
+        if (!digits()) return Math.min(i, n);
+      }
+      if (t.charCodeAt(i) === 101 || t.charCodeAt(i) === 69) {
+        i++;
+        if (t.charCodeAt(i) === 43 || t.charCodeAt(i) === 45) i++;
+        if (!digits()) return Math.min(i, n);
+      }
+    } else {
+      const word = c === 116 ? 'true' : c === 102 ? 'false' : c === 110 ? 'null' : '';
+      if (word === '') return i;
+      for (let k = 0; k < word.length; k++, i++) if (t.charCodeAt(i) !== word.charCodeAt(k)) return Math.min(i, n);
+    }
+  }
+}
+
+/**
+ * The byte offset in `bytes` (from `start`) of the character at UTF-16 index `units`
+ * of `new TextDecoder('utf-8').decode(bytes.subarray(start))`: it walks the bytes as
+ * that decoder does (an invalid sequence becomes one U+FFFD for its maximal subpart).
+ */
+function utf8ByteOffset(bytes: Uint8Array, start: number, units: number): number {
+  let i = start;
+  for (let u = 0; i < bytes.length && u < units; ) {
+    const c = bytes[i]!;
+    let need = 0;
+    let lo = 0x80;
+    let hi = 0xbf;
+    if (c >= 0xc2 && c <= 0xdf) need = 1;
+    else if (c >= 0xe0 && c <= 0xef) {
+      need = 2;
+      if (c === 0xe0) lo = 0xa0;
+      else if (c === 0xed) hi = 0x9f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+      need = 3;
+      if (c === 0xf0) lo = 0x90;
+      else if (c === 0xf4) hi = 0x8f;
+    }
+    let j = i + 1;
+    let k = 0;
+    for (; k < need && j < bytes.length && bytes[j]! >= lo && bytes[j]! <= hi; k++, j++) {
+      lo = 0x80;
+      hi = 0xbf;
+    }
+    u += need === 3 && k === 3 ? 2 : 1;
+    i = j;
+  }
+  return i;
+}
+
+/** A JSON syntax error whose place is not known: the text says so instead of naming byte 0. */
+class UnplacedJsonError extends DecodeError {
+  override describe(): string {
+    return `at an unknown byte in ${this.path}: expected ${this.expected}${this.found === undefined ? '' : `, found ${this.found}`}`;
+  }
 }
 
 /** True when the bytes look like a JSON object (a HAR file is one). */
@@ -85,11 +240,22 @@ export function readHarWebSockets(bytes: Uint8Array, limits: Partial<HarLimits> 
   const L = { ...DEFAULT_HAR_LIMITS, ...limits };
   if (bytes.length > L.maxHarBytes) throw new LimitError(0, 'har', 'maxHarBytes', bytes.length, L.maxHarBytes);
   let root: unknown;
+  // A byte-order mark at the start of the file is dropped (the decoder's default): it is not JSON.
+  const text = new TextDecoder('utf-8', { fatal: false }).decode(bytes);
   try {
-    root = JSON.parse(new TextDecoder('utf-8', { fatal: false }).decode(bytes));
+    root = JSON.parse(text);
   } catch (e) {
-    const m = /position (\d+)/.exec((e as Error).message);
-    throw new DecodeError(m ? Number(m[1]) : 0, 'har', 'JSON text', (e as Error).message);
+    // Offsets are bytes of the input; JSON.parse counts UTF-16 units of the decoded text
+    // (after the BOM), and Node 20's messages mostly carry no position at all.
+    const message = e instanceof Error ? e.message : String(e);
+    const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+    let at = jsonErrorIndex(text);
+    if (at < 0) {
+      const m = /position (\d+)/.exec(message);
+      at = m ? Number(m[1]) : /Unexpected end/.test(message) ? text.length : -1;
+    }
+    if (at < 0) throw new UnplacedJsonError(0, 'har', 'JSON text', message);
+    throw new DecodeError(utf8ByteOffset(bytes, bom, at), 'har', 'JSON text', message);
   }
   if (!isObj(root) || !isObj(root.log) || !Array.isArray(root.log.entries)) throw new DecodeError(0, 'log.entries', 'a HAR object with log.entries[]');
   const entries = root.log.entries as unknown[];
@@ -168,7 +334,8 @@ export function writeHarWebSockets(
       type: m.type,
       time: m.time,
       opcode: m.opcode,
-      data: m.opcode === 1 ? new TextDecoder().decode(m.data) : b64(m.data),
+      // ignoreBOM: a text message that starts with U+FEFF keeps it (read back byte for byte).
+      data: m.opcode === 1 ? new TextDecoder('utf-8', { ignoreBOM: true }).decode(m.data) : b64(m.data),
     })),
   }));
   return JSON.stringify({ log: { version: '1.2', creator: { name: 'tickwire', version: '0.1.0' }, pages: [], entries } }, null, 1);
