@@ -7,7 +7,7 @@ import type { SpanSink } from '../../core/spans.js';
 import { readVarint, varintEnd, writeVarint, type VarintMode } from './varint.js';
 
 const utf8enc = new TextEncoder();
-const utf8dec = new TextDecoder('utf-8', { fatal: false });
+const utf8dec = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /** The games' message buffer size (`PACKER_BUFFER_SIZE`). */
 export const PACKER_BUFFER_SIZE = 2048;

@@ -5,7 +5,7 @@
  */
 
 const enc = new TextEncoder();
-const dec = new TextDecoder('utf-8', { fatal: false });
+const dec = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 
 /** Pack the bytes of a string into `n` ints (cut at 4n − 1 bytes, possibly inside a character). */
 export function bytesToInts(b: Uint8Array, n: number): Int32Array {

@@ -67,7 +67,7 @@ export class MsgReader {
   }
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: false });
+const UTF8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 const UTF8E = new TextEncoder();
 
 /** Builds message bytes. */

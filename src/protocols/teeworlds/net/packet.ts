@@ -343,7 +343,7 @@ export function decodeControl(payload: Uint8Array, version: NetVersion): Control
   if (type === 'close' && extra.length > 0) {
     let end = extra.indexOf(0);
     if (end < 0) end = extra.length;
-    m.reason = new TextDecoder('utf-8', { fatal: false }).decode(extra.subarray(0, end));
+    m.reason = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true }).decode(extra.subarray(0, end));
   }
   if (version === '0.7' && (type === 'token' || type === 'connect' || type === 'connectaccept') && extra.length >= 4) {
     m.token = u32be(extra, 0);
