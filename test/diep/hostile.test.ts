@@ -23,10 +23,13 @@ import {
   serverboundFromJson,
   serverboundToJson,
   FIELDS_6F59094D,
+  type Scalar,
+  type StoredEntity,
   type UpdatePacket,
 } from '../../src/protocols/diep/index.js';
+import { ENC_ENTID, ENC_F32, ENC_STRING, ENC_VI64, ENC_VU } from '../../src/protocols/diep/tables/schema.js';
 import { diep } from '../../src/families/diep.js';
-import { hex, toHexStr } from './helpers.js';
+import { captureMessages, hex, toHexStr } from './helpers.js';
 
 const WARM = 60_000;
 const SNAN = 0x7f9f0000;
@@ -342,4 +345,294 @@ test('property: whatever encode accepts, decode reads back to the same JSON (hos
       { numRuns: 1500, seed: 1414 },
     );
   }
+});
+
+// --- diepMaxStoreBytes: what the entities' strings hold is bounded, not only their number ---
+
+const T = FIELDS_6F59094D;
+const BIG = 65536; // maxStringLength
+const fieldOf = (key: string): number => T.byKey.get(key)!;
+
+/** A value of encoding `enc` (numbers 0, references null, strings `str(k)` for the k-th string slot). */
+function fill(groups: number[], str: (k: number) => string): (Scalar | Scalar[] | undefined)[] {
+  const values: (Scalar | Scalar[] | undefined)[] = new Array(T.fieldCount);
+  let k = 0;
+  const one = (enc: number): Scalar => (enc === ENC_STRING ? str(k++) : enc === ENC_ENTID ? null : 0);
+  for (let f = 0; f < T.fieldCount; f++) {
+    if (!groups.includes(T.fieldGroup[f]!)) continue;
+    const enc = T.fieldEnc[f]!;
+    const len = T.fieldLen[f]!;
+    values[f] = len === 0 ? one(enc) : Array.from({ length: len }, () => one(enc));
+  }
+  return values;
+}
+
+/** What one entity holds by the documented rule of `diepMaxStoreBytes`, counted from scratch (not through the store's code). */
+function entityHeld(e: StoredEntity): number {
+  let b = 64 + 8 * T.fieldCount;
+  for (const g of e.groups) {
+    b += 8;
+    for (let f = 0; f < T.fieldCount; f++) if (T.fieldGroup[f] === g) b += T.fieldLen[f] === 0 ? 16 : 16 + 16 * T.fieldLen[f]!;
+  }
+  for (const v of e.values) for (const x of Array.isArray(v) ? v : [v]) if (typeof x === 'string') b += 2 * x.length;
+  return b;
+}
+
+/** What a store holds by that rule. */
+function held(store: EntityStore): number {
+  let n = 0;
+  for (const e of store.entities.values()) n += entityHeld(e);
+  return n;
+}
+
+/** `held`, checking each entity's running `bytes` against it. */
+function recount(store: EntityStore): number {
+  let n = 0;
+  for (const e of store.entities.values()) {
+    const b = entityHeld(e);
+    assert.equal(store.countBytes(e), b);
+    assert.equal(e.bytes, b, `entity ${e.id}: running ${e.bytes}, recounted ${b}`);
+    n += b;
+  }
+  return n;
+}
+
+/** Everything a store holds, deep-copied (for "unchanged" checks). */
+function snapshot(store: EntityStore): unknown {
+  return structuredClone({
+    entities: [...store.entities],
+    storeBytes: store.storeBytes,
+    lastTick: store.lastTick,
+    issues: store.issues,
+    counts: [...store.issueCounts],
+  });
+}
+
+test('hostile peer: 0x02 messages of 64 KiB strings stop at diepMaxStoreBytes (default 64 MiB), store unchanged; exact count near the limit', () => {
+  const groups = [7, 8, 9]; // arena, name, camera: 31 string slots
+  const A = 'A'.repeat(BIG);
+  const store = new EntityStore();
+  const max = 64 * 1024 * 1024; // the default
+  const compressed = (inner: UpdatePacket) => encodeClientbound({ type: 'Compressed', size: 0, block: new Uint8Array(0), inner });
+  let refused = 0;
+  let firstRefused = -1;
+  let wire = 0;
+  for (let i = 0; i < 100; i++) {
+    // the repro: each message creates a new entity holding seven 64 KiB strings (about 1,870 bytes on the wire)
+    const msg = compressed({
+      type: 'Update',
+      tick: i + 1,
+      deletions: [],
+      upcreates: [{ kind: 'creation', id: i + 1, hash: 1, groups, values: fill(groups, (k) => (k < 7 ? A : '')) }],
+    });
+    wire += msg.length;
+    const ids = store.entityIds().join();
+    const before = new Map(store.entities);
+    const bytes = store.storeBytes;
+    const tick = store.lastTick;
+    try {
+      store.apply(msg);
+    } catch (e) {
+      assert.ok(e instanceof LimitError && e.limit === 'diepMaxStoreBytes', String(e));
+      assert.ok(e.value > max && e.max === max);
+      if (firstRefused < 0) firstRefused = i;
+      refused++;
+      assert.equal(store.entityIds().join(), ids);
+      assert.equal(store.storeBytes, bytes);
+      assert.equal(store.lastTick, tick);
+      for (const [id, e2] of store.entities) assert.equal(e2, before.get(id));
+    }
+    const now = held(store);
+    assert.ok(now <= max, `message ${i}: ${now} bytes held, past ${max}`);
+  }
+  assert.ok(wire < 200_000, `${wire} wire bytes`);
+  assert.equal(store.limits.diepMaxStoreBytes, max);
+  assert.equal(firstRefused, 72); // 72 entities of 7 x 128 KiB (UTF-16) + fixed bytes fit in 64 MiB
+  assert.equal(refused, 100 - 72);
+  assert.equal(store.storeBytes, recount(store));
+  assert.ok(store.storeBytes > max - 1024 * 1024);
+  // Near the limit, the exact count decides: replacing the seven strings of entity 1 by
+  // seven as long is accepted; growing seven empty ones is refused, store unchanged.
+  const B = 'B'.repeat(BIG);
+  const names = fieldOf('arena.scoreboardNames');
+  const same: UpdatePacket = {
+    type: 'Update',
+    tick: 101,
+    deletions: [],
+    upcreates: [{ kind: 'update', id: 1, hash: 1, fields: [fieldOf('camera.killedBy'), names].sort((a, b) => a - b), values: [] }],
+  };
+  const set = (p: UpdatePacket, byField: Map<number, Scalar | { indices: number[]; values: Scalar[] }>) => {
+    const u = p.upcreates[0] as Extract<UpdatePacket['upcreates'][number], { kind: 'update' }>;
+    u.fields = [...byField.keys()].sort((a, b) => a - b);
+    u.values = u.fields.map((f) => byField.get(f)!);
+  };
+  set(
+    same,
+    new Map<number, Scalar | { indices: number[]; values: Scalar[] }>([
+      [fieldOf('camera.killedBy'), B],
+      [names, { indices: [0, 1, 2, 3, 4, 5], values: [B, B, B, B, B, B] }],
+    ]),
+  );
+  const full = store.storeBytes;
+  store.apply(compressed(same));
+  assert.equal(store.storeBytes, full);
+  assert.equal(store.view(1)!.camera!.killedBy, B);
+  const grow: UpdatePacket = { type: 'Update', tick: 102, deletions: [], upcreates: [{ kind: 'update', id: 2, hash: 1, fields: [], values: [] }] };
+  set(
+    grow,
+    new Map<number, Scalar | { indices: number[]; values: Scalar[] }>([
+      [fieldOf('camera.tankOverride'), A],
+      [fieldOf('name.name'), A],
+      [names, { indices: [6, 7, 8, 9], values: [A, A, A, A] }],
+      [fieldOf('camera.statNames'), { indices: [0], values: [A] }],
+    ]),
+  );
+  const snap = snapshot(store);
+  assert.throws(
+    () => store.apply(compressed(grow)),
+    (e: unknown) => e instanceof LimitError && e.limit === 'diepMaxStoreBytes',
+  );
+  assert.throws(
+    () => store.applyPacket(grow),
+    (e: unknown) => e instanceof LimitError && e.limit === 'diepMaxStoreBytes',
+  );
+  assert.deepEqual(snapshot(store), snap);
+  // a deletion makes room for a creation in the same packet; an update shrinking strings frees bytes
+  store.apply(
+    compressed({
+      type: 'Update',
+      tick: 102,
+      deletions: [{ id: 3, hash: 1 }],
+      upcreates: [{ kind: 'creation', id: 500, hash: 1, groups, values: fill(groups, (k) => (k < 7 ? B : '')) }],
+    }),
+  );
+  assert.equal(store.storeBytes, full);
+  set(grow, new Map([[fieldOf('camera.killedBy'), 'short']]));
+  grow.tick = 103;
+  store.apply(encodeUpdate(grow));
+  assert.equal(store.storeBytes, full - 2 * (BIG - 5));
+  assert.equal(store.storeBytes, recount(store));
+  store.reset();
+  assert.equal(store.storeBytes, 0);
+});
+
+test('applyPacket of caller-made objects: a creation naming a group 200 times counts it 200 times against diepMaxStoreBytes', () => {
+  const store = new EntityStore({ limits: { diepMaxStoreBytes: 100_000 } });
+  const groups = new Array<number>(200).fill(9);
+  const p: UpdatePacket = { type: 'Update', tick: 1, deletions: [], upcreates: [{ kind: 'creation', id: 1, hash: 1, groups, values: fill([9], () => 'x') }] };
+  assert.throws(
+    () => store.applyPacket(p),
+    (e: unknown) => e instanceof LimitError && e.limit === 'diepMaxStoreBytes' && e.value > 100_000,
+  );
+  assert.equal(store.entities.size, 0);
+  assert.equal(store.storeBytes, 0);
+  groups.length = 1;
+  store.applyPacket(p);
+  assert.equal(store.storeBytes, recount(store));
+});
+
+test('the sandbox capture holds a few KB by diepMaxStoreBytes, running count = recount', () => {
+  const store = new EntityStore();
+  for (const { bytes } of captureMessages()) {
+    store.apply(bytes);
+    assert.equal(store.storeBytes, recount(store));
+  }
+  assert.ok(store.entities.size > 0);
+  assert.ok(store.storeBytes < 64 * 1024, `${store.storeBytes}`);
+});
+
+// Random creations, updates (strings of 1- to 4-byte UTF-8 characters, arrays, numbers, references) and deletions.
+const sid = fc.integer({ min: 1, max: 6 });
+const shash = fc.integer({ min: 1, max: 2 });
+const sstr = fc.oneof(
+  fc.constant(''),
+  fc.string({ maxLength: 4 }).filter((s) => !s.includes('\0')),
+  fc.tuple(fc.constantFrom('a', 'é', '€', '😀'), fc.integer({ min: 1, max: 3000 })).map(([c, n]) => c.repeat(n)),
+);
+function sval(enc: number): fc.Arbitrary<Scalar> {
+  if (enc === ENC_STRING) return sstr;
+  if (enc === ENC_ENTID) return fc.oneof(fc.constant(null), fc.record({ id: sid, hash: shash }));
+  if (enc === ENC_VU) return fc.nat(1000);
+  return fc.integer({ min: -1000, max: 1000 }).map((x) => (enc === ENC_F32 ? x / 4 : enc === ENC_VI64 ? x / 64 : x));
+}
+const sgroups = fc
+  .uniqueArray(fc.oneof(fc.constantFrom(7, 8, 9), fc.integer({ min: 0, max: T.groupCount - 1 })), { maxLength: 5 })
+  .map((g) => g.sort((a, b) => a - b));
+const screation = fc.tuple(sid, shash, sgroups).chain(([id, hash, groups]) => {
+  const fields = [...Array(T.fieldCount).keys()].filter((f) => groups.includes(T.fieldGroup[f]!));
+  return fc
+    .tuple(
+      ...fields.map((f) =>
+        T.fieldLen[f] === 0 ? sval(T.fieldEnc[f]!) : fc.array(sval(T.fieldEnc[f]!), { minLength: T.fieldLen[f]!, maxLength: T.fieldLen[f]! }),
+      ),
+    )
+    .map((vs) => {
+      const values: (Scalar | Scalar[] | undefined)[] = new Array(T.fieldCount);
+      fields.forEach((f, k) => {
+        values[f] = vs[k]!;
+      });
+      return { kind: 'creation' as const, id, hash, groups, values };
+    });
+});
+const stringish = [...Array(T.fieldCount).keys()].filter((f) => T.fieldEnc[f] === ENC_STRING || T.fieldLen[f]! > 0);
+const supdate = fc
+  .tuple(sid, shash, fc.uniqueArray(fc.oneof(fc.constantFrom(...stringish), fc.nat(T.fieldCount - 1)), { minLength: 1, maxLength: 4 }))
+  .chain(([id, hash, fs]) => {
+    const fields = fs.sort((a, b) => a - b);
+    return fc
+      .tuple(
+        ...fields.map((f): fc.Arbitrary<Scalar | { indices: number[]; values: Scalar[] }> => {
+          const len = T.fieldLen[f]!;
+          if (len === 0) return sval(T.fieldEnc[f]!);
+          return fc
+            .uniqueArray(fc.nat(len - 1), { maxLength: 3 })
+            .chain((ix) =>
+              fc.tuple(fc.constant(ix.sort((a, b) => a - b)), fc.array(sval(T.fieldUpdateEnc[f]!), { minLength: ix.length, maxLength: ix.length })),
+            )
+            .map(([indices, values]) => ({ indices, values }));
+        }),
+      )
+      .map((values) => ({ kind: 'update' as const, id, hash, fields, values }));
+  });
+const spacket = fc.record({
+  deletions: fc.array(fc.record({ id: sid, hash: shash }), { maxLength: 2 }),
+  upcreates: fc.array(fc.oneof(screation, supdate, supdate), { maxLength: 4 }),
+  way: fc.constantFrom('bytes', 'compressed', 'packet'),
+});
+
+test('property: storeBytes equals a recount after random creates, updates, deletes and replaces; a LimitError exactly when the packet would pass diepMaxStoreBytes, store unchanged', () => {
+  fc.assert(
+    fc.property(fc.integer({ min: 2000, max: 120_000 }), fc.array(spacket, { minLength: 1, maxLength: 14 }), (max, packets) => {
+      const store = new EntityStore({ limits: { diepMaxStoreBytes: max } });
+      const accepted: UpdatePacket[] = [];
+      let tick = 0;
+      for (const { deletions, upcreates, way } of packets) {
+        const p: UpdatePacket = { type: 'Update', tick: ++tick, deletions, upcreates };
+        // what the packet leads to without the limit: the accepted packets and it, replayed
+        const free = new EntityStore({ limits: { diepMaxStoreBytes: Number.POSITIVE_INFINITY } });
+        for (const q of [...accepted, p]) free.applyPacket(q);
+        const expected = recount(free);
+        assert.equal(free.storeBytes, expected);
+        const before = snapshot(store);
+        let threw: unknown;
+        try {
+          if (way === 'packet') store.applyPacket(p);
+          else store.apply(way === 'bytes' ? encodeUpdate(p) : encodeClientbound({ type: 'Compressed', size: 0, block: new Uint8Array(0), inner: p }));
+        } catch (e) {
+          threw = e;
+        }
+        if (expected > max) {
+          assert.ok(threw instanceof LimitError && threw.limit === 'diepMaxStoreBytes' && threw.value === expected, String(threw));
+          assert.deepEqual(snapshot(store), before);
+        } else {
+          assert.equal(threw, undefined);
+          accepted.push(p);
+          assert.equal(store.storeBytes, expected);
+        }
+        assert.ok(store.storeBytes <= max);
+        assert.equal(store.storeBytes, recount(store));
+      }
+    }),
+    { numRuns: 300, seed: 2929 },
+  );
 });

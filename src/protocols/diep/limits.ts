@@ -7,6 +7,7 @@
  * |---|---|---|
  * | `diepMaxEntities` | 32,768 | `LimitError` (decode) / `EncodeError` (encode): entries (deletions + upcreates) of one 0x00 packet |
  * | `diepMaxStoredEntities` | 16,384 | `LimitError` from `EntityStore.apply*`, store unchanged: entities one store holds |
+ * | `diepMaxStoreBytes` | 64 MiB | `LimitError` from `EntityStore.apply*`, store unchanged: bytes one store's entities hold (`EntityStore.storeBytes`: strings at 2 bytes per UTF-16 code unit, plus a fixed estimate per entity, field and array element) |
  * | `diepMaxIssuesKept` | 256 | oldest issues dropped from `EntityStore.issues` and from one apply's `issues`; `issueCounts` / `issuesDropped` keep counting |
  */
 import { DEFAULT_LIMITS, type Limits } from '../../core/index.js';
@@ -20,6 +21,14 @@ export interface DiepLimits extends Limits {
   /** Most entities an `EntityStore` holds (the server's entity table has 16,384 slots). */
   diepMaxStoredEntities: number;
   /**
+   * Most bytes an `EntityStore` holds (`storeBytes`): every string at 2 bytes per UTF-16
+   * code unit (`s.length * 2`, what a JS string takes at most), plus per entity 64 bytes,
+   * 8 per field of the table and per group 8, 16 per scalar field and 16 + 16 per element
+   * per array field. Bounds what strings can hold: 31 string slots of up to
+   * `maxStringLength` per entity would otherwise reach 31 GiB in one store.
+   */
+  diepMaxStoreBytes: number;
+  /**
    * Most issues kept: in `EntityStore.issues` (the last ones, when no `onIssue` is
    * given) and in one apply's result. Counts per kind go on past it.
    */
@@ -30,6 +39,7 @@ export const DIEP_DEFAULT_LIMITS: Readonly<DiepLimits> = Object.freeze({
   ...DEFAULT_LIMITS,
   diepMaxEntities: 1 << 15,
   diepMaxStoredEntities: 1 << 14,
+  diepMaxStoreBytes: 64 << 20,
   diepMaxIssuesKept: 256,
 });
 

@@ -27,7 +27,26 @@ export interface StoredEntity {
   values: (Scalar | Scalar[] | undefined)[];
   /** Bit `g` set for each group id `g` below 31 (a fast membership test); -1 when a group id is 31 or more. */
   groupMask: number;
+  /** What this entity counts toward `EntityStore.storeBytes` (see `diepMaxStoreBytes`). */
+  bytes: number;
 }
+
+/** Bytes counted per entity (object, map entry), on top of 8 per field of the table (its `values`). */
+const ENTITY_BYTES = 64;
+/** Bytes counted per group of an entity (its `groups` entry), on top of its fields. */
+const GROUP_BYTES = 8;
+/** Bytes counted per scalar field and per array element (the slot, a boxed number, a reference or `F32Bits`). */
+const SLOT_BYTES = 16;
+/** Bytes counted per array field, on top of its elements. */
+const ARRAY_BYTES = 16;
+
+/** What a value holds beyond its slot: a string 2 bytes per UTF-16 code unit, anything else nothing. */
+function heldBytes(v: unknown): number {
+  return typeof v === 'string' ? 2 * v.length : 0;
+}
+
+/** Groups and membership mask: what `hasGroup` reads. */
+type GroupSet = Pick<StoredEntity, 'groups' | 'groupMask'>;
 
 function maskOf(groups: readonly number[]): number {
   let m = 0;
@@ -60,7 +79,7 @@ export function entityType(e: StoredEntity, table: FieldTable = FIELDS_6F59094D)
   return e.groups.map((g) => table.groups[g]?.name ?? String(g)).join('+') || 'Entity';
 }
 
-function hasGroup(e: StoredEntity, g: number): boolean {
+function hasGroup(e: GroupSet, g: number): boolean {
   if (e.groupMask >= 0) return g <= 30 && (e.groupMask & (1 << g)) !== 0;
   return e.groups.includes(g);
 }
@@ -110,7 +129,7 @@ export interface EntityStoreOptions {
   table?: FieldTable;
   /** Called for each issue; default: keep the last `diepMaxIssuesKept` in `store.issues`. */
   onIssue?: (issue: StoreIssue) => void;
-  /** `diepMaxStoredEntities`, `diepMaxIssuesKept` (and the decode limits of `applyBytes`). */
+  /** `diepMaxStoredEntities`, `diepMaxStoreBytes`, `diepMaxIssuesKept` (and the decode limits of `applyBytes`). */
   limits?: Partial<DiepLimits>;
 }
 
@@ -137,8 +156,20 @@ export class EntityStore implements ClientMirror<Uint8Array | UpdatePacket> {
   lastTick: number | undefined = undefined;
   /** Every issue reported since the last `reset`, by kind (whether kept, dropped or given to `onIssue`). */
   readonly issueCounts = new Map<StoreIssueKind, number>();
-  /** The limits in force (`diepMaxStoredEntities`, `diepMaxIssuesKept`, decode limits). */
+  /** The limits in force (`diepMaxStoredEntities`, `diepMaxStoreBytes`, `diepMaxIssuesKept`, decode limits). */
   readonly limits: Readonly<DiepLimits>;
+  /**
+   * Bytes the entities hold, as `diepMaxStoreBytes` counts them (the sum of their `bytes`):
+   * strings at 2 bytes per UTF-16 code unit plus a fixed estimate per entity, group, field
+   * and array element. Kept up to date by every create, update, delete and replace.
+   */
+  storeBytes = 0;
+  /** Per group id: `GROUP_BYTES` plus what its fields count (scalar `SLOT_BYTES`, array `ARRAY_BYTES` + `SLOT_BYTES` per element). */
+  private readonly groupBytes: Float64Array;
+  /** What every entity counts before its groups and strings: `ENTITY_BYTES` + 8 per field of the table. */
+  private readonly entityBytes: number;
+  /** What an entity of every group of the table counts before its strings (the most of a decoded creation: groups strictly increasing). */
+  private readonly maxFixedBytes: number;
   private readonly onIssue: ((issue: StoreIssue) => void) | undefined;
   /** The last `diepMaxIssuesKept` issues, as a ring: `ring[(ringStart + i) % max]`. */
   private ring: StoreIssue[] = [];
@@ -151,6 +182,37 @@ export class EntityStore implements ClientMirror<Uint8Array | UpdatePacket> {
     this.limits = resolveDiepLimits(opts.limits);
     this.maxKept = Math.max(0, this.limits.diepMaxIssuesKept);
     this.flatOpts = { table: this.table, limits: this.limits };
+    const t = this.table;
+    const gb = new Float64Array(t.groupCount).fill(GROUP_BYTES);
+    for (let f = 0; f < t.fieldCount; f++) {
+      const len = t.fieldLen[f]!;
+      const g = t.fieldGroup[f]!;
+      gb[g] = gb[g]! + (len === 0 ? SLOT_BYTES : ARRAY_BYTES + SLOT_BYTES * len);
+    }
+    this.groupBytes = gb;
+    this.entityBytes = ENTITY_BYTES + 8 * t.fieldCount;
+    this.maxFixedBytes = this.entityBytes + gb.reduce((n, b) => n + b, 0);
+  }
+
+  /** What an entity of groups `groups[g0 .. g1 - 1]` counts before its strings. */
+  private fixedBytes(groups: ArrayLike<number>, g0: number, g1: number): number {
+    const gb = this.groupBytes;
+    let n = this.entityBytes;
+    for (let k = g0; k < g1; k++) n += gb[groups[k]!] ?? GROUP_BYTES;
+    return n;
+  }
+
+  /**
+   * What an entity counts toward `storeBytes`, recounted from its groups and values
+   * (equal to its running `e.bytes`; for tests and checks).
+   */
+  countBytes(e: StoredEntity): number {
+    let n = this.fixedBytes(e.groups, 0, e.groups.length);
+    for (const v of e.values) {
+      if (Array.isArray(v)) for (const x of v) n += heldBytes(x);
+      else n += heldBytes(v);
+    }
+    return n;
   }
 
   /**
@@ -192,6 +254,7 @@ export class EntityStore implements ClientMirror<Uint8Array | UpdatePacket> {
   /** Forget everything (entities, last tick, collected issues and their counts). */
   reset(): void {
     this.entities.clear();
+    this.storeBytes = 0;
     this.lastTick = undefined;
     this.ring = [];
     this.ringStart = 0;
@@ -234,7 +297,9 @@ export class EntityStore implements ClientMirror<Uint8Array | UpdatePacket> {
         const p = decodeClientbound(message, { table: this.table, limits: this.limits });
         const inner = p.type === 'Compressed' ? p.inner : p;
         if (inner.type !== 'Update') return { created: [], updated: new Map(), removed: [], issues: [], issuesDropped: 0 };
-        r = this.applyPacket(inner, true);
+        // decoded from at most maxLz4Output bytes: its strings hold at most twice that
+        const buf = (this.flatPacket ??= new UpdateBuffer());
+        r = this.applyChecked(flattenUpdate(inner, buf, this.table), true, 2 * this.limits.maxLz4Output);
       }
     } else r = this.applyPacket(message, true);
     return this.changesOf(r);
@@ -291,12 +356,18 @@ export class EntityStore implements ClientMirror<Uint8Array | UpdatePacket> {
   applyBytes(bytes: Uint8Array, opts?: FlatDecodeOptions, track = false): ApplyResult {
     const buf = (this.flat ??= new UpdateBuffer());
     decodeUpdateInto(bytes, buf, opts === undefined ? this.flatOpts : opts.table === undefined ? { ...opts, table: this.table } : opts);
-    return this.applyFlat(buf, track);
+    // each string is decoded from its own UTF-8 bytes (at least one per UTF-16 code unit)
+    return this.applyChecked(buf, track, 2 * bytes.length);
   }
 
   /** Apply a packet held in an `UpdateBuffer`. */
   applyFlat(p: UpdateBuffer, track = false): ApplyResult {
-    this.checkRoom(p);
+    return this.applyChecked(p, track, Number.POSITIVE_INFINITY);
+  }
+
+  /** `applyFlat` of a packet whose strings are known to hold at most `heldMax` bytes together. */
+  private applyChecked(p: UpdateBuffer, track: boolean, heldMax: number): ApplyResult {
+    this.checkRoom(p, heldMax);
     const table = this.table;
     const issues: StoreIssue[] = [];
     const tick = p.tick;
@@ -317,6 +388,7 @@ export class EntityStore implements ClientMirror<Uint8Array | UpdatePacket> {
         this.report(result, { kind: 'deleteHashMismatch', tick, id, hash, message: `deletion of <${id},${hash}>, present as <${e.id},${e.hash}>` });
       }
       entities.delete(id);
+      this.storeBytes -= e.bytes;
       if (track) result.removed.push(id);
     }
     const fieldGroup = table.fieldGroup;
@@ -336,10 +408,17 @@ export class EntityStore implements ClientMirror<Uint8Array | UpdatePacket> {
           this.report(result, { kind: 'createHashMismatch', tick, id, hash, message: `creation of <${id},${hash}> over <${old.id},${old.hash}>` });
         }
         const values: (Scalar | Scalar[] | undefined)[] = new Array(table.fieldCount);
+        const g0 = p.grpStart[i]!;
+        const g1 = p.grpStart[i + 1]!;
+        let bytes = this.fixedBytes(p.groups, g0, g1);
         for (let j = from; j < to; j++) {
           const key = entField[j]!;
           const f = key < 0 ? ~key : key;
-          const v = key < 0 ? entObj[j]! : entNum[j]!;
+          let v: Scalar;
+          if (key < 0) {
+            v = entObj[j]!;
+            if (typeof v === 'string') bytes += 2 * v.length;
+          } else v = entNum[j]!;
           const el = entElem[j]!;
           if (el < 0) values[f] = v;
           else {
@@ -349,8 +428,9 @@ export class EntityStore implements ClientMirror<Uint8Array | UpdatePacket> {
           }
         }
         const groups: number[] = [];
-        for (let g = p.grpStart[i]!; g < p.grpStart[i + 1]!; g++) groups.push(p.groups[g]!);
-        entities.set(id, { id, hash, groups, values, groupMask: maskOf(groups) });
+        for (let g = g0; g < g1; g++) groups.push(p.groups[g]!);
+        entities.set(id, { id, hash, groups, values, groupMask: maskOf(groups), bytes });
+        this.storeBytes += old === undefined ? bytes : bytes - old.bytes;
         if (track) result.created.push(id);
         continue;
       }
@@ -390,9 +470,35 @@ export class EntityStore implements ClientMirror<Uint8Array | UpdatePacket> {
         if (changed !== undefined && !changed.includes(f)) changed.push(f);
         const el = entElem[j]!;
         if (el === -2) continue; // array field marker
-        const v = key < 0 ? entObj[j]! : entNum[j]!;
-        if (el < 0) ev[f] = v;
-        else (ev[f] as Scalar[])[el] = v;
+        // strings held change by what the new value holds minus what the old one held
+        if (el < 0) {
+          const was = ev[f];
+          if (key < 0) {
+            const v = entObj[j]!;
+            const d = heldBytes(v) - heldBytes(was);
+            if (d !== 0) {
+              e.bytes += d;
+              this.storeBytes += d;
+            }
+            ev[f] = v;
+          } else {
+            if (typeof was === 'string') {
+              e.bytes -= 2 * was.length;
+              this.storeBytes -= 2 * was.length;
+            }
+            ev[f] = entNum[j]!;
+          }
+        } else {
+          const arr = ev[f] as Scalar[];
+          const was = arr[el];
+          const v = key < 0 ? entObj[j]! : entNum[j]!;
+          const d = heldBytes(v) - heldBytes(was);
+          if (d !== 0) {
+            e.bytes += d;
+            this.storeBytes += d;
+          }
+          arr[el] = v;
+        }
       }
     }
     if (track) result.removed = result.removed.filter((id) => !entities.has(id) || !result.created.includes(id));
@@ -400,22 +506,128 @@ export class EntityStore implements ClientMirror<Uint8Array | UpdatePacket> {
     return result;
   }
 
-  /** Throw a LimitError (store unchanged) when applying `p` would hold more than `diepMaxStoredEntities`. */
-  private checkRoom(p: UpdateBuffer): void {
+  /**
+   * Throw a LimitError (store unchanged) when applying `p` would hold more than
+   * `diepMaxStoredEntities` entities or `diepMaxStoreBytes` bytes. `heldMax`: a bound on
+   * what the packet's strings hold together, when known (else infinity).
+   */
+  private checkRoom(p: UpdateBuffer, heldMax: number): void {
     const max = this.limits.diepMaxStoredEntities;
     const entities = this.entities;
     let creations = 0;
     for (let i = 0; i < p.upCount; i++) creations += p.upMode[i]!;
-    if (entities.size + creations <= max) return;
-    const gone = new Set<number>();
-    for (let i = 0; i < p.delCount; i++) if (entities.has(p.delId[i]!)) gone.add(p.delId[i]!);
-    const added = new Set<number>();
+    if (entities.size + creations > max) {
+      const gone = new Set<number>();
+      for (let i = 0; i < p.delCount; i++) if (entities.has(p.delId[i]!)) gone.add(p.delId[i]!);
+      const added = new Set<number>();
+      for (let i = 0; i < p.upCount; i++) {
+        const id = p.upId[i]!;
+        if (p.upMode[i] === 1 && (!entities.has(id) || gone.has(id))) added.add(id);
+      }
+      const after = entities.size - gone.size + added.size;
+      if (after > max) throw new LimitError(0, '', 'diepMaxStoredEntities', after, max);
+    }
+    // Bytes: first upper bounds, nothing freed. Decoded packets (finite `heldMax`): each
+    // creation at most every group once, the strings at most `heldMax`. Then each creation
+    // of its groups and every string of the packet counted. When one fits, the exact count
+    // fits too; otherwise count exactly.
+    const maxBytes = this.limits.diepMaxStoreBytes;
+    if (this.storeBytes + creations * this.maxFixedBytes + heldMax <= maxBytes) return;
+    let bound = this.storeBytes;
+    if (creations > 0) for (let i = 0; i < p.upCount; i++) if (p.upMode[i] === 1) bound += this.fixedBytes(p.groups, p.grpStart[i]!, p.grpStart[i + 1]!);
+    const entField = p.entField;
+    const entObj = p.entObj;
+    for (let j = 0; j < p.entCount; j++) if (entField[j]! < 0) bound += heldBytes(entObj[j]);
+    if (bound <= maxBytes) return;
+    const after = this.bytesAfter(p);
+    if (after > maxBytes) throw new LimitError(0, '', 'diepMaxStoreBytes', after, maxBytes);
+  }
+
+  /**
+   * `storeBytes` once `p` is applied (the same rules as `applyFlat`), the store untouched:
+   * the entities the packet deletes, creates or updates are followed as copies.
+   */
+  private bytesAfter(p: UpdateBuffer): number {
+    interface Copy extends GroupSet {
+      hash: number;
+      values: (Scalar | Scalar[] | undefined)[];
+      /** The stored entity's values when copied from it (its arrays are copied before a write). */
+      base: (Scalar | Scalar[] | undefined)[] | undefined;
+      bytes: number;
+    }
+    const table = this.table;
+    const entities = this.entities;
+    const copies = new Map<number, Copy | null>(); // null: deleted by the packet
+    let bytes = this.storeBytes;
+    for (let i = 0; i < p.delCount; i++) {
+      const id = p.delId[i]!;
+      if (copies.has(id)) continue;
+      const e = entities.get(id);
+      if (e === undefined) continue;
+      copies.set(id, null);
+      bytes -= e.bytes;
+    }
+    const { entField, entElem, entNum, entObj } = p;
     for (let i = 0; i < p.upCount; i++) {
       const id = p.upId[i]!;
-      if (p.upMode[i] === 1 && (!entities.has(id) || gone.has(id))) added.add(id);
+      const hash = p.upHash[i]!;
+      const from = p.entStart[i]!;
+      const to = p.entStart[i + 1]!;
+      const held = copies.get(id);
+      const cur = held === undefined ? entities.get(id) : held === null ? undefined : held;
+      if (p.upMode[i] === 1) {
+        if (cur !== undefined) bytes -= cur.bytes;
+        const g0 = p.grpStart[i]!;
+        const g1 = p.grpStart[i + 1]!;
+        const groups: number[] = [];
+        for (let g = g0; g < g1; g++) groups.push(p.groups[g]!);
+        const values: (Scalar | Scalar[] | undefined)[] = new Array(table.fieldCount);
+        let n = this.fixedBytes(groups, 0, groups.length);
+        for (let j = from; j < to; j++) {
+          const key = entField[j]!;
+          const f = key < 0 ? ~key : key;
+          const v = key < 0 ? entObj[j]! : entNum[j]!;
+          n += heldBytes(v);
+          const el = entElem[j]!;
+          if (el < 0) values[f] = v;
+          else ((values[f] ??= new Array(table.fieldLen[f]!)) as Scalar[])[el] = v;
+        }
+        copies.set(id, { hash, groups, groupMask: maskOf(groups), values, base: undefined, bytes: n });
+        bytes += n;
+        continue;
+      }
+      if (cur === undefined || cur.hash !== hash) continue;
+      let c: Copy;
+      if (held === undefined) {
+        const e = cur as StoredEntity;
+        c = { hash: e.hash, groups: e.groups, groupMask: e.groupMask, values: e.values.slice(), base: e.values, bytes: e.bytes };
+        copies.set(id, c);
+      } else c = held!;
+      const values = c.values;
+      for (let j = from; j < to; j++) {
+        const key = entField[j]!;
+        const f = key < 0 ? ~key : key;
+        if (!hasGroup(c, table.fieldGroup[f]!)) continue;
+        const el = entElem[j]!;
+        if (el === -2) continue;
+        const v = key < 0 ? entObj[j]! : entNum[j]!;
+        let was: unknown;
+        if (el < 0) {
+          was = values[f];
+          values[f] = v;
+        } else {
+          let arr = values[f] as Scalar[] | undefined;
+          if (arr === undefined) continue; // applyFlat cannot write there either
+          if (c.base !== undefined && arr === c.base[f]) values[f] = arr = arr.slice();
+          was = arr[el];
+          arr[el] = v;
+        }
+        const d = heldBytes(v) - heldBytes(was);
+        c.bytes += d;
+        bytes += d;
+      }
     }
-    const after = entities.size - gone.size + added.size;
-    if (after > max) throw new LimitError(0, '', 'diepMaxStoredEntities', after, max);
+    return bytes;
   }
 
   /** True when `a` and `b` name the same entity. */
