@@ -93,6 +93,12 @@ export interface DiepCaptureOptions {
   /** Most connections with a store at once (default 256; older stores are dropped). */
   maxStores?: number;
   /**
+   * Most bytes all the stores may hold together (their `storeBytes`; default 256 MiB): past it the oldest stores
+   * other than the current message's are dropped, as past `maxStores`. (Each store is bounded by
+   * `diepMaxStoreBytes`, 64 MiB by default; without this, 256 of them could hold 16 GiB.)
+   */
+  maxTotalStoreBytes?: number;
+  /**
    * Decode each binary message with the codec and apply the updates to the connection's
    * store (default true). False leaves `packet` and `applied` out: for callers that decode
    * the payloads with their own stateful decoder (the CLI and page adapter does).
@@ -110,6 +116,8 @@ class ConnState {
 /** Reads captures and HAR files into items; keeps one store per connection. */
 export class DiepCaptureReader {
   private readonly conns = new Map<number, ConnState>();
+  /** The sum of the stores' `storeBytes`. */
+  private held = 0;
   constructor(private readonly opts: DiepCaptureOptions = {}) {}
 
   /** The client-side entity store of a connection (after the items read so far). */
@@ -121,11 +129,31 @@ export class DiepCaptureReader {
     let s = this.conns.get(connection);
     if (s === undefined) {
       const max = this.opts.maxStores ?? 256;
-      if (this.conns.size >= max) this.conns.delete(this.conns.keys().next().value!);
+      if (this.conns.size >= max) this.dropOldest();
       s = new ConnState();
       this.conns.set(connection, s);
     }
     return s;
+  }
+
+  private dropOldest(): void {
+    const k = this.conns.keys().next().value!;
+    this.held -= this.conns.get(k)!.store.storeBytes;
+    this.conns.delete(k);
+  }
+
+  /** Stores' bytes now that connection `k`'s store `st` changed from `before`: the oldest other stores go while past the budget. */
+  private account(k: number, st: ConnState, before: number): void {
+    this.held += st.store.storeBytes - before;
+    const max = this.opts.maxTotalStoreBytes ?? 256 * 1024 * 1024;
+    while (this.held > max && this.conns.size > 1) {
+      if (this.conns.keys().next().value === k) {
+        // (the current store is the oldest: it moves to the end, the next oldest goes)
+        this.conns.delete(k);
+        this.conns.set(k, st);
+      }
+      this.dropOldest();
+    }
   }
 
   /** Decode one message payload of a connection (also for callers with their own framing). */
@@ -151,7 +179,14 @@ export class DiepCaptureReader {
         const p = decodeClientbound(data);
         item.packet = p;
         const u: ClientboundPacket = p.type === 'Compressed' ? p.inner : p;
-        if (u.type === 'Update') item.applied = total(() => st.store.applyPacket(u as UpdatePacket, true), 'store');
+        if (u.type === 'Update') {
+          const before = st.store.storeBytes;
+          try {
+            item.applied = total(() => st.store.applyPacket(u as UpdatePacket, true), 'store');
+          } finally {
+            this.account(connection, st, before);
+          }
+        }
       }
     } catch (e) {
       item.error = e instanceof DecodeError ? e : new DecodeError(0, 'message', 'well-formed input', String(e));
