@@ -34,22 +34,31 @@ function plainPeer(server: TeeworldsGameServer, from: { address: string; port: n
   return c;
 }
 
-test('server: a datagram of 255 map requests drops the peer as the queue passes its cap, before any update()', () => {
+/** A game server with a plain 0.6 peer at a (spoofed) address that has completed INFO; `sent` counts what goes to that address. */
+function spoofed(version: '0.6' | 'ddnet'): { server: TeeworldsGameServer; att: NetConn; clock: { now: number }; sent: { datagrams: number; bytes: number } } {
   const clock = { now: 0 };
-  let outBytes = 0;
+  const sent = { datagrams: 0, bytes: 0 };
   const victim = { address: '203.0.113.9', port: 8303 };
   const server = new TeeworldsGameServer({
-    version: '0.6',
-    map: fixtureMap('0.6'),
+    version,
+    map: fixtureMap(version),
     world: { bots: 0 },
     send: (b, to) => {
-      if (to.address === victim.address) outBytes += b.length;
+      if (to.address !== victim.address) return;
+      sent.datagrams++;
+      sent.bytes += b.length;
     },
   });
   const att = plainPeer(server, victim, clock);
   server.update(clock.now);
+  sent.datagrams = 0;
+  sent.bytes = 0;
+  return { server, att, clock, sent };
+}
+
+test('server: a datagram of 255 map requests drops the peer as the queue passes its cap, before any update()', () => {
+  const { server, att, clock, sent } = spoofed('0.6');
   assert.equal(server.net.clients.length, 1, 'the plain peer has a slot');
-  outBytes = 0;
   for (let i = 0; i < 40; i++) {
     for (let k = 0; k < 255; k++)
       att.queue(
@@ -64,7 +73,7 @@ test('server: a datagram of 255 map requests drops the peer as the queue passes 
   }
   assert.equal(server.net.clients.length, 0, 'dropped at once (before update)');
   // what went to the (spoofed) address: at most the re-send buffer's worth of map chunks, plus framing and the CLOSE
-  assert.ok(outBytes <= NET_CONN_BUFFERSIZE + 4096, `${outBytes} bytes sent to the victim`);
+  assert.ok(sent.bytes <= NET_CONN_BUFFERSIZE + 4096, `${sent.bytes} bytes sent to the victim`);
 });
 
 test('conn: vital chunks past maxUnackedBytes break the connection, and acks give their bytes back', () => {
@@ -111,20 +120,7 @@ test('conn: a peer sending RESEND on every packet re-sends our queue at most onc
 });
 
 test('server: a datagram of PINGs gets its replies in one packet, not one datagram each', () => {
-  const clock = { now: 0 };
-  let out = 0;
-  const victim = { address: '203.0.113.9', port: 8303 };
-  const server = new TeeworldsGameServer({
-    version: 'ddnet',
-    map: fixtureMap('ddnet'),
-    world: { bots: 0 },
-    send: (_b, to) => {
-      if (to.address === victim.address) out++;
-    },
-  });
-  const att = plainPeer(server, victim, clock);
-  server.update(clock.now);
-  out = 0;
+  const { server, att, clock, sent } = spoofed('ddnet');
   for (let i = 0; i < 10; i++) {
     for (let k = 0; k < 200; k++) att.queue(msgHeader(new MsgWriter(), true, 22).finish(), false, clock.now);
     att.flush(clock.now);
@@ -132,7 +128,7 @@ test('server: a datagram of PINGs gets its replies in one packet, not one datagr
   clock.now += 600;
   server.update(clock.now);
   // 2,000 PINGs: their replies (2 bytes each) fit in a few packets
-  assert.ok(out >= 1 && out <= 12, `${out} datagrams for 2,000 PINGs`);
+  assert.ok(sent.datagrams >= 1 && sent.datagrams <= 12, `${sent.datagrams} datagrams for 2,000 PINGs`);
 });
 
 test('server: spoofed plain 0.6 CONNECTs take at most half the slots of a server with DDNet tokens', () => {
