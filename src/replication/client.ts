@@ -582,10 +582,10 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const floor = this.floor;
     const kept = this.logs.length;
     // the ids the bundle touched, ascending, each with the entity it had before the bundle (null: none): each part's
-    // log (in id order) merged in as it is applied, an id's first part telling what it had before
-    let touched: number[] = [];
-    let before: (ReplicatedEntity | null)[] = [];
-    let nt = 0;
+    // log (in id order) becomes a run as it is applied, an id's first part telling what it had before. Runs are merged
+    // as on a stack (a run with the one below it while that one is at most twice as long), so that a large part
+    // followed by many small ones costs a merge per doubling, not one of the whole list per part
+    const runs: Run[] = [];
     const applied: ReceiveResult[] = [];
     let ignored: ReceiveResult | undefined;
     let bundleBase: number | null = null;
@@ -611,25 +611,17 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
         }
         applied.push(res);
         const log = this.logs[this.logs.length - 1]!;
-        const ids: number[] = [];
-        const held: (ReplicatedEntity | null)[] = [];
-        let a = 0;
-        let k = 0;
-        while (a < nt || k < log.n) {
-          if (k === log.n || (a < nt && touched[a]! <= log.ids[k]!)) {
-            if (k < log.n && touched[a] === log.ids[k]) k++;
-            ids.push(touched[a]!);
-            held.push(before[a++] ?? null);
-          } else {
-            const id = log.ids[k]!;
-            const b = log.before[k++];
-            ids.push(id);
-            held.push(b !== undefined ? b : this.view.get(id)!);
-          }
+        if (log.n === 0) continue;
+        let run: Run = { ids: new Array<number>(log.n), before: new Array<ReplicatedEntity | null>(log.n) };
+        for (let k = 0; k < log.n; k++) {
+          const id = log.ids[k]!;
+          const b = log.before[k];
+          run.ids[k] = id;
+          // (no entry: updated in place, the entity it had is the one it has now)
+          run.before[k] = b !== undefined ? b : this.view.get(id)!;
         }
-        touched = ids;
-        before = held;
-        nt = ids.length;
+        while (runs.length > 0 && runs[runs.length - 1]!.ids.length <= 2 * run.ids.length) run = mergeRuns(runs.pop()!, run);
+        runs.push(run);
       }
     } catch (e) {
       // undo the parts applied, newest first
@@ -647,6 +639,11 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       throw err;
     }
     this.holding = false;
+    let all: Run = runs.pop() ?? { ids: [], before: [] };
+    while (runs.length > 0) all = mergeRuns(runs.pop()!, all);
+    const touched = all.ids;
+    const before = all.before;
+    const nt = touched.length;
     // (a bundle of which nothing applied moves nothing, as an ignored packet)
     if (applied.length > 0 && bundleBase !== null && bundleBase > this.floor) this.floor = bundleBase;
     this.dropOld();
@@ -656,8 +653,21 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const last = applied[applied.length - 1]!;
     const res: ReceiveResult = { tick: last.tick, baseTick: first.baseTick, spawned: [], changed: new ChangedMap(), despawned: [], deferred: last.deferred };
     const changed = res.changed as ChangedMap;
-    // (each part's changed read with a cursor: the ids come in ascending order)
-    const cursors = applied.map(() => [0]);
+    // each part's changed read with a cursor (the ids come in ascending order); with many parts, each part's entries
+    // found by search instead (a pass over every id per part would cost ids × parts)
+    const many = applied.length > MANY_PARTS;
+    const cursors = many ? [] : applied.map(() => [0]);
+    const namesAt: (readonly string[] | undefined)[] = many ? new Array(nt) : [];
+    const mixedAt = many ? new Uint8Array(nt) : undefined;
+    if (many)
+      for (const r of applied)
+        for (const [id, n] of r.changed) {
+          const t = searchSorted(touched, nt, id);
+          if (t < 0) continue;
+          const m = namesAt[t];
+          if (m === undefined) namesAt[t] = n;
+          else if (m !== n) mixedAt![t] = 1;
+        }
     for (let t = 0; t < nt; t++) {
       const id = touched[t]!;
       const a = before[t] ?? null;
@@ -671,12 +681,16 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       // the same entity: the fields any part changed, in field order
       let names: readonly string[] | undefined;
       let mixed = false;
-      for (let q = 0; q < applied.length; q++) {
-        const n = (applied[q]!.changed as ChangedMap).getFrom(id, cursors[q]!);
-        if (n === undefined) continue;
-        if (names === undefined) names = n;
-        else if (n !== names) mixed = true;
-      }
+      if (many) {
+        names = namesAt[t];
+        mixed = mixedAt![t] === 1;
+      } else
+        for (let q = 0; q < applied.length; q++) {
+          const n = (applied[q]!.changed as ChangedMap).getFrom(id, cursors[q]!);
+          if (n === undefined) continue;
+          if (names === undefined) names = n;
+          else if (n !== names) mixed = true;
+        }
       if (names === undefined) continue;
       if (mixed) {
         const all = new Set<string>();
@@ -1285,4 +1299,34 @@ export function readPacketHeader(bytes: Uint8Array): { hash: number; tick: numbe
   const ago = r.vu32('baseAgo');
   if (ago > tick) throw new DecodeError(6, 'baseAgo', `at most the tick (${tick})`, String(ago));
   return { hash, tick, baseTick: ago === 0 ? null : tick - ago, deferred: r.vu32('deferred'), count: r.vu32('count') };
+}
+
+/** Ids ascending, each with the entity it had before a bundle (null: none): see receiveParts. */
+interface Run {
+  ids: number[];
+  before: (ReplicatedEntity | null)[];
+}
+
+/** Bundles of more parts than this find each part's changed ids by search (see receiveParts). */
+const MANY_PARTS = 8;
+
+/** The union of two runs of ids, ascending; an id in both keeps `older`'s entity (its first part's). */
+function mergeRuns(older: Run, newer: Run): Run {
+  const a = older.ids;
+  const b = newer.ids;
+  const ids: number[] = [];
+  const before: (ReplicatedEntity | null)[] = [];
+  let i = 0;
+  let k = 0;
+  while (i < a.length || k < b.length) {
+    if (k === b.length || (i < a.length && a[i]! <= b[k]!)) {
+      if (k < b.length && a[i] === b[k]) k++;
+      ids.push(a[i]!);
+      before.push(older.before[i++]!);
+    } else {
+      ids.push(b[k]!);
+      before.push(newer.before[k++]!);
+    }
+  }
+  return { ids, before };
 }

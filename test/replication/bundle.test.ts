@@ -298,3 +298,74 @@ test('ids despawned and spawned again, a small MTU, one client that keeps up and
       }
   assert.ok(exact > 3000 && over > 100 && bundled > 500, `${exact} exact, ${over} left entities out, ${bundled} bundles`);
 });
+
+/** A bundle of `parts` (state packets), framed as the server frames them: per part the bundle magic, a varint length, the packet. */
+function bundleOf(parts: Uint8Array[]): Uint8Array {
+  const out: number[] = [];
+  for (const p of parts) {
+    out.push(BUNDLE_MAGIC);
+    let n = p.length;
+    while (n >= 0x80) {
+      out.push((n & 0x7f) | 0x80);
+      n >>>= 7;
+    }
+    out.push(n, ...p);
+  }
+  return Uint8Array.from(out);
+}
+
+test('bundles of many parts (the packets of 12 to 20 ticks, the first of them a full state): applied, the mirror is the world and the result is the net change', () => {
+  const { server, step, view } = world(11, true, 1 << 16);
+  server.addClient('up');
+  const up = new ReplicationClient({ entities: [U] });
+  const lag = new ReplicationClient({ entities: [U] });
+  const r = rng(5);
+  const sent: Uint8Array[] = [];
+  let next = 12;
+  let bundles = 0;
+  const ids = [...view().keys()];
+  for (let k = 1; k <= 600; k++) {
+    // besides the moves (x and n), one entity's s and another's n alone: an entity's parts change different fields
+    const a = ids[Math.floor(r() * ids.length)]!;
+    const b = ids[Math.floor(r() * ids.length)]!;
+    if (server.get(a) !== undefined) server.set(a, { s: `s${k}` });
+    if (server.get(b) !== undefined) server.set(b, { n: 1000 + k });
+    step(0.1);
+    const pu = server.packetFor('up');
+    up.receive(pu);
+    server.receive('up', up.ack());
+    sent.push(pu);
+    if (k < next) continue;
+    next = k + 12 + Math.floor(r() * 9);
+    // the packets since the lagging client's tick, each against the tick before: what a bundle carries
+    const parts = sent.slice(lag.tick);
+    assert.ok(parts.length > 8);
+    assert.deepEqual(
+      bundleParts(bundleOf(parts)).map(([, p]) => p),
+      parts,
+    );
+    bundles++;
+    const before = snapshot(lag);
+    const res = lag.receive(bundleOf(parts));
+    const after = snapshot(lag);
+    assert.equal(res.tick, k);
+    const spawned: number[] = [];
+    const despawned: number[] = [];
+    const changed = new Map<number, string[]>();
+    for (const id of [...new Set([...before.keys(), ...after.keys()])].sort((a, b) => a - b)) {
+      const a = before.get(id);
+      const b = after.get(id);
+      if (a?.e !== b?.e) {
+        if (a) despawned.push(id);
+        if (b) spawned.push(id);
+      } else if (a && b) {
+        const names = U.list.filter((_f, i) => a.raw[i] !== b.raw[i]).map((f) => f.name);
+        if (names.length > 0) changed.set(id, names);
+      }
+    }
+    const sorted = (a: number[]): number[] => [...a].sort((x, y) => x - y);
+    assert.deepEqual([sorted(res.spawned), sorted(res.despawned), new Map(res.changed)], [spawned, despawned, changed], `tick ${k}: result`);
+    assertMirror(lag, view(), `tick ${k}`);
+  }
+  assert.ok(bundles >= 30, `${bundles} bundles`);
+});
