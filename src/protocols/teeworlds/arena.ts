@@ -101,6 +101,16 @@ export class Arena {
     }
   }
 
+  /**
+   * Bytes this arena keeps itself: its current chunk, its free chunks and its scratch (chunks that
+   * only snapshots still use are not counted; the storage's `retainedBytes` counts those snapshots).
+   */
+  get heldBytes(): number {
+    let n = this.mem.byteLength + this.itemMap.byteLength + this.touched.byteLength;
+    for (const c of this.freeChunks) n += c.buf.byteLength;
+    return n;
+  }
+
   /** Base-item map scratch of at least `n` ints. */
   mapScratch(n: number): Int32Array {
     if (this.itemMap.length < n) this.growScratch(n);

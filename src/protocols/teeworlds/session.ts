@@ -237,6 +237,14 @@ export class SnapshotReceiver implements ClientMirror {
 
   /** The result of the last `apply`. */
   lastResult: ReceiveResult | undefined;
+  /**
+   * About the bytes this receiver keeps: its storage's `retainedBytes` plus its arena's own chunk,
+   * free chunks and scratch (an over-estimate when the stored snapshots sit in the current chunk).
+   */
+  get heldBytes(): number {
+    return this.storage.retainedBytes + this.arena.heldBytes;
+  }
+
   /** The changes of the last `apply`. */
   get lastChanges(): MirrorChanges {
     return (this._lastChanges ??= noChanges());

@@ -32,6 +32,18 @@ export interface CaptureOptions {
    * made. The factory makes one delta-span recorder per snapshot message.
    */
   detail?: { deltaSpans(): DeltaSpans };
+  /**
+   * Most conversations with a snapshot receiver at once (default 256): past it the least recently
+   * used conversation's receiver is dropped. A dropped conversation that sends again starts over: its
+   * next deltas report `missing-base` until a full snapshot comes.
+   */
+  maxReceivers?: number;
+  /**
+   * Most bytes the receivers may hold together (their `heldBytes`: stored snapshots and arena memory; default 256 MiB):
+   * past it the least recently used receivers other than the current datagram's are dropped, as past
+   * `maxReceivers`.
+   */
+  maxReceiverBytes?: number;
 }
 
 /** Where a datagram's parts are (`CaptureOptions.detail`). */
@@ -99,6 +111,75 @@ interface Conversation {
   ddnet: boolean | undefined;
   tokenKnown: boolean;
   receiver: SnapshotReceiver | undefined;
+  /** The receiver's `heldBytes` as last counted in `Receivers.held`. */
+  held: number;
+  /** Its receiver was dropped by the caps (told with the `missing-base` that follows). */
+  dropped: boolean;
+}
+
+/** The conversations that have a receiver, least recently used first, bounded by count and bytes held. */
+class Receivers {
+  private readonly live = new Map<string, Conversation>();
+  private held = 0;
+  constructor(
+    private readonly maxCount: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  /** The receiver of `conv` (made when it has none), now the most recently used. */
+  get(client: string, conv: Conversation, version: TwVersion): SnapshotReceiver {
+    this.live.delete(client);
+    if (conv.receiver === undefined) {
+      while (this.live.size > 0 && this.live.size >= this.maxCount) this.dropOldest();
+      conv.receiver = new SnapshotReceiver(version);
+      conv.held = 0;
+    }
+    this.live.set(client, conv);
+    return conv.receiver;
+  }
+
+  /** Count what `conv`'s receiver holds now; drop the least recently used others while over the byte budget. */
+  account(client: string, conv: Conversation): void {
+    const now = conv.receiver?.heldBytes ?? 0;
+    this.held += now - conv.held;
+    conv.held = now;
+    while (this.held > this.maxBytes && this.live.size > 1) {
+      if (this.live.keys().next().value === client) {
+        this.live.delete(client);
+        this.live.set(client, conv);
+      }
+      this.dropOldest();
+    }
+  }
+
+  /** Forget `conv`'s receiver (a new connection on the same endpoint). */
+  reset(client: string, conv: Conversation): void {
+    if (conv.receiver === undefined) return;
+    this.held -= conv.held;
+    conv.held = 0;
+    conv.receiver = undefined;
+    conv.dropped = false;
+    this.live.delete(client);
+  }
+
+  /** Number of receivers kept (for tests). */
+  get size(): number {
+    return this.live.size;
+  }
+
+  /** Bytes the receivers hold, as last counted (for tests). */
+  get heldBytes(): number {
+    return this.held;
+  }
+
+  private dropOldest(): void {
+    const [k, c] = this.live.entries().next().value!;
+    this.live.delete(k);
+    this.held -= c.held;
+    c.held = 0;
+    c.receiver = undefined;
+    c.dropped = true;
+  }
 }
 
 const ep = (host: string, port: number) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
@@ -138,6 +219,7 @@ export function* decodeTeeworldsCapture(bytes: Uint8Array, opts: CaptureOptions)
   const server = opts.server ?? findServer(dgrams, opts.version);
   if (server === undefined) return;
   const convs = new Map<string, Conversation>();
+  const receivers = new Receivers(opts.maxReceivers ?? 256, opts.maxReceiverBytes ?? 256 * 1024 * 1024);
   for (const d of dgrams) {
     const src = ep(d.src, d.srcPort);
     const dst = ep(d.dst, d.dstPort);
@@ -148,10 +230,10 @@ export function* decodeTeeworldsCapture(bytes: Uint8Array, opts: CaptureOptions)
     const client = toServer ? src : dst;
     let conv = convs.get(client);
     if (conv === undefined) {
-      conv = { ddnet: undefined, tokenKnown: false, receiver: undefined };
+      conv = { ddnet: undefined, tokenKnown: false, receiver: undefined, held: 0, dropped: false };
       convs.set(client, conv);
     }
-    yield decodeDatagram(d, toServer, client, conv, opts.version, opts.detail);
+    yield decodeDatagram(d, toServer, client, conv, receivers, opts.version, opts.detail);
   }
 }
 
@@ -164,6 +246,7 @@ function decodeDatagram(
   toServer: boolean,
   client: string,
   conv: Conversation,
+  receivers: Receivers,
   version: NetVersion,
   detail: CaptureOptions['detail'],
 ): CapturedDatagram {
@@ -235,8 +318,7 @@ function decodeDatagram(
       if (c.seq !== undefined) entry.seq = c.seq;
       out.chunks.push(entry);
       if (!toServer && desc.system && (desc.id === ids.snap || desc.id === ids.snapSingle || desc.id === ids.snapEmpty)) {
-        conv.receiver ??= new SnapshotReceiver(codecVersion);
-        const rv = conv.receiver;
+        const rv = receivers.get(client, conv, codecVersion);
         let r: ReceiveResult;
         const sink = detail === undefined ? undefined : new SpanSink();
         const log = detail?.deltaSpans();
@@ -249,6 +331,8 @@ function decodeDatagram(
           }
         } catch {
           continue; // already reported in the chunk description
+        } finally {
+          receivers.account(client, conv);
         }
         if ((r.status === 'complete' || r.status === 'crc-error') && r.snapshot !== undefined) {
           const snap: CapturedSnapshot = {
@@ -266,14 +350,19 @@ function decodeDatagram(
             snap.detail = { chunk: out.chunks.length - 1, spans: sink.spans, deltaSpans: log, delta: r.delta, changes };
           out.snapshots.push(snap);
         } else if (r.status === 'bad-delta' || r.status === 'missing-base') {
-          out.error = `snapshot ${r.message.tick}: ${r.status}${r.error ? ` (${r.error.message})` : ''}`;
+          const why = r.error
+            ? ` (${r.error.message})`
+            : conv.dropped && r.status === 'missing-base'
+              ? ' (its stored snapshots were dropped: maxReceivers / maxReceiverBytes)'
+              : '';
+          out.error = `snapshot ${r.message.tick}: ${r.status}${why}`;
         }
       }
     }
     // A new connection: forget the old snapshots.
     if (toServer) {
       for (const c of out.chunks) {
-        if (c.system && c.id === ids.info) conv.receiver = undefined;
+        if (c.system && c.id === ids.info) receivers.reset(client, conv);
       }
     }
   } catch (e) {
