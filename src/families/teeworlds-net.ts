@@ -217,43 +217,56 @@ function datagramSpans(d: CapturedDatagram, rec: Record<string, unknown>, record
   });
 }
 
-/** The client state table after each datagram: every conversation's items (the first client's ids plain, the others' prefixed by the client). */
+/** Conversations whose table `CaptureStates` keeps at most (the least recently used goes; its next datagram shows an empty table until its next snapshot). */
+const MAX_STATE_CONVERSATIONS = 256;
+
+/**
+ * The client state table after each datagram: the items of the datagram's own
+ * conversation (the first client's ids plain, the others' prefixed by the client),
+ * the rows its snapshots changed marked. Only that conversation's rows: a table of
+ * every conversation after every datagram cost O(datagrams × conversations × items).
+ */
 class CaptureStates {
   private readonly convs = new Map<string, EntityRow[]>();
   private first: string | undefined;
 
   after(d: CapturedDatagram): EntityTable {
     const last = d.snapshots[d.snapshots.length - 1];
-    let removed: string[] = [];
-    const marked = new Map<string, EntityRow>();
-    if (last !== undefined && last.detail !== undefined) {
-      this.first ??= d.client;
-      const prefix = d.client === this.first ? '' : `${d.client} `;
-      const created = new Set<string>();
-      const updated = new Map<string, string[]>();
-      for (const s of d.snapshots) {
-        for (const id of s.detail?.changes.created ?? []) created.add(id);
-        for (const [id, f] of s.detail?.changes.updated ?? []) updated.set(id, [...new Set([...(updated.get(id) ?? []), ...f])]);
-        removed.push(...(s.detail?.changes.removed ?? []));
-      }
-      const snap = last.snapshot;
-      const rows: EntityRow[] = [];
-      for (let i = 0; i < snap.numItems; i++) {
-        const t = typedItem(last.codecVersion, snap, i, last.declarations);
-        const key = `${t.type}:${t.id}`;
-        const fields: Record<string, unknown> = t.fields ?? { data: t.data };
-        const row: EntityRow = { id: `${prefix}${key}`, type: t.typeName, fields, changed: [] };
-        rows.push(row);
-        const isNew = created.has(key);
-        const ch = isNew ? Object.keys(fields) : (updated.get(key) ?? []);
-        if (isNew || ch.length > 0) marked.set(row.id, isNew ? { ...row, changed: ch, created: true } : { ...row, changed: ch });
-      }
-      removed = removed.filter((id) => !created.has(id)).map((id) => `${prefix}${id}`);
+    const rows = this.convs.get(d.client);
+    if (last === undefined || last.detail === undefined) {
+      if (rows === undefined) return { rows: [], removed: [] };
+      this.convs.delete(d.client);
       this.convs.set(d.client, rows);
+      return { rows: rows.slice(), removed: [] };
     }
-    const all: EntityRow[] = [];
-    for (const rows of this.convs.values()) for (const r of rows) all.push(marked.get(r.id) ?? r);
-    return { rows: all, removed };
+    this.first ??= d.client;
+    const prefix = d.client === this.first ? '' : `${d.client} `;
+    const created = new Set<string>();
+    const updated = new Map<string, string[]>();
+    let removed: string[] = [];
+    for (const s of d.snapshots) {
+      for (const id of s.detail?.changes.created ?? []) created.add(id);
+      for (const [id, f] of s.detail?.changes.updated ?? []) updated.set(id, [...new Set([...(updated.get(id) ?? []), ...f])]);
+      removed.push(...(s.detail?.changes.removed ?? []));
+    }
+    const snap = last.snapshot;
+    const kept: EntityRow[] = [];
+    const out: EntityRow[] = [];
+    for (let i = 0; i < snap.numItems; i++) {
+      const t = typedItem(last.codecVersion, snap, i, last.declarations);
+      const key = `${t.type}:${t.id}`;
+      const fields: Record<string, unknown> = t.fields ?? { data: t.data };
+      const row: EntityRow = { id: `${prefix}${key}`, type: t.typeName, fields, changed: [] };
+      kept.push(row);
+      const isNew = created.has(key);
+      const ch = isNew ? Object.keys(fields) : (updated.get(key) ?? []);
+      out.push(isNew ? { ...row, changed: ch, created: true } : ch.length > 0 ? { ...row, changed: ch } : row);
+    }
+    removed = removed.filter((id) => !created.has(id)).map((id) => `${prefix}${id}`);
+    this.convs.delete(d.client);
+    this.convs.set(d.client, kept);
+    if (this.convs.size > MAX_STATE_CONVERSATIONS) this.convs.delete(this.convs.keys().next().value!);
+    return { rows: out, removed };
   }
 }
 

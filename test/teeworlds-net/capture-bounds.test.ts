@@ -112,3 +112,39 @@ test('capture: a dropped conversation starts over with its next full snapshot', 
     ],
   );
 });
+
+test('capture state: each datagram lists its own conversation rows only (linear, not datagrams × conversations × items)', () => {
+  const items = 10;
+  const convs = 20;
+  const extra = 50;
+  const a = snap(items);
+  const full = encodeSnapshotMessages('0.6', 10, -1, a.crc(), createDeltaBytes(Snapshot.EMPTY, a, STATIC_SIZES['0.6']));
+  const frames: Uint8Array[] = [];
+  for (let c = 0; c < convs; c++) for (const m of full) frames.push(toClient(20000 + c, m));
+  // keep-alive-sized datagrams of the first conversation
+  for (let k = 0; k < extra; k++) frames.push(buildUdpIpv4(SERVER, 8303, '10.0.0.2', 20000, new Uint8Array(3)));
+  const file = writePcap(
+    frames.map((data, i) => ({ time: i, data })),
+    LINKTYPE_RAW,
+  );
+  const tables = [...teeworlds.decodeFile!(file, { pcap: 'x', version: '0.6', server: `${SERVER}:8303` }, { spans: false, state: true })!].map((m) => m.state!);
+  assert.equal(tables.length, convs + extra);
+  // before: 10 × (1 + 2 + … + 20) + 50 × 200 = 12,100 rows
+  assert.equal(
+    tables.reduce((n, t) => n + t.rows.length, 0),
+    (convs + extra) * items,
+  );
+  // the first client's ids plain, the others' prefixed; a conversation's snapshot marks its rows created
+  assert.deepEqual(
+    tables[0]!.rows.map((r) => [r.id, r.created]),
+    Array.from({ length: items }, (_, i) => [`30:${i}`, true]),
+  );
+  assert.equal(tables[1]!.rows[0]!.id, '10.0.0.2:20001 30:0');
+  assert.equal(tables[1]!.rows[0]!.created, true);
+  // a datagram without a snapshot: its conversation's table, unmarked
+  const ka = tables[convs + 1]!;
+  assert.deepEqual(
+    ka.rows.map((r) => [r.id, r.created ?? false, r.changed.length]),
+    Array.from({ length: items }, (_, i) => [`30:${i}`, false, 0]),
+  );
+});
