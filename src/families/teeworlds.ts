@@ -16,6 +16,7 @@ import {
   decodeSnapMessage,
   type DeltaSpans,
   extTypeDeclarations,
+  declarationsWith,
   intOffsets,
   itemDataFromFields,
   itemFields,
@@ -188,7 +189,7 @@ class TeeworldsDecoder implements StreamDecoder {
     const snap = r.snapshot;
     if (snap !== undefined) {
       if (r.status === 'crc-error') rec.error = `CRC mismatch: message ${m.crc}, rebuilt snapshot ${r.crc}`;
-      const decls = extTypeDeclarations(snap, new Map(rx.declarations));
+      const decls = declarationsWith(snap, rx.declarations);
       rec.numItems = snap.numItems;
       rec.items = [];
       for (let i = 0; i < snap.numItems; i++) rec.items.push(typedItem(rx.version, snap, i, decls));

@@ -83,6 +83,7 @@ export {
   intsToUuid,
   uuidToInts,
   extTypeDeclarations,
+  declarationsWith,
   type ItemTypeInfo,
   itemTypeInfo,
   type FieldValue,

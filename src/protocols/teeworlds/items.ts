@@ -72,6 +72,52 @@ export function extTypeDeclarations(snap: Snapshot, into: Map<number, string> = 
   return into;
 }
 
+/** A snapshot's own declarations over the ones remembered: read-only, nothing copied. */
+class DeclarationOverlay implements ReadonlyMap<number, string> {
+  constructor(
+    private readonly own: ReadonlyMap<number, string>,
+    private readonly under: ReadonlyMap<number, string>,
+  ) {}
+  get(k: number): string | undefined {
+    return this.own.get(k) ?? this.under.get(k);
+  }
+  has(k: number): boolean {
+    return this.own.has(k) || this.under.has(k);
+  }
+  get size(): number {
+    let n = this.own.size;
+    for (const k of this.under.keys()) if (!this.own.has(k)) n++;
+    return n;
+  }
+  *entries(): MapIterator<[number, string]> {
+    yield* this.own.entries();
+    for (const e of this.under.entries()) if (!this.own.has(e[0])) yield e;
+  }
+  *keys(): MapIterator<number> {
+    for (const [k] of this.entries()) yield k;
+  }
+  *values(): MapIterator<string> {
+    for (const [, v] of this.entries()) yield v;
+  }
+  [Symbol.iterator](): MapIterator<[number, string]> {
+    return this.entries();
+  }
+  forEach(f: (v: string, k: number, m: ReadonlyMap<number, string>) => void): void {
+    for (const [k, v] of this.entries()) f(v, k, this);
+  }
+}
+
+/**
+ * The declarations to type a snapshot's items with: its own (type-0 items) over `decls`, without
+ * copying `decls` (a peer can fill a session's declarations to 65,536 entries; copying them per
+ * snapshot made every snapshot cost that much).
+ */
+export function declarationsWith(snap: Snapshot, decls?: ReadonlyMap<number, string>): ReadonlyMap<number, string> {
+  const own = extTypeDeclarations(snap);
+  if (decls === undefined) return own;
+  return own.size === 0 ? decls : new DeclarationOverlay(own, decls);
+}
+
 /** Look up a type: static table first, then extended types via `decls` (internal type → UUID). */
 export function itemTypeInfo(version: TwVersion, type: number, decls?: ReadonlyMap<number, string>): ItemTypeInfo {
   if (type >= OFFSET_UUID_TYPE) {
@@ -202,7 +248,7 @@ export function typedItem(version: TwVersion, snap: Snapshot, i: number, decls?:
 
 /** Typed view of every item of a snapshot (declarations taken from the snapshot and `decls`). */
 export function typedItems(version: TwVersion, snap: Snapshot, decls?: ReadonlyMap<number, string>): TypedItem[] {
-  const d = extTypeDeclarations(snap, decls ? new Map(decls) : new Map());
+  const d = declarationsWith(snap, decls);
   const out: TypedItem[] = [];
   for (let i = 0; i < snap.numItems; i++) out.push(typedItem(version, snap, i, d));
   return out;
