@@ -9,6 +9,8 @@ import { STATIC_SIZES, type TwVersion } from './delta.js';
 import { DeltaPacker } from './pack.js';
 import { Snapshot, SnapshotStorage } from './snapshot.js';
 import { decodeInts, writeVarint } from './varint.js';
+import { resolveTwLimits, type TwLimits } from './limits.js';
+import { EncodeError } from '../../core/errors.js';
 
 export type SnapRate = 'INIT' | 'FULL' | 'RECOVER';
 
@@ -36,6 +38,8 @@ export const DEFAULT_SNAP_POLICY: Readonly<SnapPolicy> = Object.freeze({
 
 export interface ProducerOptions extends SliceOptions {
   policy?: Partial<SnapPolicy>;
+  /** The receivers' limits the output must meet (`twMaxItems`, `twMaxSnapshotSize`; defaults as the receiver's). */
+  limits?: Partial<TwLimits>;
 }
 
 /** What the producer sends to one client for one tick. */
@@ -137,9 +141,11 @@ export class SnapshotProducer {
   private readonly clients = new Map<number, ClientSnapState>();
   private readonly packer = new DeltaPacker();
   private readonly writer = new MessageWriter();
+  private readonly limits: Readonly<TwLimits>;
 
   constructor(version: TwVersion, opts: ProducerOptions = {}) {
     this.version = version;
+    this.limits = resolveTwLimits(opts.limits);
     this.policy = Object.freeze({ ...DEFAULT_SNAP_POLICY, ...opts.policy });
     this.slice = { partSize: opts.partSize, maxParts: opts.maxParts };
   }
@@ -182,9 +188,11 @@ export class SnapshotProducer {
   produce(id: number, tick: number, snap: Snapshot, force = false): ProducedSnapshot | null {
     const c = this.clients.get(id) ?? this.addClient(id);
     if (!force && !this.due(id, tick)) return null;
+    this.checkLimits(snap);
     c.sent.purgeBefore(tick - this.policy.retentionTicks);
     c.sent.set(tick, snap);
-    let base = c.lastAck >= 0 && c.lastAck !== tick ? c.sent.get(c.lastAck) : undefined;
+    // only an acknowledged tick before this one can be the base: a later one would make a negative delta
+    let base = c.lastAck >= 0 && c.lastAck < tick ? c.sent.get(c.lastAck) : undefined;
     let deltaTick = c.lastAck;
     if (base === undefined) {
       base = Snapshot.EMPTY;
@@ -207,12 +215,21 @@ export class SnapshotProducer {
 
   /** Encode `snap` as a delta against `base` (stored as `deltaTick`), bypassing the policy. */
   encode(tick: number, deltaTick: number, base: Snapshot, snap: Snapshot): ProducedSnapshot {
+    this.checkLimits(snap);
     const packed = this.packer.pack(base, snap, STATIC_SIZES[this.version]);
     const crc = snap.crc();
     const messages = sliceSnapshot(tick, deltaTick, crc, packed, this.slice);
     const bytes: Uint8Array[] = [];
     for (let i = 0; i < messages.length; i++) bytes.push(this.writer.write(messages[i]!, this.version));
     return new Produced(tick, deltaTick, crc, packed, messages, bytes);
+  }
+
+  /** EncodeError when `snap` is past the limits a receiver accepts (it would refuse the messages). */
+  private checkLimits(snap: Snapshot): void {
+    const { twMaxItems, twMaxSnapshotSize } = this.limits;
+    if (snap.numItems > twMaxItems) throw new EncodeError('items', `${snap.numItems} items, more than twMaxItems (${twMaxItems})`);
+    if (snap.byteSize > twMaxSnapshotSize)
+      throw new EncodeError('items', `snapshot of ${snap.byteSize} bytes, more than twMaxSnapshotSize (${twMaxSnapshotSize})`);
   }
 }
 
