@@ -14,6 +14,7 @@ import { encodeInts } from './varint.js';
 import {
   crc32,
   DEMO_HEADER_SIZE,
+  DEMO_MAX_CHUNK,
   DEMO_MAX_MARKERS,
   DEMO_SHA256_EXTENSION,
   snapshotToInts,
@@ -75,6 +76,15 @@ function putString(out: Uint8Array, at: number, n: number, s: string, field: str
   }
 }
 
+/** Largest tick a demo holds (the readers take the 32-bit tick as signed). */
+const MAX_TICK = 0x7fffffff;
+
+/** EncodeError unless `v` is an integer in `0..max` (a 32-bit field would silently keep its low bits). */
+function u32(v: number, field: string, max = 0xffffffff): number {
+  if (!Number.isInteger(v) || v < 0 || v > max) throw new EncodeError(field, `an integer 0 to ${max} (got ${v})`);
+  return v;
+}
+
 const putBe32 = (out: Uint8Array, at: number, v: number): void => {
   out[at] = (v >>> 24) & 0xff;
   out[at + 1] = (v >>> 16) & 0xff;
@@ -105,6 +115,14 @@ export class DemoWriter {
     this.opts = opts;
     this.version = opts.version ?? (opts.codec === '0.7' ? 5 : opts.codec === 'ddnet' ? 6 : 4);
     if (this.version < 3 || this.version > 6) throw new EncodeError('version', 'a demo version 3 to 6');
+    // the readers take the codec from the header: 0.7 by the net version, else DDNet from demo version 6
+    const nv = opts.netVersion ?? (opts.codec === '0.7' ? NET_VERSION_07 : NET_VERSION_06);
+    const read: TwVersion = nv.startsWith('0.7') ? '0.7' : this.version >= 6 ? 'ddnet' : '0.6';
+    if (read !== opts.codec)
+      throw new EncodeError(
+        'codec',
+        `codec ${opts.codec} does not match the header (net version ${JSON.stringify(nv)}, demo version ${this.version}: read as ${read})`,
+      );
     this.sizes = STATIC_SIZES[opts.codec];
   }
 
@@ -124,7 +142,10 @@ export class DemoWriter {
   }
 
   private data(type: number, ints: ArrayLike<number>): void {
-    const packed = huffmanCompress(encodeInts(ints));
+    const raw = encodeInts(ints);
+    // the readers decompress a chunk into at most DEMO_MAX_CHUNK bytes
+    if (raw.length > DEMO_MAX_CHUNK) throw new EncodeError('chunk', `chunk of ${raw.length} bytes before compression (at most ${DEMO_MAX_CHUNK})`);
+    const packed = huffmanCompress(raw);
     const n = packed.length;
     if (n > 0xffff) throw new EncodeError('chunk', `compressed chunk of ${n} bytes (at most 65535)`);
     let head: Uint8Array;
@@ -138,6 +159,7 @@ export class DemoWriter {
   snapshot(tick: number, given: Snapshot): void {
     if (!Number.isInteger(tick) || tick < 0 || tick <= this.lastTickMarker)
       throw new EncodeError('tick', `increasing ticks (got ${tick} after ${this.lastTickMarker})`);
+    u32(tick, 'tick', MAX_TICK);
     const snap = (this.opts.sortItems ?? this.opts.codec === '0.7') ? sorted(given) : given;
     const kf = this.opts.keyframeTicks ?? 250;
     // A delta cannot say that an item changed size: such a snapshot is written whole (as a keyframe).
@@ -163,7 +185,7 @@ export class DemoWriter {
    */
   message(data: Uint8Array, tick?: number): void {
     if (tick !== undefined && tick > this.lastTickMarker && this.last !== undefined) {
-      if (!Number.isInteger(tick)) throw new EncodeError('tick', `an integer tick (got ${tick})`);
+      u32(tick, 'tick', MAX_TICK);
       this.tickMarker(tick, false);
     }
     const padded = new Uint8Array((data.length + 3) & ~3);
@@ -183,7 +205,7 @@ export class DemoWriter {
     putString(head, 8, 64, o.netVersion ?? (o.codec === '0.7' ? NET_VERSION_07 : NET_VERSION_06), 'netVersion');
     putString(head, 72, 64, o.mapName ?? '', 'mapName');
     putBe32(head, 136, map.length);
-    putBe32(head, 140, o.mapCrc ?? (map.length > 0 ? crc32(map) : 0));
+    putBe32(head, 140, o.mapCrc === undefined ? (map.length > 0 ? crc32(map) : 0) : u32(o.mapCrc, 'mapCrc'));
     putString(head, 144, 8, o.type ?? 'server', 'type');
     putBe32(head, 152, this.firstTick < 0 ? 0 : Math.floor((this.lastTickMarker - this.firstTick) / 50));
     putString(head, 156, 20, o.timestamp ?? '1970-01-01_00-00-00', 'timestamp');
@@ -194,7 +216,7 @@ export class DemoWriter {
     } else if (this.version >= 4) {
       const m = new Uint8Array(4 + 4 * DEMO_MAX_MARKERS);
       putBe32(m, 0, markers.length);
-      markers.forEach((t, i) => putBe32(m, 4 + 4 * i, t));
+      markers.forEach((t, i) => putBe32(m, 4 + 4 * i, u32(t, `markers[${i}]`)));
       parts.push(m);
     }
     if (this.version >= 6 && o.mapSha256 !== undefined) {

@@ -267,6 +267,7 @@ export function snapshotFromInts(ints: Int32Array, path = 'snapshot'): Snapshot 
   const data = new Int32Array(Math.max(0, dataSize / 4 - n));
   let o = 0;
   let prev = -1;
+  const seen = new Set<number>();
   for (let i = 0; i < n; i++) {
     const off = ints[2 + i]!;
     if (off % 4 !== 0 || off / 4 <= prev || base + off / 4 >= end)
@@ -275,7 +276,13 @@ export function snapshotFromInts(ints: Int32Array, path = 'snapshot'): Snapshot 
     const next = i + 1 < n ? ints[3 + i]! / 4 : dataSize / 4;
     if (!(next > prev) || base + next > end)
       throw new DecodeError(8 + 4 * (i + 1), `${path}.offsets[${i + 1}]`, 'increasing item offsets within the data', String(next * 4));
-    keys[i] = ints[base + prev]!;
+    const key = ints[base + prev]!;
+    // a key is type << 16 | id with a 15-bit type; each at most once (the games look items up by key)
+    if (key < 0) throw new DecodeError(4 * (base + prev), `${path}.items[${i}].key`, 'an item type 0 to 0x7fff', `type 0x${(key >>> 16).toString(16)}`);
+    if (seen.has(key))
+      throw new DecodeError(4 * (base + prev), `${path}.items[${i}].key`, 'a key not used before', `type ${key >>> 16} id ${key & 0xffff} again`);
+    seen.add(key);
+    keys[i] = key;
     offsets[i] = o;
     const len = next - prev - 1;
     data.set(ints.subarray(base + prev + 1, base + prev + 1 + len), o);
