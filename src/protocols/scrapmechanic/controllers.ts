@@ -19,16 +19,35 @@ export class ControllerTable implements ControllerTracker {
   // Open addressing with linear probing over one Int32Array of (id, meta) pairs, so
   // that a probe touches one cache line: slot i holds id tab[2i] of NetObj type
   // (tab[2i+1] & 31) with controller type (tab[2i+1] >> 8); meta 0 = empty.
+  //
+  // Ids come from the peer. An unkeyed hash lets a peer pick ids that all share one
+  // slot, and every insert and lookup then walks one chain (65,535 Creates in one
+  // message took 25 s). So the hash is keyed: one random 32-bit key per NetObj type
+  // and table, then a full avalanche (murmur3's fmix32). Nothing reads the table in
+  // slot order (`entries` sorts), so the key never shows in any output.
   private tab = new Int32Array(2 * 1024);
   private mask = 1023;
   /** 32 − log2(slots): the slot is the top bits of the hash. */
   private shift = 22;
   private count = 0;
   private journal: Array<[number, number, number | undefined]> | undefined;
+  /** The hash key of each NetObj type (the type is 5 bits). */
+  private readonly keys = new Int32Array(32);
+
+  /**
+   * `seed`: the hash key (tests); by default a random one, so that a peer cannot
+   * choose ids that collide.
+   */
+  constructor(seed?: number) {
+    let s = seed === undefined ? randomSeed() : seed | 0;
+    for (let t = 0; t < 32; t++) {
+      s = (s + 0x9e3779b9) | 0;
+      this.keys[t] = fmix32(s);
+    }
+  }
 
   private slot(netObjType: number, id: number): number {
-    // multiplicative (Fibonacci) hash of (id, type), top bits
-    return Math.imul((id ^ (netObjType << 27)) | 0, 0x9e3779b1) >>> this.shift;
+    return fmix32(id ^ this.keys[netObjType & 31]!) >>> this.shift;
   }
 
   get(netObjType: number, id: number): number | undefined {
@@ -147,4 +166,26 @@ export class ControllerTable implements ControllerTracker {
   get size(): number {
     return this.count;
   }
+}
+
+/** murmur3's 32-bit finaliser: every input bit flips each output bit with probability about 1/2. */
+function fmix32(h: number): number {
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return h ^ (h >>> 16);
+}
+
+// One random value per process, then a counter: a table costs no call to the random
+// source, and the keys of two tables differ.
+let seedBase: number | undefined;
+let seedCount = 0;
+function randomSeed(): number {
+  if (seedBase === undefined) {
+    const c = globalThis.crypto as Crypto | undefined;
+    seedBase = c?.getRandomValues !== undefined ? c.getRandomValues(new Int32Array(1))[0]! : (Math.random() * 2 ** 32) | 0;
+  }
+  seedCount = (seedCount + 1) | 0;
+  return fmix32(seedBase ^ Math.imul(seedCount, 0x2545f491));
 }
