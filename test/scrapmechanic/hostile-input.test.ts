@@ -5,7 +5,20 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ControllerTable, decodeBody, decodeMessage, encodeMessage, toJson } from '../../src/protocols/scrapmechanic/index.js';
+import fc from 'fast-check';
+import { LimitError } from '../../src/core/errors.js';
+import {
+  ControllerTable,
+  ScrapMechanicSession,
+  decodeBody,
+  decodeMessage,
+  encodeBody,
+  encodeMessage,
+  toJson,
+  type NetworkUpdate,
+  type Packet,
+} from '../../src/protocols/scrapmechanic/index.js';
+import { updateSequence } from './arbitraries.js';
 
 // --- controller table: ids that all shared slot 0 under the old, unkeyed hash ---------
 
@@ -91,4 +104,127 @@ test('controller table: the key never shows: entries() and encoded bytes are the
     updates: collidingIds(3, 500).map((id) => ({ updateType: 'Create', netObjType: 'Controller', controllerType: 0, id, data: null })),
   });
   assert.deepEqual(encodeMessage(toJson(decodeMessage(m))), m);
+});
+
+// --- the mirror's bytes: smMaxStoreBytes -------------------------------------------
+
+/** Creates of `count` Controllers from `first`, each with 32,759 opaque bytes (the most a RawUpdate holds). */
+function bigOpaqueCreates(first: number, count: number): NetworkUpdate[] {
+  return Array.from({ length: count }, (_, i) => ({
+    updateType: 'Create' as const,
+    netObjType: 'Controller' as const,
+    controllerType: 0,
+    id: first + i,
+    data: null,
+    opaque: new Uint8Array(32_759).fill(i + 1),
+  }));
+}
+
+function heldHex(s: ScrapMechanicSession): number {
+  let n = 0;
+  for (const o of s.objects.values()) if (typeof o.fields.opaque === 'string') n += o.fields.opaque.length;
+  return n;
+}
+
+test('smMaxStoreBytes: 60 messages of 16 objects with 32 KB of opaque bytes each stop at the limit; refused ones change nothing; removes make room', () => {
+  const max = 4 * 1024 * 1024;
+  const s = new ScrapMechanicSession({ limits: { smMaxStoreBytes: max } });
+  let refused = 0;
+  for (let m = 0; m < 60; m++) {
+    const bytes = encodeMessage({ packetId: 0x16, tick: m, updates: bigOpaqueCreates(m * 16, 16) });
+    const before = [s.objects.size, s.storeBytes, s.controllers.size];
+    try {
+      s.apply(bytes);
+    } catch (e) {
+      assert.ok(e instanceof LimitError && e.limit === 'smMaxStoreBytes', String(e));
+      assert.deepEqual([s.objects.size, s.storeBytes, s.controllers.size], before);
+      refused++;
+    }
+    assert.ok(heldHex(s) <= max, `${heldHex(s)} hex characters held`);
+  }
+  assert.ok(s.storeBytes <= max, `storeBytes ${s.storeBytes}`);
+  // 16 objects are about 1 MiB of hex: three messages fit in 4 MiB
+  assert.equal(s.objects.size, 48);
+  assert.equal(refused, 57);
+  // an Update replacing the opaque bytes of a held object is counted too
+  const upd = encodeMessage({
+    packetId: 0x16,
+    tick: 99,
+    updates: [{ updateType: 'Update', netObjType: 'Controller', id: 0, data: null, opaque: new Uint8Array(10) }],
+  });
+  const held = s.storeBytes;
+  s.apply(upd);
+  assert.equal(s.storeBytes, held - 2 * 32_749);
+  const removes = Array.from({ length: 48 }, (_, id) => ({ updateType: 'Remove' as const, netObjType: 'Controller' as const, id, data: null }));
+  s.apply(encodeMessage({ packetId: 0x16, tick: 100, updates: removes }));
+  assert.equal(s.objects.size, 0);
+  assert.equal(s.storeBytes, 0);
+  s.apply(encodeMessage({ packetId: 0x16, tick: 101, updates: bigOpaqueCreates(1000, 16) }));
+  assert.equal(s.objects.size, 16);
+});
+
+/** What the README says `smMaxStoreBytes` counts for one object's fields. */
+function documentedBytes(v: unknown): number {
+  if (typeof v === 'string') return 16 + v.length;
+  if (v === null || typeof v !== 'object') return 8;
+  let n = 16;
+  if (Array.isArray(v)) for (const x of v) n += 8 + documentedBytes(x);
+  else for (const [k, x] of Object.entries(v)) n += 8 + k.length + documentedBytes(x);
+  return n;
+}
+
+test('property: storeBytes is what the mirror holds (256 + its fields per object), never past smMaxStoreBytes; a refused message changes nothing', () => {
+  let refusedCount = 0;
+  fc.assert(
+    fc.property(fc.array(updateSequence, { minLength: 1, maxLength: 8 }), fc.integer({ min: 500, max: 20_000 }), (ticks, max) => {
+      const s = new ScrapMechanicSession({ limits: { smMaxStoreBytes: max } });
+      ticks.forEach((updates, tick) => {
+        let packet: Packet;
+        try {
+          packet = { packetId: 0x16, tick, updates: decodeBody(encodeBody({ tick, updates })).updates };
+        } catch {
+          return;
+        }
+        const before = JSON.stringify([...s.objects.values()]);
+        const held = s.storeBytes;
+        try {
+          s.apply(tick % 2 === 0 ? packet : encodeMessage(packet));
+        } catch (e) {
+          if (!(e instanceof LimitError)) throw e;
+          assert.equal(e.limit, 'smMaxStoreBytes');
+          assert.equal(JSON.stringify([...s.objects.values()]), before);
+          assert.equal(s.storeBytes, held);
+          refusedCount++;
+        }
+        let want = 0;
+        for (const o of s.objects.values()) want += 256 + documentedBytes(o.fields);
+        assert.equal(s.storeBytes, want);
+        assert.ok(s.storeBytes <= max);
+      });
+    }),
+    { numRuns: 300 },
+  );
+  assert.ok(refusedCount > 10, `${refusedCount} refused`);
+});
+
+// --- apply(packet) checks the limits too ------------------------------------------
+
+test('apply(decoded packet): past smMaxObjects or smMaxStoreBytes, a LimitError and nothing applied (as apply(bytes))', () => {
+  const updates = Array.from({ length: 100 }, (_, i) => ({ updateType: 'Create', netObjType: 'Controller', controllerType: 0, id: i }));
+  const bytes = encodeMessage({ packetId: 0x16, tick: 1, updates });
+  for (const input of [bytes, decodeMessage(bytes)]) {
+    const s = new ScrapMechanicSession({ limits: { smMaxObjects: 10 } });
+    assert.throws(
+      () => s.apply(input),
+      (e) => e instanceof LimitError && e.limit === 'smMaxObjects',
+    );
+    assert.equal(s.objects.size, 0);
+  }
+  const big = decodeMessage(encodeMessage({ packetId: 0x16, tick: 1, updates: bigOpaqueCreates(0, 16) }));
+  const s = new ScrapMechanicSession({ limits: { smMaxStoreBytes: 1 << 20 } });
+  assert.throws(
+    () => s.apply(big),
+    (e) => e instanceof LimitError && e.limit === 'smMaxStoreBytes',
+  );
+  assert.equal(s.objects.size, 0);
 });

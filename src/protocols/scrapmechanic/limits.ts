@@ -27,12 +27,26 @@ export interface ScrapLimits extends Limits {
    * it is refused (LimitError) and the session stays as it was.
    */
   smMaxObjects: number;
+  /**
+   * Most bytes a session's mirror keeps, as estimated from the JSON form of every
+   * object's fields: each string by its length plus 16, each number, boolean or null
+   * 8, each array or object entry 8 (plus its key), and 256 per object. One object
+   * can keep 32,759 opaque bytes (65,518 hex characters), so `smMaxObjects` alone
+   * allowed about 17 GB; a few hundred small LZ4 messages exhausted the heap. A
+   * message that could take the mirror past it (counting its Creates and Updates
+   * whole, not what they replace or remove) is refused (LimitError) and the session
+   * stays as it was. The estimate follows the heap (about 700 bytes an object on the
+   * bench stream, against 680 measured), so 256 MiB leaves `smMaxObjects` the limit
+   * that ordinary objects meet (262,144 of 700 bytes are 175 MiB).
+   */
+  smMaxStoreBytes: number;
 }
 
 export const SM_DEFAULT_LIMITS: Readonly<ScrapLimits> = Object.freeze({
   ...DEFAULT_LIMITS,
   smMaxUpdates: 1 << 16,
   smMaxObjects: 1 << 18,
+  smMaxStoreBytes: 256 * 1024 * 1024,
 });
 
 /** Defaults merged with per-call overrides. */

@@ -52,6 +52,9 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
   /** What the last message changed, in the vocabulary of every family (`ClientMirror`). */
   changes: MirrorChanges = { created: [], updated: new Map(), removed: [], issues: [] };
   private readonly limits: Readonly<ScrapLimits>;
+  /** What each object counts towards `storeBytes`. */
+  private readonly sizes = new Map<string, number>();
+  private bytes = 0;
   private issues: MirrorIssue[] = [];
   private tick: number | undefined;
 
@@ -62,12 +65,20 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
   /**
    * `ClientMirror.apply`: decode one message (id + LZ4 payload) and apply it; or apply
    * an already decoded packet. A message that fails (DecodeError, or LimitError past
-   * `smMaxObjects`) leaves the session as it was.
+   * `smMaxObjects` or `smMaxStoreBytes`) leaves the session as it was.
    */
   apply(message: Uint8Array | Packet): MirrorChanges {
     if (message instanceof Uint8Array) this.decodeMessage(message);
-    else this.applyDecoded(message);
+    else {
+      this.checkCapacity(message);
+      this.applyDecoded(message);
+    }
     return this.changes;
+  }
+
+  /** What the mirror keeps, in bytes, as `smMaxStoreBytes` counts it. */
+  get storeBytes(): number {
+    return this.bytes;
   }
 
   /** `ClientMirror.entityIds`: the keys of the live objects. */
@@ -116,7 +127,10 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
     return b;
   }
 
-  /** Apply a decoded packet to the mirror (the controller table is maintained by the decoder). */
+  /**
+   * Apply a decoded packet to the mirror (the controller table is maintained by the
+   * decoder). No limit is checked here: `apply` checks them.
+   */
   applyDecoded(p: Packet): void {
     this.last = { created: new Set(), changed: new Map(), removed: [] };
     this.issues = [];
@@ -126,14 +140,21 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
   }
 
   /**
-   * Refuse a message that would take the mirror past `smMaxObjects` live objects,
-   * before anything is applied (removes in the same message are not counted).
+   * Refuse a message that would take the mirror past `smMaxObjects` live objects or
+   * `smMaxStoreBytes`, before anything is applied. Removes in the same message are not
+   * counted, nor what an Update replaces: each Create or Update counts at most what it
+   * can add.
    */
   private checkCapacity(p: Packet): void {
     const max = this.limits.smMaxObjects;
+    const maxBytes = this.limits.smMaxStoreBytes;
     let n = 0;
-    forEachUpdate(p, () => n++);
-    if (this.objects.size + n <= max) return;
+    let add = 0;
+    forEachUpdate(p, (u) => {
+      n++;
+      add += updateBound(u);
+    });
+    if (this.objects.size + n <= max && this.bytes + add + n * OBJECT_BYTES <= maxBytes) return;
     const fresh = new Set<string>();
     forEachUpdate(p, (u) => {
       if (u.updateType === 'Remove') return;
@@ -142,6 +163,15 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
     });
     const total = this.objects.size + fresh.size;
     if (total > max) throw new LimitError(0, 'updates', 'smMaxObjects', total, max);
+    const bytes = this.bytes + add + fresh.size * OBJECT_BYTES;
+    if (bytes > maxBytes) throw new LimitError(0, 'updates', 'smMaxStoreBytes', bytes, maxBytes);
+  }
+
+  /** Keep `size` as what object `key` counts (0: it is gone). */
+  private resize(key: string, size: number): void {
+    this.bytes += size - (this.sizes.get(key) ?? 0);
+    if (size === 0) this.sizes.delete(key);
+    else this.sizes.set(key, size);
   }
 
   private toMirrorChanges(): MirrorChanges {
@@ -168,8 +198,10 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
     const key = `${u.netObjType}:${u.id}`;
     if (u.warnings !== undefined) for (const w of u.warnings) this.issues.push({ kind: w.slice(0, w.indexOf(':')), message: w, id: key });
     if (u.updateType === 'Remove') {
-      if (this.objects.delete(key)) this.last.removed.push(key);
-      else this.issues.push({ kind: 'unknown-entity', message: `Remove of ${key}, which is not mirrored`, id: key });
+      if (this.objects.delete(key)) {
+        this.last.removed.push(key);
+        this.resize(key, 0);
+      } else this.issues.push({ kind: 'unknown-entity', message: `Remove of ${key}, which is not mirrored`, id: key });
       this.last.created.delete(key);
       this.last.changed.delete(key);
       return;
@@ -183,6 +215,7 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
       if (u.controllerType !== undefined) o.controllerType = u.controllerType;
       this.objects.delete(key);
       this.objects.set(key, o);
+      this.resize(key, OBJECT_BYTES + jsonBytes(fields));
       this.last.created.add(key);
       this.mark(key, Object.keys(fields));
       return;
@@ -195,10 +228,12 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
         o.fields.controllerType = u.controllerType;
       }
       this.objects.set(key, o);
+      this.resize(key, OBJECT_BYTES + jsonBytes(o.fields));
       this.last.created.add(key);
       this.issues.push({ kind: 'unknown-entity', message: `${u.updateType} of ${key} with no Create seen (a stream joined late)`, id: key });
     }
     if (u.updateType === 'P') {
+      if (o.fields.pCount === undefined) this.resize(key, (this.sizes.get(key) ?? 0) + entryBytes('pCount', 0));
       o.pCount = (o.pCount ?? 0) + 1;
       o.fields.pCount = o.pCount;
       this.mark(key, ['pCount']);
@@ -209,12 +244,19 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
 
   private mergeUpdate(key: string, o: MirrorObject, u: SubUpdate): void {
     const f = o.fields;
+    let size = this.sizes.get(key) ?? 0;
     const set = (k: string, v: unknown) => {
       if (JSON.stringify(f[k]) !== JSON.stringify(v)) {
+        size += entryBytes(k, v) - (f[k] === undefined ? 0 : entryBytes(k, f[k]));
         f[k] = v;
         this.mark(key, [k]);
       }
     };
+    this.mergeFields(f, u, set);
+    this.resize(key, size);
+  }
+
+  private mergeFields(f: Record<string, unknown>, u: SubUpdate, set: (k: string, v: unknown) => void): void {
     if (u.variant !== undefined) set('variant', u.variant);
     if (u.opaque !== undefined) set('opaque', toJson(u.opaque));
     if (u.data === null) return;
@@ -235,6 +277,81 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
     }
     for (const k of Object.keys(d)) set(k, d[k]);
   }
+}
+
+// --- what the mirror keeps (smMaxStoreBytes) ---
+
+/** Per object: the MirrorObject, its key, its fields object, its Map entries. */
+const OBJECT_BYTES = 256;
+/** A string: its header, plus one byte a character (hex, UUIDs and names are one-byte strings). */
+const STRING_BYTES = 16;
+/** A number, boolean or null; an array element's or object entry's slot. */
+const SLOT_BYTES = 8;
+/** An array's or object's header. */
+const CONTAINER_BYTES = 16;
+/** What `controllerType`, `variant` and `pCount` can add to an object's fields, at most. */
+const UPDATE_EXTRA_BYTES = 128;
+
+/** The bytes a JSON value counts for `smMaxStoreBytes`. */
+function jsonBytes(v: unknown): number {
+  if (typeof v === 'string') return STRING_BYTES + v.length;
+  if (v === null || typeof v !== 'object') return SLOT_BYTES;
+  let n = CONTAINER_BYTES;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) n += SLOT_BYTES + jsonBytes(v[i]);
+  } else {
+    for (const k in v) n += entryBytes(k, (v as Record<string, unknown>)[k]);
+  }
+  return n;
+}
+
+function entryBytes(k: string, v: unknown): number {
+  return SLOT_BYTES + k.length + jsonBytes(v);
+}
+
+/**
+ * At least `jsonBytes(toJson(v))`, from the decoded value (without building its
+ * JSON form): a number may become a string such as `"-Infinity"`, a bigint its
+ * decimal digits, bytes their hex.
+ */
+function decodedBytes(v: unknown): number {
+  switch (typeof v) {
+    case 'number':
+      return STRING_BYTES + 9;
+    case 'bigint':
+      return STRING_BYTES + 20;
+    case 'string':
+      return STRING_BYTES + v.length;
+    case 'object':
+      break;
+    default:
+      return SLOT_BYTES;
+  }
+  if (v === null) return SLOT_BYTES;
+  if (v instanceof Uint8Array) return STRING_BYTES + 2 * v.length;
+  let n = CONTAINER_BYTES;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) n += SLOT_BYTES + decodedBytes(v[i]);
+  } else {
+    for (const k in v) {
+      const x = (v as Record<string, unknown>)[k];
+      if (x !== undefined) n += SLOT_BYTES + k.length + decodedBytes(x);
+    }
+  }
+  return n;
+}
+
+/**
+ * The most a sub-update can add to what the mirror keeps, besides a new object's
+ * `OBJECT_BYTES`. A Container Update's slot changes are kept twice (in `items` and
+ * as `lastSlotChanges`).
+ */
+function updateBound(u: SubUpdate): number {
+  if (u.updateType === 'Remove') return 0;
+  let n = UPDATE_EXTRA_BYTES;
+  if (u.opaque !== undefined) n += decodedBytes(u.opaque);
+  if (u.data !== null) n += (u.netObjType === 'Container' && u.updateType !== 'Create' ? 2 : 1) * decodedBytes(u.data);
+  return n;
 }
 
 /** Every sub-update of a packet, in order (a 0x1D's packets included; depth ≤ 2). */
