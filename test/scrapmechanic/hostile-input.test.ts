@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { LimitError } from '../../src/core/errors.js';
+import { EncodeError, LimitError } from '../../src/core/errors.js';
 import {
   ControllerTable,
   ScrapMechanicSession,
@@ -18,7 +18,7 @@ import {
   type NetworkUpdate,
   type Packet,
 } from '../../src/protocols/scrapmechanic/index.js';
-import { updateSequence } from './arbitraries.js';
+import { networkUpdate, updateSequence } from './arbitraries.js';
 
 // --- controller table: ids that all shared slot 0 under the old, unkeyed hash ---------
 
@@ -227,4 +227,116 @@ test('apply(decoded packet): past smMaxObjects or smMaxStoreBytes, a LimitError 
     (e) => e instanceof LimitError && e.limit === 'smMaxStoreBytes',
   );
   assert.equal(s.objects.size, 0);
+});
+
+// --- encoder inputs the decoder read back as something else ----------------------
+
+const color = { r: 1, g: 2, b: 3, a: 4 };
+const q = { x: 0, y: 0, z: 0, w: 1 };
+const harvestCreate = (extra: Record<string, unknown>, a: unknown = 0) => ({
+  updateType: 'Create',
+  netObjType: 'Harvestable',
+  controllerType: 0,
+  id: 1,
+  data: { worldId: 1, uuidIndex: 2, position: { x: 0, y: 0, z: 0 }, rotation: q, unknownA: a, unknownB: 0 },
+  ...extra,
+});
+
+test('encoder: trailing bytes on a Harvestable (a layout of exact lengths) are an EncodeError, not another value on decode', () => {
+  const cases = [
+    { updateType: 'Update', netObjType: 'Harvestable', id: 5, data: { color }, trailing: 'aabbccdd' }, // read back as seatedCharacterId
+    { updateType: 'Update', netObjType: 'Harvestable', id: 5, data: { color, seatedCharacterId: 7 }, trailing: 'aa' }, // read back as opaque
+    harvestCreate({ trailing: '00' }),
+    { updateType: 'Update', netObjType: 'Harvestable', id: 5, data: null, trailing: '01020304' }, // read back as data
+  ];
+  for (const u of cases) {
+    assert.throws(
+      () => encodeBody({ tick: 1, updates: [u] }),
+      (e) => e instanceof EncodeError && e.path === 'updates[0].trailing',
+      JSON.stringify(u),
+    );
+  }
+  // empty trailing adds nothing and is accepted
+  const u = { updateType: 'Update', netObjType: 'Harvestable', id: 5, data: { color }, trailing: '' };
+  assert.deepEqual(toJson(decodeBody(encodeBody({ tick: 1, updates: [u] })).updates[0]!.data), { color });
+});
+
+test('encoder: a finite float16 past float32 range (1e39, -1e300, MAX_VALUE) is an EncodeError, not ±Infinity', () => {
+  for (const v of [1e39, -1e300, Number.MAX_VALUE, -3.5e38]) {
+    assert.throws(
+      () => encodeBody({ tick: 1, updates: [harvestCreate({}, v)] }),
+      (e) => e instanceof EncodeError && e.path === 'updates[0].data.unknownA',
+      String(v),
+    );
+  }
+  for (const [v, back] of [
+    [Infinity, 'Infinity'],
+    ['-Infinity', '-Infinity'],
+    [65504, 65504],
+  ] as const) {
+    const u = decodeBody(encodeBody({ tick: 1, updates: [harvestCreate({}, v)] })).updates[0]!;
+    assert.equal((toJson(u.data) as { unknownA: unknown }).unknownA, back);
+  }
+});
+
+test('encoder: a Create whose variant contradicts its controller type is an EncodeError, not the other variant on decode', () => {
+  const bad = [
+    { updateType: 'Create', netObjType: 'ChildShape', controllerType: 31, id: 1, variant: 'part' },
+    { updateType: 'Create', netObjType: 'ChildShape', controllerType: 32, id: 1, variant: 'block' },
+    { updateType: 'Create', netObjType: 'ChildShape', controllerType: 40, id: 1, variant: 'block' },
+    {
+      updateType: 'Create',
+      netObjType: 'RigidBody',
+      controllerType: 1,
+      id: 1,
+      variant: 'dynamic',
+      data: { worldId: 1, rotation: q, position: { x: 0, y: 0, z: 0 } },
+    },
+    { updateType: 'Create', netObjType: 'Controller', controllerType: 0, id: 1, variant: 'static' },
+  ];
+  for (const u of bad) {
+    assert.throws(
+      () => encodeBody({ tick: 1, updates: [u] }),
+      (e) => e instanceof EncodeError && e.path === 'updates[0].variant',
+      JSON.stringify(u),
+    );
+  }
+  const ok = { updateType: 'Create', netObjType: 'ChildShape', controllerType: 32, id: 1, variant: 'part' };
+  assert.equal(decodeBody(encodeBody({ tick: 1, updates: [ok] })).updates[0]!.variant, 'part');
+});
+
+test('property: a Create with any variant, a Harvestable with any trailing bytes or float16: what encode accepts decodes to what was given', () => {
+  const variant = fc.constantFrom(undefined, 'block', 'part', 'static', 'dynamic');
+  const creates = networkUpdate.filter((u) => u.updateType === 'Create');
+  const harvest = fc.record({
+    trailing: fc.option(fc.uint8Array({ maxLength: 6 }), { nil: undefined }),
+    a: fc.oneof(fc.double(), fc.constantFrom(1e39, -1e39, 3.4028235677973366e38, 65504, 65520, 2 ** -24)),
+  });
+  let accepted = 0;
+  fc.assert(
+    fc.property(creates, variant, harvest, (u, v, h) => {
+      const xs = [
+        toJson(v === undefined ? u : { ...u, variant: v }) as Record<string, unknown>,
+        toJson(harvestCreate(h.trailing === undefined ? {} : { trailing: h.trailing }, h.a)) as Record<string, unknown>,
+      ];
+      // a float16 is written from the float32 nearest the value (the JSON form's convention)
+      const want = [xs[0]!.data, { ...(xs[1]!.data as object), unknownA: toJson(Math.fround(h.a)) }];
+      for (const [i, x] of xs.entries()) {
+        let bytes: Uint8Array;
+        try {
+          bytes = encodeBody({ tick: 1, updates: [x] });
+        } catch (e) {
+          assert.ok(e instanceof EncodeError, String(e));
+          continue;
+        }
+        accepted++;
+        const y = toJson(decodeBody(bytes).updates[0]) as Record<string, unknown>;
+        if (x.variant !== undefined) assert.equal(y.variant, x.variant, JSON.stringify(x));
+        assert.deepEqual(y.data, want[i], JSON.stringify(x));
+        assert.equal(y.trailing ?? '', x.trailing ?? '', JSON.stringify(x));
+      }
+    }),
+    { numRuns: 2000 },
+  );
+  assert.ok(accepted > 400, `${accepted} accepted`);
 });

@@ -8,7 +8,7 @@ import { CREATE, isOpaqueType, P, REMOVE, UPDATE } from './rules.js';
 import { CONTAINER_ITEM_LAYOUT, CONTAINER_SLOT_CHANGE_LAYOUT, layoutOf, VARIANT_PAIRS, type CompiledField, type CompiledLayout } from './tables/layouts.js';
 import type { Out } from './out.js';
 import { bytes as bytesOf, f16ToBits, u64, writeF32, writeUuid } from './primitives.js';
-import { CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, NetObj, NETOBJ_TYPES, type Variant } from './types.js';
+import { CT_CHILDSHAPE_BLOCK, CT_CHILDSHAPE_PART, CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, NetObj, NETOBJ_TYPES, type Variant } from './types.js';
 
 //
 // Field paths for errors are built only when something is wrong: helpers take the
@@ -99,6 +99,19 @@ class Bits {
 export function writeData(o: Out, u: Record<string, unknown>, ut: number, ot: number, ct: number | undefined, path: string, variantHint?: Variant): void {
   const B = path;
   const uv = u.variant ?? variantHint;
+  if (ut === CREATE && u.variant !== undefined && u.variant !== null) {
+    // the decoder takes a Create's variant from its controller type byte
+    const want = createVariant(ot, ct);
+    if (u.variant !== want)
+      fail(
+        B,
+        'variant',
+        '',
+        want === undefined
+          ? `a ${NETOBJ_TYPES[ot]} Create of controller type ${String(ct)} has no variant, got ${excerpt(u.variant)}`
+          : `controller type ${String(ct)} makes this ${NETOBJ_TYPES[ot]} Create "${want}", not ${excerpt(u.variant)}`,
+      );
+  }
   if (u.opaque !== undefined && u.opaque !== null) {
     if (u.data !== undefined && u.data !== null) fail(B, '', '', 'give either data or opaque, not both');
     o.bytes(bytesOf(u.opaque, pathOf(B, 'opaque', '')));
@@ -120,6 +133,12 @@ export function writeData(o: Out, u: Record<string, unknown>, ut: number, ot: nu
     const rigidCreate = ut === CREATE && ot === 0 && ct !== CT_RIGIDBODY_STATIC && ct !== CT_RIGIDBODY_DYNAMIC;
     const noVariant = ut !== CREATE && (ot === 0 || ot === 1) && u.variant === undefined;
     if (!rigidCreate && !noVariant && ot !== 5) fail(B, 'data', '', `missing: this update has typed data (give data, or its bytes as opaque)`);
+    if (ot === NetObj.Harvestable)
+      noTrailing(
+        u,
+        B,
+        `a Harvestable ${ut === CREATE ? 'Create' : 'Update'} without data: give its bytes as opaque (trailing bytes would be read back as data)`,
+      );
     writeTrailing(o, u, B);
     return;
   }
@@ -145,9 +164,27 @@ export function writeData(o: Out, u: Record<string, unknown>, ut: number, ot: nu
       l = layoutOf(ut, ot, ct);
       if (l === undefined) fail(B, '', '', `RigidBody Create with controller type ${String(ct)} has no known layout (use opaque)`);
     }
+    // a layout of exact lengths (Harvestable) reads more bytes as another layout or as opaque
+    if (l.lengths !== undefined)
+      noTrailing(u, B, `${l.name} has exact lengths (${l.lengths.join(' or ')} bytes): trailing bytes would be read back as other fields or opaque`);
     writeFields(o, l, d, B);
   }
   writeTrailing(o, u, B);
+}
+
+/** The variant the decoder gives a Create of NetObj type `ot` and controller type `ct`. */
+function createVariant(ot: number, ct: number | undefined): Variant | undefined {
+  if (isOpaqueType(ot)) return undefined;
+  const l = layoutOf(CREATE, ot, ct);
+  if (l?.variant !== undefined) return l.variant;
+  if (ot === NetObj.ChildShape) return ct === CT_CHILDSHAPE_BLOCK ? 'block' : ct === CT_CHILDSHAPE_PART ? 'part' : undefined;
+  return undefined;
+}
+
+/** Refuse non-empty `trailing`. */
+function noTrailing(u: Record<string, unknown>, base: string, why: string): void {
+  if (u.trailing === undefined || u.trailing === null) return;
+  if (bytesOf(u.trailing, pathOf(base, 'trailing', '')).length > 0) fail(base, 'trailing', '', why);
 }
 
 type Writer = (o: Out, d: Record<string, unknown>, base: string) => void;

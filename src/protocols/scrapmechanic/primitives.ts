@@ -89,7 +89,10 @@ export function f16ToBits(v: unknown, path: string): number {
   if (typeof v !== 'number') throw new EncodeError(path, `expected a float16, got ${excerpt(v)}`);
   if (v !== v) return 0x7e00;
   // the JSON form prints a float16 as the shortest decimal of its float32: round to that first
+  const given = v;
   v = Math.fround(v as number);
+  // past float32's range fround gives ±Infinity, but 1e39 is not ∞ (nor a float16)
+  if (Number.isFinite(given) && !Number.isFinite(v)) throw new EncodeError(path, `${given} is not exactly a float16`);
   const sign = (v as number) < 0 || Object.is(v, -0) ? 0x8000 : 0;
   const a = Math.abs(v as number);
   if (a === Infinity) return sign | 0x7c00;
