@@ -384,8 +384,18 @@ function createEncoder(opts: OptionValues) {
       return v;
     };
     const tick = num('tick');
+    if (tick === 0) throw new EncodeError('tick', 'expected a tick of at least 1, got 0');
     const ago = num('baseAgo');
-    const hash = typeof j.schemaHash === 'string' ? Number.parseInt(j.schemaHash, 16) : client.hash;
+    if (ago > tick) throw new EncodeError('baseAgo', `expected at most the tick (${tick}), got ${ago}`);
+    // as the decoder prints it (hex32): 0x and 8 hex digits, and the schema's own (the client takes no other)
+    let hash = client.hash;
+    if (j.schemaHash !== undefined) {
+      const h = j.schemaHash;
+      if (typeof h !== 'string' || !/^0x[0-9a-f]{8}$/i.test(h))
+        throw new EncodeError('schemaHash', `expected 0x and 8 hex digits (as decode prints it), got ${JSON.stringify(h)}`);
+      hash = Number.parseInt(h.slice(2), 16);
+      if (hash !== client.hash) throw new EncodeError('schemaHash', `expected this schema's hash ${hex32(client.hash)}, got ${h}`);
+    }
     const w = new ByteWriter(64).u8(STATE_MAGIC).u32le(hash).vu32(tick).vu32(ago);
     if (j.ignored !== undefined && j.records === undefined)
       throw new EncodeError('ignored', 'a packet the decoder ignored cannot be re-encoded (its records were not decoded)');
@@ -396,8 +406,9 @@ function createEncoder(opts: OptionValues) {
     const bits = new BitOut();
     let prev = 0;
     recs.forEach((r0, i) => {
-      const r = r0 as { id?: unknown; op?: unknown; type?: unknown; fields?: Record<string, unknown> };
       const at = `records[${i}]`;
+      if (typeof r0 !== 'object' || r0 === null || Array.isArray(r0)) throw new EncodeError(at, `expected a record object, got ${JSON.stringify(r0)}`);
+      const r = r0 as { id?: unknown; op?: unknown; type?: unknown; fields?: unknown };
       if (typeof r.id !== 'number' || !Number.isInteger(r.id) || r.id <= prev || r.id > 0xffffffff)
         throw new EncodeError(`${at}.id`, 'expected ids in increasing order, below 2^32');
       writeGamma(bits, r.id - prev);
@@ -422,7 +433,10 @@ function createEncoder(opts: OptionValues) {
         return;
       } else throw new EncodeError(`${at}.op`, 'expected update, create, renew or despawn');
       const raw = baseRaw.slice();
-      for (const [name, v] of Object.entries(r.fields ?? {})) {
+      const fields = r.fields ?? {};
+      if (typeof fields !== 'object' || fields === null || Array.isArray(fields))
+        throw new EncodeError(`${at}.fields`, `expected an object of field values, got ${JSON.stringify(fields)}`);
+      for (const [name, v] of Object.entries(fields)) {
         const fi = def.byName.get(name);
         if (fi === undefined) throw new EncodeError(`${at}.fields.${name}`, `no field ${name} in ${def.name}`);
         raw[fi.index] = toRaw(fi.f, fromJson(fi.f, v), `${at}.fields.${name}`, fb);
@@ -448,7 +462,9 @@ function createEncoder(opts: OptionValues) {
       const recs = j.parts as unknown[];
       const made: Uint8Array[] = [];
       let at = 0;
-      client.receiveParts((i) => {
+      // an EncodeError of a part: the client would wrap it as its own DecodeError (undoing the parts applied); kept and rethrown
+      let failed: unknown;
+      const nextPart = (i: number): [number, Uint8Array] | undefined => {
         if (i >= recs.length) return undefined;
         const r = recs[i] as Record<string, unknown>;
         if (r !== null && typeof r === 'object' && r.ignored === 'missing-baseline')
@@ -464,7 +480,19 @@ function createEncoder(opts: OptionValues) {
         const p: [number, Uint8Array] = [at, part];
         at += part.length;
         return p;
-      });
+      };
+      try {
+        client.receiveParts((i) => {
+          try {
+            return nextPart(i);
+          } catch (e) {
+            failed = e;
+            throw e;
+          }
+        });
+      } catch (e) {
+        throw failed ?? e;
+      }
       const w = new ByteWriter(at);
       for (const part of made) w.u8(BUNDLE_MAGIC).vu32(part.length).bytes(part);
       return [w.finish()];

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { ByteWriter, DecodeError, SpanSink, parseHexLines, toHex } from '../../src/core/index.js';
+import { ByteWriter, DecodeError, EncodeError, SpanSink, parseHexLines, toHex } from '../../src/core/index.js';
 import { run } from '../../src/cli/main.js';
 import { replication } from '../../src/families/replication.js';
 import { findFamily } from '../../src/families/registry.js';
@@ -301,4 +301,53 @@ test('replication: an id despawned and spawned again decodes as a renew (state: 
     );
   }
   assert.equal(renews, 4);
+});
+
+test('replication: encode errors in the JSON are EncodeErrors with their path (a record, a bundle part, the header), the state unchanged', async () => {
+  const enc = replication.createEncoder!({ schema: schemaText });
+  const first = enc.encode({ tick: 1, baseAgo: 0, deferred: 0, records: [{ id: 1, op: 'create', type: 'Ship', fields: { hp: 7 } }] });
+  const fails = (json: unknown, path: string, msg: RegExp) =>
+    assert.throws(
+      () => enc.encode(json),
+      (e: unknown) => e instanceof EncodeError && e.path === path && msg.test(e.message),
+      `${JSON.stringify(json)} -> ${path}`,
+    );
+  for (const r of [null, 3, 'x', [1]]) fails({ tick: 2, baseAgo: 1, deferred: 0, records: [r] }, 'records[0]', /expected a record object/);
+  fails({ tick: 2, baseAgo: 1, deferred: 0, records: [{ id: 1, op: 'update', fields: 5 }] }, 'records[0].fields', /an object of field values/);
+  // a bundle part's EncodeError stays an EncodeError (it was a DecodeError, "internal error")
+  fails(
+    { parts: [{ tick: 2, baseAgo: 1, deferred: 0, records: [{ id: 1, op: 'update', fields: { hp: 999 } }] }] },
+    'parts[0].records[0].fields.hp',
+    /0\.\.255/,
+  );
+  fails({ parts: [{ tick: 2, baseAgo: 1, deferred: 0, records: [] }, null] }, 'parts[1]', /JSON object/);
+  fails({ parts: [{ tick: 2, baseAgo: 1, deferred: 0, records: [] }, { ignored: 'missing-baseline' }] }, 'parts[1].ignored', /baseline/);
+  // the header: the baseline not after the tick, tick 0, the schema hash as decode prints it (and this schema's)
+  fails({ tick: 2, baseAgo: 3, deferred: 0, records: [] }, 'baseAgo', /at most the tick \(2\)/);
+  fails({ tick: 0, baseAgo: 0, deferred: 0, records: [] }, 'tick', /at least 1/);
+  for (const h of ['0xzz', 'abc', '0x1', 7, '0x5e4de02d0'])
+    fails({ tick: 2, baseAgo: 1, deferred: 0, schemaHash: h, records: [] }, 'schemaHash', /0x and 8 hex digits/);
+  fails({ tick: 2, baseAgo: 1, deferred: 0, schemaHash: '0x00000000', records: [] }, 'schemaHash', /this schema's hash/);
+  // after all that, the encoder still codes against the first packet's state
+  const dec = replication.createDecoder({ schema: schemaText });
+  dec.decode(first[0]!);
+  const hash = (dec.decode(first[0]!).records[0] as { schemaHash: string }).schemaHash;
+  const next = { tick: 2, baseAgo: 1, deferred: 0, schemaHash: hash.toUpperCase().replace('0X', '0x'), records: [{ id: 1, op: 'update', fields: { hp: 8 } }] };
+  const out = enc.encode(next);
+  const back = dec.decode(out[0]!).records[0] as { records: unknown[] };
+  assert.deepEqual(back.records, [{ id: 1, op: 'update', fields: { hp: 8 } }]);
+  // the CLI: exit 1, one line naming the path, no "internal error"
+  for (const [json, re] of [
+    ['{"tick":1,"baseAgo":0,"deferred":0,"records":[null]}', /^tickwire: records\[0\]: expected a record object/],
+    [
+      '{"parts":[{"tick":1,"baseAgo":0,"deferred":0,"records":[{"id":1,"op":"create","type":"Ship","fields":{"hp":999}}]}]}',
+      /^tickwire: parts\[0\]\.records\[0\]\.fields\.hp: /,
+    ],
+    ['{"tick":1,"baseAgo":5,"deferred":0,"records":[]}', /^tickwire: baseAgo: expected at most the tick/],
+  ] as const) {
+    const f = fakeIo(json);
+    assert.equal(await run(['encode', 'replication', '--schema', SCHEMA_FILE, '--hex'], f.io), 1);
+    assert.match(f.err.join(''), re);
+    assert.doesNotMatch(f.err.join(''), /internal error|at byte/);
+  }
 });
