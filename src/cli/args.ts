@@ -2,6 +2,7 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { findFamily } from '../families/registry.js';
 import type { FamilyAdapter, OptionValues } from '../families/types.js';
+import { DecodeError, EncodeError } from '../core/errors.js';
 import { UsageError, didYouMean, familyNames } from './usage.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -49,7 +50,48 @@ export function parseCommand(args: string[], common: OptionSpec) {
 /** The input file: the positional, or a family option marked `inputFile` (`--pcap FILE`). */
 export function inputFile(family: FamilyAdapter, values: OptionValues, positionals: string[]): string | undefined {
   if (positionals.length > 1) throw new UsageError(`one input at most, got ${positionals.length}`);
-  const optFile = Object.entries(family.options).find(([k, o]) => (o as { inputFile?: boolean }).inputFile === true && typeof values[k] === 'string');
+  const given = Object.entries(family.options).filter(([k, o]) => (o as { inputFile?: boolean }).inputFile === true && typeof values[k] === 'string');
+  if (given.length > 1)
+    throw new UsageError(`one input at most: give ${given.map(([k]) => `--${k}`).join(' or ')}, not ${given.length === 2 ? 'both' : 'several'}`);
+  const optFile = given[0];
   if (optFile !== undefined && positionals.length > 0) throw new UsageError(`give FILE or --${optFile[0]}, not both`);
   return positionals[0] ?? (optFile === undefined ? undefined : (values[optFile[0]] as string));
+}
+
+/**
+ * A bad option value found by the family (`--part-size abc`, `--server-port x`, no `--schema`): the adapter throws
+ * an EncodeError or DecodeError whose path names the option (`part-size`, `--part-size`); the CLI makes it a
+ * usage error (exit 2). `decodeErrors: false` where a DecodeError may come from the input's bytes (a whole-file
+ * reader, whose fields can share an option's name, `version`).
+ */
+export function optionError(family: FamilyAdapter, e: unknown, decodeErrors = true, extra: readonly string[] = []): unknown {
+  const isEncode = e instanceof EncodeError;
+  if (!isEncode && !(decodeErrors && e instanceof DecodeError)) return e;
+  const name = (e as EncodeError | DecodeError).path.replace(/^--?/, '');
+  if (name === '' || !(Object.hasOwn(family.options, name) || extra.includes(name))) return e;
+  const what = isEncode
+    ? e.message.slice(e.path.length + 2)
+    : `expected ${(e as DecodeError).expected}${(e as DecodeError).found === undefined ? '' : `, found ${(e as DecodeError).found}`}`;
+  return new UsageError(`--${name}: ${what}`);
+}
+
+/** `fn()`, with a bad option value it meets made a usage error (see `optionError`). */
+export function withOptions<T>(family: FamilyAdapter, fn: () => T, decodeErrors = true): T {
+  try {
+    return fn();
+  } catch (e) {
+    throw optionError(family, e, decodeErrors);
+  }
+}
+
+/** Longest a Node timer waits (2^31 - 1 ms): a longer or non-finite `--seconds` would fire at once. */
+export const MAX_SECONDS = 2147483;
+
+/** A `--seconds` value: a finite number in `lo`..MAX_SECONDS (`lo` excluded when `open`), else a usage error. */
+export function secondsOption(v: unknown, name = 'seconds', lo = 0, open = true): number | undefined {
+  if (v === undefined) return undefined;
+  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
+  if (!Number.isFinite(n) || (open ? n <= lo : n < lo) || n > MAX_SECONDS)
+    throw new UsageError(`--${name} must be a number of seconds ${open ? 'above' : 'from'} ${lo} up to ${MAX_SECONDS} (24.8 days), not ${JSON.stringify(v)}`);
+  return n;
 }

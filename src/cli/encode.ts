@@ -1,7 +1,7 @@
 /** `tickwire encode`: the JSON that `decode` prints in, messages out. */
 import { EncodeError } from '../core/errors.js';
 import { toHex } from '../core/hex.js';
-import { parseCommand } from './args.js';
+import { parseCommand, withOptions } from './args.js';
 import { InputError, readInputBytes, type Io } from './input.js';
 import { UsageError } from './usage.js';
 
@@ -28,7 +28,7 @@ export function encodeCommand(args: string[], io: Io): number {
   } catch (e) {
     throw new InputError(`input is not JSON: ${(e as Error).message.slice(0, 200)}`);
   }
-  const encoder = family.createEncoder(values);
+  const encoder = withOptions(family, () => family.createEncoder(values));
   for (let i = 0; i < inputs.length; i++) {
     let out: Uint8Array[];
     try {

@@ -11,7 +11,7 @@
  */
 import { DecodeError, EncodeError } from '../core/errors.js';
 import { FAMILIES, findFamily } from '../families/registry.js';
-import { parseCommand } from './args.js';
+import { optionError, parseCommand, secondsOption } from './args.js';
 import { decodeCommand } from './decode.js';
 import { encodeCommand } from './encode.js';
 import { InputError, type Io } from './input.js';
@@ -29,12 +29,18 @@ async function watchCommand(args: string[], io: Io): Promise<number> {
   const target = positionals[0];
   if (target === undefined) throw new UsageError('missing TARGET (HOST:PORT)');
   const format = (values.format as string | undefined) ?? 'jsonl';
+  secondsOption(values.seconds);
   let n = 0;
   let last: unknown;
-  for await (const r of family.watch(target, values)) {
-    n++;
-    last = r;
-    io.stdout.write(format === 'tree' ? `${renderTree(r)}\n\n` : `${JSON.stringify(r)}\n`);
+  try {
+    for await (const r of family.watch(target, values)) {
+      n++;
+      last = r;
+      io.stdout.write(format === 'tree' ? `${renderTree(r)}\n\n` : `${JSON.stringify(r)}\n`);
+    }
+  } catch (e) {
+    // an option the client checks (`--version`): a usage error; nothing else it throws comes from the command line
+    throw optionError(family, e, false, ['seconds']);
   }
   // A live client ends with a record saying whether it ever joined (`joined: false`: nothing listening, refused, wrong version).
   const joined = last !== null && typeof last === 'object' ? (last as { joined?: unknown }).joined : undefined;

@@ -19,6 +19,7 @@ import {
   type SourcedMessage,
 } from './input.js';
 import { UsageError } from './usage.js';
+import { optionError, withOptions } from './args.js';
 
 export type DecodedItem =
   | { ok: true; index: number; source?: string; size: number; whole?: boolean; message: DecodedMessage; spans?: SpanSink }
@@ -66,8 +67,9 @@ function* inputMessages(src: DecodeSource, bytes: () => Uint8Array): Generator<S
   yield { bytes: b };
 }
 
+/** The family's stream decoder; a bad option value it meets (`--part-size abc`, no `--schema`) is a usage error. */
 export function createDecoder(src: DecodeSource): StreamDecoder {
-  return src.family.createDecoder(src.values);
+  return withOptions(src.family, () => src.family.createDecoder(src.values));
 }
 
 /** Decode every message of the input, lazily. */
@@ -75,7 +77,9 @@ export function* decodeAll(src: DecodeSource, decoder: StreamDecoder = createDec
   let cached: Uint8Array | undefined;
   const readOnce = () => (cached ??= readInputBytes(src.io, src.file));
   if (src.family.decodeFile && src.hex === undefined && !isDirectory(src.file)) {
-    const whole = src.family.decodeFile(readOnce(), src.values, { spans: src.withSpans, state: src.withState === true });
+    // (an option the reader checks, `--server-port x`: a usage error; its DecodeErrors are the file's)
+    const decodeFile = src.family.decodeFile;
+    const whole = withOptions(src.family, () => decodeFile(readOnce(), src.values, { spans: src.withSpans, state: src.withState === true }), false);
     if (whole !== undefined) {
       let index = 0;
       const it = whole[Symbol.iterator]();
@@ -88,7 +92,7 @@ export function* decodeAll(src: DecodeSource, decoder: StreamDecoder = createDec
             yield { ok: false, index, size: 0, whole: true, error: e };
             return; // a whole-file reader cannot resume after an error
           }
-          throw e;
+          throw optionError(src.family, e, false);
         }
         if (r.done) return;
         yield { ok: true, index: index++, size: 0, whole: true, message: r.value };

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Io } from './main.js';
+import { secondsOption } from './args.js';
 
 export const RELAY_USAGE = `usage:
   tickwire relay --nats nats://127.0.0.1:4222 --world NAME --listen ws://127.0.0.1:PORT
@@ -86,7 +87,7 @@ export async function relayCommand(args: string[], io: Io): Promise<number> {
     mtu = num('mtu', 64, 65000);
     wsMtu = num('ws-mtu', 64, 1 << 20);
     logEvery = num('log-every', 0.1, 3600) ?? 5;
-    seconds = num('seconds', 0, 1e9);
+    seconds = secondsOption(values.seconds, 'seconds', 0, false);
   } catch (e) {
     return fail(io, (e as Error).message, 2);
   }

@@ -7,6 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import type { Io } from './main.js';
+import { secondsOption } from './args.js';
 import { findFamily } from '../families/registry.js';
 
 export const SERVE_USAGE = `usage:
@@ -71,8 +72,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
     bots = intOpt(values.bots, 'bots', 0, 8, 6);
     pickups = intOpt(values.pickups, 'pickups', 0, 600, 120);
     logEvery = intOpt(values['log-every'], 'log-every', 0, 3600, 5);
-    seconds = values.seconds === undefined ? undefined : Number(values.seconds);
-    if (seconds !== undefined && !(seconds > 0)) throw new RangeError(`--seconds must be a positive number, not ${JSON.stringify(values.seconds)}`);
+    seconds = secondsOption(values.seconds);
   } catch (e) {
     return fail(io, (e as Error).message, 2);
   }

@@ -5,7 +5,7 @@
  * entity table over time (one row per entity per message, one column per field).
  */
 import { parseCommand, inputFile } from './args.js';
-import { decodeAll, where, type DecodeSource } from './messages.js';
+import { createDecoder, decodeAll, where, type DecodeSource } from './messages.js';
 import type { Io } from './input.js';
 import { UsageError } from './usage.js';
 import { summarize } from '../families/summary.js';
@@ -13,7 +13,7 @@ import type { FamilyAdapter } from '../families/types.js';
 import { StatsCollector, statsHeadline, statsTables, wireSize, type StreamStats } from '../families/stats.js';
 
 export function collectStats(family: FamilyAdapter, src: DecodeSource, io: Io): { stats: StreamStats; failed: number } {
-  const decoder = family.createDecoder(src.values);
+  const decoder = createDecoder(src);
   const c = new StatsCollector();
   let failed = 0;
   for (const item of decodeAll({ ...src, withSpans: true, withState: true }, decoder)) {
@@ -55,7 +55,7 @@ function writeCsv(family: FamilyAdapter, src: DecodeSource, io: Io): number {
   const seen = new Set<string>();
   let failed = 0;
   const pass = (write: boolean) => {
-    const decoder = family.createDecoder(src.values);
+    const decoder = createDecoder(src);
     for (const item of decodeAll({ ...src, withState: true }, decoder)) {
       if (!item.ok) {
         if (!write) {

@@ -1,0 +1,54 @@
+/** Bad option values are usage errors (exit 2, one line and the hint), never "bad input" (exit 1) nor an early stop. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { run } from '../../src/cli/main.js';
+import { fakeIo } from '../helpers/cli-io.js';
+
+const root = new URL('../../', import.meta.url).pathname;
+
+async function usage(argv: string[], re: RegExp, stdin = ''): Promise<void> {
+  const f = fakeIo(stdin);
+  assert.equal(await run(argv, f.io), 2, `${argv.join(' ')}: ${f.err.join('')}`);
+  const err = f.err.join('');
+  assert.match(err, re, argv.join(' '));
+  assert.doesNotMatch(err, /at byte|internal error/, argv.join(' '));
+}
+
+test('two input-file options (--pcap and --har) are a usage error, not one file read as the other', async () => {
+  await usage(
+    ['decode', 'diep', '--pcap', join(root, 'samples/diep/ffa_spawn.pcap'), '--har', join(root, 'test/fixtures/diep/pcap/sandbox-shared-compressor.har')],
+    /^tickwire: one input at most: give --pcap or --har, not both\n/,
+  );
+  await usage(['stats', 'diep', '--pcap', 'a.pcap', '--har', 'b.har'], /--pcap or --har, not both/);
+});
+
+test('a bad option value the family checks is a usage error naming the option', async () => {
+  await usage(
+    ['decode', 'teeworlds', '--part-size', 'abc', '--hex', '00'],
+    /^tickwire: --part-size: expected a positive integer, found "abc"\n\(tickwire --help/,
+  );
+  await usage(['decode', 'replication', '--hex', 'b1'], /^tickwire: --schema: the replication family needs --schema FILE/);
+  await usage(['stats', 'replication', '--hex', 'b1'], /--schema FILE/);
+  await usage(['encode', 'teeworlds', '--part-size', '0'], /^tickwire: --part-size: must be a positive integer/, '{}');
+  await usage(
+    ['decode', 'wow', '--pcap', join(root, 'samples/wow/session.pcap'), '--server-port', 'x'],
+    /^tickwire: --server-port: expected a port in 1\.\.65535/,
+  );
+  await usage(['watch', 'teeworlds', '127.0.0.1:1', '--seconds', 'abc'], /^tickwire: --seconds must be a number of seconds/);
+  // the input's own errors stay exit 1
+  const f = fakeIo();
+  assert.equal(await run(['decode', 'teeworlds', '--part-size', '900', '--hex', 'zz'], f.io), 1);
+});
+
+test('--seconds past what a timer can wait (2^31 ms, 24.8 days) or not finite is refused, not a stop at once', async () => {
+  for (const s of ['2147484', '3000000', '1e10', 'Infinity', 'NaN', '0', '-1', '']) {
+    await usage(['watch', 'teeworlds', '127.0.0.1:1', `--seconds=${s}`], /--seconds must be a number of seconds above 0 up to 2147483/);
+    await usage(['serve', 'teeworlds', '--port', '0', `--seconds=${s}`], /^tickwire serve: --seconds must be a number of seconds above 0 up to 2147483/);
+  }
+  for (const s of ['2147484', '1e9', 'Infinity', '-1'])
+    await usage(
+      ['relay', '--world', 'w', '--listen', 'ws://127.0.0.1:0', `--seconds=${s}`],
+      /^tickwire relay: --seconds must be a number of seconds from 0 up to 2147483/,
+    );
+});
