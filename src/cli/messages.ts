@@ -36,6 +36,11 @@ export interface DecodeSource {
   withSpans: boolean;
   /** Whole-file readers (a pcap, a demo): build the client state after every message (`stats`). */
   withState?: boolean;
+  /**
+   * With `stream`: a file (or standard input) is hex lines only when it looks like hex text (`looksLikeHexText`, as
+   * `decode` tells), else one binary message (`stats`, which takes both).
+   */
+  sniff?: boolean;
 }
 
 /** The messages of a plain input (not a whole-file capture). */
@@ -52,11 +57,12 @@ function* inputMessages(src: DecodeSource, bytes: () => Uint8Array): Generator<S
     return;
   }
   const b = bytes();
-  if (stream) {
+  // (sniffing: a text of only blank and comment lines is no message, as before)
+  if (stream && (src.sniff !== true || looksLikeHexText(b) || countHexLines(b) === 0)) {
     yield* hexLineMessages(new TextDecoder().decode(b));
     return;
   }
-  if (looksLikeHexText(b)) {
+  if (!stream && looksLikeHexText(b)) {
     const n = countHexLines(b);
     if (n === 1) {
       yield* hexLineMessages(new TextDecoder().decode(b));

@@ -83,7 +83,8 @@ function writeCsv(family: FamilyAdapter, src: DecodeSource, io: Io): number {
     }
   };
   pass(false);
-  io.stdout.write(`${['message', 'tick', 'id', 'type', ...columns].map(csvCell).join(',')}\n`);
+  // a field's column is `fields.NAME`: a field may be called `tick` or `type` (Teeworlds items) like a fixed column
+  io.stdout.write(`${['message', 'tick', 'id', 'type', ...columns.map((c) => `fields.${c}`)].map(csvCell).join(',')}\n`);
   pass(true);
   return failed > 0 ? 1 : 0;
 }
@@ -95,7 +96,7 @@ export function statsCommand(args: string[], io: Io): number {
   const file = inputFile(family, values, positionals);
   let stdin: Uint8Array | undefined;
   const cachedIo: Io = { ...io, readStdin: () => (stdin ??= io.readStdin()) };
-  const src: DecodeSource = { io: cachedIo, family, values, file, hex: values.hex as string | undefined, stream: true, withSpans: false };
+  const src: DecodeSource = { io: cachedIo, family, values, file, hex: values.hex as string | undefined, stream: true, sniff: true, withSpans: false };
   if (values.csv === true) return writeCsv(family, src, cachedIo);
   const { stats, failed } = collectStats(family, src, cachedIo);
   io.stdout.write(format === 'json' ? `${JSON.stringify(stats, null, 2)}\n` : renderStats(stats));
