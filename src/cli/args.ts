@@ -61,8 +61,9 @@ export function inputFile(family: FamilyAdapter, values: OptionValues, positiona
 /**
  * A bad option value found by the family (`--part-size abc`, `--server-port x`, no `--schema`): the adapter throws
  * an EncodeError or DecodeError whose path names the option (`part-size`, `--part-size`); the CLI makes it a
- * usage error (exit 2). `decodeErrors: false` where a DecodeError may come from the input's bytes (a whole-file
- * reader, whose fields can share an option's name, `version`).
+ * usage error (exit 2), but for a file it names that cannot be read (exit 1, as an input file). `decodeErrors:
+ * false` where a DecodeError may come from the input's bytes (a whole-file reader, whose fields can share an
+ * option's name, `version`).
  */
 export function optionError(family: FamilyAdapter, e: unknown, decodeErrors = true, extra: readonly string[] = []): unknown {
   const isEncode = e instanceof EncodeError;
@@ -72,6 +73,8 @@ export function optionError(family: FamilyAdapter, e: unknown, decodeErrors = tr
   const what = isEncode
     ? e.message.slice(e.path.length + 2)
     : `expected ${(e as DecodeError).expected}${(e as DecodeError).found === undefined ? '' : `, found ${(e as DecodeError).found}`}`;
+  // (a file the option names that cannot be read stays bad input, as an input file that cannot be read)
+  if (what.startsWith('cannot read ')) return e;
   return new UsageError(`--${name}: ${what}`);
 }
 

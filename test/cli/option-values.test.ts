@@ -36,9 +36,12 @@ test('a bad option value the family checks is a usage error naming the option', 
     /^tickwire: --server-port: expected a port in 1\.\.65535/,
   );
   await usage(['watch', 'teeworlds', '127.0.0.1:1', '--seconds', 'abc'], /^tickwire: --seconds must be a number of seconds/);
-  // the input's own errors stay exit 1
+  // the input's own errors, and a file an option names that cannot be read, stay exit 1
   const f = fakeIo();
   assert.equal(await run(['decode', 'teeworlds', '--part-size', '900', '--hex', 'zz'], f.io), 1);
+  const g = fakeIo();
+  assert.equal(await run(['decode', 'replication', '--schema', join(root, 'no-such-schema.json'), '--hex', 'b1'], g.io), 1);
+  assert.match(g.err.join(''), /^tickwire: schema: cannot read the schema file/);
 });
 
 test('--seconds past what a timer can wait (2^31 ms, 24.8 days) or not finite is refused, not a stop at once', async () => {
