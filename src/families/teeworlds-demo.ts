@@ -10,8 +10,9 @@
  * snapshot CRC, the one printed is the games' sum), and per message chunk a
  * `message` record (id, system flag, name, bytes).
  */
-import { DecodeError, EncodeError, toHex, fromHex } from '../core/index.js';
+import { DecodeError, EncodeError, atPath, toHex, fromHex } from '../core/index.js';
 import {
+  DEMO_MAX_MARKERS,
   DemoWriter,
   demoEvents,
   decodeMessageHeader,
@@ -51,6 +52,12 @@ function plainMarkers(markers: number[]): Uint8Array {
   v.setUint32(0, markers.length);
   markers.forEach((t, i) => v.setUint32(4 + 4 * i, t >>> 0));
   return m;
+}
+
+/** A JSON value shortened for an error message. */
+function excerpt(v: unknown): string {
+  const s = JSON.stringify(v) ?? String(v);
+  return s.length > 40 ? `${s.slice(0, 40)}…` : s;
 }
 
 const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => a.length === b.length && a.every((x, i) => x === b[i]);
@@ -283,62 +290,118 @@ class DemoEncoder implements StreamEncoder {
 
   encode(json: unknown): Uint8Array[] {
     if (!Array.isArray(json)) throw new EncodeError('', 'encode --demo takes one JSON array of records (as decode --demo --format json prints)');
-    const head = json.find((r) => isObj(r) && r.record === 'demo') as Record<string, unknown> | undefined;
-    const str = (k: string): string | undefined => (head !== undefined && typeof head[k] === 'string' ? (head[k] as string) : undefined);
+    const hi = json.findIndex((r) => isObj(r) && r.record === 'demo');
+    const head = hi < 0 ? undefined : (json[hi] as Record<string, unknown>);
+    const hp = (k: string): string => `[${hi}].${k}`;
+    const str = (k: string): string | undefined => {
+      const v = head?.[k];
+      if (v === undefined) return undefined;
+      if (typeof v !== 'string') throw new EncodeError(hp(k), `expected a string, got ${excerpt(v)}`);
+      return v;
+    };
+    /** An integer in lo..hi at `path`, as the decoder prints it (`undefined` when absent). */
+    const int = (v: unknown, path: string, lo: number, hi: number): number | undefined => {
+      if (v === undefined) return undefined;
+      if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi) throw new EncodeError(path, `expected an integer ${lo}..${hi}, got ${excerpt(v)}`);
+      return v;
+    };
+    const hex = (v: string, path: string, bytes?: number): Uint8Array => {
+      let b: Uint8Array;
+      try {
+        b = fromHex(v);
+      } catch {
+        throw new EncodeError(path, `expected hex bytes, got ${excerpt(v)}`);
+      }
+      if (bytes !== undefined && b.length !== bytes) throw new EncodeError(path, `expected ${bytes} bytes (${2 * bytes} hex digits), got ${b.length}`);
+      return b;
+    };
     const codec = (str('codec') as TwVersion | undefined) ?? this.version;
-    if (codec !== '0.6' && codec !== '0.7' && codec !== 'ddnet') throw new EncodeError('codec', 'one of 0.6, 0.7, ddnet');
+    if (codec !== '0.6' && codec !== '0.7' && codec !== 'ddnet') throw new EncodeError(hi < 0 ? 'codec' : hp('codec'), 'one of 0.6, 0.7, ddnet');
     const opts: ConstructorParameters<typeof DemoWriter>[0] = { codec };
     if (head !== undefined) {
-      if (typeof head.version === 'number') opts.version = head.version;
+      const version = int(head.version, hp('version'), 3, 6);
+      if (version !== undefined) opts.version = version;
       const nv = str('netVersion');
       if (nv !== undefined) opts.netVersion = nv;
       const mn = str('mapName');
       if (mn !== undefined) opts.mapName = mn;
-      if (typeof head.mapCrc === 'number') opts.mapCrc = head.mapCrc;
+      const crc = int(head.mapCrc, hp('mapCrc'), 0, 0xffffffff);
+      if (crc !== undefined) opts.mapCrc = crc;
       if (str('type') === 'client' || str('type') === 'server') opts.type = str('type') as 'client' | 'server';
       const ts = str('timestamp');
       if (ts !== undefined) opts.timestamp = ts;
-      if (Array.isArray(head.markers)) opts.markers = head.markers.filter((m): m is number => typeof m === 'number');
+      if (head.markers !== undefined) {
+        const m = head.markers;
+        if (!Array.isArray(m)) throw new EncodeError(hp('markers'), `expected an array of ticks, got ${excerpt(m)}`);
+        if (m.length > DEMO_MAX_MARKERS) throw new EncodeError(hp('markers'), `expected at most ${DEMO_MAX_MARKERS} markers, got ${m.length}`);
+        opts.markers = m.map((t, k) => int(t, `${hp('markers')}[${k}]`, 0, 0xffffffff)!);
+      }
+      // (the SHA-256 extension is version 6's, the marker block version 4's and later: the decoder prints them only there)
+      const v = opts.version ?? (codec === '0.7' ? 5 : codec === 'ddnet' ? 6 : 4);
       const sha = str('mapSha256');
-      if (sha !== undefined) opts.mapSha256 = fromHex(sha);
+      if (sha !== undefined) {
+        opts.mapSha256 = hex(sha, hp('mapSha256'), 32);
+        if (v < 6) throw new EncodeError(hp('mapSha256'), `a map SHA-256 is stored only in a version 6 demo, not version ${v}`);
+      }
       const raw = str('markersRaw');
-      if (raw !== undefined) opts.markersRaw = fromHex(raw);
+      if (raw !== undefined) {
+        opts.markersRaw = hex(raw, hp('markersRaw'), 4 + 4 * DEMO_MAX_MARKERS);
+        if (v < 4) throw new EncodeError(hp('markersRaw'), 'a version 3 demo has no marker block');
+      }
     }
     if (this.map !== undefined) {
       opts.map = this.map;
       delete opts.mapCrc; // the CRC32 of the stored map
     }
     const w = new DemoWriter(opts);
+    // the writer's errors name a field (`tick`, `timestamp`): put the record's index in front
+    const at = <T>(path: string, fn: () => T): T => {
+      try {
+        return fn();
+      } catch (e) {
+        throw atPath(e, path);
+      }
+    };
+    const tickOf = (v: unknown, path: string): number => {
+      if (v === undefined) throw new EncodeError(path, 'expected a tick (an integer 0..2147483647)');
+      return int(v, path, 0, 0x7fffffff)!;
+    };
     // A tick record not followed by a snapshot of its tick: an unchanged snapshot (a tick marker with no data).
     let pending: number | undefined;
+    let pendingAt = '';
     let last: Snapshot | undefined;
     const flush = () => {
-      if (pending !== undefined && last !== undefined) w.snapshot(pending, last);
+      const l = last;
+      if (pending !== undefined && l !== undefined) at(pendingAt, () => w.snapshot(pending!, l));
       pending = undefined;
     };
     json.forEach((r, i) => {
       if (!isObj(r) || r.record === 'demo') return;
       const path = `[${i}]`;
       if (r.record === 'tick') {
-        if (typeof r.tick !== 'number') throw new EncodeError(`${path}.tick`, 'a number');
+        const t = tickOf(r.tick, `${path}.tick`);
         flush();
-        pending = r.tick;
+        pending = t;
+        pendingAt = path;
         return;
       }
       if (r.items !== undefined && typeof r.tick === 'number' && r.tick === pending) pending = undefined;
       flush();
       if (r.record === 'message') {
-        if (typeof r.hex !== 'string') throw new EncodeError(path, 'a message record needs "hex"');
-        w.message(fromHex(r.hex), typeof r.tick === 'number' ? r.tick : undefined);
+        if (typeof r.hex !== 'string') throw new EncodeError(`${path}.hex`, 'a message record needs "hex"');
+        const data = hex(r.hex, `${path}.hex`);
+        const t = r.tick === undefined ? undefined : tickOf(r.tick, `${path}.tick`);
+        at(path, () => w.message(data, t));
         return;
       }
       if (r.items === undefined) return;
-      if (typeof r.tick !== 'number') throw new EncodeError(`${path}.tick`, 'a number');
+      const t = tickOf(r.tick, `${path}.tick`);
       last = this.snapshotFromJson(codec, r.items, `${path}.items`);
-      w.snapshot(r.tick, last);
+      const l = last;
+      at(path, () => w.snapshot(t, l));
     });
     flush();
-    return [w.finish()];
+    return [at(hi < 0 ? '' : `[${hi}]`, () => w.finish())];
   }
 }
 
