@@ -65,6 +65,9 @@ export function inputFile(family: FamilyAdapter, values: OptionValues, positiona
  * false` where a DecodeError may come from the input's bytes (a whole-file reader, whose fields can share an
  * option's name, `version`).
  */
+/** Options whose value is data rather than a setting: a bad one is bad input (exit 1), not a usage error. */
+const DATA_OPTIONS: ReadonlySet<string> = new Set(['session-key']);
+
 export function optionError(family: FamilyAdapter, e: unknown, decodeErrors = true, extra: readonly string[] = []): unknown {
   const isEncode = e instanceof EncodeError;
   if (!isEncode && !(decodeErrors && e instanceof DecodeError)) return e;
@@ -73,8 +76,9 @@ export function optionError(family: FamilyAdapter, e: unknown, decodeErrors = tr
   const what = isEncode
     ? e.message.slice(e.path.length + 2)
     : `expected ${(e as DecodeError).expected}${(e as DecodeError).found === undefined ? '' : `, found ${(e as DecodeError).found}`}`;
-  // (a file the option names that cannot be read stays bad input, as an input file that cannot be read)
-  if (what.startsWith('cannot read ')) return e;
+  // (a file the option names that cannot be read stays bad input, as an input file that cannot be read; so does a
+  // key, data copied from elsewhere: test/wow-capture holds a bad --session-key to exit 1)
+  if (what.startsWith('cannot read ') || DATA_OPTIONS.has(name)) return e;
   return new UsageError(`--${name}: ${what}`);
 }
 
