@@ -58,6 +58,9 @@ export function inputFile(family: FamilyAdapter, values: OptionValues, positiona
   return positionals[0] ?? (optFile === undefined ? undefined : (values[optFile[0]] as string));
 }
 
+/** Options whose value is data rather than a setting: a bad one is bad input (exit 1), not a usage error. */
+const DATA_OPTIONS: ReadonlySet<string> = new Set(['session-key']);
+
 /**
  * A bad option value found by the family (`--part-size abc`, `--server-port x`, no `--schema`): the adapter throws
  * an EncodeError or DecodeError whose path names the option (`part-size`, `--part-size`); the CLI makes it a
@@ -65,9 +68,6 @@ export function inputFile(family: FamilyAdapter, values: OptionValues, positiona
  * false` where a DecodeError may come from the input's bytes (a whole-file reader, whose fields can share an
  * option's name, `version`).
  */
-/** Options whose value is data rather than a setting: a bad one is bad input (exit 1), not a usage error. */
-const DATA_OPTIONS: ReadonlySet<string> = new Set(['session-key']);
-
 export function optionError(family: FamilyAdapter, e: unknown, decodeErrors = true, extra: readonly string[] = []): unknown {
   const isEncode = e instanceof EncodeError;
   if (!isEncode && !(decodeErrors && e instanceof DecodeError)) return e;

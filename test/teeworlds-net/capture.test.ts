@@ -193,8 +193,9 @@ test('capture: CLI errors', async () => {
   const w1 = await cli(['watch', 'teeworlds', 'nohost', '--version', '0.7']);
   assert.equal(w1.code, 1);
   assert.match(w1.err, /TARGET: expected HOST:PORT/);
+  // (a bad option value is a usage error: exit 2, as the README says)
   const w2 = await cli(['watch', 'teeworlds', '127.0.0.1:8303', '--seconds=0']);
-  assert.equal(w2.code, 1);
+  assert.equal(w2.code, 2);
   assert.match(w2.err, /--seconds/);
   const w3 = await cli(['watch', 'teeworlds']);
   assert.equal(w3.code, 2);
