@@ -12,6 +12,31 @@ function snapshot(c: ReplicationClient): Map<number, { e: unknown; raw: unknown[
   return new Map([...c.entities].map(([id, e]) => [id, { e, raw: [...e.raw] }]));
 }
 
+/** A receive result must be the net change between two snapshots: ids spawned, despawned (a new entity object is both), and the fields of the others that differ. */
+function assertNetChange(
+  res: { spawned: readonly number[]; despawned: readonly number[]; changed: ReadonlyMap<number, readonly string[]> },
+  before: Map<number, { e: unknown; raw: unknown[] }>,
+  after: Map<number, { e: unknown; raw: unknown[] }>,
+  msg: string,
+): void {
+  const spawned: number[] = [];
+  const despawned: number[] = [];
+  const changed = new Map<number, string[]>();
+  for (const id of [...new Set([...before.keys(), ...after.keys()])].sort((a, b) => a - b)) {
+    const a = before.get(id);
+    const b = after.get(id);
+    if (a?.e !== b?.e) {
+      if (a) despawned.push(id);
+      if (b) spawned.push(id);
+    } else if (a && b) {
+      const names = U.list.filter((_f, i) => a.raw[i] !== b.raw[i]).map((f) => f.name);
+      if (names.length > 0) changed.set(id, names);
+    }
+  }
+  const sorted = (a: readonly number[]): number[] => [...a].sort((x, y) => x - y);
+  assert.deepEqual([sorted(res.spawned), sorted(res.despawned), new Map(res.changed)], [spawned, despawned, changed], msg);
+}
+
 /** A world of 40 ids: each tick some move (x and n only grow), some despawn, some ids come back as new entities. */
 function world(seed: number, bundles = true, mtu = 1 << 16, idBase = 0, spread = 1) {
   const server = new ReplicationServer({ entities: [U], mtu, bundles });
@@ -105,22 +130,7 @@ for (const [idBase, spread, ids, slab] of [...ID_SETS.map((x) => [...x, 65536] a
       const after = snapshot(lag);
       assert.equal(res.tick, k);
       // the result is the difference between the mirror before and after
-      const spawned: number[] = [];
-      const despawned: number[] = [];
-      const changed = new Map<number, string[]>();
-      for (const id of [...new Set([...before.keys(), ...after.keys()])].sort((a, b) => a - b)) {
-        const a = before.get(id);
-        const b = after.get(id);
-        if (a?.e !== b?.e) {
-          if (a) despawned.push(id);
-          if (b) spawned.push(id);
-        } else if (a && b) {
-          const names = U.list.filter((_f, i) => a.raw[i] !== b.raw[i]).map((f) => f.name);
-          if (names.length > 0) changed.set(id, names);
-        }
-      }
-      const sorted = (a: number[]): number[] => [...a].sort((x, y) => x - y);
-      assert.deepEqual([sorted(res.spawned), sorted(res.despawned), new Map(res.changed)], [spawned, despawned, changed], `tick ${k}: result`);
+      assertNetChange(res, before, after, `tick ${k}: result`);
       // the mirror is the world
       assertMirror(lag, view(), `tick ${k}`);
       if (r() >= 0.4) server.receive('lag', lag.ack());
@@ -349,22 +359,7 @@ test('bundles of many parts (the packets of 12 to 20 ticks, the first of them a 
     const res = lag.receive(bundleOf(parts));
     const after = snapshot(lag);
     assert.equal(res.tick, k);
-    const spawned: number[] = [];
-    const despawned: number[] = [];
-    const changed = new Map<number, string[]>();
-    for (const id of [...new Set([...before.keys(), ...after.keys()])].sort((a, b) => a - b)) {
-      const a = before.get(id);
-      const b = after.get(id);
-      if (a?.e !== b?.e) {
-        if (a) despawned.push(id);
-        if (b) spawned.push(id);
-      } else if (a && b) {
-        const names = U.list.filter((_f, i) => a.raw[i] !== b.raw[i]).map((f) => f.name);
-        if (names.length > 0) changed.set(id, names);
-      }
-    }
-    const sorted = (a: number[]): number[] => [...a].sort((x, y) => x - y);
-    assert.deepEqual([sorted(res.spawned), sorted(res.despawned), new Map(res.changed)], [spawned, despawned, changed], `tick ${k}: result`);
+    assertNetChange(res, before, after, `tick ${k}: result`);
     assertMirror(lag, view(), `tick ${k}`);
   }
   assert.ok(bundles >= 30, `${bundles} bundles`);
