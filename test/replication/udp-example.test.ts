@@ -31,3 +31,24 @@ test('UDP example: the client converges over a lossy loopback link', (t) => {
   assert.equal(res.differ, 0);
   assert.equal(res.equal, 50);
 });
+
+test('UDP example: datagrams that are no ack register nothing, and clients that fall silent are removed', (t) => {
+  const ns = namespaceArgs();
+  if (ns === undefined) {
+    if (process.env.CI === 'true') assert.fail('cannot create a loopback-only network namespace (unshare -n / -r -n)');
+    t.skip('no network namespace available');
+    return;
+  }
+  const r = spawnSync('unshare', [...ns, 'sh', '-c', 'ip link set lo up && exec "$0" --import tsx examples/udp.ts hostile', process.execPath], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  assert.ok(line, `no result (status ${r.status}): ${r.stderr}`);
+  const res = JSON.parse(line.slice(7)) as { afterGarbage: { peers: number; dropped: number }; afterTimeout: { peers: number; dropped: number } };
+  // 200 addresses sent garbage, 20 sent a valid ack
+  assert.equal(res.afterGarbage.peers, 20);
+  assert.equal(res.afterGarbage.dropped, 200);
+  assert.equal(res.afterTimeout.peers, 0);
+});
