@@ -3,7 +3,9 @@
  * game servers and clients): `unshare -n` as root, else a user namespace with `-r -n`; the worker
  * prints one `RESULT <json>` line; the whole process group is stopped when it is done or late.
  */
+import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import type { TestContext } from 'node:test';
 
 // biome-ignore lint/suspicious/noExplicitAny: a worker's JSON result, read field by field by each test
 export type Json = Record<string, any>;
@@ -15,6 +17,28 @@ export function namespaceArgs(): string[] | undefined {
     if (r.status === 0) return ns;
   }
   return undefined;
+}
+
+/**
+ * Run `node --import tsx <script> <mode>` from `cwd` in a new namespace with `lo` up (an example's demo) and give
+ * its `RESULT <json>` line, parsed; undefined when this machine cannot make a namespace (the test is skipped; a
+ * failure under CI=true).
+ */
+export function runExampleInNamespace(t: TestContext, cwd: string, script: string, mode: string): Json | undefined {
+  const ns = namespaceArgs();
+  if (ns === undefined) {
+    if (process.env.CI === 'true') assert.fail('cannot create a loopback-only network namespace (unshare -n / -r -n)');
+    t.skip('no network namespace available');
+    return undefined;
+  }
+  const r = spawnSync('unshare', [...ns, 'sh', '-c', `ip link set lo up && exec "$0" --import tsx ${script} ${mode}`, process.execPath], {
+    cwd,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '));
+  assert.ok(line, `no result (status ${r.status}): ${r.stderr}`);
+  return JSON.parse(line.slice(7)) as Json;
 }
 
 /**

@@ -5,27 +5,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { namespaceArgs } from '../helpers/namespace-worker.js';
+import { runExampleInNamespace } from '../helpers/namespace-worker.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 test('WebSocket example: both clients mirror the server world exactly, the late one too', (t) => {
-  const ns = namespaceArgs();
-  if (ns === undefined) {
-    if (process.env.CI === 'true') assert.fail('cannot create a loopback-only network namespace (unshare -n / -r -n)');
-    t.skip('no network namespace available');
-    return;
-  }
-  const r = spawnSync('unshare', [...ns, 'sh', '-c', 'ip link set lo up && exec "$0" --import tsx examples/websocket.ts demo', process.execPath], {
-    cwd: ROOT,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  const line = r.stdout.split('\n').find((l) => l.startsWith('RESULT '));
-  assert.ok(line, `no result (status ${r.status}): ${r.stderr}`);
-  const res = JSON.parse(line.slice(7)) as {
+  const out = runExampleInNamespace(t, ROOT, 'examples/websocket.ts', 'demo');
+  if (out === undefined) return;
+  const res = out as {
     serverTick: number;
     serverEntities: number;
     clients: Array<{ tick: number; entities: number; equal: number; differ: number; errors: number }>;
