@@ -22,7 +22,7 @@ schema; without it the relay takes the schema from the keyframes. WebSocket
 clients get reliable delivery (packets up to --ws-mtu, default 16384 bytes), UDP
 clients acked delivery (up to --mtu, default 1200). Needs the
 optional dependencies @nats-io/transport-node and @nats-io/jetstream. Stops on
-SIGINT / SIGTERM or after --seconds.`;
+SIGINT / SIGTERM or after --seconds (at most 2147483).`;
 
 function fail(io: Io, msg: string, code: number): number {
   io.stderr.write(`tickwire relay: ${msg}\n${code === 2 ? `${RELAY_USAGE}\n` : ''}`);

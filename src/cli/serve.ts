@@ -19,7 +19,7 @@ Runs a Teeworlds (0.7) or DDNet / 0.6 server with a small built-in world (bots,
 projectiles, pickups). --map takes a map name from the Debian data packages
 (teeworlds-data for 0.7, ddnet-data for ddnet / 0.6; default dm1) or a .map file;
 clients without the map download it. Binds to 127.0.0.1 unless --host says
-otherwise. Stops on SIGINT / SIGTERM or after --seconds.`;
+otherwise. Stops on SIGINT / SIGTERM or after --seconds (at most 2147483).`;
 
 /** One line naming the problem; a usage error (2) adds where the usage is, not the usage itself. */
 function fail(io: Io, msg: string, code: number): number {

@@ -78,6 +78,6 @@ export function familyHelp(f: FamilyAdapter): string {
     const def = o.default !== undefined ? ` [default: ${String(o.default)}]` : '';
     return `  --${k}${o.type === 'string' ? ' VALUE' : ''}  ${o.description}${choices}${def}`;
   });
-  const common = f.watch ? '\n  --seconds N  watch: stop after N seconds [default: 10]; exit 1 if the client never joins' : '';
+  const common = f.watch ? '\n  --seconds N  watch: stop after N seconds (above 0, at most 2147483) [default: 10]; exit 1 if the client never joins' : '';
   return `${f.name}: ${f.summary}\n${opts.length || common ? `options:\n${opts.join('\n')}${common}` : 'no family options'}`;
 }
