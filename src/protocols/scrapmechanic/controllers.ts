@@ -2,6 +2,7 @@
  * Controller types per object (§8.1): what the decoder needs to remember across
  * messages to pick the RigidBody / ChildShape Update layout.
  */
+import { fmix32 } from '../../core/hash.js';
 
 /** Where the decoder looks up and records each NetObj's controller type. */
 export interface ControllerTracker {
@@ -166,15 +167,6 @@ export class ControllerTable implements ControllerTracker {
   get size(): number {
     return this.count;
   }
-}
-
-/** murmur3's 32-bit finaliser: every input bit flips each output bit with probability about 1/2. */
-function fmix32(h: number): number {
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return h ^ (h >>> 16);
 }
 
 // One random value per process, then a counter: a table costs no call to the random

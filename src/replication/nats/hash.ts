@@ -11,6 +11,7 @@
  * authority computes it from `ReplicationServer.get(id)`, and a client from its
  * mirror, with no part of the wire format in between.
  */
+import { fmix32 } from '../../core/hash.js';
 
 const f64 = new Float64Array(1);
 const u32 = new Uint32Array(f64.buffer);
@@ -50,13 +51,8 @@ export function entityHash(id: number, type: string, values: Record<string, unkn
   let h = mix(0x811c9dc5, id >>> 0);
   h = hashValue(h, type);
   for (const k in values) h = hashValue(hashValue(h, k), values[k]);
-  // finalise (murmur3's fmix32), so that sums of entity hashes spread well
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
+  // finalise, so that sums of entity hashes spread well
+  return fmix32(h) >>> 0;
 }
 
 /** The hash of a whole view: entities given as (id, {type, values}). */
