@@ -21,23 +21,24 @@
 import { EncodeError } from '../core/errors.js';
 
 export type FieldKind = 'bool' | 'u8' | 'u16' | 'u32' | 'i8' | 'i16' | 'i32' | 'varint' | 'f32' | 'f64' | 'quantized' | 'string' | 'bytes' | 'ref' | 'array';
-const FIELD_KINDS: ReadonlySet<FieldKind> = new Set<FieldKind>([
-  'bool',
-  'u8',
-  'u16',
-  'u32',
-  'i8',
-  'i16',
-  'i32',
-  'varint',
-  'f32',
-  'f64',
-  'quantized',
-  'string',
-  'bytes',
-  'ref',
-  'array',
-]);
+/** Every field kind (the type makes the list complete: a kind added to FieldKind must be added here). */
+const FIELD_KINDS: Readonly<Record<FieldKind, true>> = {
+  bool: true,
+  u8: true,
+  u16: true,
+  u32: true,
+  i8: true,
+  i16: true,
+  i32: true,
+  varint: true,
+  f32: true,
+  f64: true,
+  quantized: true,
+  string: true,
+  bytes: true,
+  ref: true,
+  array: true,
+};
 
 /** A field builder. `T` is the user-facing value type, `K` its kind. */
 export interface Field<T, K extends FieldKind = FieldKind> {
@@ -159,7 +160,8 @@ export function defineEntity<N extends string, F extends Fields>(name: N, fields
     checkFieldName(name, n);
     const f = fields[n]!;
     // (JavaScript callers: a field that is not a builder's result is an EncodeError, not a TypeError further on)
-    if (typeof f !== 'object' || f === null || !FIELD_KINDS.has((f as { kind?: unknown }).kind as FieldKind))
+    const kind = typeof f === 'object' && f !== null ? (f as { kind?: unknown }).kind : undefined;
+    if (typeof kind !== 'string' || !Object.hasOwn(FIELD_KINDS, kind))
       throw new EncodeError(`${name}.${n}`, 'is not a field (make it with t.u8(), t.f32(), t.string(n), ...)');
     return Object.freeze({ name: n, index, f, kind: f.kind, ownerOnly: f.ownerOnly, defaultRaw: defaultRaw(f) });
   });
