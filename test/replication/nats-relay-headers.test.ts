@@ -109,6 +109,37 @@ test('relay: with no clients yet, a bad Tw-Tick does not wedge the relay at that
   await relay.close();
 });
 
+test('relay: a message with no Tw-Tick, or one that is no tick, is an error event and a keyframe request, not dropped unseen', async () => {
+  const { relay, events, asked, send, auth, start, step } = harness();
+  start();
+  await turn();
+  await step(2);
+  assert.equal(relay.tick, 2);
+  const bad: (string | undefined)[] = [undefined, 'abc', '0', '2.5', ''];
+  for (const tick of bad) {
+    const before = events.length;
+    const nAsked = asked.length;
+    const h: Record<string, string> = { 'Tw-Epoch': 'e', 'Tw-Base': String(auth.currentTick) };
+    if (tick !== undefined) h['Tw-Tick'] = tick;
+    send('delta', auth.worldPacket(auth.currentTick), h);
+    await turn();
+    const fresh = events.slice(before);
+    assert.ok(
+      fresh.some((e) => e.type === 'error' && /no valid Tw-Tick header/.test(e.message)),
+      `${JSON.stringify(tick)}: ${JSON.stringify(fresh)}`,
+    );
+    // (asked at most once per 500 ms: the first bad message asks)
+    if (tick === bad[0]) assert.ok(asked.length > nAsked && asked.at(-1) === 'tickwire.w.control', 'a keyframe is asked for');
+    assert.equal(relay.tick, 2);
+  }
+  // the next keyframe brings it back, and deltas follow
+  await step(3, { key: true });
+  await step(4);
+  assert.equal(relay.tick, 4, JSON.stringify(events));
+  assert.equal(clientView(relay), 4);
+  await relay.close();
+});
+
 test('relay: Tw-Base must be the packet’s baseline, and a keyframe must be a full state', async () => {
   const { relay, events, start, step } = harness();
   start();

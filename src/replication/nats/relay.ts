@@ -216,8 +216,9 @@ export class NatsRelay {
     const epoch = h?.get(H.epoch) ?? '';
     const hashHex = h?.get(H.hash);
     const hash = hashHex ? Number.parseInt(hashHex, 16) : undefined;
-    if (!Number.isInteger(tick) || tick < 1) return;
     try {
+      // (a message without a tick cannot be applied: an error like a header that contradicts its packet)
+      if (!Number.isInteger(tick) || tick < 1) throw new Error(`no valid ${H.tick} header (${JSON.stringify(h?.get(H.tick) ?? null)})`);
       const key = m.subject === this.names.key;
       const base = key ? undefined : Number(h?.get(H.base));
       this.checkHeaders(m.data, key, tick, base);
