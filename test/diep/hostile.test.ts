@@ -636,3 +636,68 @@ test('property: storeBytes equals a recount after random creates, updates, delet
     { numRuns: 300, seed: 2929 },
   );
 });
+
+test('applyPacket of caller-made objects: a shape the wire cannot carry is a DecodeError naming it, the store unchanged (no TypeError later)', () => {
+  const arr = T.fields.find((f) => f.length > 0)!;
+  const g = arr.groupId;
+  const other = T.groups.find((x) => x.id !== g)!;
+  const store = new EntityStore();
+  const good = fill([g], () => 'x');
+  store.applyPacket({ type: 'Update', tick: 1, deletions: [], upcreates: [{ kind: 'creation', id: 1, hash: 1, groups: [g], values: good }] });
+  const snapshot = JSON.stringify([...store.entities.values()]);
+  const bytes = store.storeBytes;
+  const creation = (values: (Scalar | Scalar[] | undefined)[], groups = [g]): UpdatePacket => ({
+    type: 'Update',
+    tick: 2,
+    deletions: [],
+    upcreates: [{ kind: 'creation', id: 2, hash: 1, groups, values }],
+  });
+  const change = (fields: number[], values: unknown[]): UpdatePacket =>
+    ({ type: 'Update', tick: 2, deletions: [], upcreates: [{ kind: 'update', id: 1, hash: 1, fields, values }] }) as UpdatePacket;
+  const without = good.slice();
+  without[arr.index] = undefined;
+  const short = good.slice();
+  short[arr.index] = [0];
+  const scalarAsArray = good.slice();
+  const scalar = T.groups[g]!.fields.find((f) => T.fieldLen[f] === 0)!;
+  scalarAsArray[scalar] = [0];
+  const stray = good.slice();
+  stray[other.fields[0]!] = 0;
+  const cases: [string, UpdatePacket, RegExp][] = [
+    [
+      'a creation without an array field',
+      creation(without),
+      new RegExp(`upcreates\\[0\\]\\.values\\[${arr.index}\\]: expected an array of ${arr.length}.*found none`),
+    ],
+    ['an array field of another length', creation(short), /expected an array of \d+ .*found an array of 1/],
+    ['an array for a scalar field', creation(scalarAsArray), new RegExp(`values\\[${scalar}\\]: expected a value`)],
+    ['a value for a group it does not have', creation(stray), /whose group the creation does not have/],
+    [
+      'a group id past the table',
+      creation(
+        fill([g], () => 'x'),
+        [g, T.groupCount],
+      ),
+      /groups\[1\]: expected a group id below/,
+    ],
+    ['too many values', creation([...good, ...good]), /values: expected at most/],
+    ['an element index past the array', change([arr.index], [{ indices: [arr.length], values: [1] }]), /indices\[0\]: expected an element index below/],
+    ['a negative element index', change([arr.index], [{ indices: [-1], values: [1] }]), /indices\[0\]/],
+    ['a fractional element index', change([arr.index], [{ indices: [0.5], values: [1] }]), /indices\[0\]/],
+    ['element changes missing', change([arr.index], [7]), /expected element changes/],
+    ['a field index past the table', change([T.fieldCount], [1]), /fields\[0\]: expected a field index below/],
+  ];
+  for (const [name, p, re] of cases) {
+    assert.throws(
+      () => store.applyPacket(p),
+      (e: unknown) => e instanceof DecodeError && re.test(e.message),
+      name,
+    );
+    assert.equal(JSON.stringify([...store.entities.values()]), snapshot, `${name}: store unchanged`);
+    assert.equal(store.storeBytes, bytes, name);
+  }
+  // what the wire can carry still applies: an element update of the complete creation
+  const r = store.applyPacket(change([arr.index], [{ indices: [arr.length - 1], values: [5] }]), true);
+  assert.deepEqual(r.issues, []);
+  assert.equal((store.entities.get(1)!.values[arr.index] as Scalar[])[arr.length - 1], 5);
+});

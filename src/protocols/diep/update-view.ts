@@ -3,6 +3,7 @@
  * (`update-read.ts`) decoded; `flattenUpdate` puts a packet object into a buffer so that
  * the store has one apply for both forms.
  */
+import { DecodeError } from '../../core/index.js';
 import type { FieldTable } from './tables/schema.js';
 import type { ElementChanges, EntityRef, Scalar, UpdatePacket, Upcreate } from './types.js';
 import type { UpdateBuffer } from './update-read.js';
@@ -134,7 +135,9 @@ function mixedChangeAt(buf: UpdateBuffer, from: number, to: number, id: number, 
 
 /**
  * Put a packet object into `buf` (reused), so that one apply serves both forms.
- * Values are taken as they are (the store copies arrays when it applies a creation).
+ * Values are taken as they are (the store copies arrays when it applies a creation),
+ * once their shape is checked (see checkShape): a DecodeError for a packet the wire
+ * could not carry, before anything is written.
  */
 export function flattenUpdate(p: UpdatePacket, buf: UpdateBuffer, table: FieldTable): UpdateBuffer {
   buf.tick = p.tick;
@@ -154,32 +157,76 @@ export function flattenUpdate(p: UpdatePacket, buf: UpdateBuffer, table: FieldTa
   let ent = 0;
   let groupsUsed = 0;
   const fieldLen = table.fieldLen;
+  const fieldGroup = table.fieldGroup;
+  const groupCount = table.groupCount;
+  if (groupMark.length < groupCount) groupMark = new Int32Array(groupCount);
   for (let i = 0; i < n; i++) {
     const u = ups[i]!;
     buf.upId[i] = u.id;
     buf.upHash[i] = u.hash;
     if (u.kind === 'creation') {
       buf.upMode[i] = 1;
-      for (const g of u.groups) buf.putGroup(groupsUsed++, g);
+      // (the creation's groups marked with this stamp; the fields its groups have, counted once a group)
+      let stamp = (shapeStamp + 1) | 0;
+      if (stamp === 0) {
+        groupMark.fill(0);
+        stamp = 1;
+      }
+      shapeStamp = stamp;
+      let want = 0;
+      for (let k = 0; k < u.groups.length; k++) {
+        const g = u.groups[k]!;
+        if (!(g >= 0 && g < groupCount && Number.isInteger(g))) throw shapeError(`upcreates[${i}].groups[${k}]`, `a group id below ${groupCount}`, g);
+        if (groupMark[g] !== stamp) {
+          groupMark[g] = stamp;
+          want += table.groups[g]!.fields.length;
+        }
+        buf.putGroup(groupsUsed++, g);
+      }
       const values = u.values;
+      if (values.length > table.fieldCount) throw shapeError(`upcreates[${i}].values`, `at most ${table.fieldCount} values`, values.length);
+      let have = 0;
       for (let f = 0; f < values.length; f++) {
         const v = values[f];
         if (v === undefined) continue;
+        const len = fieldLen[f]!;
+        if (groupMark[fieldGroup[f]!] !== stamp)
+          throw shapeError(`upcreates[${i}].values[${f}]`, `none for ${table.fields[f]!.key}, whose group the creation does not have`, v);
+        have++;
         if (Array.isArray(v)) {
+          if (v.length !== len) throw shapeError(`upcreates[${i}].values[${f}]`, wanted(table, f), v);
           for (let e = 0; e < v.length; e++) ent = putEntry(buf, ent, f, e, v[e]!);
-        } else ent = putEntry(buf, ent, f, -1, v);
+        } else {
+          if (len > 0) throw shapeError(`upcreates[${i}].values[${f}]`, wanted(table, f), v);
+          ent = putEntry(buf, ent, f, -1, v);
+        }
+      }
+      if (have !== want) {
+        // a field of its groups without a value: the first one
+        let f = 0;
+        while (groupMark[fieldGroup[f]!] !== stamp || values[f] !== undefined) f++;
+        throw shapeError(`upcreates[${i}].values[${f}]`, wanted(table, f), undefined);
       }
     } else {
       buf.upMode[i] = 0;
       const fields = u.fields;
       for (let k = 0; k < fields.length; k++) {
         const f = fields[k]!;
+        if (!(f >= 0 && f < table.fieldCount && Number.isInteger(f)))
+          throw shapeError(`upcreates[${i}].fields[${k}]`, `a field index below ${table.fieldCount}`, f);
         const v = u.values[k]!;
-        if (fieldLen[f] === 0) ent = putEntry(buf, ent, f, -1, v as Scalar);
+        const len = fieldLen[f]!;
+        if (len === 0) ent = putEntry(buf, ent, f, -1, v as Scalar);
         else {
           const ec = v as ElementChanges;
+          if (typeof ec !== 'object' || ec === null || !Array.isArray(ec.indices) || !Array.isArray(ec.values) || ec.indices.length !== ec.values.length)
+            throw shapeError(`upcreates[${i}].values[${k}]`, `element changes (indices and values alike long) for ${table.fields[f]!.key}`, ec);
           ent = putEntry(buf, ent, f, -2, 0);
-          for (let e = 0; e < ec.indices.length; e++) ent = putEntry(buf, ent, f, ec.indices[e]!, ec.values[e]!);
+          for (let e = 0; e < ec.indices.length; e++) {
+            const x = ec.indices[e]!;
+            if (!(x >= 0 && x < len && Number.isInteger(x))) throw shapeError(`upcreates[${i}].values[${k}].indices[${e}]`, `an element index below ${len}`, x);
+            ent = putEntry(buf, ent, f, x, ec.values[e]!);
+          }
         }
       }
     }
@@ -189,6 +236,25 @@ export function flattenUpdate(p: UpdatePacket, buf: UpdateBuffer, table: FieldTa
   buf.entCount = ent;
   buf.upCount = n;
   return buf;
+}
+
+/**
+ * flattenUpdate's check of a caller-made object against what the wire always carries (the store's apply relies
+ * on it): a creation's groups are the table's, each field of its groups has a value (an array field an array of
+ * its length) and no other field has one; an update names the table's fields, and an array field's changes are
+ * at indices within its length. Made while the object is flattened, before the store is touched.
+ */
+let groupMark = new Int32Array(32);
+let shapeStamp = 0;
+
+function shapeError(path: string, expected: string, v: unknown): DecodeError {
+  const found = v === undefined ? 'none' : Array.isArray(v) ? `an array of ${v.length}` : typeof v === 'number' ? String(v) : typeof v;
+  return new DecodeError(0, path, expected, found);
+}
+
+function wanted(table: FieldTable, f: number): string {
+  const len = table.fieldLen[f]!;
+  return `${len > 0 ? `an array of ${len}` : 'a value'} for ${table.fields[f]!.key}`;
 }
 
 function putEntry(buf: UpdateBuffer, ent: number, f: number, elem: number, v: Scalar): number {
