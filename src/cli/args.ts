@@ -28,7 +28,7 @@ export function parseCommand(args: string[], common: OptionSpec) {
   if (famName === undefined || famName.startsWith('-')) throw new UsageError('missing <family>');
   const family = findFamily(famName);
   if (family === undefined) throw new UsageError(`unknown family ${JSON.stringify(famName)}${didYouMean(famName, familyNames())}`);
-  let parsed;
+  let parsed: ReturnType<typeof parseArgs>;
   const options = { ...familyOptions(family), ...common };
   try {
     parsed = parseArgs({ args: args.slice(1), options, allowPositionals: true, strict: true });
@@ -76,9 +76,10 @@ export function optionError(family: FamilyAdapter, e: unknown, decodeErrors = tr
   const what = isEncode
     ? e.message.slice(e.path.length + 2)
     : `expected ${(e as DecodeError).expected}${(e as DecodeError).found === undefined ? '' : `, found ${(e as DecodeError).found}`}`;
-  // (a file the option names that cannot be read stays bad input, as an input file that cannot be read; so does a
-  // key, data copied from elsewhere: test/wow-capture holds a bad --session-key to exit 1)
-  if (what.startsWith('cannot read ') || DATA_OPTIONS.has(name)) return e;
+  // (a file the option names that cannot be read stays bad input, as an input file that cannot be read: the adapter's
+  // error has the system's error as its cause; so does a key, data copied from elsewhere: test/wow-capture holds a
+  // bad --session-key to exit 1)
+  if ((isEncode && e.cause !== undefined) || DATA_OPTIONS.has(name)) return e;
   return new UsageError(`--${name}: ${what}`);
 }
 

@@ -73,8 +73,9 @@ export class LimitError extends DecodeError {
 /** A value handed to an encoder cannot be written (out of range, wrong shape). */
 export class EncodeError extends Error {
   readonly path: string;
-  constructor(path: string, message: string) {
-    super(path === '' ? message : `${path}: ${message}`);
+  /** `cause`: the error behind it, when it is another's (a file that could not be read: the system's error). */
+  constructor(path: string, message: string, options?: { cause?: unknown }) {
+    super(path === '' ? message : `${path}: ${message}`, options);
     this.name = 'EncodeError';
     this.path = path;
   }
@@ -84,7 +85,7 @@ export class EncodeError extends Error {
 export function atPath(e: unknown, seg: string): unknown {
   if (e instanceof EncodeError) {
     const path = e.path === '' ? seg : e.path.charCodeAt(0) === 91 ? `${seg}${e.path}` : `${seg}.${e.path}`;
-    return new EncodeError(path, e.message.slice(e.path === '' ? 0 : e.path.length + 2));
+    return new EncodeError(path, e.message.slice(e.path === '' ? 0 : e.path.length + 2), e.cause === undefined ? undefined : { cause: e.cause });
   }
   return e;
 }

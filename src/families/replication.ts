@@ -56,7 +56,7 @@ export function schemaOption(opts: OptionValues): AnyEntityDef[] {
       if (fs === undefined) throw new Error('no file system here: pass the schema JSON text itself');
       text = fs.readFileSync(v, 'utf8');
     } catch (e) {
-      throw new EncodeError('schema', `cannot read the schema file ${v}: ${(e as Error).message}`);
+      throw new EncodeError('schema', `cannot read the schema file ${v}: ${(e as Error).message}`, { cause: e });
     }
   }
   let json: unknown;

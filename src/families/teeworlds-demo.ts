@@ -428,7 +428,7 @@ export const teeworldsDemoExtras = {
       try {
         map = new Uint8Array(fs.readFileSync(opts.map));
       } catch (e) {
-        throw new EncodeError('--map', `cannot read ${opts.map}: ${e instanceof Error ? e.message : String(e)}`);
+        throw new EncodeError('--map', `cannot read ${opts.map}: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
       }
     }
     return new DemoEncoder(map, version, snapshotFromJson);

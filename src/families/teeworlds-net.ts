@@ -292,7 +292,7 @@ async function* watch(target: string, opts: OptionValues): AsyncGenerator<unknow
     if (version === '0.7') clientOpts.skinParts = opts.skin.split(',');
     else clientOpts.skin = opts.skin;
   }
-  let c;
+  let c: Awaited<ReturnType<typeof connectTeeworlds>>;
   try {
     c = await connectTeeworlds(clientOpts);
   } catch (e) {

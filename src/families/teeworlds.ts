@@ -14,7 +14,6 @@ import {
   describeDelta,
   decodeInts,
   decodeSnapMessage,
-  type DeltaSpans,
   extTypeDeclarations,
   declarationsWith,
   intOffsets,

@@ -55,3 +55,19 @@ test('--seconds past what a timer can wait (2^31 ms, 24.8 days) or not finite is
       /^tickwire relay: --seconds must be a number of seconds from 0 up to 2147483/,
     );
 });
+
+test('an option error is bad input (exit 1) by its cause, a file the system could not read, not by its wording', async () => {
+  const { optionError } = await import('../../src/cli/args.js');
+  const { UsageError } = await import('../../src/cli/usage.js');
+  const { EncodeError, atPath } = await import('../../src/core/index.js');
+  const { replication } = await import('../../src/families/replication.js');
+  const enoent = Object.assign(new Error('ENOENT: no such file'), { code: 'ENOENT' });
+  // worded like an unreadable file, but a bad value: a usage error
+  assert.ok(optionError(replication, new EncodeError('schema', 'cannot read a schema with no entities')) instanceof UsageError);
+  // an unreadable file, whatever the wording: stays the adapter's error (exit 1); atPath keeps the cause
+  const io = new EncodeError('schema', 'the schema file x.json: ENOENT', { cause: enoent });
+  assert.equal(optionError(replication, io), io);
+  const moved = atPath(io, 'opts') as InstanceType<typeof EncodeError>;
+  assert.equal(moved.cause, enoent);
+  assert.equal(moved.path, 'opts.schema');
+});
