@@ -10,7 +10,6 @@ import {
   DiepCaptureReader,
   decodeClientbound,
   encodeClientbound,
-  decodeServerbound,
   encodeServerbound,
   EntityStore,
   type ClientboundPacket,

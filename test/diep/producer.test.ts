@@ -272,7 +272,7 @@ test('property: random entity worlds through the producer and the store give wha
           if (e) world.set(e, 'physics.size', o.size);
         } else if (o.op === 'name') {
           const e = pick(o.pick);
-          if (e && e.has(T.groupByName.get('name')!)) world.set(e, 'name.name', o.name);
+          if (e?.has(T.groupByName.get('name')!)) world.set(e, 'name.name', o.name);
         } else if (o.op === 'score') {
           world.setElement(arena, 'arena.scoreboardScores', o.index, Math.trunc(o.value));
           world.setElement(arena, 'arena.scoreboardNames', o.index, o.name);

@@ -18,7 +18,6 @@ import {
   snapshotFromInts,
   snapshotToInts,
   STATIC_SIZES,
-  type DemoInfo,
 } from '../../src/protocols/teeworlds/index.js';
 import { fakeIo } from '../helpers/cli-io.js';
 import { rewrite } from './rewrite.js';

@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type Json, namespaceArgs, runNamespacedWorker } from '../helpers/namespace-worker.js';
+import { namespaceArgs, runNamespacedWorker } from '../helpers/namespace-worker.js';
 
 const WORKER = fileURLToPath(new URL('./play-worker.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

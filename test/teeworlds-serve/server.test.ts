@@ -123,7 +123,7 @@ test("serve: INPUT moves the client's tee (direction and jump)", () => {
     const a = rig.addClient({ version: nv, name: 'mover' }, 9);
     rig.run(1500);
     const tee = rig.server.world.tees.get(0)!;
-    assert.ok(tee !== undefined && tee.alive);
+    assert.ok(tee?.alive);
     const x0 = tee.x;
     const input = (direction: number, jump: number) => {
       const w = msgHeader(new MsgWriter(), true, version === '0.7' ? 20 : 16)

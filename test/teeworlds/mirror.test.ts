@@ -18,53 +18,51 @@ test('SnapshotReceiver as a ClientMirror: created / updated (field names) / remo
         const p = new SnapshotProducer(version, { policy: { snapEvery: 1, initEvery: 1 }, partSize: 200, maxParts: 1000 });
         const rx: ClientMirror & SnapshotReceiver = new SnapshotReceiver(version, { partSize: 200, maxParts: 1000 });
         let prev = Snapshot.EMPTY;
-        pairs
-          .flatMap(([a, b]) => [a, b])
-          .forEach((items, i) => {
-            const snap = Snapshot.fromItems(items);
-            const out = p.produce(1, 10 + i, snap)!;
-            let ch;
-            for (const m of out.bytes) ch = rx.apply(m);
-            p.onInput(1, rx.ackTick);
-            const created: string[] = [];
-            const removed: string[] = [];
-            const updated = new Map<string, string[]>();
-            for (const it of snap.items()) {
-              const j = prev.indexOf(it.key);
-              const id = `${it.type}:${it.id}`;
-              if (j < 0 || prev.size(j) !== it.data.length) created.push(id);
-              else {
-                const info = itemTypeInfo(version, it.type, rx.declarations);
-                const a = itemFields(info, Array.from(prev.itemData(j)));
-                const b = itemFields(info, it.data);
-                const names = info.known
-                  ? Object.keys(b).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]) && k !== 'uuidName')
-                  : JSON.stringify(Array.from(prev.itemData(j))) !== JSON.stringify(it.data)
-                    ? ['data']
-                    : [];
-                if (names.length > 0) updated.set(id, names);
-              }
+        pairs.flat().forEach((items, i) => {
+          const snap = Snapshot.fromItems(items);
+          const out = p.produce(1, 10 + i, snap)!;
+          let ch;
+          for (const m of out.bytes) ch = rx.apply(m);
+          p.onInput(1, rx.ackTick);
+          const created: string[] = [];
+          const removed: string[] = [];
+          const updated = new Map<string, string[]>();
+          for (const it of snap.items()) {
+            const j = prev.indexOf(it.key);
+            const id = `${it.type}:${it.id}`;
+            if (j < 0 || prev.size(j) !== it.data.length) created.push(id);
+            else {
+              const info = itemTypeInfo(version, it.type, rx.declarations);
+              const a = itemFields(info, Array.from(prev.itemData(j)));
+              const b = itemFields(info, it.data);
+              const names = info.known
+                ? Object.keys(b).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k]) && k !== 'uuidName')
+                : JSON.stringify(Array.from(prev.itemData(j))) !== JSON.stringify(it.data)
+                  ? ['data']
+                  : [];
+              if (names.length > 0) updated.set(id, names);
             }
-            for (const it of prev.items()) if (!snap.has(it.key)) removed.push(`${it.type}:${it.id}`);
-            assert.deepEqual(ch!.created.sort(), created.sort());
-            assert.deepEqual(ch!.removed.sort(), removed.sort());
-            // every field whose value changed is named; a field may also be named when its ints
-            // changed but its printed value did not (strings with invalid UTF-8 print the same)
-            for (const [id, names] of updated) for (const n of names) assert.ok(ch!.updated.get(id)?.includes(n), `${id}.${n}`);
-            for (const [id] of ch!.updated) {
-              const [t, k] = id.split(':').map(Number);
-              assert.notDeepEqual(Array.from(prev.find(t!, k!)!), Array.from(snap.find(t!, k!)!), id);
-            }
-            assert.deepEqual(
-              [...rx.entityIds()].sort(),
-              snap
-                .items()
-                .map((it) => `${it.type}:${it.id}`)
-                .sort(),
-            );
-            counted += created.length + updated.size + removed.length;
-            prev = snap;
-          });
+          }
+          for (const it of prev.items()) if (!snap.has(it.key)) removed.push(`${it.type}:${it.id}`);
+          assert.deepEqual(ch!.created.sort(), created.sort());
+          assert.deepEqual(ch!.removed.sort(), removed.sort());
+          // every field whose value changed is named; a field may also be named when its ints
+          // changed but its printed value did not (strings with invalid UTF-8 print the same)
+          for (const [id, names] of updated) for (const n of names) assert.ok(ch!.updated.get(id)?.includes(n), `${id}.${n}`);
+          for (const [id] of ch!.updated) {
+            const [t, k] = id.split(':').map(Number);
+            assert.notDeepEqual(Array.from(prev.find(t!, k!)!), Array.from(snap.find(t!, k!)!), id);
+          }
+          assert.deepEqual(
+            [...rx.entityIds()].sort(),
+            snap
+              .items()
+              .map((it) => `${it.type}:${it.id}`)
+              .sort(),
+          );
+          counted += created.length + updated.size + removed.length;
+          prev = snap;
+        });
       }),
       { numRuns: 30 },
     );

@@ -86,7 +86,7 @@ for (const version of TW_VERSIONS) {
         const rx = new SnapshotReceiver(version);
         p.addClient(7);
         let tick = 1;
-        const worlds = pairs.flatMap(([a, b]) => [a, b]);
+        const worlds = pairs.flat();
         worlds.forEach((items, i) => {
           const snap = Snapshot.fromItems(items);
           const out = p.snap(7, tick, snap)!;

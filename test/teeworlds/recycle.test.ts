@@ -49,7 +49,7 @@ for (const version of TW_VERSIONS) {
         const a = new SnapshotReceiver(version, { recycle: true, partSize: 64, maxParts: 1000 });
         const b = new SnapshotReceiver(version, { partSize: 64, maxParts: 1000 });
         p.addClient(1);
-        const worlds = pairs.flatMap(([x, y]) => [x, y]);
+        const worlds = pairs.flat();
         const stored = new Map<number, Map<number, number[]>>();
         worlds.forEach((items, i) => {
           const tick = 10 + i * 2;

@@ -96,8 +96,6 @@ export function readVi(r: Cursor): number {
   return (u >>> 1) ^ -(u & 1);
 }
 
-const swapView = new DataView(new ArrayBuffer(4));
-
 /** Reverse the four bytes of a 32-bit pattern. */
 export function bswap32(x: number): number {
   return (((x & 0xff) << 24) | ((x & 0xff00) << 8) | ((x >>> 8) & 0xff00) | ((x >>> 24) & 0xff)) >>> 0;

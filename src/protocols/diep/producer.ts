@@ -294,7 +294,6 @@ export class ViewerProducer implements Producer<[], Uint8Array> {
   private readonly interestFn: (world: World, viewer: ViewerProducer) => Iterable<WorldEntity>;
   private readonly colorFn: (ctx: ColorContext) => number;
   private readonly colorField: number;
-  private readonly teamField: number;
   private readonly parentField: number;
   private readonly playerField: number;
   private readonly positionGroup: number;
@@ -307,7 +306,6 @@ export class ViewerProducer implements Producer<[], Uint8Array> {
     this.camera = camera;
     const t = world.table;
     this.colorField = t.byKey.get('style.color') ?? -1;
-    this.teamField = t.byKey.get('relations.team') ?? -1;
     this.parentField = t.byKey.get('relations.parent') ?? -1;
     this.playerField = t.byKey.get('camera.player') ?? -1;
     this.positionGroup = t.groupByName.get('position') ?? -1;
@@ -491,7 +489,7 @@ export function serverColor(ctx: ColorContext): number {
   const player = ctx.viewer.player();
   const playerRef = refOf(ctx.viewer.camera.values[t.byKey.get('camera.player') ?? -1]);
   if (playerRef === null) return team === null ? 2 : 15;
-  const pTeam = player !== undefined && player.has(relations) ? refOf(player.values[teamField]) : null;
+  const pTeam = player?.has(relations) ? refOf(player.values[teamField]) : null;
   return sameEntity(team, pTeam) ? 2 : 15;
 }
 

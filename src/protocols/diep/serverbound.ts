@@ -2,11 +2,10 @@
  * Serverbound packets (reference §9): decode and encode. Span paths are the paths of
  * the packet's JSON form (`type`, `flags`, `flagNames[0]`, `mouseX`, `args[1]`).
  */
-import { ByteReader, ByteWriter, EncodeError, atPath, excerpt, rethrowAt, type DecodeOptions } from '../../core/index.js';
+import { ByteReader, ByteWriter, EncodeError, excerpt, rethrowAt, type DecodeOptions } from '../../core/index.js';
 import { str, writeUnknown } from './clientbound.js';
 import { readString, readVf, readVi, readVu, writeVf, writeVi, writeVu } from './primitives.js';
 import { resolveDiepLimits, type DiepLimits } from './limits.js';
-import { writeString } from './primitives.js';
 import { INPUT_FLAGS, type ServerboundPacket } from './types.js';
 
 /** Packet ids the serverbound decoder reads with a layout of its own (an `Unknown` packet cannot use them). */

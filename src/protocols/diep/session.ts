@@ -10,7 +10,7 @@ import type { FieldTable } from './tables/schema.js';
 import { UpdateBuffer, decodeUpdateInto, type FlatDecodeOptions } from './update-read.js';
 import { flattenUpdate } from './update-view.js';
 import { FIELDS_6F59094D } from './tables/index.js';
-import type { ElementChanges, EntityRef, F32Bits, Scalar, UpdatePacket } from './types.js';
+import type { EntityRef, F32Bits, Scalar, UpdatePacket } from './types.js';
 import { LimitError, type ClientMirror, type MirrorChanges, type MirroredEntity, type MirrorIssue } from '../../core/index.js';
 import { decodeClientbound } from './clientbound.js';
 import { f32ToJson } from './json.js';

@@ -90,7 +90,6 @@ export interface GameServerOptions {
   joinTimeoutMs?: number;
 }
 
-const UTF8 = new TextDecoder('utf-8', { fatal: false, ignoreBOM: true });
 /** 0.7 game message ids the server sends. */
 const G07 = { serverSettings: 17, clientInfo: 18, gameInfo: 19, clientDrop: 20, chat: 3 };
 const G06 = { chat: 3 };
