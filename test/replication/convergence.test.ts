@@ -4,6 +4,15 @@ import fc from 'fast-check';
 import { LossyLink, ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
 import { DEFS, World, assertView, diffIds, type ModelEntity, type Vals } from './world.js';
 
+/**
+ * Soaking: `REPL_CONVERGE_RUNS` worlds per property (default: the few below), `REPL_CONVERGE_TICKS` ticks each for
+ * the loss properties (default 120), `REPL_CONVERGE_SEED` another seed for fast-check (default: the fixed ones below).
+ */
+const RUNS = process.env.REPL_CONVERGE_RUNS === undefined ? undefined : Number(process.env.REPL_CONVERGE_RUNS);
+const TICKS = Number(process.env.REPL_CONVERGE_TICKS ?? 120);
+const SEED = process.env.REPL_CONVERGE_SEED === undefined ? undefined : Number(process.env.REPL_CONVERGE_SEED);
+const opts = (numRuns: number, seed: number) => ({ numRuns: RUNS ?? numRuns, seed: SEED ?? seed });
+
 const interestFn = (_id: number, v: Vals): boolean => (typeof v.hp === 'number' ? v.hp < 128 : (v.u as number) % 2 === 0);
 
 interface Sim {
@@ -109,11 +118,11 @@ for (const loss of [0, 0.05, 0.2, 0.5]) {
     let ticks = 0;
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 2 ** 30 }), (seed) => {
-        const r = run(seed, loss, 120);
+        const r = run(seed, loss, TICKS);
         applied += r.applied;
         ticks += r.ticks;
       }),
-      { numRuns: 3, seed: 42 + loss * 100 },
+      opts(3, 42 + loss * 100),
     );
     // the checks above ran on real traffic: most packets applied even at 50% loss
     assert.ok(applied > ticks * 5 * (1 - loss) * 0.5, `only ${applied} packets applied over ${ticks} ticks × 5 clients`);
@@ -136,7 +145,7 @@ test('reliable delivery: every packet applies in order and equals the view', () 
       assert.equal(r.exact, r.applied);
       assert.ok(r.applied >= 5 * (r.ticks - 2));
     }),
-    { numRuns: 2, seed: 7 },
+    opts(2, 7),
   );
 });
 
@@ -146,6 +155,6 @@ test('small MTU: packets fit, the left-out count bounds the difference, nothing 
       const r = run(seed, loss, 80, 'acked', 260);
       assert.ok(r.applied > 0);
     }),
-    { numRuns: 4, seed: 99 },
+    opts(4, 99),
   );
 });
