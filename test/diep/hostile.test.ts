@@ -701,3 +701,47 @@ test('applyPacket of caller-made objects: a shape the wire cannot carry is a Dec
   assert.deepEqual(r.issues, []);
   assert.equal((store.entities.get(1)!.values[arr.index] as Scalar[])[arr.length - 1], 5);
 });
+
+test('property: applyPacket of mutated caller-made packets gives a result or a DecodeError / LimitError (store unchanged), never another error', () => {
+  const scalar = fc.oneof(fc.integer(), fc.string({ maxLength: 4 }), fc.constant(null), fc.constant(undefined));
+  const value = fc.oneof(scalar, fc.array(scalar, { maxLength: 12 }));
+  const changes = fc.record({ indices: fc.array(fc.integer({ min: -2, max: 40 }), { maxLength: 3 }), values: fc.array(scalar, { maxLength: 3 }) });
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: T.groupCount - 1 }),
+      fc.array(fc.tuple(fc.nat(), value), { maxLength: 4 }),
+      fc.array(fc.tuple(fc.integer({ min: -2, max: T.fieldCount + 1 }), fc.oneof(scalar, changes)), { maxLength: 4 }),
+      fc.array(fc.integer({ min: -1, max: T.groupCount + 1 }), { maxLength: 2 }),
+      (g, mutations, updates, extraGroups) => {
+        const store = new EntityStore();
+        store.applyPacket({
+          type: 'Update',
+          tick: 1,
+          deletions: [],
+          upcreates: [{ kind: 'creation', id: 1, hash: 1, groups: [g], values: fill([g], () => 'x') }],
+        });
+        const before = JSON.stringify([...store.entities.values()]);
+        const bytes = store.storeBytes;
+        const values = fill([g], () => 'y');
+        for (const [f, v] of mutations) values[f % T.fieldCount] = v as Scalar;
+        const p = {
+          type: 'Update',
+          tick: 2,
+          deletions: [],
+          upcreates: [
+            { kind: 'update', id: 1, hash: 1, fields: updates.map(([f]) => f), values: updates.map(([, v]) => v) },
+            { kind: 'creation', id: 2, hash: 1, groups: [g, ...extraGroups], values },
+          ],
+        } as unknown as UpdatePacket;
+        try {
+          store.applyPacket(p);
+        } catch (e) {
+          assert.ok(e instanceof DecodeError, `not a DecodeError: ${String(e)}`);
+          assert.equal(JSON.stringify([...store.entities.values()]), before);
+          assert.equal(store.storeBytes, bytes);
+        }
+      },
+    ),
+    { numRuns: 3000, seed: 21 },
+  );
+});
