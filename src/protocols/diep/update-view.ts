@@ -136,8 +136,8 @@ function mixedChangeAt(buf: UpdateBuffer, from: number, to: number, id: number, 
 /**
  * Put a packet object into `buf` (reused), so that one apply serves both forms.
  * Values are taken as they are (the store copies arrays when it applies a creation),
- * once their shape is checked (see checkShape): a DecodeError for a packet the wire
- * could not carry, before anything is written.
+ * once their shape is checked as they are read (see groupMark below): a DecodeError
+ * for a packet the wire could not carry, thrown before the store is touched.
  */
 export function flattenUpdate(p: UpdatePacket, buf: UpdateBuffer, table: FieldTable): UpdateBuffer {
   buf.tick = p.tick;
