@@ -686,6 +686,12 @@ test('applyPacket of caller-made objects: a shape the wire cannot carry is a Dec
     ['a fractional element index', change([arr.index], [{ indices: [0.5], values: [1] }]), /indices\[0\]/],
     ['element changes missing', change([arr.index], [7]), /expected element changes/],
     ['a field index past the table', change([T.fieldCount], [1]), /fields\[0\]: expected a field index below/],
+    ['a creation without a values array', creation(undefined as unknown as Scalar[]), /upcreates\[0\]: expected a creation with arrays groups and values/],
+    [
+      'an update of more fields than values',
+      change([arr.index, 0], [{ indices: [0], values: [1] }]),
+      /expected an update with arrays fields and values, alike long/,
+    ],
   ];
   for (const [name, p, re] of cases) {
     assert.throws(

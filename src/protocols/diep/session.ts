@@ -617,7 +617,7 @@ export class EntityStore implements ClientMirror<Uint8Array | UpdatePacket> {
           values[f] = v;
         } else {
           let arr = values[f] as Scalar[] | undefined;
-          if (arr === undefined) continue; // applyFlat cannot write there either
+          if (arr === undefined) continue; // (not from a decoded or flattened packet: a creation carries every array field of its groups)
           if (c.base !== undefined && arr === c.base[f]) values[f] = arr = arr.slice();
           was = arr[el];
           arr[el] = v;

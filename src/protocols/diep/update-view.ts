@@ -166,6 +166,7 @@ export function flattenUpdate(p: UpdatePacket, buf: UpdateBuffer, table: FieldTa
     buf.upHash[i] = u.hash;
     if (u.kind === 'creation') {
       buf.upMode[i] = 1;
+      if (!Array.isArray(u.groups) || !Array.isArray(u.values)) throw shapeError(`upcreates[${i}]`, 'a creation with arrays groups and values', u);
       // (the creation's groups marked with this stamp; the fields its groups have, counted once a group)
       let stamp = (shapeStamp + 1) | 0;
       if (stamp === 0) {
@@ -210,6 +211,8 @@ export function flattenUpdate(p: UpdatePacket, buf: UpdateBuffer, table: FieldTa
     } else {
       buf.upMode[i] = 0;
       const fields = u.fields;
+      if (!Array.isArray(fields) || !Array.isArray(u.values) || fields.length !== u.values.length)
+        throw shapeError(`upcreates[${i}]`, 'an update with arrays fields and values, alike long', u);
       for (let k = 0; k < fields.length; k++) {
         const f = fields[k]!;
         if (!(f >= 0 && f < table.fieldCount && Number.isInteger(f)))
