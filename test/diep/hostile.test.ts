@@ -27,7 +27,7 @@ import {
   type StoredEntity,
   type UpdatePacket,
 } from '../../src/protocols/diep/index.js';
-import { ENC_ENTID, ENC_F32, ENC_STRING, ENC_VI64, ENC_VU } from '../../src/protocols/diep/tables/schema.js';
+import { ENC_ENTID, ENC_F32, ENC_STRING, ENC_VI, ENC_VI64, ENC_VU } from '../../src/protocols/diep/tables/schema.js';
 import { diep } from '../../src/families/diep.js';
 import { captureMessages, hex, toHexStr } from './helpers.js';
 
@@ -745,9 +745,112 @@ test('property: applyPacket of mutated caller-made packets gives a result or a D
           assert.ok(e instanceof DecodeError, `not a DecodeError: ${String(e)}`);
           assert.equal(JSON.stringify([...store.entities.values()]), before);
           assert.equal(store.storeBytes, bytes);
+          return;
         }
+        // what was applied holds only values the decoder could have given
+        for (const e of store.entities.values())
+          for (let f = 0; f < T.fieldCount; f++) {
+            const v = e.values[f];
+            if (v === undefined) continue;
+            for (const x of Array.isArray(v) ? v : [v]) assert.ok(decodable(T.fieldEnc[f]!, x), `${T.fields[f]!.key} holds ${JSON.stringify(x)}`);
+          }
       },
     ),
     { numRuns: 3000, seed: 21 },
   );
+});
+
+/** Whether `v` is a value the decoder gives for encoding `enc` (types.ts's value forms), written out apart from the code. */
+function decodable(enc: number, v: unknown): boolean {
+  if (enc === ENC_STRING) return typeof v === 'string' && !v.includes('\0');
+  if (enc === ENC_ENTID)
+    return v === null || (typeof v === 'object' && v !== null && Number.isInteger((v as { id: unknown }).id) && ((v as { hash: number }).hash ?? 0) > 0);
+  if (enc === ENC_F32) return v instanceof F32Bits || (typeof v === 'number' && new Float32Array([v])[0] === v);
+  if (typeof v !== 'number' || !Number.isInteger(enc === ENC_VI64 ? v * 64 : v)) return false;
+  const raw = enc === ENC_VI64 ? v * 64 : v;
+  return enc === ENC_VU ? raw >= 0 && raw <= 0xffffffff : raw >= -0x80000000 && raw <= 0x7fffffff;
+}
+
+test('applyPacket of caller-made objects: a value its field’s encoding cannot carry is a DecodeError naming it, the store unchanged', () => {
+  const store = new EntityStore();
+  const byEnc = (enc: number): number => T.fields.findIndex((f) => f.length === 0 && T.fieldEnc[f.index] === enc);
+  const arr = T.fields.find((f) => f.length > 0)!;
+  const groupsOf = (f: number): number[] => [T.fieldGroup[f]!];
+  const all = T.groups.map((g) => g.id);
+  store.applyPacket({ type: 'Update', tick: 1, deletions: [], upcreates: [{ kind: 'creation', id: 1, hash: 1, groups: all, values: fill(all, () => 'x') }] });
+  const snapshot = JSON.stringify([...store.entities.values()]);
+  const bytes = store.storeBytes;
+  const update = (f: number, v: unknown): UpdatePacket =>
+    ({ type: 'Update', tick: 2, deletions: [], upcreates: [{ kind: 'update', id: 1, hash: 1, fields: [f], values: [v] }] }) as UpdatePacket;
+  const creationWith = (f: number, v: unknown): UpdatePacket => {
+    const values = fill(groupsOf(f), () => 'y');
+    values[f] = v as Scalar;
+    return { type: 'Update', tick: 2, deletions: [], upcreates: [{ kind: 'creation', id: 2, hash: 1, groups: groupsOf(f), values }] };
+  };
+  const vu = byEnc(ENC_VU);
+  const vi = byEnc(ENC_VI);
+  const f32 = byEnc(ENC_F32);
+  const vi64 = byEnc(ENC_VI64);
+  const str = byEnc(ENC_STRING);
+  const ent = byEnc(ENC_ENTID);
+  for (const f of [vu, vi, f32, vi64, str, ent]) assert.ok(f >= 0, 'the table has a scalar field of every encoding');
+  const cases: [string, UpdatePacket, RegExp][] = [
+    ['a string in a vu field', update(vu, 'x'), new RegExp(`upcreates\\[0\\]\\.values\\[0\\]: expected a vu \\(uint32\\) value for ${T.fields[vu]!.key}`)],
+    ['a negative vu', update(vu, -1), /expected a vu/],
+    ['a vu past 2^32', update(vu, 2 ** 32), /expected a vu/],
+    ['a fraction in a vi field', update(vi, 1.5), /expected a vi \(int32\) value/],
+    ['a vi past int32', update(vi, 2 ** 31), /expected a vi/],
+    ['a number with no float32 form', update(f32, 0.1), /expected a f32 value/],
+    ['a string in an f32 field', update(f32, '1'), /expected a f32 value/],
+    ['a vi64 not a multiple of 1/64', update(vi64, 1 / 128), /expected a vi64/],
+    ['a string holding NUL', update(str, 'a\0b'), /expected a stringNT value/],
+    ['a number in a string field', update(str, 5), /expected a stringNT value/],
+    ['a reference with hash 0', update(ent, { id: 3, hash: 0 }), /expected a entid/],
+    ['a reference without an id', update(ent, { hash: 1 }), /expected a entid/],
+    ['a number in a reference field', update(ent, 3), /expected a entid/],
+    [
+      'a bad element value',
+      update(arr.index, { indices: [0], values: [T.fieldEnc[arr.index] === ENC_STRING ? 1 : 'x'] }),
+      /values\[0\]\.values\[0\]: expected/,
+    ],
+    ['a bad creation value', creationWith(vu, 'x'), new RegExp(`upcreates\\[0\\]\\.values\\[${vu}\\]: expected a vu`)],
+    [
+      'a fractional id',
+      { type: 'Update', tick: 2, deletions: [], upcreates: [{ kind: 'update', id: 1.5, hash: 1, fields: [], values: [] }] },
+      /upcreates\[0\]: expected a creation or update with a uint32 id and hash/,
+    ],
+    [
+      'a kind that is neither',
+      { type: 'Update', tick: 2, deletions: [], upcreates: [{ kind: 'other', id: 1, hash: 1 }] } as unknown as UpdatePacket,
+      /upcreates\[0\]/,
+    ],
+    [
+      'a deletion of a negative id',
+      { type: 'Update', tick: 2, deletions: [{ id: -1, hash: 1 }], upcreates: [] },
+      /deletions\[0\]: expected an entity reference/,
+    ],
+    ['deletions not an array', { type: 'Update', tick: 2, deletions: 5, upcreates: [] } as unknown as UpdatePacket, /deletions: expected an array/],
+    ['a tick that is no uint32', { type: 'Update', tick: -2, deletions: [], upcreates: [] }, /tick: expected a uint32 tick/],
+  ];
+  for (const [name, p, re] of cases) {
+    assert.throws(
+      () => store.applyPacket(p),
+      (e: unknown) => e instanceof DecodeError && re.test(e.message),
+      name,
+    );
+    assert.equal(JSON.stringify([...store.entities.values()]), snapshot, `${name}: store unchanged`);
+    assert.equal(store.storeBytes, bytes, name);
+  }
+  // the values the decoder gives still apply: a float32, a vi64 of 1/64 steps, an F32Bits NaN, a reference, a fraction-free vi
+  for (const [f, v] of [
+    [f32, Math.fround(0.1)],
+    [f32, new F32Bits(0x7fc00001)],
+    [vi64, -3 / 64],
+    [vi, -5],
+    [ent, { id: 3, hash: 2 }],
+    [str, 'ok'],
+  ] as [number, Scalar][]) {
+    store.applyPacket(update(f, v));
+    assert.deepEqual(store.entities.get(1)!.values[f], v, T.fields[f]!.key);
+  }
 });

@@ -4,8 +4,9 @@
  * the store has one apply for both forms.
  */
 import { DecodeError } from '../../core/index.js';
-import type { FieldTable } from './tables/schema.js';
-import type { ElementChanges, EntityRef, Scalar, UpdatePacket, Upcreate } from './types.js';
+import { isWritableString } from './primitives.js';
+import { ENC_ENTID, ENC_F32, ENC_STRING, ENC_VI, ENC_VI64, ENC_VU, type FieldTable } from './tables/schema.js';
+import { type ElementChanges, type EntityRef, F32Bits, type Scalar, type UpdatePacket, type Upcreate } from './types.js';
 import type { UpdateBuffer } from './update-read.js';
 
 /** The packet objects of a decoded buffer (fresh objects; the buffer can be reused after). */
@@ -136,20 +137,26 @@ function mixedChangeAt(buf: UpdateBuffer, from: number, to: number, id: number, 
 /**
  * Put a packet object into `buf` (reused), so that one apply serves both forms.
  * Values are taken as they are (the store copies arrays when it applies a creation),
- * once their shape is checked as they are read (see groupMark below): a DecodeError
- * for a packet the wire could not carry, thrown before the store is touched.
+ * once their shape and values are checked as they are read (see groupMark and
+ * scalarOf below): a DecodeError for a packet the wire could not carry, thrown
+ * before the store is touched.
  */
 export function flattenUpdate(p: UpdatePacket, buf: UpdateBuffer, table: FieldTable): UpdateBuffer {
+  if (!isVu(p.tick)) throw shapeError('tick', 'a uint32 tick', p.tick);
   buf.tick = p.tick;
   const dels = p.deletions;
+  if (!Array.isArray(dels)) throw shapeError('deletions', 'an array', dels);
   const nd = dels.length;
   buf.reserveDeletions(nd);
   for (let i = 0; i < nd; i++) {
-    buf.delId[i] = dels[i]!.id;
-    buf.delHash[i] = dels[i]!.hash;
+    const d = dels[i]!;
+    if (typeof d !== 'object' || d === null || !isVu(d.id) || !isVu(d.hash)) throw shapeError(`deletions[${i}]`, 'an entity reference (uint32 id and hash)', d);
+    buf.delId[i] = d.id;
+    buf.delHash[i] = d.hash;
   }
   buf.delCount = nd;
   const ups = p.upcreates;
+  if (!Array.isArray(ups)) throw shapeError('upcreates', 'an array', ups);
   const n = ups.length;
   buf.reserveUpcreates(n);
   buf.entStart[0] = 0;
@@ -162,6 +169,8 @@ export function flattenUpdate(p: UpdatePacket, buf: UpdateBuffer, table: FieldTa
   if (groupMark.length < groupCount) groupMark = new Int32Array(groupCount);
   for (let i = 0; i < n; i++) {
     const u = ups[i]!;
+    if (typeof u !== 'object' || u === null || (u.kind !== 'creation' && u.kind !== 'update') || !isVu(u.id) || !isVu(u.hash))
+      throw shapeError(`upcreates[${i}]`, 'a creation or update with a uint32 id and hash', u);
     buf.upId[i] = u.id;
     buf.upHash[i] = u.hash;
     if (u.kind === 'creation') {
@@ -196,10 +205,10 @@ export function flattenUpdate(p: UpdatePacket, buf: UpdateBuffer, table: FieldTa
         have++;
         if (Array.isArray(v)) {
           if (v.length !== len) throw shapeError(`upcreates[${i}].values[${f}]`, wanted(table, f), v);
-          for (let e = 0; e < v.length; e++) ent = putEntry(buf, ent, f, e, v[e]!);
+          for (let e = 0; e < v.length; e++) ent = putEntry(buf, ent, f, e, scalarOf(table, f, v[e], i, 'c', f, e));
         } else {
           if (len > 0) throw shapeError(`upcreates[${i}].values[${f}]`, wanted(table, f), v);
-          ent = putEntry(buf, ent, f, -1, v);
+          ent = putEntry(buf, ent, f, -1, scalarOf(table, f, v, i, 'c', f, -1));
         }
       }
       if (have !== want) {
@@ -219,7 +228,7 @@ export function flattenUpdate(p: UpdatePacket, buf: UpdateBuffer, table: FieldTa
           throw shapeError(`upcreates[${i}].fields[${k}]`, `a field index below ${table.fieldCount}`, f);
         const v = u.values[k]!;
         const len = fieldLen[f]!;
-        if (len === 0) ent = putEntry(buf, ent, f, -1, v as Scalar);
+        if (len === 0) ent = putEntry(buf, ent, f, -1, scalarOf(table, f, v, i, 'u', k, -1));
         else {
           const ec = v as ElementChanges;
           if (typeof ec !== 'object' || ec === null || !Array.isArray(ec.indices) || !Array.isArray(ec.values) || ec.indices.length !== ec.values.length)
@@ -228,7 +237,7 @@ export function flattenUpdate(p: UpdatePacket, buf: UpdateBuffer, table: FieldTa
           for (let e = 0; e < ec.indices.length; e++) {
             const x = ec.indices[e]!;
             if (!(x >= 0 && x < len && Number.isInteger(x))) throw shapeError(`upcreates[${i}].values[${k}].indices[${e}]`, `an element index below ${len}`, x);
-            ent = putEntry(buf, ent, f, x, ec.values[e]!);
+            ent = putEntry(buf, ent, f, x, scalarOf(table, f, ec.values[e], i, 'u', k, e));
           }
         }
       }
@@ -245,7 +254,8 @@ export function flattenUpdate(p: UpdatePacket, buf: UpdateBuffer, table: FieldTa
  * flattenUpdate's check of a caller-made object against what the wire always carries (the store's apply relies
  * on it): a creation's groups are the table's, each field of its groups has a value (an array field an array of
  * its length) and no other field has one; an update names the table's fields, and an array field's changes are
- * at indices within its length. Made while the object is flattened, before the store is touched.
+ * at indices within its length; the tick, ids and hashes are uint32s, and every value is one the decoder could give
+ * for its field's encoding (scalarOf). Made while the object is flattened, before the store is touched.
  */
 let groupMark = new Int32Array(32);
 let shapeStamp = 0;
@@ -254,6 +264,48 @@ function shapeError(path: string, expected: string, v: unknown): DecodeError {
   const found = v === undefined ? 'none' : Array.isArray(v) ? `an array of ${v.length}` : typeof v === 'number' ? String(v) : typeof v;
   return new DecodeError(0, path, expected, found);
 }
+
+/** A uint32, as the wire's `vu` ids, hashes and ticks are. */
+function isVu(v: unknown): v is number {
+  return typeof v === 'number' && v >>> 0 === v;
+}
+
+/**
+ * `v` as a value of field `f`, when it is a value the decoder could give for the field's encoding (see types.ts):
+ * a uint32 (`vu`), an int32 (`vi`), a float32 or `F32Bits` (`f32`), an int32 over 64 (`vi64`), a string without
+ * NUL or lone surrogates (`stringNT`), an entity reference with a non-zero hash or null (`entid`); else the
+ * DecodeError at its path: upcreate `i`'s value `k` (a creation's, `c`, or an update's, `u`: the same path), and
+ * its element `e` of a creation's array or of an update's element changes (-1: none). The path is only made then.
+ */
+function scalarOf(table: FieldTable, f: number, v: unknown, i: number, kind: 'c' | 'u', k: number, e: number): Scalar {
+  const enc = table.fieldEnc[f]!;
+  if (typeof v === 'number') {
+    if (
+      enc === ENC_VU
+        ? v >>> 0 === v
+        : enc === ENC_VI
+          ? (v | 0) === v
+          : enc === ENC_F32
+            ? Math.fround(v) === v || v !== v
+            : enc === ENC_VI64 && ((v * 64) | 0) === v * 64
+    )
+      return v;
+  } else if (enc === ENC_STRING ? typeof v === 'string' && isWritableString(v) : enc === ENC_ENTID ? isRef(v) : enc === ENC_F32 && v instanceof F32Bits)
+    return v as Scalar;
+  throw badValue(table, f, v, i, kind, k, e);
+}
+
+/** An `entid` value: null, or a reference with a uint32 id and a non-zero uint32 hash. */
+function isRef(v: unknown): boolean {
+  return v === null || (typeof v === 'object' && isVu((v as EntityRef).id) && isVu((v as EntityRef).hash) && (v as EntityRef).hash !== 0);
+}
+
+function badValue(table: FieldTable, f: number, v: unknown, i: number, kind: 'c' | 'u', k: number, e: number): DecodeError {
+  const path = `upcreates[${i}].values[${k}]${e < 0 ? '' : kind === 'c' ? `[${e}]` : `.values[${e}]`}`;
+  return shapeError(path, `a ${ENC_NAMES[table.fieldEnc[f]!] ?? 'known'} value for ${table.fields[f]!.key}`, v);
+}
+
+const ENC_NAMES = ['vu (uint32)', 'vi (int32)', 'f32', 'vi64 (int32 / 64)', 'stringNT', 'entid (reference or null)'];
 
 function wanted(table: FieldTable, f: number): string {
   const len = table.fieldLen[f]!;
