@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { type DecodeError, EncodeError, LimitError } from '../../src/core/errors.js';
+import { type DecodeError, DecodeError as DecodeErrorClass, EncodeError, LimitError } from '../../src/core/errors.js';
+import { readFileSync } from 'node:fs';
 import { fromHex, toHex } from '../../src/core/hex.js';
 import { scrapmechanic } from '../../src/families/scrapmechanic.js';
 import {
@@ -23,6 +24,9 @@ import {
 } from '../../src/protocols/scrapmechanic/index.js';
 import { jsonPaths } from '../helpers/span-coverage.js';
 import { networkUpdate } from './arbitraries.js';
+import { deepCopy, mutateLeaves } from '../helpers/mutate.js';
+import { rng } from '../helpers/rng.js';
+import type { Packet } from '../../src/protocols/scrapmechanic/types.js';
 
 /** tick, a RawUpdate (Remove Lift 7, 5 data bytes), then `deltas` one-byte DeltaUpdates keeping all of it. */
 function expandingBody(deltas: number): Uint8Array {
@@ -365,4 +369,86 @@ test('producer: a tick of more sub-updates than smMaxUpdates is split into bodie
     EncodeError,
   );
   assert.equal(p.controllers.size, 0);
+});
+
+/** What a session mirrors, as text. */
+function mirrorText(s: ScrapMechanicSession): string {
+  return JSON.stringify(
+    [...s.entityIds()].map((id) => [id, s.entity(id)]),
+    (_k, v) => (typeof v === 'bigint' ? `${v}n` : v),
+  );
+}
+
+/** The fixture vectors as messages, and as the packets a session decodes from them in order. */
+function vectorPackets(): { bytes: Uint8Array[]; packets: Packet[] } {
+  const vectors: { wire_packet_lz4_hex: string }[] = JSON.parse(
+    readFileSync(new URL('../fixtures/scrapmechanic/network_update_vectors.json', import.meta.url), 'utf8'),
+  );
+  const bytes = vectors.map((v) => fromHex(v.wire_packet_lz4_hex));
+  const reader = new ScrapMechanicSession();
+  return { bytes, packets: bytes.map((b) => reader.decodeMessage(b).packet) };
+}
+
+test('apply of caller-made packet objects: what the encoder refuses is a DecodeError naming it, the mirror unchanged', () => {
+  const { bytes, packets } = vectorPackets();
+  const s = new ScrapMechanicSession();
+  s.apply(bytes[0]!);
+  const before = mirrorText(s);
+  const withUpdate = (i: number, change: (u: Record<string, any>) => void): Packet => {
+    const p = deepCopy(packets[2]!) as Packet & { updates: Record<string, any>[] };
+    change(p.updates[i]!);
+    return p;
+  };
+  const cases: [string, Packet, RegExp][] = [
+    [
+      'updates that are no array',
+      { packetId: 0x16, tick: 1, updates: null } as unknown as Packet,
+      /DecodeError: at byte 0 in updates: expected a packet the encoder takes/,
+    ],
+    ['an update that is null', withUpdate(0, (u) => Object.keys(u).forEach((k) => delete u[k])), /updates\[0\]/],
+    ['slot changes that are a number', withUpdate(1, (u) => (u.data.slotChanges = -1)), /updates\[1\]\.data\.slotChanges/],
+    ['an id past 32 bits', withUpdate(0, (u) => (u.id = 2 ** 40)), /updates\[0\]\.id/],
+    ['a tick that is a string', { ...deepCopy(packets[2]!), tick: 'x' } as unknown as Packet, /tick/],
+  ];
+  for (const [name, p, re] of cases) {
+    assert.throws(
+      () => s.apply(p),
+      (e: unknown) => e instanceof DecodeErrorClass && re.test(String(e)),
+      name,
+    );
+    assert.equal(mirrorText(s), before, `${name}: mirror unchanged`);
+  }
+  // the decoded packets, as objects and copies, leave the mirror as their bytes do
+  const a = new ScrapMechanicSession();
+  const b = new ScrapMechanicSession();
+  for (let i = 0; i < bytes.length; i++) {
+    const ca = a.apply(bytes[i]!);
+    const cb = b.apply(deepCopy(packets[i]!));
+    assert.deepEqual(cb, ca, `changes of message ${i}`);
+    assert.equal(mirrorText(b), mirrorText(a), `mirror after message ${i}`);
+  }
+});
+
+test('property: apply of damaged copies of decoded packets gives a result or a DecodeError (mirror unchanged), never another error', () => {
+  const { bytes, packets } = vectorPackets();
+  const pick = rng(71);
+  let refused = 0;
+  for (let i = 0; i < 3000; i++) {
+    const s = new ScrapMechanicSession();
+    const k = Math.floor(pick() * packets.length);
+    for (let j = 0; j < k; j++) s.apply(bytes[j]!);
+    const before = mirrorText(s);
+    const p = deepCopy(packets[k]!);
+    const did = mutateLeaves(p, pick, 1 + Math.floor(pick() * 2));
+    try {
+      s.apply(p);
+    } catch (e) {
+      assert.ok(e instanceof DecodeErrorClass, `${did.join(' ')}: ${String(e)}`);
+      assert.equal(mirrorText(s), before, `${did.join(' ')}: mirror unchanged`);
+      refused++;
+      continue;
+    }
+    assert.doesNotThrow(() => mirrorText(s), did.join(' '));
+  }
+  assert.ok(refused > 1000, `${refused} of 3000 refused: the damage reaches the check`);
 });

@@ -26,6 +26,8 @@ import {
 } from '../../src/protocols/wow/index.js';
 import { wow } from '../../src/families/wow.js';
 import { bodyArb } from './arbitraries.js';
+import { loadFixtures, rng } from './helpers.js';
+import { deepCopy, mutateLeaves } from '../helpers/mutate.js';
 import { NAN_FRAME, warmUp } from './warm.js';
 
 test('floats keep their exact bits (signalling and negative NaNs) after 60,000 hot decode → encode round trips, bytes and JSON', () => {
@@ -324,4 +326,127 @@ test('hostile peer: splines kept by the store count against wowMaxStoreBytes (cr
 test('DecodeError, not another exception, for a store fed garbage through the adapter', () => {
   const dec = wow.createDecoder({});
   assert.throws(() => dec.decode(new Uint8Array([0, 1, 2])), DecodeError);
+});
+
+/** What a store holds, as text (guids and floats as the mirror gives them). */
+function storeText(s: ObjectStore): string {
+  return JSON.stringify(
+    [...s.entityIds()].map((id) => [id, s.entity(id)]),
+    (_k, v) => (typeof v === 'bigint' ? `${v}n` : v),
+  );
+}
+
+test('ObjectStore.applyBody of caller-made bodies: what the encoder refuses is a DecodeError naming it, the store unchanged, in bounded time', () => {
+  const fixtures = loadFixtures();
+  const player = decodeBody(fixtures.find((f) => f.name.includes('test1'))!.body);
+  const transports = decodeBody(fixtures.find((f) => f.name.includes('four_transports'))!.body);
+  const store = new ObjectStore();
+  store.applyBody(transports);
+  const before = storeText(store);
+  const bytes = store.storeBytes;
+  /** A copy of the player create with `change` made to its block. */
+  const withBlock = (change: (b: Record<string, any>) => void): UpdateBody => {
+    const body = deepCopy(player);
+    change(body.blocks[0] as unknown as Record<string, any>);
+    return body;
+  };
+  const cases: [string, UpdateBody, RegExp][] = [
+    [
+      'a mask block count of Infinity (a loop without end before)',
+      withBlock((b) => (b.values.blockCount = Number.POSITIVE_INFINITY)),
+      /blocks\[0\]\.values\.mask: expected at most 255 mask words/,
+    ],
+    ['values words that are not a Uint32Array', withBlock((b) => (b.values.words = [1, 2])), /blocks\[0\]\.values\.words: expected a Uint32Array/],
+    [
+      'a mask with more bits than values',
+      withBlock((b) => (b.values.words = new Uint32Array([3, 0, 0, 0, 0, 7]))),
+      /blocks\[0\]\.values\.values: expected .*the mask has/,
+    ],
+    ['a movementInfo that is a number', withBlock((b) => (b.movement.movementInfo = 1)), /blocks\[0\]\.movement\.movementInfo\.flags/],
+    ['a speed that is a string', withBlock((b) => (b.movement.speeds.run = 'fast')), /blocks\[0\]\.movement\.speeds\.run: expected a number/],
+    [
+      'a part its flags do not call for',
+      withBlock((b) => (b.movement.position = { x: 0, y: 0, z: 0, o: 0 })),
+      /blocks\[0\]\.movement\.position: expected what the encoder takes \(present, but LIVING is set/,
+    ],
+    ['a negative guid', withBlock((b) => (b.guid = -1n)), /blocks\[0\]\.guid: expected a guid/],
+    ['a guid that is a number', withBlock((b) => (b.guid = 4)), /blocks\[0\]\.guid: expected a guid/],
+    ['an object type past a byte', withBlock((b) => (b.objectTypeId = 2 ** 70)), /blocks\[0\]\.objectTypeId: expected an integer in \[0, 255\]/],
+    ['an update type past 5', withBlock((b) => (b.updateType = 9)), /blocks\[0\]\.updateType: expected 0 to 5/],
+    ['out-of-range guids that are numbers', withBlock((b) => Object.assign(b, { updateType: 4, guids: [1, 2] })), /blocks\[0\]\.guids\[0\]: expected a guid/],
+    ['blocks that are no array', { hasTransport: 0, blocks: null } as unknown as UpdateBody, /blocks: expected an array/],
+    ['a hasTransport past a byte', { hasTransport: 256, blocks: [] }, /hasTransport: expected an integer in \[0, 255\]/],
+  ];
+  for (const [name, body, re] of cases) {
+    const t0 = performance.now();
+    assert.throws(
+      () => store.applyBody(body),
+      (e: unknown) => e instanceof DecodeError && re.test(e.message),
+      name,
+    );
+    assert.ok(performance.now() - t0 < 1000, `${name}: bounded time`);
+    assert.equal(storeText(store), before, `${name}: store unchanged`);
+    assert.equal(store.storeBytes, bytes, name);
+  }
+  assert.throws(
+    () => store.applyEvents({ opcode: 0x0aa, guid: 'x' } as never),
+    (e: unknown) => e instanceof DecodeError && /guid: expected a guid/.test(e.message),
+    'a destroy of a guid that is a string',
+  );
+  // the same body, copied (so no longer the decoder's): checked, and applied as the decoder's is
+  const a = new ObjectStore();
+  const b = new ObjectStore();
+  for (const body of [transports, player]) {
+    a.applyBody(body);
+    b.applyBody(deepCopy(body));
+  }
+  assert.equal(storeText(b), storeText(a));
+});
+
+test('property: ObjectStore.applyBody of damaged copies of decoded bodies gives a result or a DecodeError (store unchanged), never another error; what it holds is readable', () => {
+  const bodies = loadFixtures().map((f) => decodeBody(f.body));
+  const pick = rng(61);
+  let refused = 0;
+  for (let i = 0; i < 3000; i++) {
+    const store = new ObjectStore();
+    const k = Math.floor(pick() * bodies.length);
+    for (let j = 0; j < k; j++) store.applyBody(bodies[j]!);
+    const before = storeText(store);
+    const body = deepCopy(bodies[k]!);
+    const did = mutateLeaves(body, pick, 1 + Math.floor(pick() * 2));
+    try {
+      store.applyBody(body);
+    } catch (e) {
+      assert.ok(e instanceof DecodeError, `${did.join(' ')}: ${String(e)}`);
+      assert.equal(storeText(store), before, `${did.join(' ')}: store unchanged`);
+      refused++;
+      continue;
+    }
+    assert.doesNotThrow(() => storeText(store), did.join(' '));
+  }
+  assert.ok(refused > 1000, `${refused} of 3000 refused: the damage reaches the check`);
+});
+
+test('property: a generated body applied as an object (checked) leaves the store as its encoded and decoded form does', () => {
+  fc.assert(
+    fc.property(fc.array(bodyArb, { minLength: 1, maxLength: 4 }), (bodies) => {
+      const a = new ObjectStore();
+      const b = new ObjectStore();
+      for (const body of bodies) {
+        let bytes: Uint8Array;
+        try {
+          bytes = encodeBody(body);
+        } catch (e) {
+          assert.ok(e instanceof EncodeError);
+          assert.throws(() => b.applyBody(body), DecodeError, 'what the encoder refuses, the store refuses');
+          continue;
+        }
+        const ra = a.applyBody(decodeBody(bytes)).map((e) => e.kind);
+        const rb = b.applyBody(body).map((e) => e.kind);
+        assert.deepEqual(rb, ra);
+      }
+      assert.equal(storeText(b), storeText(a));
+    }),
+    { numRuns: 300, seed: 62 },
+  );
 });

@@ -5,14 +5,14 @@
  * the family's `ClientMirror`: ids are `"<NetObj type>:<id>"` (`"Character:2"`),
  * the inspector's ids.
  */
-import { LimitError } from '../../core/errors.js';
+import { DecodeError, EncodeError, LimitError } from '../../core/errors.js';
 import type { ClientMirror, MirrorChanges, MirroredEntity, MirrorIssue } from '../../core/mirror.js';
 import type { SpanSink } from '../../core/spans.js';
 import { decodeBody } from './body-read.js';
 import { ControllerTable } from './controllers.js';
 import { toJson } from './json.js';
 import { resolveScrapLimits, type ScrapLimits } from './limits.js';
-import { readMessage, type ReadMessage } from './message.js';
+import { encodeMessage, readMessage, type ReadMessage } from './message.js';
 import type { NetObjTypeName, NetworkUpdateBody, Packet, SubUpdate } from './types.js';
 
 /** One NetObj as the client sees it. */
@@ -64,14 +64,25 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
 
   /**
    * `ClientMirror.apply`: decode one message (id + LZ4 payload) and apply it; or apply
-   * an already decoded packet. A message that fails (DecodeError, or LimitError past
-   * `smMaxObjects` or `smMaxStoreBytes`) leaves the session as it was.
+   * a packet object (decoded, or made or changed by the caller), which goes through the
+   * encoder and the decoder on its way in: what the mirror holds is then always what
+   * bytes could carry, read as the decoder reads them, and an object the encoder refuses
+   * is a DecodeError naming the field (at byte 0: an object has no bytes). A message
+   * that fails (DecodeError, or LimitError past `smMaxObjects` or `smMaxStoreBytes`)
+   * leaves the session as it was.
    */
   apply(message: Uint8Array | Packet): MirrorChanges {
     if (message instanceof Uint8Array) this.decodeMessage(message);
     else {
-      this.checkCapacity(message);
-      this.applyDecoded(message);
+      let bytes: Uint8Array;
+      try {
+        bytes = encodeMessage(message, { lz4: 'literal' });
+      } catch (e) {
+        if (!(e instanceof EncodeError)) throw e;
+        const msg = e.path === '' ? e.message : e.message.slice(e.path.length + 2);
+        throw new DecodeError(0, e.path, `a packet the encoder takes (${msg})`);
+      }
+      this.decodeMessage(bytes);
     }
     return this.changes;
   }

@@ -4,7 +4,9 @@
  * destroy; objects by guid with typed field access; one event per change.
  */
 import { bitsToF32 } from '../../core/floats.js';
-import { LimitError } from '../../core/errors.js';
+import { DecodeError, EncodeError, LimitError } from '../../core/errors.js';
+import { checkBody, fromDecoder } from './body.js';
+import { checkGuid } from './guid.js';
 import type { ClientMirror, MirrorChanges, MirroredEntity, MirrorIssue } from '../../core/mirror.js';
 import { OBJECT_TYPES } from './tables/update-fields.js';
 import { fieldAt, fieldByName, guidHex, objectType, type FieldDef, type ObjectTypeDef } from './fields.js';
@@ -311,9 +313,18 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     return mirrorChanges(this.applyEvents(p));
   }
 
-  /** Apply a decoded server packet; returns the events it caused, in order. */
+  /**
+   * Apply a server packet (as `decodePacket` gives it, or one made or changed by the caller); returns the events it
+   * caused, in order. A packet the encoder would refuse is a DecodeError naming what (see applyBody).
+   */
   applyEvents(p: ServerPacket): StoreEvent[] {
+    if (p === null || typeof p !== 'object') throw new DecodeError(0, '', 'a server packet', typeof p);
     if (p.opcode === SMSG_DESTROY_OBJECT) {
+      try {
+        checkGuid(p.guid, 'guid');
+      } catch (e) {
+        throw decodeErrorOf(e);
+      }
       const out: StoreEvent[] = [];
       this.remove(p.guid, 'destroy', -1, out);
       return out;
@@ -321,8 +332,21 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
     return this.applyBody(p.body);
   }
 
-  /** Apply an update body; returns the events it caused, in order. Past a store limit nothing is applied (`LimitError`). */
+  /**
+   * Apply an update body; returns the events it caused, in order. Nothing is applied past a store limit
+   * (`LimitError`), or when the body is not one the decoder returned and the encoder would refuse it (a
+   * DecodeError naming the first thing, at byte 0: a caller-made body has no bytes), so that a wrong object
+   * cannot leave the store half changed or hold what no packet could carry. A body as the decoder returned it
+   * is not checked again (see fromDecoder): one the caller has changed since is applied as it is.
+   */
   applyBody(body: UpdateBody): StoreEvent[] {
+    if (!fromDecoder(body)) {
+      try {
+        checkBody(body, SHAPE_ONLY);
+      } catch (e) {
+        throw decodeErrorOf(e);
+      }
+    }
     this.checkRoom(body);
     const out: StoreEvent[] = [];
     this.hasTransport = body.hasTransport;
@@ -682,6 +706,19 @@ export function slotFieldNames(o: WowObject, slots: Iterable<number>): string[] 
   const names = new Set<string>();
   for (const s of slots) names.add(fieldAt(o.typeId, s)?.name ?? `slot${s}`);
   return [...names];
+}
+
+/**
+ * The encoder's checks without its size limits (a decoder may have been given larger ones; the store's own are
+ * `wowMaxObjects` and `wowMaxStoreBytes`): what applyBody checks a body for.
+ */
+const SHAPE_ONLY: Readonly<WowLimits> = { ...resolveWowLimits(), wowMaxBlocks: Infinity, wowMaxSplinePoints: Infinity, maxArrayLength: Infinity };
+
+/** An encoder's refusal of a caller-made object as the store's DecodeError (same path; byte 0: there are no bytes). */
+function decodeErrorOf(e: unknown): unknown {
+  if (!(e instanceof EncodeError)) return e;
+  const msg = e.path === '' ? e.message : e.message.slice(e.path.length + 2);
+  return new DecodeError(0, e.path, msg.startsWith('expected ') ? msg.slice(9) : `what the encoder takes (${msg})`);
 }
 
 /** The shared `MirrorChanges` of a list of store events. */

@@ -78,32 +78,33 @@ function valueSpans(ctx: ReadContext, start: number, words: Uint32Array, n: numb
   spans.add('values', start, at, 'struct');
 }
 
-/** Write a ValuesBlock (mask words as given, one value per set bit). */
-export function writeValues(w: ByteWriter, v: UpdateValues): void {
+/**
+ * Check a ValuesBlock as `writeValues` writes it (EncodeError otherwise): typed arrays of 32-bit words, at most 255
+ * mask words, one value per set bit of the mask. Reads every mask word, no value.
+ */
+export function checkValues(v: UpdateValues): void {
   if (v === null || typeof v !== 'object') throw new EncodeError('values', `expected a values block, got ${excerpt(v)}`);
   if (v instanceof PackedValues) {
     const words = v.words;
     const n = v.blockCount;
-    if (n > 255 || n > words.length) throw new EncodeError('values.mask', 'expected at most 255 mask words');
+    if (!(words instanceof Uint32Array)) throw new EncodeError('values.words', `expected a Uint32Array, got ${excerpt(words)}`);
+    if (!Number.isInteger(n) || n < 0 || n > 255 || n > words.length) throw new EncodeError('values.mask', 'expected at most 255 mask words');
     let count = 0;
     for (let i = 0; i < n; i++) if (words[i] !== 0) count += popcount32(words[i]!);
     if (count !== words.length - n) throw new EncodeError('values.values', `the mask has ${count} bits set but ${words.length - n} values are given`);
-    w.ensure(1 + 4 * words.length);
-    w.u8(n);
-    for (let i = 0; i < words.length; i++) w.u32le(words[i]!);
     return;
   }
   if (v instanceof PooledValues) {
     const pool = v.pool;
     const n = v.blockCount;
     const at = v.at;
-    const end = at + n + v.count;
-    if (n > 255 || at < 0 || end > pool.length) throw new EncodeError('values.mask', 'expected at most 255 mask words inside the pool');
+    if (!(pool instanceof Uint32Array) || !Number.isInteger(n) || !Number.isInteger(at) || !Number.isInteger(v.count))
+      throw new EncodeError('values.mask', 'expected integer places in a Uint32Array pool');
+    if (n < 0 || n > 255 || at < 0 || v.count < 0 || at + n + v.count > pool.length)
+      throw new EncodeError('values.mask', 'expected at most 255 mask words inside the pool');
     let count = 0;
     for (let i = at; i < at + n; i++) if (pool[i] !== 0) count += popcount32(pool[i]!);
     if (count !== v.count) throw new EncodeError('values.values', `the mask has ${count} bits set but ${v.count} values are given`);
-    w.u8(n);
-    w.u32leWords(pool, at, end);
     return;
   }
   const mask = v.mask;
@@ -114,6 +115,25 @@ export function writeValues(w: ByteWriter, v: UpdateValues): void {
   let count = 0;
   for (let i = 0; i < mask.length; i++) if (mask[i] !== 0) count += popcount32(mask[i]!);
   if (count !== values.length) throw new EncodeError('values.values', `the mask has ${count} bits set but ${values.length} values are given`);
+}
+
+/** Write a ValuesBlock (mask words as given, one value per set bit), checked first (`checkValues`). */
+export function writeValues(w: ByteWriter, v: UpdateValues): void {
+  checkValues(v);
+  if (v instanceof PackedValues) {
+    const words = v.words;
+    w.ensure(1 + 4 * words.length);
+    w.u8(v.blockCount);
+    for (let i = 0; i < words.length; i++) w.u32le(words[i]!);
+    return;
+  }
+  if (v instanceof PooledValues) {
+    w.u8(v.blockCount);
+    w.u32leWords(v.pool, v.at, v.at + v.blockCount + v.count);
+    return;
+  }
+  const mask = v.mask;
+  const values = v.values;
   w.ensure(1 + 4 * (mask.length + values.length));
   w.u8(mask.length);
   for (let i = 0; i < mask.length; i++) w.u32le(mask[i]!);
