@@ -7,8 +7,8 @@ import { ReadContext, type WowDecodeOptions, type WowEncodeOptions } from './con
 import { checkGuid, readPackedGuid, writePackedGuid } from './guid.js';
 import { resolveWowLimits, type WowLimits } from './limits.js';
 import { checkU, readMovement, writeMovement } from './movement.js';
-import { checkValues, readValues, writeValues } from './values.js';
-import type { GuidListBlock, MovementGuidWidth, UpdateBlock, UpdateBody, UpdateValues } from './types.js';
+import { readValues, writeValues } from './values.js';
+import type { GuidListBlock, MovementGuidWidth, UpdateBlock, UpdateBody } from './types.js';
 
 // ---------------------------------------------------------------------------
 // reading
@@ -98,8 +98,8 @@ export function readBody(r: ByteReader, ctx: ReadContext): UpdateBody {
 
 /**
  * The bodies the decoder made (see fromDecoder): a store applies them without checking them again. Checking
- * costs about 200 ns a block (the movement block's parts, read where they may be absent), a quarter more on
- * decode + apply; bodies from bytes were checked as they were read.
+ * (`checkBody`: encoding into a scratch writer) costs about a quarter more on decode + apply; bodies from bytes
+ * were checked as they were read.
  */
 const decoded = new WeakSet<UpdateBody>();
 
@@ -122,56 +122,42 @@ export function decodeBody(bytes: Uint8Array, opts?: WowDecodeOptions): UpdateBo
 // ---------------------------------------------------------------------------
 // writing
 
-/** Write one block (null `w`: only check it, as `checkBody` does). */
-function writeBlock(w: ByteWriter | null, b: UpdateBlock, moveGuid: MovementGuidWidth, limits: Readonly<WowLimits>): void {
+function writeBlock(w: ByteWriter, b: UpdateBlock, moveGuid: MovementGuidWidth, limits: Readonly<WowLimits>): void {
   if (b === null || typeof b !== 'object') throw new EncodeError('', `expected a block, got ${excerpt(b)}`);
   const t = b.updateType;
   switch (t) {
     case 0:
-      w?.u8(0);
-      guid(w, b.guid, 'guid');
-      if (w === null) checkValues(b.values);
-      else writeValues(w, b.values);
+      w.u8(0);
+      writePackedGuid(w, b.guid, 'guid');
+      writeValues(w, b.values);
       return;
     case 1:
-      w?.u8(1);
-      if (moveGuid === 'packed') guid(w, b.guid, 'guid');
-      else {
-        const g = checkGuid(b.guid, 'guid');
-        w?.u64le(g);
-      }
+      w.u8(1);
+      if (moveGuid === 'packed') writePackedGuid(w, b.guid, 'guid');
+      else w.u64le(checkGuid(b.guid, 'guid'));
       writeMovement(w, b.movement, limits.wowMaxSplinePoints);
       return;
     case 2:
-    case 3: {
-      w?.u8(t);
-      guid(w, b.guid, 'guid');
-      const type = checkU(b.objectTypeId, 0xff, 'objectTypeId');
-      w?.u8(type);
+    case 3:
+      w.u8(t);
+      writePackedGuid(w, b.guid, 'guid');
+      w.u8(checkU(b.objectTypeId, 0xff, 'objectTypeId'));
       writeMovement(w, b.movement, limits.wowMaxSplinePoints);
-      if (w === null) checkValues(b.values);
-      else writeValues(w, b.values);
+      writeValues(w, b.values);
       return;
-    }
     case 4:
     case 5: {
       const guids = b.guids;
       if (!Array.isArray(guids)) throw new EncodeError('guids', `expected an array of guids, got ${excerpt(guids)}`);
       if (guids.length > limits.maxArrayLength)
         throw new EncodeError('guids', `${guids.length} guids, past the decoder's limit maxArrayLength (${limits.maxArrayLength})`);
-      w?.u8(t).u32le(guids.length);
-      for (let i = 0; i < guids.length; i++) guid(w, guids[i]!, `guids[${i}]`);
+      w.u8(t).u32le(guids.length);
+      for (let i = 0; i < guids.length; i++) writePackedGuid(w, guids[i]!, `guids[${i}]`);
       return;
     }
     default:
       throw new EncodeError('updateType', `expected 0 to 5, got ${excerpt(t)}`);
   }
-}
-
-/** A packed guid written, or only checked (null `w`). */
-function guid(w: ByteWriter | null, g: bigint, path: string): void {
-  if (w === null) checkGuid(g, path);
-  else writePackedGuid(w, g, path);
 }
 
 /** Append one block to `w` (used by the producer to measure and split). */
@@ -182,26 +168,38 @@ export function writeUpdateBlock(w: ByteWriter, b: UpdateBlock, opts?: WowEncode
 /** Encode an uncompressed update body. */
 export function encodeBody(body: UpdateBody, opts?: WowEncodeOptions): Uint8Array {
   const w = new ByteWriter(256);
-  writeBodyTo(w, body, resolveWowLimits(opts?.limits), opts?.movementBlockGuid);
+  writeBodyTo(w, body, opts);
   return w.finish();
 }
 
 /**
- * Check a body object as the encoder would take it (an EncodeError naming the first thing it would refuse),
- * writing nothing: what a store that applies caller-made objects checks first (see ObjectStore.applyBody).
+ * Check a body object as the encoder takes it (an EncodeError naming the first thing it would refuse): what a
+ * store that applies caller-made objects checks first (see ObjectStore.applyBody). It encodes the body into a
+ * scratch writer, kept between calls, and forgets the bytes.
  */
 export function checkBody(body: UpdateBody, limits: Readonly<WowLimits>): void {
-  writeBodyTo(null, body, limits);
+  const w = (scratch ??= new ByteWriter(1024));
+  try {
+    writeBodyTo(w, body, { limits });
+  } finally {
+    // (a writer grown past a megabyte by one large body is not kept)
+    if (w.length > 1 << 20) scratch = undefined;
+    else w.reset();
+  }
 }
 
-function writeBodyTo(w: ByteWriter | null, body: UpdateBody, limits: Readonly<WowLimits>, moveGuid: MovementGuidWidth = 'u64'): void {
+let scratch: ByteWriter | undefined;
+
+function writeBodyTo(w: ByteWriter, body: UpdateBody, opts?: WowEncodeOptions): void {
+  const moveGuid = opts?.movementBlockGuid ?? 'u64';
+  const limits = resolveWowLimits(opts?.limits);
   if (body === null || typeof body !== 'object') throw new EncodeError('', `expected a body, got ${excerpt(body)}`);
   const blocks = body.blocks;
   if (!Array.isArray(blocks)) throw new EncodeError('blocks', `expected an array, got ${excerpt(blocks)}`);
   if (blocks.length > limits.wowMaxBlocks)
     throw new EncodeError('blocks', `${blocks.length} blocks, past the decoder's limit wowMaxBlocks (${limits.wowMaxBlocks})`);
-  const hasTransport = checkU(body.hasTransport, 0xff, 'hasTransport');
-  w?.u32le(blocks.length).u8(hasTransport);
+  w.u32le(blocks.length);
+  w.u8(checkU(body.hasTransport, 0xff, 'hasTransport'));
   for (let i = 0; i < blocks.length; i++) {
     try {
       writeBlock(w, blocks[i]!, moveGuid, limits);

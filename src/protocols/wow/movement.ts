@@ -324,27 +324,16 @@ export function checkU(v: unknown, max: number, path: string): number {
   return v;
 }
 
-/** `w.u8(v)`, `w.u32le(v)`, `w.u64le(v)` when there is a writer (null: the writers below only check; `v` is computed, and so checked, either way). */
-function put8(w: ByteWriter | null, v: number): void {
-  if (w !== null) w.u8(v);
-}
-function put32(w: ByteWriter | null, v: number): void {
-  if (w !== null) w.u32le(v);
-}
-function put64(w: ByteWriter | null, v: bigint): void {
-  if (w !== null) w.u64le(v);
-}
-
-function wf32(w: ByteWriter | null, v: number, m: Movement, path: string): void {
+function wf32(w: ByteWriter, v: number, m: Movement, path: string): void {
   if (typeof v !== 'number') throw new EncodeError(`movement.${path}`, `expected a number, got ${excerpt(v)}`);
   if (v !== v) {
     const bits = m.nanBits?.[path];
     if (bits !== undefined) {
-      put32(w, bits);
+      w.u32le(bits);
       return;
     }
   }
-  w?.f32le(v);
+  w.f32le(v);
 }
 
 function need<T>(v: T | undefined, path: string, why: string): T {
@@ -357,24 +346,23 @@ function absent(v: unknown, path: string, why: string): void {
   if (v !== undefined) throw new EncodeError(path, `present, but ${why}: it would not be written`);
 }
 
-function writeVec3(w: ByteWriter | null, v: Vec3, m: Movement, path: string): void {
+function writeVec3(w: ByteWriter, v: Vec3, m: Movement, path: string): void {
   if (!Array.isArray(v) || v.length !== 3) throw new EncodeError(`movement.${path}`, `expected [x, y, z], got ${excerpt(v)}`);
   wf32(w, v[0], m, `${path}[0]`);
   wf32(w, v[1], m, `${path}[1]`);
   wf32(w, v[2], m, `${path}[2]`);
 }
 
-function writeMovementInfo(w: ByteWriter | null, mi: MovementInfo, m: Movement): number {
+function writeMovementInfo(w: ByteWriter, mi: MovementInfo, m: Movement): number {
   const mf = checkU(mi.flags, 0xffffffff, 'movement.movementInfo.flags');
-  put32(w, mf);
-  put32(w, checkU(mi.time, 0xffffffff, 'movement.movementInfo.time'));
+  w.u32le(mf).u32le(checkU(mi.time, 0xffffffff, 'movement.movementInfo.time'));
   wf32(w, mi.x, m, 'movementInfo.x');
   wf32(w, mi.y, m, 'movementInfo.y');
   wf32(w, mi.z, m, 'movementInfo.z');
   wf32(w, mi.o, m, 'movementInfo.o');
   if ((mf & MoveFlag.ONTRANSPORT) !== 0) {
     const t = need(mi.transport, 'movement.movementInfo.transport', 'ONTRANSPORT');
-    put64(w, checkGuid(t.guid, 'movement.movementInfo.transport.guid'));
+    w.u64le(checkGuid(t.guid, 'movement.movementInfo.transport.guid'));
     wf32(w, t.x, m, 'movementInfo.transport.x');
     wf32(w, t.y, m, 'movementInfo.transport.y');
     wf32(w, t.z, m, 'movementInfo.transport.z');
@@ -382,7 +370,7 @@ function writeMovementInfo(w: ByteWriter | null, mi: MovementInfo, m: Movement):
   } else absent(mi.transport, 'movement.movementInfo.transport', 'ONTRANSPORT is not set');
   if ((mf & MoveFlag.SWIMMING) !== 0) wf32(w, need(mi.pitch, 'movement.movementInfo.pitch', 'SWIMMING'), m, 'movementInfo.pitch');
   else absent(mi.pitch, 'movement.movementInfo.pitch', 'SWIMMING is not set');
-  put32(w, checkU(mi.fallTime, 0xffffffff, 'movement.movementInfo.fallTime'));
+  w.u32le(checkU(mi.fallTime, 0xffffffff, 'movement.movementInfo.fallTime'));
   if ((mf & MoveFlag.JUMPING) !== 0) {
     const j = need(mi.jump, 'movement.movementInfo.jump', 'JUMPING');
     wf32(w, j.zSpeed, m, 'movementInfo.jump.zSpeed');
@@ -396,10 +384,10 @@ function writeMovementInfo(w: ByteWriter | null, mi: MovementInfo, m: Movement):
   return mf;
 }
 
-export function writeMovement(w: ByteWriter | null, m: Movement, maxSplinePoints = WOW_LIMITS.wowMaxSplinePoints): void {
+export function writeMovement(w: ByteWriter, m: Movement, maxSplinePoints = WOW_LIMITS.wowMaxSplinePoints): void {
   if (m === null || typeof m !== 'object') throw new EncodeError('movement', `expected a movement block, got ${excerpt(m)}`);
   const flags = checkU(m.updateFlags, 0xff, 'movement.updateFlags');
-  put8(w, flags);
+  w.u8(flags);
   if ((flags & UpdateFlag.LIVING) !== 0) {
     const mf = writeMovementInfo(w, need(m.movementInfo, 'movement.movementInfo', 'LIVING'), m);
     const s = need(m.speeds, 'movement.speeds', 'LIVING');
@@ -424,45 +412,39 @@ export function writeMovement(w: ByteWriter | null, m: Movement, maxSplinePoints
       wf32(w, p.o, m, 'position.o');
     } else absent(m.position, 'movement.position', 'HAS_POSITION is not set');
   }
-  if ((flags & UpdateFlag.HIGHGUID) !== 0) put32(w, checkU(need(m.highGuid, 'movement.highGuid', 'HIGHGUID'), 0xffffffff, 'movement.highGuid'));
+  if ((flags & UpdateFlag.HIGHGUID) !== 0) w.u32le(checkU(need(m.highGuid, 'movement.highGuid', 'HIGHGUID'), 0xffffffff, 'movement.highGuid'));
   else absent(m.highGuid, 'movement.highGuid', 'HIGHGUID is not set');
-  if ((flags & UpdateFlag.ALL) !== 0) put32(w, checkU(need(m.all, 'movement.all', 'ALL'), 0xffffffff, 'movement.all'));
+  if ((flags & UpdateFlag.ALL) !== 0) w.u32le(checkU(need(m.all, 'movement.all', 'ALL'), 0xffffffff, 'movement.all'));
   else absent(m.all, 'movement.all', 'ALL is not set');
-  if ((flags & UpdateFlag.MELEE_ATTACKING) !== 0) {
-    const victim = need(m.victim, 'movement.victim', 'MELEE_ATTACKING');
-    if (w === null) checkGuid(victim, 'movement.victim');
-    else writePackedGuid(w, victim, 'movement.victim');
-  } else absent(m.victim, 'movement.victim', 'MELEE_ATTACKING is not set');
-  if ((flags & UpdateFlag.TRANSPORT) !== 0)
-    put32(w, checkU(need(m.transportTime, 'movement.transportTime', 'TRANSPORT'), 0xffffffff, 'movement.transportTime'));
+  if ((flags & UpdateFlag.MELEE_ATTACKING) !== 0) writePackedGuid(w, need(m.victim, 'movement.victim', 'MELEE_ATTACKING'), 'movement.victim');
+  else absent(m.victim, 'movement.victim', 'MELEE_ATTACKING is not set');
+  if ((flags & UpdateFlag.TRANSPORT) !== 0) w.u32le(checkU(need(m.transportTime, 'movement.transportTime', 'TRANSPORT'), 0xffffffff, 'movement.transportTime'));
   else absent(m.transportTime, 'movement.transportTime', 'TRANSPORT is not set');
 }
 
-function writeSpline(w: ByteWriter | null, s: Spline, m: Movement, maxPoints: number): void {
+function writeSpline(w: ByteWriter, s: Spline, m: Movement, maxPoints: number): void {
   const flags = checkU(s.flags, 0xffffffff, 'movement.spline.flags');
   const facing = flags & FACING_BITS;
   if ((facing & (facing - 1)) !== 0) throw new EncodeError('movement.spline.flags', 'at most one of FINAL_POINT, FINAL_TARGET, FINAL_ANGLE may be set');
-  put32(w, flags);
+  w.u32le(flags);
   if (facing === SplineFlag.FINAL_POINT) writeVec3(w, need(s.facingPoint, 'movement.spline.facingPoint', 'FINAL_POINT'), m, 'spline.facingPoint');
   else absent(s.facingPoint, 'movement.spline.facingPoint', 'FINAL_POINT is not set');
   if (facing === SplineFlag.FINAL_TARGET)
-    put64(w, checkGuid(need(s.facingTarget, 'movement.spline.facingTarget', 'FINAL_TARGET'), 'movement.spline.facingTarget'));
+    w.u64le(checkGuid(need(s.facingTarget, 'movement.spline.facingTarget', 'FINAL_TARGET'), 'movement.spline.facingTarget'));
   else absent(s.facingTarget, 'movement.spline.facingTarget', 'FINAL_TARGET is not set');
   if (facing === SplineFlag.FINAL_ANGLE) wf32(w, need(s.facingAngle, 'movement.spline.facingAngle', 'FINAL_ANGLE'), m, 'spline.facingAngle');
   else absent(s.facingAngle, 'movement.spline.facingAngle', 'FINAL_ANGLE is not set');
-  put32(w, checkU(s.timePassed, 0xffffffff, 'movement.spline.timePassed'));
-  put32(w, checkU(s.duration, 0xffffffff, 'movement.spline.duration'));
-  put32(w, checkU(s.id, 0xffffffff, 'movement.spline.id'));
+  w.u32le(checkU(s.timePassed, 0xffffffff, 'movement.spline.timePassed'));
+  w.u32le(checkU(s.duration, 0xffffffff, 'movement.spline.duration'));
+  w.u32le(checkU(s.id, 0xffffffff, 'movement.spline.id'));
   const nodes = s.nodes;
   if (!(nodes instanceof Float32Array) || nodes.length % 3 !== 0)
     throw new EncodeError('movement.spline.nodes', `expected a Float32Array of x, y, z triples, got ${excerpt(nodes)}`);
   if (nodes.length / 3 > maxPoints)
     throw new EncodeError('movement.spline.nodes', `${nodes.length / 3} points, past the decoder's limit wowMaxSplinePoints (${maxPoints})`);
-  if (w !== null) {
-    w.u32le(nodes.length / 3);
-    const bits = new Uint32Array(nodes.buffer, nodes.byteOffset, nodes.length);
-    w.ensure(4 * bits.length);
-    for (let i = 0; i < bits.length; i++) w.u32le(bits[i]!);
-  }
+  w.u32le(nodes.length / 3);
+  const bits = new Uint32Array(nodes.buffer, nodes.byteOffset, nodes.length);
+  w.ensure(4 * bits.length);
+  for (let i = 0; i < bits.length; i++) w.u32le(bits[i]!);
   writeVec3(w, s.finalDestination, m, 'spline.finalDestination');
 }
