@@ -637,6 +637,21 @@ test('property: storeBytes equals a recount after random creates, updates, delet
   );
 });
 
+/** Each case's packet is a DecodeError matching its pattern, and leaves `store` as it was. */
+function refusedUnchanged(store: EntityStore, cases: [string, UpdatePacket, RegExp][]): void {
+  const snapshot = JSON.stringify([...store.entities.values()]);
+  const bytes = store.storeBytes;
+  for (const [name, p, re] of cases) {
+    assert.throws(
+      () => store.applyPacket(p),
+      (e: unknown) => e instanceof DecodeError && re.test(e.message),
+      name,
+    );
+    assert.equal(JSON.stringify([...store.entities.values()]), snapshot, `${name}: store unchanged`);
+    assert.equal(store.storeBytes, bytes, name);
+  }
+}
+
 test('applyPacket of caller-made objects: a shape the wire cannot carry is a DecodeError naming it, the store unchanged (no TypeError later)', () => {
   const arr = T.fields.find((f) => f.length > 0)!;
   const g = arr.groupId;
@@ -644,8 +659,6 @@ test('applyPacket of caller-made objects: a shape the wire cannot carry is a Dec
   const store = new EntityStore();
   const good = fill([g], () => 'x');
   store.applyPacket({ type: 'Update', tick: 1, deletions: [], upcreates: [{ kind: 'creation', id: 1, hash: 1, groups: [g], values: good }] });
-  const snapshot = JSON.stringify([...store.entities.values()]);
-  const bytes = store.storeBytes;
   const creation = (values: (Scalar | Scalar[] | undefined)[], groups = [g]): UpdatePacket => ({
     type: 'Update',
     tick: 2,
@@ -693,15 +706,7 @@ test('applyPacket of caller-made objects: a shape the wire cannot carry is a Dec
       /expected an update with arrays fields and values, alike long/,
     ],
   ];
-  for (const [name, p, re] of cases) {
-    assert.throws(
-      () => store.applyPacket(p),
-      (e: unknown) => e instanceof DecodeError && re.test(e.message),
-      name,
-    );
-    assert.equal(JSON.stringify([...store.entities.values()]), snapshot, `${name}: store unchanged`);
-    assert.equal(store.storeBytes, bytes, name);
-  }
+  refusedUnchanged(store, cases);
   // what the wire can carry still applies: an element update of the complete creation
   const r = store.applyPacket(change([arr.index], [{ indices: [arr.length - 1], values: [5] }]), true);
   assert.deepEqual(r.issues, []);
@@ -778,8 +783,6 @@ test('applyPacket of caller-made objects: a value its field’s encoding cannot 
   const groupsOf = (f: number): number[] => [T.fieldGroup[f]!];
   const all = T.groups.map((g) => g.id);
   store.applyPacket({ type: 'Update', tick: 1, deletions: [], upcreates: [{ kind: 'creation', id: 1, hash: 1, groups: all, values: fill(all, () => 'x') }] });
-  const snapshot = JSON.stringify([...store.entities.values()]);
-  const bytes = store.storeBytes;
   const update = (f: number, v: unknown): UpdatePacket =>
     ({ type: 'Update', tick: 2, deletions: [], upcreates: [{ kind: 'update', id: 1, hash: 1, fields: [f], values: [v] }] }) as UpdatePacket;
   const creationWith = (f: number, v: unknown): UpdatePacket => {
@@ -832,15 +835,7 @@ test('applyPacket of caller-made objects: a value its field’s encoding cannot 
     ['deletions not an array', { type: 'Update', tick: 2, deletions: 5, upcreates: [] } as unknown as UpdatePacket, /deletions: expected an array/],
     ['a tick that is no uint32', { type: 'Update', tick: -2, deletions: [], upcreates: [] }, /tick: expected a uint32 tick/],
   ];
-  for (const [name, p, re] of cases) {
-    assert.throws(
-      () => store.applyPacket(p),
-      (e: unknown) => e instanceof DecodeError && re.test(e.message),
-      name,
-    );
-    assert.equal(JSON.stringify([...store.entities.values()]), snapshot, `${name}: store unchanged`);
-    assert.equal(store.storeBytes, bytes, name);
-  }
+  refusedUnchanged(store, cases);
   // the values the decoder gives still apply: a float32, a vi64 of 1/64 steps, an F32Bits NaN, a reference, a fraction-free vi
   for (const [f, v] of [
     [f32, Math.fround(0.1)],

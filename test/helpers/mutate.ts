@@ -72,3 +72,38 @@ export function mutateLeaves(p: object, pick: () => number, count = 1): string[]
   }
   return did;
 }
+
+/**
+ * Apply `runs` damaged copies of `packets` (each to a receiver that has taken the packets before it): each gives
+ * a result, whose state then reads (`text`) without error, or an error `refused` accepts with the state as it
+ * was. Returns how many were refused (so that a test can see the damage reach the check).
+ */
+export function applyDamagedCopies<R, P extends object>(opts: {
+  runs: number;
+  packets: readonly P[];
+  /** A receiver that has applied the packets before index `k`. */
+  fresh: (k: number) => R;
+  apply: (r: R, p: P) => void;
+  text: (r: R) => string;
+  refused: (e: unknown) => boolean;
+  pick: () => number;
+}): number {
+  let refused = 0;
+  for (let i = 0; i < opts.runs; i++) {
+    const k = Math.floor(opts.pick() * opts.packets.length);
+    const r = opts.fresh(k);
+    const before = opts.text(r);
+    const p = deepCopy(opts.packets[k]!);
+    const did = mutateLeaves(p, opts.pick, 1 + Math.floor(opts.pick() * 2)).join(' ');
+    try {
+      opts.apply(r, p);
+    } catch (e) {
+      if (!opts.refused(e)) throw new Error(`${did}: ${String(e)}`, { cause: e });
+      if (opts.text(r) !== before) throw new Error(`${did}: refused, but the state changed`);
+      refused++;
+      continue;
+    }
+    opts.text(r);
+  }
+  return refused;
+}

@@ -10,7 +10,18 @@ import fc from 'fast-check';
 import { EncodeError } from '../../src/core/index.js';
 import { run } from '../../src/cli/main.js';
 import { teeworlds } from '../../src/families/teeworlds.js';
-import { TW_VERSIONS, type TwVersion } from '../../src/protocols/teeworlds/index.js';
+import {
+  Snapshot,
+  SnapshotBuilder,
+  SnapshotProducer,
+  TW_VERSIONS,
+  decodeSnapMessage,
+  encodeSnapMessage,
+  type SnapMessage,
+  type TwVersion,
+} from '../../src/protocols/teeworlds/index.js';
+import { deepCopy, mutateLeaves } from '../helpers/mutate.js';
+import { rng } from '../helpers/rng.js';
 import { fakeIo } from './helpers.js';
 
 function deep(depth: number): unknown {
@@ -162,3 +173,92 @@ for (const version of TW_VERSIONS) {
     assert.ok(accepted > 20, `only ${accepted} accepted`);
   });
 }
+
+test('encodeSnapMessage refuses a message the decoder would not read back as it is; what it takes reads back (property, damaged messages)', () => {
+  const data = new Uint8Array([1, 2, 3]);
+  const good: SnapMessage[] = [
+    { kind: 'snap_single', tick: 80, deltaTick: -1, numParts: 1, part: 0, crc: 2320, data },
+    { kind: 'snap', tick: 81, deltaTick: 80, numParts: 3, part: 2, crc: -5, data },
+    { kind: 'snap_empty', tick: 82, deltaTick: 81, numParts: 1, part: 0, crc: 0, data: new Uint8Array(0) },
+  ];
+  const cases: [string, Partial<SnapMessage> & Record<string, unknown>, RegExp][] = [
+    ['a tick past int32 (wrapped before)', { tick: 2 ** 40 }, /^tick: expected an integer in \[0, 2\^31\)/],
+    ['a negative tick', { tick: -1 }, /^tick:/],
+    ['a fractional crc', { crc: 1.5 }, /^crc:/],
+    ['a base tick after the tick', { deltaTick: 90 }, /^deltaTick: expected a base tick from -1 to the tick/],
+    ['a base tick below -1', { deltaTick: -2 }, /^deltaTick:/],
+    ['data that is an array', { data: [1, 2] as unknown as Uint8Array }, /^data: expected a Uint8Array/],
+    ['an unknown kind', { kind: 'snapshot' as SnapMessage['kind'] }, /^kind:/],
+    ['two parts of a snap_single (dropped before)', { numParts: 2 }, /^numParts: expected 1 for a snap_single/],
+    ['a string tick', { tick: '80' as unknown as number }, /^tick:/],
+  ];
+  for (const [name, change, re] of cases)
+    assert.throws(
+      () => encodeSnapMessage({ ...good[0]!, ...change } as SnapMessage, '0.7'),
+      (e: unknown) => e instanceof EncodeError && re.test(e.message),
+      name,
+    );
+  assert.throws(() => encodeSnapMessage({ ...good[1]!, part: 3 }, '0.7'), /part: expected a part index below numParts \(3\)/);
+  assert.throws(() => encodeSnapMessage({ ...good[2]!, crc: 7 }, '0.7'), /crc: expected 0 for a snap_empty/);
+  assert.throws(() => encodeSnapMessage({ ...good[2]!, data }, '0.7'), /data: expected no bytes for a snap_empty/);
+  assert.throws(() => encodeSnapMessage(good[0]!, '0.5' as TwVersion), /version: expected/);
+  // damaged copies: an EncodeError, or bytes that decode to the same message
+  const pick = rng(81);
+  let taken = 0;
+  for (let i = 0; i < 3000; i++) {
+    const m = deepCopy(good[i % good.length]!);
+    mutateLeaves(m, pick, 1 + Math.floor(pick() * 2));
+    const version = TW_VERSIONS[i % TW_VERSIONS.length]!;
+    let bytes: Uint8Array;
+    try {
+      bytes = encodeSnapMessage(m, version);
+    } catch (e) {
+      assert.ok(e instanceof EncodeError, String(e));
+      continue;
+    }
+    taken++;
+    const back = decodeSnapMessage(bytes, version, { maxPartSize: 1 << 20, maxParts: 1 << 30 });
+    // (as JSON: -0 is the integer 0)
+    assert.equal(JSON.stringify({ ...back, data: [...back.data] }), JSON.stringify({ ...m, data: [...m.data] }));
+  }
+  assert.ok(taken > 300 && taken < 2700, `${taken} of 3000 taken`);
+});
+
+test('SnapshotProducer.encode refuses ticks the messages cannot carry (they wrapped into other ticks before)', () => {
+  const p = new SnapshotProducer('0.7');
+  const snap = Snapshot.fromItems([{ type: 4, id: 1, data: [1, 2, 3] }]);
+  for (const [tick, deltaTick, re] of [
+    [2 ** 31, -1, /tick: expected an integer in \[0, 2\^31\)/],
+    [-3, -1, /tick:/],
+    [1.5, -1, /tick:/],
+    [10, 11, /deltaTick: expected a base tick from -1 to the tick \(10\)/],
+    [10, -2, /deltaTick:/],
+  ] as [number, number, RegExp][])
+    assert.throws(
+      () => p.encode(tick, deltaTick, Snapshot.EMPTY, snap),
+      (e: unknown) => e instanceof EncodeError && re.test(e.message),
+      `${tick} / ${deltaTick}`,
+    );
+  // the largest tick reads back
+  const out = p.encode(2 ** 31 - 1, -1, Snapshot.EMPTY, snap);
+  assert.equal(decodeSnapMessage(out.bytes[0]!, '0.7').tick, 2 ** 31 - 1);
+});
+
+test('SnapshotBuilder: a refused item leaves the builder as it was (its values were kept before), and fromItems names a missing item or data', () => {
+  const b = new SnapshotBuilder({ maxItems: 64, maxSize: 1 << 16 });
+  b.add(4, 1, [1, 2, 3]);
+  assert.throws(() => b.add(4, 2, [7, 8, 'x' as unknown as number, 9]), /data\[2\]: expected an int32/);
+  assert.throws(() => b.add(4, 3, undefined as unknown as number[]), /data: expected an array of int32s/);
+  b.add(5, 1, [4, 5]);
+  const items = b.finish().items();
+  assert.deepEqual(
+    items.map((it) => [it.type, it.id, [...it.data]]),
+    [
+      [4, 1, [1, 2, 3]],
+      [5, 1, [4, 5]],
+    ],
+  );
+  assert.throws(() => Snapshot.fromItems([{ type: 4, id: 1, data: [1] }, null as never]), /items\[1\]: expected an item/);
+  assert.throws(() => Snapshot.fromItems([{ type: 4, id: 1, data: null as never }]), /items\[0\]\.data: expected an array of int32s/);
+  assert.throws(() => Snapshot.fromItems(5 as never), /items: expected an array of items/);
+});

@@ -11,6 +11,9 @@ import { toHex } from '../../src/core/hex.js';
 import {
   ObjectStore,
   WOW_LIMITS,
+  buildUpdate,
+  makeWorldObject,
+  newObserver,
   objectType,
   bodyFromJson,
   bodyToJson,
@@ -27,7 +30,7 @@ import {
 import { wow } from '../../src/families/wow.js';
 import { bodyArb } from './arbitraries.js';
 import { loadFixtures, rng } from './helpers.js';
-import { deepCopy, mutateLeaves } from '../helpers/mutate.js';
+import { applyDamagedCopies, deepCopy, mutateLeaves } from '../helpers/mutate.js';
 import { NAN_FRAME, warmUp } from './warm.js';
 
 test('floats keep their exact bits (signalling and negative NaNs) after 60,000 hot decode → encode round trips, bytes and JSON', () => {
@@ -405,25 +408,19 @@ test('ObjectStore.applyBody of caller-made bodies: what the encoder refuses is a
 
 test('property: ObjectStore.applyBody of damaged copies of decoded bodies gives a result or a DecodeError (store unchanged), never another error; what it holds is readable', () => {
   const bodies = loadFixtures().map((f) => decodeBody(f.body));
-  const pick = rng(61);
-  let refused = 0;
-  for (let i = 0; i < 3000; i++) {
-    const store = new ObjectStore();
-    const k = Math.floor(pick() * bodies.length);
-    for (let j = 0; j < k; j++) store.applyBody(bodies[j]!);
-    const before = storeText(store);
-    const body = deepCopy(bodies[k]!);
-    const did = mutateLeaves(body, pick, 1 + Math.floor(pick() * 2));
-    try {
-      store.applyBody(body);
-    } catch (e) {
-      assert.ok(e instanceof DecodeError, `${did.join(' ')}: ${String(e)}`);
-      assert.equal(storeText(store), before, `${did.join(' ')}: store unchanged`);
-      refused++;
-      continue;
-    }
-    assert.doesNotThrow(() => storeText(store), did.join(' '));
-  }
+  const refused = applyDamagedCopies({
+    runs: 3000,
+    pick: rng(61),
+    packets: bodies,
+    fresh: (k) => {
+      const store = new ObjectStore();
+      for (let j = 0; j < k; j++) store.applyBody(bodies[j]!);
+      return store;
+    },
+    apply: (store, body) => store.applyBody(body),
+    text: storeText,
+    refused: (e) => e instanceof DecodeError,
+  });
   assert.ok(refused > 1000, `${refused} of 3000 refused: the damage reaches the check`);
 });
 
@@ -449,4 +446,43 @@ test('property: a generated body applied as an object (checked) leaves the store
     }),
     { numRuns: 300, seed: 62 },
   );
+});
+
+test('buildUpdate refuses a visible object that is not one (an EncodeError naming it, the observer unchanged); damaged copies give bytes or an EncodeError', () => {
+  const objs = [
+    makeWorldObject(0x10n, 4, { UNIT_FIELD_HEALTH: 100 }),
+    makeWorldObject(0xf1300000000001n, 5),
+    makeWorldObject(0xf1300000000002n, 3, { UNIT_FIELD_LEVEL: 3 }),
+  ];
+  const cases: [string, (os: Record<string, any>[]) => void, RegExp][] = [
+    ['a guid that is a number', (os) => (os[1]!.guid = 5), /^visible\[1\]\.guid: expected a guid/],
+    ['a guid past 64 bits', (os) => (os[2]!.guid = 2n ** 64n), /^visible\[2\]\.guid: expected a guid/],
+    ['an object that is null', (os) => (os[1] = null as never), /^visible\[1\]: expected a world object/],
+    ['values that are an array', (os) => (os[0]!.values = [1, 2]), /^visible\[0\]\.values: expected a Uint32Array/],
+    ['a type id that is a string', (os) => (os[2]!.typeId = '3'), /^visible\[2\]\.typeId: expected an integer in \[0, 255\]/],
+    ['an owner that is a string', (os) => (os[2]!.owner = '0x10'), /^visible\[2\]\.owner: expected a guid/],
+  ];
+  for (const [name, change, re] of cases) {
+    const observer = newObserver(0x10n);
+    buildUpdate(observer, objs.slice(0, 1));
+    const known = [...observer.known.keys()];
+    const os = deepCopy(objs) as unknown as Record<string, any>[];
+    change(os);
+    assert.throws(
+      () => buildUpdate(observer, os as never),
+      (e: unknown) => e instanceof EncodeError && re.test(e.message),
+      name,
+    );
+    assert.deepEqual([...observer.known.keys()], known, `${name}: observer unchanged`);
+  }
+  const pick = rng(91);
+  for (let i = 0; i < 2000; i++) {
+    const os = deepCopy(objs);
+    const did = mutateLeaves(os, pick, 1 + Math.floor(pick() * 2)).join(' ');
+    try {
+      buildUpdate(newObserver(0x10n), os);
+    } catch (e) {
+      assert.ok(e instanceof EncodeError, `${did}: ${String(e)}`);
+    }
+  }
 });

@@ -3,6 +3,7 @@
  * message ids per version, message headers, and slicing of a packed delta.
  */
 import { DecodeError, EncodeError } from '../../core/errors.js';
+import { excerpt } from '../../core/json.js';
 import type { SpanSink } from '../../core/spans.js';
 import type { TwVersion } from './delta.js';
 import { Packer, Unpacker } from './packer.js';
@@ -245,9 +246,46 @@ export function decodeSnapMessage(bytes: Uint8Array, version: TwVersion, opts: S
 /** One packer for every snap message (encoding is synchronous; `finish` copies out). */
 const snapPacker = new Packer(2048);
 
-/** Encode one snapshot message (the fields of a SnapMessage; `data` is written as is). */
+/** An int32 (what a Teeworlds varint carries), or the EncodeError at `path`. */
+function int32(v: unknown, path: string, min = -0x80000000): number {
+  if (typeof v !== 'number' || (v | 0) !== v || v < min) throw new EncodeError(path, `expected an integer in [${min}, 2^31), got ${excerpt(v)}`);
+  return v;
+}
+
+/**
+ * Refuse a SnapMessage the decoder would not read back as it is (EncodeError with the field): a kind of the three;
+ * int32 tick (not negative), crc, and a base tick from -1 (a full snapshot) to the tick; `data` a Uint8Array;
+ * for `snap`, parts 1 and up and a part index below them; for the others one part, index 0, and for
+ * `snap_empty` no data and crc 0. The decoder's part-size and part-count limits are its options, not checked.
+ */
+function checkSnapMessage(m: SnapMessage): void {
+  if (m === null || typeof m !== 'object') throw new EncodeError('', `expected a snapshot message, got ${excerpt(m)}`);
+  const kind = m.kind;
+  if (kind !== 'snap' && kind !== 'snap_single' && kind !== 'snap_empty')
+    throw new EncodeError('kind', `expected 'snap', 'snap_single' or 'snap_empty', got ${excerpt(kind)}`);
+  const tick = int32(m.tick, 'tick', 0);
+  const base = int32(m.deltaTick, 'deltaTick', -1);
+  if (base > tick) throw new EncodeError('deltaTick', `expected a base tick from -1 to the tick (${tick}), got ${base}`);
+  if (!(m.data instanceof Uint8Array)) throw new EncodeError('data', `expected a Uint8Array, got ${excerpt(m.data)}`);
+  if (kind === 'snap') {
+    const n = int32(m.numParts, 'numParts', 1);
+    const part = int32(m.part, 'part', 0);
+    if (part >= n) throw new EncodeError('part', `expected a part index below numParts (${n}), got ${part}`);
+  } else {
+    if (m.numParts !== 1) throw new EncodeError('numParts', `expected 1 for a ${kind}, got ${excerpt(m.numParts)}`);
+    if (m.part !== 0) throw new EncodeError('part', `expected 0 for a ${kind}, got ${excerpt(m.part)}`);
+  }
+  if (kind === 'snap_empty') {
+    if (m.crc !== 0) throw new EncodeError('crc', `expected 0 for a snap_empty (it carries no crc), got ${excerpt(m.crc)}`);
+    if (m.data.length !== 0) throw new EncodeError('data', `expected no bytes for a snap_empty, got ${m.data.length}`);
+  } else int32(m.crc, 'crc');
+}
+
+/** Encode one snapshot message (the fields of a SnapMessage, checked: see checkSnapMessage; `data` is written as is). */
 export function encodeSnapMessage(m: SnapMessage, version: TwVersion): Uint8Array {
+  checkSnapMessage(m);
   const ids = SYSTEM_MESSAGE_IDS[version];
+  if (ids === undefined) throw new EncodeError('version', `expected '0.6' or '0.7', got ${excerpt(version)}`);
   const p = snapPacker.reset();
   const delta = (m.tick - m.deltaTick) | 0;
   if (m.kind === 'snap_empty') {

@@ -127,8 +127,10 @@ export class Snapshot {
   /** Build from plain items (order kept). Throws EncodeError on duplicate keys or bad values. */
   static fromItems(items: readonly SnapItem[]): Snapshot {
     const b = new SnapshotBuilder({ maxItems: Number.MAX_SAFE_INTEGER, maxSize: Number.MAX_SAFE_INTEGER });
+    if (!Array.isArray(items)) throw new EncodeError('items', `expected an array of items, got ${excerpt(items)}`);
     for (let i = 0; i < items.length; i++) {
       const it = items[i]!;
+      if (it === null || typeof it !== 'object') throw new EncodeError(`items[${i}]`, `expected an item { type, id, data }, got ${excerpt(it)}`);
       b.add(it.type, it.id, it.data, `items[${i}]`);
     }
     return b.finish();
@@ -331,16 +333,19 @@ export class SnapshotBuilder {
     const key = itemKey(type, id);
     if (this.seen.has(key)) throw new EncodeError(path, `duplicate item (type ${type}, id ${id})`);
     if (this.keys.length >= this.maxItems) throw new EncodeError(path, `snapshot full: at most ${this.maxItems} items`);
+    if (data === null || typeof data !== 'object' || !Number.isInteger(data.length) || data.length < 0)
+      throw new EncodeError(`${path}.data`, `expected an array of int32s, got ${excerpt(data)}`);
     if (snapshotByteSize(this.keys.length + 1, this.data.length + data.length) > this.maxSize) {
       throw new EncodeError(path, `snapshot full: at most ${this.maxSize} bytes`);
     }
+    // every value checked before any is kept: a refused item leaves the builder as it was
     for (let i = 0; i < data.length; i++) {
       const v = data[i];
       if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 4294967295) {
         throw new EncodeError(`${path}.data[${i}]`, `expected an int32, got ${excerpt(v)}`);
       }
-      this.data.push(v | 0);
     }
+    for (let i = 0; i < data.length; i++) this.data.push(data[i]! | 0);
     this.seen.add(key);
     this.keys.push(key);
     this.offsets.push(this.data.length);

@@ -13,6 +13,9 @@ import type { Producer } from '../../core/mirror.js';
 import { f32ToBits } from '../../core/floats.js';
 import { encodeDestroy, encodeUpdatePacket, writeUpdateBlock, type WowEncodeOptions } from './codec.js';
 import { GuidMap } from './guid-map.js';
+import { checkGuid } from './guid.js';
+import { checkU } from './movement.js';
+import { excerpt } from '../../core/json.js';
 import { fieldByName, guidPartners, objectType, slotVisibility, VISIBILITY } from './fields.js';
 import { PooledValues, TypeId, UpdateFlag, type Movement, type UpdateBlock, type UpdateBody } from './types.js';
 
@@ -28,6 +31,19 @@ export interface WorldObject {
   spawned?: boolean;
   /** Owner (item owner, pet owner or charmer, caster): receives `owner_only` fields. */
   owner?: bigint;
+}
+
+/**
+ * Refuse, before anything is built or remembered, a visible object that is not one (an EncodeError naming it):
+ * a u64 guid (and owner), a type id of a byte, and its values a Uint32Array. Its movement and slots are checked
+ * as its blocks are written.
+ */
+function checkWorldObject(o: WorldObject, n: number): void {
+  if (o === null || typeof o !== 'object') throw new EncodeError(`visible[${n}]`, `expected a world object, got ${excerpt(o)}`);
+  checkGuid(o.guid, `visible[${n}].guid`);
+  if (o.owner !== undefined) checkGuid(o.owner, `visible[${n}].owner`);
+  checkU(o.typeId, 0xff, `visible[${n}].typeId`);
+  if (!(o.values instanceof Uint32Array)) throw new EncodeError(`visible[${n}].values`, `expected a Uint32Array of the type's slots, got ${excerpt(o.values)}`);
 }
 
 /** One observer (a player's client) and what its client currently holds. */
@@ -348,7 +364,9 @@ export class UpdateProducer implements Producer<[Observer, Iterable<WorldObject>
     // the objects in view, one per guid (the last given wins, at the place of the first)
     const inView = new GuidMap<number>();
     const objs: WorldObject[] = [];
+    let n = 0;
     for (const o of visible) {
+      checkWorldObject(o, n++);
       const h = inView.hash(o.guid);
       const i = inView.getHashed(o.guid, h);
       if (i === undefined) {
