@@ -19,6 +19,7 @@
  * | array                 | an array of element raws               |
  */
 import { EncodeError } from '../core/errors.js';
+import { excerpt } from '../core/json.js';
 
 export type FieldKind = 'bool' | 'u8' | 'u16' | 'u32' | 'i8' | 'i16' | 'i32' | 'varint' | 'f32' | 'f64' | 'quantized' | 'string' | 'bytes' | 'ref' | 'array';
 /** Every field kind (the type makes the list complete: a kind added to FieldKind must be added here). */
@@ -147,13 +148,13 @@ const NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
  * properties and work.
  */
 function checkFieldName(path: string, n: string): void {
-  if (!NAME_RE.test(n)) throw new EncodeError(path, `field name ${JSON.stringify(n)} must match ${NAME_RE}`);
+  if (!NAME_RE.test(n)) throw new EncodeError(path, `field name ${excerpt(n)} must match ${NAME_RE}`);
   if (n === '__proto__') throw new EncodeError(path, 'field name "__proto__" is not allowed (a values object cannot hold it)');
 }
 
 /** Define an entity type. Field order is part of the schema (and of its hash). */
 export function defineEntity<N extends string, F extends Fields>(name: N, fields: F): EntityDef<N, F> {
-  if (!NAME_RE.test(name)) throw new EncodeError('', `entity name ${JSON.stringify(name)} must match ${NAME_RE}`);
+  if (!NAME_RE.test(name)) throw new EncodeError('', `entity name ${excerpt(name)} must match ${NAME_RE}`);
   const names = Object.keys(fields);
   if (names.length > 255) throw new EncodeError(name, 'at most 255 fields');
   const list: FieldInfo[] = names.map((n, index) => {
@@ -263,7 +264,7 @@ function fieldFromJson(j: Omit<FieldJson, 'name'>, path: string): Field<any> {
       f = t.array(fieldFromJson(j.element!, `${path}.element`) as Elem, Number(j.maxLength));
       break;
     default:
-      throw new EncodeError(path, `unknown field kind ${JSON.stringify((j as { kind: unknown }).kind)}`);
+      throw new EncodeError(path, `unknown field kind ${excerpt((j as { kind: unknown }).kind)}`);
   }
   return j.owner === true ? f.owner() : f;
 }
@@ -280,7 +281,7 @@ export function schemaFromJson(json: unknown): AnyEntityDef[] {
     if (typeof e !== 'object' || e === null) throw new EncodeError(at, 'entity must be an object');
     const { name, fields: list } = e as { name?: unknown; fields?: unknown };
     if (typeof name !== 'string') throw new EncodeError(`${at}.name`, `entity name must be a string, not ${name === null ? 'null' : typeof name}`);
-    if (entityNames.has(name)) throw new EncodeError(`${at}.name`, `duplicate entity name ${JSON.stringify(name)}`);
+    if (entityNames.has(name)) throw new EncodeError(`${at}.name`, `duplicate entity name ${excerpt(name)}`);
     entityNames.add(name);
     if (!Array.isArray(list)) throw new EncodeError(at, 'fields must be an array');
     const fields: Fields = {};
@@ -292,7 +293,7 @@ export function schemaFromJson(json: unknown): AnyEntityDef[] {
       if (typeof fname !== 'string') throw new EncodeError(`${fat}.name`, `field name must be a string, not ${fname === null ? 'null' : typeof fname}`);
       // (before the assignment: `fields.__proto__ = ...` would set the prototype, not add a field)
       checkFieldName(`${fat}.name`, fname);
-      if (fieldNames.has(fname)) throw new EncodeError(`${fat}.name`, `duplicate field name ${JSON.stringify(fname)} in ${name}`);
+      if (fieldNames.has(fname)) throw new EncodeError(`${fat}.name`, `duplicate field name ${excerpt(fname)} in ${name}`);
       fieldNames.add(fname);
       fields[fname] = fieldFromJson(fj as FieldJson, fat);
     });

@@ -26,6 +26,7 @@ import {
   type Scalar,
   type StoredEntity,
   type UpdatePacket,
+  World,
 } from '../../src/protocols/diep/index.js';
 import { ENC_ENTID, ENC_F32, ENC_STRING, ENC_VI, ENC_VI64, ENC_VU } from '../../src/protocols/diep/tables/schema.js';
 import { diep } from '../../src/families/diep.js';
@@ -848,4 +849,20 @@ test('applyPacket of caller-made objects: a value its field’s encoding cannot 
     store.applyPacket(update(f, v));
     assert.deepEqual(store.entities.get(1)!.values[f], v, T.fields[f]!.key);
   }
+});
+
+test('World.create refuses groups or init of another kind (TypeErrors before), and a refused create does not use up its id’s hash', () => {
+  const w = new World();
+  assert.throws(
+    () => w.create('physics' as never),
+    (e: unknown) => e instanceof EncodeError && /^groups: expected an array/.test(e.message),
+  );
+  assert.throws(
+    () => w.create(['physics'], null as never),
+    (e: unknown) => e instanceof EncodeError && /^init: expected an object/.test(e.message),
+  );
+  assert.throws(() => w.create(['name'], { 'name.name': 5 as never }), EncodeError);
+  const e = w.create(['name'], { 'name.name': 'ok' });
+  assert.equal(e.id, 0);
+  assert.equal(e.hash, 1, 'the first allocation of id 0');
 });

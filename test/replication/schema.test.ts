@@ -243,3 +243,20 @@ test('defineEntity: a field that is not a builder is an EncodeError naming it (J
     );
   }
 });
+
+test('schemaFromJson: a value of any kind where a name or kind belongs is an EncodeError (a bigint made a TypeError while the message was written)', () => {
+  const json = schemaToJson(DEFS) as unknown as { entities: { name: unknown; fields: { name: unknown; kind: unknown }[] }[] };
+  for (const [name, change, re] of [
+    ['a bigint kind', (j: typeof json) => (j.entities[0]!.fields[0]!.kind = 10n), /unknown field kind 10n/],
+    ['a bigint field name', (j: typeof json) => (j.entities[0]!.fields[0]!.name = 10n), /fields\[0\]\.name: field name must be a string, not bigint/],
+    ['a bigint entity name', (j: typeof json) => (j.entities[0]!.name = 7n), /entities\[0\]\.name: entity name must be a string, not bigint/],
+  ] as [string, (j: typeof json) => void, RegExp][]) {
+    const j = structuredClone(json);
+    change(j);
+    assert.throws(
+      () => schemaFromJson(j),
+      (e: unknown) => e instanceof EncodeError && re.test(e.message),
+      name,
+    );
+  }
+});

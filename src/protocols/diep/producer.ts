@@ -179,14 +179,17 @@ export class World {
     let id = 0;
     while (id < this.maxEntities && this.entities.has(id)) id++;
     if (id >= this.maxEntities) throw new EncodeError('', 'no free entity id');
+    if (!Array.isArray(groups)) throw new EncodeError('groups', `expected an array of group ids or names, got ${excerpt(groups)}`);
+    if (init === null || typeof init !== 'object') throw new EncodeError('init', `expected an object of field values, got ${excerpt(init)}`);
     const h = this.hashes[id]! >= 255 ? 1 : this.hashes[id]! + 1;
-    this.hashes[id] = h;
     const e = new WorldEntity(id, h, this.groupIds(groups), this.table);
     for (const [k, v] of Object.entries(init)) {
       const f = this.fieldIndex(k);
       if (Array.isArray(v)) v.forEach((x, i) => this.setElement(e, f, i, x));
       else this.set(e, f, v);
     }
+    // (the id's allocation counted only once the entity is made: a refused create changes nothing)
+    this.hashes[id] = h;
     e.lastChange = this.version;
     this.entities.set(id, e);
     return e;
