@@ -24,7 +24,7 @@ import {
 } from '../../src/protocols/scrapmechanic/index.js';
 import { jsonPaths } from '../helpers/span-coverage.js';
 import { networkUpdate } from './arbitraries.js';
-import { applyDamagedCopies, deepCopy } from '../helpers/mutate.js';
+import { applyDamagedCopies, deepCopy, mutateLeaves } from '../helpers/mutate.js';
 import { rng } from '../helpers/rng.js';
 import type { Packet } from '../../src/protocols/scrapmechanic/types.js';
 
@@ -445,4 +445,26 @@ test('property: apply of damaged copies of decoded packets gives a result or a D
     refused: (e) => e instanceof DecodeErrorClass,
   });
   assert.ok(refused > 1000, `${refused} of 3000 refused: the damage reaches the check`);
+});
+
+test('producer: updates that are no array are an EncodeError (a TypeError before); damaged updates give messages or an EncodeError', () => {
+  assert.throws(
+    () => new NetworkUpdateProducer().produce(1, null as never),
+    (e: unknown) => e instanceof EncodeError && /^updates: /.test(e.message),
+  );
+  const updates = [
+    { updateType: 'Update', netObjType: 'Lift', id: 7, data: { level: 3 } },
+    { updateType: 'Update', netObjType: 'Lift', id: 8, data: { level: 3 } },
+    { updateType: 'Remove', netObjType: 'Lift', id: 9 },
+  ];
+  const pick = rng(72);
+  for (let i = 0; i < 3000; i++) {
+    const x = { tick: 1234, updates: deepCopy(updates) };
+    const did = mutateLeaves(x, pick, 1 + Math.floor(pick() * 2)).join(' ');
+    try {
+      new NetworkUpdateProducer().produce(x.tick, x.updates as never);
+    } catch (e) {
+      assert.ok(e instanceof EncodeError, `${did}: ${String(e)}`);
+    }
+  }
 });

@@ -10,7 +10,7 @@ import { ControllerTable } from './controllers.js';
 import { SM_DEFAULT_LIMITS } from './limits.js';
 import { frameMessage } from './message.js';
 import { Out } from './out.js';
-import { int, obj } from './primitives.js';
+import { arr, int, obj } from './primitives.js';
 import { CT_CHILDSHAPE_BLOCK, CT_CHILDSHAPE_PART, CT_RIGIDBODY_DYNAMIC, CT_RIGIDBODY_STATIC, SM_LZ4_CAP, type NetworkUpdate, type Variant } from './types.js';
 
 export interface ProducerOptions {
@@ -47,6 +47,7 @@ export class NetworkUpdateProducer implements Producer<[number, readonly Network
    */
   bodies(tick: number, updates: readonly NetworkUpdate[]): Uint8Array[] {
     int(tick, 0, 0xffffffff, 'tick');
+    arr(updates, 'updates');
     const max = this.options.maxBody ?? SM_LZ4_CAP;
     const maxUpdates = SM_DEFAULT_LIMITS.smMaxUpdates;
     const form = this.options.deltas === false ? 'raw' : 'auto';
