@@ -12,7 +12,7 @@ import { decodeBody } from './body-read.js';
 import { ControllerTable } from './controllers.js';
 import { toJson } from './json.js';
 import { resolveScrapLimits, type ScrapLimits } from './limits.js';
-import { encodeMessage, readMessage, type ReadMessage } from './message.js';
+import { encodeMessage, fromDecoder, readMessage, type ReadMessage } from './message.js';
 import type { NetObjTypeName, NetworkUpdateBody, Packet, SubUpdate } from './types.js';
 
 /** One NetObj as the client sees it. */
@@ -64,16 +64,20 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
 
   /**
    * `ClientMirror.apply`: decode one message (id + LZ4 payload) and apply it; or apply
-   * a packet object (decoded, or made or changed by the caller), which goes through the
-   * encoder and the decoder on its way in: what the mirror holds is then always what
-   * bytes could carry, read as the decoder reads them, and an object the encoder refuses
-   * is a DecodeError naming the field (at byte 0: an object has no bytes). A message
-   * that fails (DecodeError, or LimitError past `smMaxObjects` or `smMaxStoreBytes`)
-   * leaves the session as it was.
+   * a packet object. One the decoder returned is applied as it is; any other (made by the
+   * caller) goes through the encoder and the decoder on its way in: what the mirror holds
+   * is then what bytes could carry, read as the decoder reads them, and an object the
+   * encoder refuses is a DecodeError naming the field (at byte 0: an object has no bytes).
+   * A decoded packet changed by the caller since is applied as it is. A message that fails
+   * (DecodeError, or LimitError past `smMaxObjects` or `smMaxStoreBytes`) leaves the
+   * session as it was.
    */
   apply(message: Uint8Array | Packet): MirrorChanges {
     if (message instanceof Uint8Array) this.decodeMessage(message);
-    else {
+    else if (fromDecoder(message)) {
+      this.checkCapacity(message);
+      this.applyDecoded(message);
+    } else {
       let bytes: Uint8Array;
       try {
         bytes = encodeMessage(message, { lz4: 'literal' });
