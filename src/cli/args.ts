@@ -74,7 +74,7 @@ export function optionError(family: FamilyAdapter, e: unknown, decodeErrors = tr
   const name = (e as EncodeError | DecodeError).path.replace(/^--?/, '');
   if (name === '' || !(Object.hasOwn(family.options, name) || extra.includes(name))) return e;
   const what = isEncode
-    ? e.message.slice(e.path.length + 2)
+    ? e.reason
     : `expected ${(e as DecodeError).expected}${(e as DecodeError).found === undefined ? '' : `, found ${(e as DecodeError).found}`}`;
   // (a file the option names that cannot be read stays bad input, as an input file that cannot be read: the adapter's
   // error has the system's error as its cause; so does a key, data copied from elsewhere: test/wow-capture holds a

@@ -73,11 +73,14 @@ export class LimitError extends DecodeError {
 /** A value handed to an encoder cannot be written (out of range, wrong shape). */
 export class EncodeError extends Error {
   readonly path: string;
+  /** The message without the path in front of it. */
+  readonly reason: string;
   /** `cause`: the error behind it, when it is another's (a file that could not be read: the system's error). */
   constructor(path: string, message: string, options?: { cause?: unknown }) {
     super(path === '' ? message : `${path}: ${message}`, options);
     this.name = 'EncodeError';
     this.path = path;
+    this.reason = message;
   }
 }
 
@@ -85,7 +88,7 @@ export class EncodeError extends Error {
 export function atPath(e: unknown, seg: string): unknown {
   if (e instanceof EncodeError) {
     const path = e.path === '' ? seg : e.path.charCodeAt(0) === 91 ? `${seg}${e.path}` : `${seg}.${e.path}`;
-    return new EncodeError(path, e.message.slice(e.path === '' ? 0 : e.path.length + 2), e.cause === undefined ? undefined : { cause: e.cause });
+    return new EncodeError(path, e.reason, e.cause === undefined ? undefined : { cause: e.cause });
   }
   return e;
 }

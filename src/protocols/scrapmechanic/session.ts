@@ -83,8 +83,7 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
         bytes = encodeMessage(message, { lz4: 'literal' });
       } catch (e) {
         if (!(e instanceof EncodeError)) throw e;
-        const msg = e.path === '' ? e.message : e.message.slice(e.path.length + 2);
-        throw new DecodeError(0, e.path, `a packet the encoder takes (${msg})`);
+        throw new DecodeError(0, e.path, `a packet the encoder takes (${e.reason})`);
       }
       this.decodeMessage(bytes);
     }

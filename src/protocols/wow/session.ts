@@ -717,7 +717,7 @@ const SHAPE_ONLY: Readonly<WowLimits> = { ...resolveWowLimits(), wowMaxBlocks: I
 /** An encoder's refusal of a caller-made object as the store's DecodeError (same path; byte 0: there are no bytes). */
 function decodeErrorOf(e: unknown): unknown {
   if (!(e instanceof EncodeError)) return e;
-  const msg = e.path === '' ? e.message : e.message.slice(e.path.length + 2);
+  const msg = e.reason;
   return new DecodeError(0, e.path, msg.startsWith('expected ') ? msg.slice(9) : `what the encoder takes (${msg})`);
 }
 
