@@ -252,6 +252,13 @@ function int32(v: unknown, path: string, min = -0x80000000): number {
   return v;
 }
 
+/** A snapshot's tick (an int32, not negative) and its base tick (-1, a full snapshot, up to the tick), or the EncodeError. */
+export function checkTicks(tick: unknown, deltaTick: unknown): void {
+  const t = int32(tick, 'tick', 0);
+  const base = int32(deltaTick, 'deltaTick', -1);
+  if (base > t) throw new EncodeError('deltaTick', `expected a base tick from -1 to the tick (${t}), got ${base}`);
+}
+
 /**
  * Refuse a SnapMessage the decoder would not read back as it is (EncodeError with the field): a kind of the three;
  * int32 tick (not negative), crc, and a base tick from -1 (a full snapshot) to the tick; `data` a Uint8Array;
@@ -263,9 +270,7 @@ function checkSnapMessage(m: SnapMessage): void {
   const kind = m.kind;
   if (kind !== 'snap' && kind !== 'snap_single' && kind !== 'snap_empty')
     throw new EncodeError('kind', `expected 'snap', 'snap_single' or 'snap_empty', got ${excerpt(kind)}`);
-  const tick = int32(m.tick, 'tick', 0);
-  const base = int32(m.deltaTick, 'deltaTick', -1);
-  if (base > tick) throw new EncodeError('deltaTick', `expected a base tick from -1 to the tick (${tick}), got ${base}`);
+  checkTicks(m.tick, m.deltaTick);
   if (!(m.data instanceof Uint8Array)) throw new EncodeError('data', `expected a Uint8Array, got ${excerpt(m.data)}`);
   if (kind === 'snap') {
     const n = int32(m.numParts, 'numParts', 1);

@@ -4,14 +4,13 @@
  * when still held (else against the empty snapshot), and emit SNAPEMPTY /
  * SNAPSINGLE / SNAP parts, following the INIT / FULL / RECOVER send rates.
  */
-import { SYSTEM_MESSAGE_IDS, sliceSnapshot, type SliceOptions, type SnapMessage } from './codec.js';
+import { SYSTEM_MESSAGE_IDS, checkTicks, sliceSnapshot, type SliceOptions, type SnapMessage } from './codec.js';
 import { STATIC_SIZES, type TwVersion } from './delta.js';
 import { DeltaPacker } from './pack.js';
 import { Snapshot, SnapshotStorage } from './snapshot.js';
 import { decodeInts, writeVarint } from './varint.js';
 import { resolveTwLimits, type TwLimits } from './limits.js';
 import { EncodeError } from '../../core/errors.js';
-import { excerpt } from '../../core/json.js';
 
 export type SnapRate = 'INIT' | 'FULL' | 'RECOVER';
 
@@ -216,10 +215,8 @@ export class SnapshotProducer {
 
   /** Encode `snap` as a delta against `base` (stored as `deltaTick`), bypassing the policy. */
   encode(tick: number, deltaTick: number, base: Snapshot, snap: Snapshot): ProducedSnapshot {
-    // (ticks the messages carry as int32 varints, as the decoder reads them back: see checkSnapMessage)
-    if (!Number.isInteger(tick) || tick < 0 || tick > 0x7fffffff) throw new EncodeError('tick', `expected an integer in [0, 2^31), got ${excerpt(tick)}`);
-    if (!Number.isInteger(deltaTick) || deltaTick < -1 || deltaTick > tick)
-      throw new EncodeError('deltaTick', `expected a base tick from -1 to the tick (${tick}), got ${excerpt(deltaTick)}`);
+    // (ticks the messages carry as int32 varints, as the decoder reads them back)
+    checkTicks(tick, deltaTick);
     this.checkLimits(snap);
     const packed = this.packer.pack(base, snap, STATIC_SIZES[this.version]);
     const crc = snap.crc();
