@@ -502,6 +502,13 @@ export class Profile {
   /** Where this profile's usual packets are made, framed as bundle parts one after another (see partBytes). */
   partSlab = new Uint8Array(0);
   partPos = 0;
+  /**
+   * This tick's packet against the tick before, with nothing left out at that
+   * tick (`built`'s entry of that tick), once a client's packetFor made it:
+   * `usualTick` is the tick (-1: none yet).
+   */
+  usualTick = -1;
+  usualBuilt: Built | null = null;
   constructor(
     readonly interest: InterestFn | undefined,
     readonly owner: OwnerTag | undefined,
@@ -604,6 +611,9 @@ export class Sent {
 export class ClientState extends Sent {
   acked = -1;
   last: Node | null = null;
+  /** The tick of the newest packet made for this client (-1: none), and that packet (its `last` is its node). */
+  lastTick = -1;
+  lastBuilt: Built | null = null;
   constructor(
     readonly profile: Profile,
     store: SentStore,
