@@ -220,7 +220,7 @@ export function cases(): BenchCase[] {
         return n;
       },
     },
-    ...zlibCases(compressed, bodyBytes, blocks),
+    ...zlibCases(compressed, bodyBytes),
     {
       group: 'wow',
       name: 'encode bodies',
@@ -278,7 +278,7 @@ export function cases(): BenchCase[] {
  * call; and a 64 KB stream of corrupt compressed frames against the valid ones
  * (issue 14: an error must cost about what a success costs).
  */
-function zlibCases(compressed: () => Uint8Array[], bodyBytes: number, blocks: number): BenchCase[] {
+function zlibCases(compressed: () => Uint8Array[], bodyBytes: number): BenchCase[] {
   const streams = lazy(() => compressed().map((p) => ({ z: p.subarray(8), size: new DataView(p.buffer, p.byteOffset).getUint32(4, true) })));
   const corrupt = (() => {
     const payloads = ['0a000000780107000000', '0a00000078010105000000', '0a0000007801 4b4c4a4e00000000', '0a0000007802 0300000000'].map((h) =>

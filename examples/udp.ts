@@ -97,7 +97,10 @@ export function udpServer(
     flush: () => {
       for (const [key, peer] of peers) socket.send(server.packetFor(key), peer.port, peer.address);
     },
-    stop: () => (clearInterval(timer), socket.close()),
+    stop: () => {
+      clearInterval(timer);
+      socket.close();
+    },
   };
 }
 

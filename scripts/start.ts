@@ -8,13 +8,13 @@
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { buildPage } from '../src/web/build.js';
-import { serve } from '../src/web/server.js';
+import { serve, type RunningServer } from '../src/web/server.js';
 import { FAMILIES } from '../src/families/registry.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 async function main(): Promise<void> {
-  let values;
+  let values: { port: string; help?: boolean | undefined };
   try {
     ({ values } = parseArgs({ options: { port: { type: 'string', default: '8080' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
   } catch (e) {
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
   }
   const assets = await buildPage();
   const files = FAMILIES.flatMap((f) => f.samples.map((s) => s.path));
-  let running;
+  let running: RunningServer;
   try {
     running = await serve({ assets, root, files, port });
   } catch (e) {

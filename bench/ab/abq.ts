@@ -17,7 +17,10 @@ const time = (f: () => unknown) => {
   sink = f();
   return cpu() - t;
 };
-for (let i = 0; i < 30; i++) time(A.fn), time(B.fn);
+for (let i = 0; i < 30; i++) {
+  time(A.fn);
+  time(B.fn);
+}
 const ta: number[] = [];
 const tb: number[] = [];
 for (let i = 0; i < calls; i++) {

@@ -80,7 +80,7 @@ export async function serveCommand(args: string[], io: Io): Promise<number> {
 
   // The server code needs node:dgram / node:crypto: load it only here.
   const { loadMapFile, resolveMap, serveTeeworlds } = await import('../protocols/teeworlds/net/server/index.js');
-  let map;
+  let map: ReturnType<typeof loadMapFile>;
   try {
     map = loadMapFile(resolveMap((values.map as string | undefined) ?? 'dm1', version));
   } catch (e) {

@@ -111,6 +111,7 @@ export const t = Object.freeze({
   },
 });
 
+// biome-ignore lint/suspicious/noExplicitAny: public type: with Field<any>, ValuesOf<Fields> (the values of a definition typed only as AnyEntityDef, e.g. from schemaFromJson, and of ReplicationServer/ReplicationClient's default Defs) is any; Field<unknown> would make those exported value types unknown
 export type Fields = Record<string, Field<any>>;
 /** The value type of an entity with fields `F`. */
 export type ValuesOf<F extends Fields> = { [K in keyof F]: F[K] extends Field<infer T> ? T : never };
@@ -234,9 +235,9 @@ export function schemaToJson(defs: readonly AnyEntityDef[]): SchemaJson {
   return { tickwireReplication: 1, entities: defs.map((d) => ({ name: d.name, fields: d.list.map((x) => ({ name: x.name, ...fieldJson(x.f) })) })) };
 }
 
-function fieldFromJson(j: Omit<FieldJson, 'name'>, path: string): Field<any> {
+function fieldFromJson(j: Omit<FieldJson, 'name'>, path: string): Field<unknown> {
   if (typeof j !== 'object' || j === null) throw new EncodeError(path, 'field must be an object');
-  let f: Field<any>;
+  let f: Field<unknown>;
   switch (j.kind) {
     case 'bool':
     case 'u8':

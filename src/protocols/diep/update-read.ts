@@ -474,7 +474,8 @@ function readChangeFields(
         entElem = buf.entElem;
       }
     }
-  } catch (e) {
+  } catch (caught) {
+    let e = caught;
     if (e instanceof ElementError) {
       elem = e.elem;
       e = e.inner;

@@ -18,6 +18,7 @@ import type {
   OptionValues,
   PreparedInput,
   Sample,
+  StreamDecoder,
 } from '../../families/types.js';
 import { summarize } from '../../families/summary.js';
 
@@ -164,7 +165,7 @@ export function decodeMessages(family: FamilyAdapter, options: OptionValues, inp
 
 /** The same, one message at a time (the worker posts them in batches as they come). */
 export function* iterMessages(family: FamilyAdapter, options: OptionValues, inputs: readonly Uint8Array[], prepared?: PreparedInput): Generator<MessageView> {
-  let dec;
+  let dec: StreamDecoder;
   try {
     dec = family.createDecoder(options, prepared);
   } catch (e) {

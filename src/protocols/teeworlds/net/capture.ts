@@ -19,7 +19,7 @@ import type { MirrorChanges } from '../../../core/mirror.js';
 import type { Snapshot } from '../snapshot.js';
 import { describeMessage, type MessageDescription } from './describe.js';
 import { msgIds, MsgReader, readMsgHeader } from './msg.js';
-import { decodeChunks, decodeControl, decodePacket, type ControlMessage, type NetPacket, type NetVersion } from './packet.js';
+import { decodeChunks, decodeControl, decodePacket, type ControlMessage, type NetChunk, type NetPacket, type NetVersion } from './packet.js';
 
 export interface CaptureOptions {
   version: NetVersion;
@@ -299,7 +299,7 @@ function decodeDatagram(
       return out;
     }
     const codecVersion = codecVersionOf(version, conv);
-    let chunks;
+    let chunks: NetChunk[];
     try {
       chunks = decodeChunks(payload, pk.numChunks, version).chunks;
     } catch (e) {

@@ -46,7 +46,7 @@ import {
   uuidBytes,
   type MsgIds,
 } from './msg.js';
-import { SnapshotReceiver } from '../session.js';
+import { SnapshotReceiver, type ReceiveResult } from '../session.js';
 import type { Snapshot } from '../snapshot.js';
 import type { SnapKind } from '../codec.js';
 import type { TwVersion } from '../delta.js';
@@ -481,7 +481,7 @@ export class TeeworldsClient {
   }
 
   private onSnap(data: Uint8Array, now: number): void {
-    let r;
+    let r: ReceiveResult;
     try {
       r = this.snapshots.receiveBytes(data);
     } catch (e) {
