@@ -7,6 +7,7 @@ import { SpanSink, encodeLz4Block } from '../../src/core/index.js';
 import { run } from '../../src/cli/main.js';
 import { diep } from '../../src/families/diep.js';
 import { findFamily } from '../../src/families/registry.js';
+import type { EntityTable } from '../../src/families/types.js';
 import { captureMessages, toHexStr, vectors } from './helpers.js';
 import { fakeIo } from '../helpers/cli-io.js';
 
@@ -90,7 +91,7 @@ test('CLI: serverbound direction; bad bytes are exit 1 with the field path', asy
 
 test('adapter state: the entity table after each message, with changed fields and byte ranges', () => {
   const dec = diep.createDecoder({ direction: 'clientbound' });
-  let last;
+  let last: EntityTable | undefined;
   for (let i = 0; i < msgs.length; i++) {
     const out = dec.decode(msgs[i]!.bytes);
     const st = dec.state!();

@@ -39,7 +39,12 @@ function proxy(port: number, target: number): { cut(): void; restore(): void; cl
       const b = tcpConnect(target, '127.0.0.1');
       socks.add(a).add(b);
       a.pipe(b).pipe(a);
-      const end = () => (a.destroy(), b.destroy(), socks.delete(a), socks.delete(b));
+      const end = () => {
+        a.destroy();
+        b.destroy();
+        socks.delete(a);
+        socks.delete(b);
+      };
       a.on('error', end).on('close', end);
       b.on('error', end).on('close', end);
     }).listen(port, '127.0.0.1');

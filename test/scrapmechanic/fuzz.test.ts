@@ -37,7 +37,7 @@ function checkBody(b: Uint8Array, strict = false, spans?: SpanSink): void {
   cases++;
   // the one decode path must agree with the oracle (the hand-written eager decoder of before)
   let oracleErr: unknown;
-  let oracle;
+  let oracle: ReturnType<typeof oracleDecodeBody> | undefined;
   try {
     oracle = oracleDecodeBody(b, { strict });
   } catch (e) {
@@ -45,7 +45,7 @@ function checkBody(b: Uint8Array, strict = false, spans?: SpanSink): void {
   }
   // the scanner must agree with the decoder: same error, or the same updates
   let scanErr: unknown;
-  let scanned;
+  let scanned: ReturnType<typeof scanBody> | undefined;
   try {
     scanned = scanBody(b, { strict });
   } catch (e) {
@@ -87,7 +87,7 @@ function checkBody(b: Uint8Array, strict = false, spans?: SpanSink): void {
 
 function checkMessage(m: Uint8Array, strict = false): void {
   cases++;
-  let r;
+  let r: ReturnType<typeof readMessage>;
   try {
     r = readMessage(m, { strict });
   } catch (e) {

@@ -236,7 +236,7 @@ test('property: whatever encode accepts (generated updates, then junk), decode r
             return;
           }
           accepted++;
-          let back;
+          let back: ReturnType<typeof decodeBody>;
           try {
             back = decodeBody(bytes);
           } catch (e) {
@@ -394,8 +394,10 @@ test('apply of caller-made packet objects: what the encoder refuses is a DecodeE
   const s = new ScrapMechanicSession();
   s.apply(bytes[0]!);
   const before = mirrorText(s);
-  const withUpdate = (i: number, change: (u: Record<string, any>) => void): Packet => {
-    const p = deepCopy(packets[2]!) as Packet & { updates: Record<string, any>[] };
+  /** An update as a caller may make it: any property, also of its data, may hold anything. */
+  type LooseUpdate = Record<string, unknown> & { data: Record<string, unknown> };
+  const withUpdate = (i: number, change: (u: LooseUpdate) => void): Packet => {
+    const p = deepCopy(packets[2]!) as Packet & { updates: LooseUpdate[] };
     change(p.updates[i]!);
     return p;
   };

@@ -158,7 +158,13 @@ test('serve: a peer that never acknowledges is dropped once its re-send queue pa
   const server = new TeeworldsGameServer({ version: '0.6', map: fixtureMap('0.6'), send: (b) => toPeer.push(b), world: { bots: 0 }, maxUnacked: 40 });
   const drops: string[] = [];
   const handler = server.net.handler!;
-  server.net.handler = { ...handler, drop: (s, reason, byPeer, now) => (drops.push(reason), handler.drop(s, reason, byPeer, now)) };
+  server.net.handler = {
+    ...handler,
+    drop: (s, reason, byPeer, now) => {
+      drops.push(reason);
+      return handler.drop(s, reason, byPeer, now);
+    },
+  };
   const conn = new NetConn({ version: '0.6', send: (b) => server.receive(b, peer, now) });
   conn.reset(0);
   conn.sendControl(CTRL_CONNECT, undefined, now);

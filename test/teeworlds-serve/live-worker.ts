@@ -93,15 +93,44 @@ const CASES: Case[] = [
   },
 ];
 
-type Json = Record<string, any>;
+/** A JSON object: the result this worker prints, and its parts. */
+type Json = Record<string, unknown>;
+
+/** One client of a `stats` line of `tickwire serve`. */
+interface ClientStats {
+  cid: number;
+  name: string;
+  counts: Json & { lastAck: number };
+}
+
+/**
+ * A line `tickwire serve` printed (a JSON event), stamped with `at` (ms since the case began):
+ * the fields read here, each on the events it is read from.
+ */
+interface LogLine {
+  at: number;
+  event: string;
+  /** The server's clock. */
+  t: number;
+  tick: number;
+  cid: number;
+  name: string;
+  /** `map-data`: the last chunk. */
+  last?: boolean;
+  /** `listening`. */
+  map?: unknown;
+  /** `stats`. */
+  clients: ClientStats[];
+  net?: unknown;
+}
 
 async function runCase(c: Case, only: string[]): Promise<Json> {
   if (only.length > 0 && !only.includes(c.version)) return { skipped: true };
   const dir = mkdtempSync(join(tmpdir(), `tickwire-serve-${c.version}-`));
   const home = join(dir, 'home');
   mkdirSync(home, { recursive: true });
-  const res: Json = { version: c.version, samples: [] as Json[] };
-  const lines: Json[] = [];
+  const res: Json & { samples: Json[] } = { version: c.version, samples: [] as Json[] };
+  const lines: LogLine[] = [];
   let bot: UdpTeeworldsClient | undefined;
   const mine: ChildProcess[] = [];
   const t0 = Date.now();
@@ -127,7 +156,7 @@ async function runCase(c: Case, only: string[]): Promise<Json> {
     let buf = '';
     server.stdout!.on('data', (d: Buffer) => {
       buf += d.toString();
-      let i;
+      let i: number;
       while ((i = buf.indexOf('\n')) >= 0) {
         const l = buf.slice(0, i);
         buf = buf.slice(i + 1);
@@ -215,7 +244,7 @@ async function runCase(c: Case, only: string[]): Promise<Json> {
       for (; seen < lines.length; seen++) {
         const l = lines[seen]!;
         if (l.event !== 'stats' || l.t < enter.t) continue;
-        const me = (l.clients as Json[]).find((x) => x.cid === enter.cid && x.name === c.playerName);
+        const me = l.clients.find((x) => x.cid === enter.cid && x.name === c.playerName);
         if (me === undefined) continue;
         if (me.counts.lastAck >= 0 && windowStart === Number.POSITIVE_INFINITY) windowStart = Date.now();
         if (windowStart !== Number.POSITIVE_INFINITY) res.samples.push({ t: l.t, tick: l.tick, ...me.counts });

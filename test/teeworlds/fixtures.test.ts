@@ -12,6 +12,7 @@ import {
   unpackDeltaBytes,
   applyDelta,
   decodeSnapMessage,
+  type ReceiveResult,
 } from '../../src/protocols/teeworlds/index.js';
 import { blob, crcOf, itemMap, LIVE, loadJson, loadLive } from './helpers.js';
 
@@ -71,7 +72,7 @@ test('live fixtures: the messages, sliced at 900 bytes, go through the receiver 
       const msgs = encodeSnapshotMessages(version, e.tick, e.deltaTick, e.crc, blob(e));
       assert.equal(msgs.length, e.numParts, `${file}[${i}] parts`);
       const kinds = { snap: 0, snap_single: 0, snap_empty: 0 };
-      let last;
+      let last: ReceiveResult | undefined;
       for (const m of msgs) {
         last = rx.receiveBytes(m);
         kinds[last.message.kind]++;

@@ -14,19 +14,20 @@ import {
   STATIC_SIZES,
   SYSTEM_MESSAGE_IDS,
   systemMessageName,
+  type ReceiveResult,
   type SnapMessage,
 } from '../../src/protocols/teeworlds/index.js';
 import { blob, itemMap, loadLive } from './helpers.js';
 import { snapArb } from './gen.js';
 
 test('message ids and header bytes per version (reference §4.2)', () => {
-  const hdr = (v: '0.6' | '0.7' | 'ddnet', id: number) => toHex(new Uint8Array([(id << 1) | 1]));
+  const hdr = (id: number) => toHex(new Uint8Array([(id << 1) | 1]));
   assert.deepEqual(
-    [hdr('0.6', SYSTEM_MESSAGE_IDS['0.6'].SNAP), hdr('0.6', SYSTEM_MESSAGE_IDS['0.6'].SNAPEMPTY), hdr('0.6', SYSTEM_MESSAGE_IDS['0.6'].SNAPSINGLE)],
+    [hdr(SYSTEM_MESSAGE_IDS['0.6'].SNAP), hdr(SYSTEM_MESSAGE_IDS['0.6'].SNAPEMPTY), hdr(SYSTEM_MESSAGE_IDS['0.6'].SNAPSINGLE)],
     ['0b', '0d', '0f'],
   );
   assert.deepEqual(
-    [hdr('0.7', SYSTEM_MESSAGE_IDS['0.7'].SNAP), hdr('0.7', SYSTEM_MESSAGE_IDS['0.7'].SNAPEMPTY), hdr('0.7', SYSTEM_MESSAGE_IDS['0.7'].SNAPSINGLE)],
+    [hdr(SYSTEM_MESSAGE_IDS['0.7'].SNAP), hdr(SYSTEM_MESSAGE_IDS['0.7'].SNAPEMPTY), hdr(SYSTEM_MESSAGE_IDS['0.7'].SNAPSINGLE)],
     ['0d', '0f', '11'],
   );
   assert.equal(SYSTEM_MESSAGE_IDS.ddnet.INPUT, 16);
@@ -143,7 +144,7 @@ test('random snapshots sliced small reassemble in any order (property)', () => {
         [order[i], order[j]] = [order[j]!, order[i]!];
       }
       const rx = new SnapshotReceiver('ddnet', { partSize, maxParts: 1000 });
-      let last;
+      let last: ReceiveResult | undefined;
       for (const i of order) last = rx.receive(msgs[i]!);
       assert.equal(last!.status, 'complete');
       assert.ok(last!.snapshot!.equals(snap));

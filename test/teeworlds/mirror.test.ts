@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { itemFields, itemTypeInfo, Snapshot, SnapshotProducer, SnapshotReceiver, TW_VERSIONS } from '../../src/protocols/teeworlds/index.js';
-import type { ClientMirror } from '../../src/core/mirror.js';
+import type { ClientMirror, MirrorChanges } from '../../src/core/mirror.js';
 import { pairArb } from './gen.js';
 
 test('SnapshotReceiver as a ClientMirror: created / updated (field names) / removed match the snapshots (property)', () => {
@@ -21,7 +21,7 @@ test('SnapshotReceiver as a ClientMirror: created / updated (field names) / remo
         pairs.flat().forEach((items, i) => {
           const snap = Snapshot.fromItems(items);
           const out = p.produce(1, 10 + i, snap)!;
-          let ch;
+          let ch: MirrorChanges | undefined;
           for (const m of out.bytes) ch = rx.apply(m);
           p.onInput(1, rx.ackTick);
           const created: string[] = [];

@@ -1,7 +1,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { Snapshot, SnapshotProducer, SnapshotReceiver, TW_VERSIONS, decodeSnapMessage, encodeSnapMessage } from '../../src/protocols/teeworlds/index.js';
+import {
+  Snapshot,
+  SnapshotProducer,
+  SnapshotReceiver,
+  TW_VERSIONS,
+  decodeSnapMessage,
+  encodeSnapMessage,
+  type ReceiveResult,
+} from '../../src/protocols/teeworlds/index.js';
 import { itemMap } from './helpers.js';
 import { pairArb } from './gen.js';
 
@@ -92,7 +100,7 @@ for (const version of TW_VERSIONS) {
           const out = p.snap(7, tick, snap)!;
           // a lost message: the client does not ack, the server deltas against the older ack
           if (drops[i % drops.length] !== true) {
-            let last;
+            let last: ReceiveResult | undefined;
             for (const b of out.bytes) last = rx.receiveBytes(b);
             assert.equal(last!.status, 'complete', `tick ${tick}`);
             assert.deepEqual(itemMap(last!.snapshot!.items()), itemMap(items));

@@ -10,6 +10,7 @@ import {
   unpackDeltaBytes,
   encodeSnapshotMessages,
   TW_VERSIONS,
+  type ReceiveResult,
 } from '../../src/protocols/teeworlds/index.js';
 import { blob, itemMap, LIVE, loadLive } from './helpers.js';
 import { pairArb } from './gen.js';
@@ -22,7 +23,7 @@ test('recycling receiver: long replays of the live fixtures stay exact; stored s
       const rx = new SnapshotReceiver(version, { recycle: true });
       const kept: [number, Map<number, number[]>][] = [];
       entries.forEach((e, i) => {
-        let r;
+        let r: ReceiveResult | undefined;
         for (const m of msgs[i]!) r = rx.receiveBytes(m);
         assert.equal(r!.status, 'complete');
         if (round % 30 === 0) assert.deepEqual(itemMap(r!.snapshot!.items()), itemMap(e.resultItems));
@@ -55,7 +56,8 @@ for (const version of TW_VERSIONS) {
           const tick = 10 + i * 2;
           const out = p.snap(1, tick, Snapshot.fromItems(items))!;
           if (drops[i % drops.length] === true) return;
-          let ra, rb;
+          let ra: ReceiveResult | undefined;
+          let rb: ReceiveResult | undefined;
           for (const m of out.bytes) {
             ra = a.receiveBytes(m);
             rb = b.receiveBytes(m);

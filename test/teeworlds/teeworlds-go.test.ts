@@ -10,7 +10,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fromHex } from '../../src/core/index.js';
-import { decodeMessageHeader, SnapshotReceiver, typedItems, type Snapshot } from '../../src/protocols/teeworlds/index.js';
+import { decodeMessageHeader, SnapshotReceiver, typedItems, type ReceiveResult, type Snapshot } from '../../src/protocols/teeworlds/index.js';
 import { loadJson } from './helpers.js';
 
 interface Codes {
@@ -80,7 +80,7 @@ test('teeworlds-go 0.7 captures: snapshots reassemble; full ones rebuild with ma
   let full = 0;
   for (const e of entries) {
     const rx = new SnapshotReceiver('0.7');
-    let result;
+    let result: ReceiveResult | undefined;
     let found = 0;
     for (const hex of e.udpPacketsHex) {
       for (const c of chunks07(fromHex(hex), h)) {

@@ -143,6 +143,7 @@ export function stateTable(page: Page): Promise<Record<string, { type: string; c
 
 /** Text of the decoded tree (what a user reads). */
 export function treeText(page: Page): Promise<string> {
+  // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is wanted (what a user reads: no hidden nodes, line breaks between blocks); textContent would give the raw text of every node
   return page.$eval('#tree', (e) => (e as HTMLElement).innerText);
 }
 

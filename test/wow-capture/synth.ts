@@ -109,7 +109,7 @@ export function synthSession(o: SynthOptions): SynthSession {
   for (let t = 0; t < ticks; t++) {
     // world changes
     for (const w of world) if (w !== me && r() < 0.4) setField(w.values, 3, 'UNIT_FIELD_HEALTH', ri(100));
-    let visible = world.filter((w, i) => i === 0 || (i + t) % 5 !== 0);
+    let visible = world.filter((_w, i) => i === 0 || (i + t) % 5 !== 0);
     const out = buildUpdate(obs, visible);
     const batch: Uint8Array[] = [...out.packets];
     if (t % 7 === 3) {

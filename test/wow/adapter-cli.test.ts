@@ -10,6 +10,11 @@ import { wow } from '../../src/families/wow.js';
 import { findFamily } from '../../src/families/registry.js';
 import { fakeIo, loadFixtures } from './helpers.js';
 
+/** The parts of a wow record (the packet's JSON) these tests read. */
+interface WowRecord {
+  body: { blocks: { values: { fields: { index: number; field: string; offset: number }[] } }[] };
+}
+
 const fx = loadFixtures();
 const player = fx.find((f) => f.name.includes('test1'))!;
 const transports = fx.find((f) => f.name.includes('four_transports'))!;
@@ -24,10 +29,10 @@ test('adapter decoder: records, object table after each message, entity ranges, 
   const dec = wow.createDecoder({});
   const spans = new SpanSink();
   const m1 = dec.decode(player.full, spans);
-  assert.equal((m1.records[0] as any).body.blocks[0].values.fields.find((f: any) => f.index === 22).field, 'UNIT_FIELD_HEALTH');
+  assert.equal((m1.records[0] as WowRecord).body.blocks[0]!.values.fields.find((f) => f.index === 22)!.field, 'UNIT_FIELD_HEALTH');
   assert.deepEqual(m1.entities, [{ id: '0x0000000000000004', start: 4 + 5, end: player.full.length }]);
   // value spans sit at the paths of the JSON record: values.fields[k].raw (and .int / .float / .bytes[j] / .guid)
-  const fields = (m1.records[0] as any).body.blocks[0].values.fields as any[];
+  const fields = (m1.records[0] as WowRecord).body.blocks[0]!.values.fields;
   const k = fields.findIndex((f) => f.field === 'UNIT_FIELD_HEALTH');
   const health = spans.spans.find((s) => s.path === `body.blocks[0].values.fields[${k}].raw`)!;
   assert.equal(toHex(player.full.subarray(health.start, health.end)), '64000000');
@@ -63,8 +68,8 @@ test('adapter decoder: records, object table after each message, entity ranges, 
   // a VALUES block (typed through the store) and an out-of-range removal
   const values = fromHex('00 21 a9 00  02000000 00  04 01000000 c3 4851c01f  00 01 04 02 00004000 00000000 32000000'.replace(/ /g, ''));
   const m3 = dec.decode(values);
-  const vb = (m3.records[0] as any).body.blocks[1];
-  assert.equal(vb.values.fields[0].field, 'UNIT_FIELD_HEALTH');
+  const vb = (m3.records[0] as WowRecord).body.blocks[1]!;
+  assert.equal(vb.values.fields[0]!.field, 'UNIT_FIELD_HEALTH');
   st = dec.state!();
   assert.deepEqual(st.removed, ['0x1fc0000000005148']);
   assert.deepEqual(st.rows.find((r) => r.id === '0x0000000000000004')!.changed, ['UNIT_FIELD_HEALTH']);

@@ -16,7 +16,7 @@ import {
   type Movement,
   type UpdateBlock,
 } from '../../src/protocols/wow/index.js';
-import { loadFixtures } from './helpers.js';
+import { loadFixtures, type ExpectedBlock, type ExpectedField, type ExpectedMovement } from './helpers.js';
 
 const fixtures = loadFixtures();
 
@@ -29,10 +29,10 @@ function sameFloat(actual: number, expected: number, where: string): void {
   assert.ok(Object.is(actual, Math.fround(expected)), `${where}: ${actual} is not float32 ${expected}`);
 }
 
-function checkMovement(m: Movement, e: any, where: string): void {
+function checkMovement(m: Movement, e: ExpectedMovement, where: string): void {
   assert.equal(m.updateFlags, Number(e.updateFlags), `${where}.updateFlags`);
-  for (const key of ['movementInfo', 'speeds', 'spline', 'position', 'highGuid', 'all', 'victim', 'transportTime']) {
-    assert.equal((m as any)[key] !== undefined, e[key] !== undefined, `${where}.${key} presence`);
+  for (const key of ['movementInfo', 'speeds', 'spline', 'position', 'highGuid', 'all', 'victim', 'transportTime'] as const) {
+    assert.equal(m[key] !== undefined, e[key] !== undefined, `${where}.${key} presence`);
   }
   if (e.movementInfo) {
     const mi = m.movementInfo!;
@@ -48,10 +48,10 @@ function checkMovement(m: Movement, e: any, where: string): void {
   if (e.transportTime !== undefined) assert.equal(m.transportTime, e.transportTime);
 }
 
-function checkBlock(b: UpdateBlock, e: any, where: string): void {
+function checkBlock(b: UpdateBlock, e: ExpectedBlock, where: string): void {
   assert.equal(b.updateType, e.updateType, `${where}.updateType`);
   if (b.updateType === 4 || b.updateType === 5) {
-    assert.deepEqual(b.guids, e.guids.map(BigInt));
+    assert.deepEqual(b.guids, e.guids!.map(BigInt));
     return;
   }
   assert.equal(b.guid, BigInt(e.guid), `${where}.guid`);
@@ -62,10 +62,10 @@ function checkBlock(b: UpdateBlock, e: any, where: string): void {
     assert.deepEqual(Array.from(b.values.mask), e.values.mask.map(Number));
     assert.deepEqual(
       Array.from(b.values.values),
-      e.values.fields.map((f: any) => Number(f.raw)),
+      e.values.fields.map((f) => Number(f.raw)),
     );
     for (let i = 0; i < e.values.fields.length; i++) {
-      const f = e.values.fields[i];
+      const f = e.values.fields[i]!;
       if (f.float !== undefined) sameFloat(bitsToF32(b.values.values[i]!), f.float, `${where}.values[${f.index}]`);
     }
   }
@@ -93,7 +93,7 @@ for (const fx of fixtures) {
     assert.equal(p.body.hasTransport, e.body.hasTransport);
     assert.equal(p.body.blocks.length, e.body.blockCount);
     assert.equal(e.body.trailingBytes, 0);
-    p.body.blocks.forEach((b, i) => checkBlock(b, e.body.blocks[i], `blocks[${i}]`));
+    p.body.blocks.forEach((b, i) => checkBlock(b, e.body.blocks[i]!, `blocks[${i}]`));
     // the bare body decodes to the same thing (decodeBody rejects trailing bytes)
     assert.deepEqual(decodeBody(fx.body), p.body);
   });
@@ -123,14 +123,14 @@ for (const fx of fixtures) {
     assert.equal(toHex(encodePacket(packetFromJson(j))), toHex(fx.full));
     const e = fx.expected;
     assert.deepEqual(j.frame, e.frame);
-    e.body.blocks.forEach((eb: any, i: number) => {
+    e.body.blocks.forEach((eb, i) => {
       const jb = j.body.blocks[i];
       assert.equal(jb.updateTypeName, eb.updateTypeName);
       assert.equal(jb.objectTypeName, eb.objectTypeName);
       assert.deepEqual(jb.values.mask, eb.values.mask);
       assert.deepEqual(
-        jb.values.fields.map((f: any) => [f.index, f.field, f.offset, f.type, f.raw]),
-        eb.values.fields.map((f: any) => [f.index, f.field, f.offset, f.type, f.raw]),
+        jb.values.fields.map((f: ExpectedField) => [f.index, f.field, f.offset, f.type, f.raw]),
+        eb.values.fields.map((f) => [f.index, f.field, f.offset, f.type, f.raw]),
       );
     });
   });

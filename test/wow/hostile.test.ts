@@ -347,10 +347,15 @@ test('ObjectStore.applyBody of caller-made bodies: what the encoder refuses is a
   store.applyBody(transports);
   const before = storeText(store);
   const bytes = store.storeBytes;
+  /** A block as a caller may make it: any property, also of its values, movement and speeds, may hold anything. */
+  type LooseBlock = Record<string, unknown> & {
+    values: Record<string, unknown>;
+    movement: Record<string, unknown> & { speeds: Record<string, unknown> };
+  };
   /** A copy of the player create with `change` made to its block. */
-  const withBlock = (change: (b: Record<string, any>) => void): UpdateBody => {
+  const withBlock = (change: (b: LooseBlock) => void): UpdateBody => {
     const body = deepCopy(player);
-    change(body.blocks[0] as unknown as Record<string, any>);
+    change(body.blocks[0] as unknown as LooseBlock);
     return body;
   };
   const cases: [string, UpdateBody, RegExp][] = [
@@ -454,7 +459,7 @@ test('buildUpdate refuses a visible object that is not one (an EncodeError namin
     makeWorldObject(0xf1300000000001n, 5),
     makeWorldObject(0xf1300000000002n, 3, { UNIT_FIELD_LEVEL: 3 }),
   ];
-  const cases: [string, (os: Record<string, any>[]) => void, RegExp][] = [
+  const cases: [string, (os: Record<string, unknown>[]) => void, RegExp][] = [
     ['a guid that is a number', (os) => (os[1]!.guid = 5), /^visible\[1\]\.guid: expected a guid/],
     ['a guid past 64 bits', (os) => (os[2]!.guid = 2n ** 64n), /^visible\[2\]\.guid: expected a guid/],
     ['an object that is null', (os) => (os[1] = null as never), /^visible\[1\]: expected a world object/],
@@ -466,7 +471,7 @@ test('buildUpdate refuses a visible object that is not one (an EncodeError namin
     const observer = newObserver(0x10n);
     buildUpdate(observer, objs.slice(0, 1));
     const known = [...observer.known.keys()];
-    const os = deepCopy(objs) as unknown as Record<string, any>[];
+    const os = deepCopy(objs) as unknown as Record<string, unknown>[];
     change(os);
     assert.throws(
       () => buildUpdate(observer, os as never),

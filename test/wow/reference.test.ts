@@ -17,7 +17,7 @@ import {
   encodeUpdatePacket,
   frame,
 } from './codec-access.js';
-import type { Movement, UpdateBody } from '../../src/protocols/wow/index.js';
+import type { Movement, UpdateBody, ValuesBlock } from '../../src/protocols/wow/index.js';
 
 const H = (s: string) => fromHex(s.replace(/\s+/g, ''));
 
@@ -229,7 +229,7 @@ test('§6.2 mask block counts: any count 0 … 255 kept as sent', () => {
     const bytes = encodeBody(body);
     assert.equal(bytes.length, 5 + 1 + 2 + 1 + 4 * n);
     assert.equal(decodeBody(bytes).blocks[0]!.updateType, 0);
-    assert.equal((decodeBody(bytes).blocks[0] as any).values.mask.length, n);
+    assert.equal((decodeBody(bytes).blocks[0] as ValuesBlock).values.mask.length, n);
   }
 });
 

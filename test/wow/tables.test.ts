@@ -110,10 +110,14 @@ test('the generated table matches the spec JSON row for row (when the shared spe
     t.skip('shared/spec not found');
     return;
   }
-  const doc = JSON.parse(readFileSync(path, 'utf8'));
+  const doc = JSON.parse(readFileSync(path, 'utf8')) as {
+    visibility_flags: Record<string, string>;
+    object_types: { valuesCount: number }[];
+    fields: { name: string; index: number; size: number; type: string; owner: string; visibility: string[] }[];
+  };
   const flags: Record<string, number> = Object.fromEntries(Object.entries(doc.visibility_flags).map(([k, v]) => [k, Number(v)]));
   assert.equal(FIELDS.length, doc.fields.length);
-  doc.fields.forEach((f: any, i: number) => {
+  doc.fields.forEach((f, i) => {
     const g = FIELDS[i]!;
     assert.deepEqual([g.name, g.index, g.size, g.type, g.owner], [f.name, f.index, f.size, f.type, f.owner]);
     assert.equal(
@@ -124,6 +128,6 @@ test('the generated table matches the spec JSON row for row (when the shared spe
   });
   assert.deepEqual(
     OBJECT_TYPES.map((t) => t.valuesCount),
-    doc.object_types.map((t: any) => t.valuesCount),
+    doc.object_types.map((t) => t.valuesCount),
   );
 });

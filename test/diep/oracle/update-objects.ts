@@ -305,7 +305,8 @@ function readChange(r: Cur, table: FieldTable, maxString: number, spans: SpanSin
         if (spans !== undefined) spans.add(table.fields[f]!.key, at, p, 'elements');
       }
     }
-  } catch (e) {
+  } catch (caught) {
+    let e = caught;
     if (e instanceof ElementError) {
       elem = e.elem;
       e = e.inner;
