@@ -87,13 +87,15 @@ export function applyDamagedCopies<R, P extends object>(opts: {
   text: (r: R) => string;
   refused: (e: unknown) => boolean;
   pick: () => number;
+  /** The object to damage in place for packet `k` (default: a deep copy of it, which no decoder returned). */
+  copy?: (k: number) => P;
 }): number {
   let refused = 0;
   for (let i = 0; i < opts.runs; i++) {
     const k = Math.floor(opts.pick() * opts.packets.length);
     const r = opts.fresh(k);
     const before = opts.text(r);
-    const p = deepCopy(opts.packets[k]!);
+    const p = opts.copy !== undefined ? opts.copy(k) : deepCopy(opts.packets[k]!);
     const did = mutateLeaves(p, opts.pick, 1 + Math.floor(opts.pick() * 2)).join(' ');
     try {
       opts.apply(r, p);

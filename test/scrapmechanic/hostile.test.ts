@@ -389,6 +389,13 @@ function vectorPackets(): { bytes: Uint8Array[]; packets: Packet[] } {
   return { bytes, packets: bytes.map((b) => reader.decodeMessage(b).packet) };
 }
 
+/** Message `k` as a fresh reader decodes it after the messages before it (a packet the decoder returned). */
+function decodedAt(bytes: readonly Uint8Array[], k: number): Packet {
+  const reader = new ScrapMechanicSession();
+  for (let j = 0; j < k; j++) reader.decodeMessage(bytes[j]!);
+  return reader.decodeMessage(bytes[k]!).packet;
+}
+
 test('apply of caller-made packet objects: what the encoder refuses is a DecodeError naming it, the mirror unchanged', () => {
   const { bytes, packets } = vectorPackets();
   const s = new ScrapMechanicSession();
@@ -447,6 +454,44 @@ test('property: apply of damaged copies of decoded packets gives a result or a D
     refused: (e) => e instanceof DecodeErrorClass,
   });
   assert.ok(refused > 1000, `${refused} of 3000 refused: the damage reaches the check`);
+});
+
+test('property: a session with checkDecoded, given decoded packets damaged in place, gives a result or a DecodeError (mirror unchanged), never another error', () => {
+  const { bytes, packets } = vectorPackets();
+  const refused = applyDamagedCopies({
+    runs: 2000,
+    pick: rng(72),
+    packets,
+    copy: (k) => decodedAt(bytes, k),
+    fresh: (k) => {
+      const s = new ScrapMechanicSession({ checkDecoded: true });
+      for (let j = 0; j < k; j++) s.apply(bytes[j]!);
+      return s;
+    },
+    apply: (s, p) => s.apply(p),
+    text: mirrorText,
+    refused: (e) => e instanceof DecodeErrorClass,
+  });
+  assert.ok(refused > 700, `${refused} of 2000 refused: the damage reaches the check`);
+});
+
+test('a session with checkDecoded checks a decoded packet changed in place; its unchanged packets apply as their bytes do', () => {
+  const { bytes, packets } = vectorPackets();
+  const a = new ScrapMechanicSession();
+  const b = new ScrapMechanicSession({ checkDecoded: true });
+  for (let i = 0; i < bytes.length; i++) {
+    assert.deepEqual(b.apply(packets[i]!), a.apply(bytes[i]!), `changes of message ${i}`);
+    assert.equal(mirrorText(b), mirrorText(a), `mirror after message ${i}`);
+  }
+  const i = packets.findIndex((p) => 'updates' in p && p.updates.length > 0);
+  assert.ok(i >= 0);
+  const p = decodedAt(bytes, i) as { updates: unknown };
+  p.updates = null;
+  const c = new ScrapMechanicSession({ checkDecoded: true });
+  for (let j = 0; j < i; j++) c.apply(bytes[j]!);
+  const before = mirrorText(c);
+  assert.throws(() => c.apply(p as never), DecodeErrorClass);
+  assert.equal(mirrorText(c), before);
 });
 
 test('producer: updates that are no array are an EncodeError (a TypeError before); damaged updates give messages or an EncodeError', () => {

@@ -429,6 +429,50 @@ test('property: ObjectStore.applyBody of damaged copies of decoded bodies gives 
   assert.ok(refused > 1000, `${refused} of 3000 refused: the damage reaches the check`);
 });
 
+test('ObjectStore with checkDecoded: a decoded body changed in place is checked (a DecodeError, the store unchanged); an unchanged one applies as in a store without it', () => {
+  const fixtures = loadFixtures();
+  const bytes = fixtures.find((f) => f.name.includes('test1'))!.body;
+  const changed = (): ReturnType<typeof decodeBody> => {
+    const b = decodeBody(bytes);
+    const blk = b.blocks.find((x) => 'guid' in x) as { guid: unknown };
+    blk.guid = 'not a guid';
+    return b;
+  };
+  const checked = new ObjectStore({ checkDecoded: true });
+  assert.throws(
+    () => checked.applyBody(changed()),
+    (e: unknown) => e instanceof DecodeError && /guid/.test(e.message),
+  );
+  assert.equal(storeText(checked), '[]');
+  // the same body unchanged applies as it does in a store without the option
+  const plain = new ObjectStore();
+  assert.deepEqual(
+    checked.applyBody(decodeBody(bytes)).map((e) => e.kind),
+    plain.applyBody(decodeBody(bytes)).map((e) => e.kind),
+  );
+  assert.equal(storeText(checked), storeText(plain));
+});
+
+test('property: ObjectStore with checkDecoded, given decoded bodies damaged in place, gives a result or a DecodeError (store unchanged), never another error', () => {
+  const raw = loadFixtures().map((f) => f.body);
+  const bodies = raw.map((b) => decodeBody(b));
+  const refused = applyDamagedCopies({
+    runs: 2000,
+    pick: rng(62),
+    packets: bodies,
+    copy: (k) => decodeBody(raw[k]!),
+    fresh: (k) => {
+      const store = new ObjectStore({ checkDecoded: true });
+      for (let j = 0; j < k; j++) store.applyBody(bodies[j]!);
+      return store;
+    },
+    apply: (store, body) => store.applyBody(body),
+    text: storeText,
+    refused: (e) => e instanceof DecodeError,
+  });
+  assert.ok(refused > 700, `${refused} of 2000 refused: the damage reaches the check`);
+});
+
 test('property: a generated body applied as an object (checked) leaves the store as its encoded and decoded form does', () => {
   fc.assert(
     fc.property(fc.array(bodyArb, { minLength: 1, maxLength: 4 }), (bodies) => {

@@ -41,6 +41,13 @@ export interface SessionChanges {
 export interface SessionOptions {
   strict?: boolean;
   limits?: Partial<ScrapLimits>;
+  /**
+   * Send every packet object `apply` is given through the encoder and the decoder, also those the decoder returned
+   * (default false: those are applied as they are). For a caller that changes decoded packets before applying
+   * them: a changed packet the encoder would refuse is then a DecodeError, and the session is left as it was.
+   * It costs about twice the time of applying the object as it is.
+   */
+  checkDecoded?: boolean;
 }
 
 export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
@@ -68,13 +75,14 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
    * caller) goes through the encoder and the decoder on its way in: what the mirror holds
    * is then what bytes could carry, read as the decoder reads them, and an object the
    * encoder refuses is a DecodeError naming the field (at byte 0: an object has no bytes).
-   * A decoded packet changed by the caller since is applied as it is. A message that fails
+   * A decoded packet changed by the caller since is applied as it is, unless the session
+   * was made with `checkDecoded`. A message that fails
    * (DecodeError, or LimitError past `smMaxObjects` or `smMaxStoreBytes`) leaves the
    * session as it was.
    */
   apply(message: Uint8Array | Packet): MirrorChanges {
     if (message instanceof Uint8Array) this.decodeMessage(message);
-    else if (fromDecoder(message)) {
+    else if (this.options.checkDecoded !== true && fromDecoder(message)) {
       this.checkCapacity(message);
       this.applyDecoded(message);
     } else {
