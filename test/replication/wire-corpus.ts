@@ -105,8 +105,9 @@ function step(client: ReplicationClient, defs: readonly AnyEntityDef[], packet: 
 function damage(p: Uint8Array, r: () => number): Uint8Array {
   const q = p.slice();
   if (r() < 0.3 && q.length > 1) return q.subarray(0, 1 + Math.floor(r() * (q.length - 1)));
-  // (past the 5-byte magic and hash mostly: those are rejected at once)
-  const i = Math.min(q.length - 1, 5 + Math.floor(r() * Math.max(1, q.length - 5)));
+  // (in the records mostly, past a usual header of about 9 bytes: a header's tick or baseline changed is mostly ignored)
+  const from = q.length > 10 && r() < 0.8 ? 9 : 5;
+  const i = Math.min(q.length - 1, from + Math.floor(r() * Math.max(1, q.length - from)));
   q[i]! ^= 1 << Math.floor(r() * 8);
   return q;
 }
@@ -160,8 +161,9 @@ function worldStreams(seed: number, delivery: 'acked' | 'reliable', mtu: number,
     for (const s of sims) {
       s.down.send(server.packetFor(s.key));
       for (const p of s.down.deliver()) {
-        s.steps.push(step(s.client, DEFS, p));
+        // (a damaged copy first: after the packet itself it would only be old)
         if (r() < 0.12) s.steps.push(step(s.client, DEFS, damage(p, r)));
+        s.steps.push(step(s.client, DEFS, p));
       }
       s.up.send(s.client.ack());
       for (const a of s.up.deliver()) server.receive(s.key, a);
@@ -216,8 +218,8 @@ function ballBundles(seed: number, ticks: number): CorpusStream {
     server.receive('x', ackOf(server.hash, server.currentTick));
     down.send(server.packetFor('k'));
     for (const p of down.deliver()) {
-      steps.push(step(client, defs, p));
       if (r() < 0.12) steps.push(step(client, defs, damage(p, r)));
+      steps.push(step(client, defs, p));
     }
     up.send(client.ack());
     for (const a of up.deliver()) server.receive('k', a);
