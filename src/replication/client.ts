@@ -17,7 +17,7 @@ import { BitIn, bitLength, readGamma } from './bits.js';
 import { applyDiffs, planOf, readBodyApply, readBodyInto, readDiffs, type Plan } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, fromRaw, rawEq } from './values.js';
-import { ACK_MAGIC, BUNDLE_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
+import { ACK_MAGIC, BUNDLE_MAGIC, STATE_MAGIC, hex32, varintBytes } from './wire.js';
 import { BY_ID, ChangedMap, EntityView, searchSorted } from './maps.js';
 
 /**
@@ -589,6 +589,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const applied: ReceiveResult[] = [];
     let ignored: ReceiveResult | undefined;
     let bundleBase: number | null = null;
+    let prevTick = 0;
     this.holding = true;
     let i = 0;
     let at = 0;
@@ -601,6 +602,20 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
         onPart?.(part, at, i);
         if (part[0] !== STATE_MAGIC) throw new DecodeError(0, 'magic', `0x${STATE_MAGIC.toString(16)} (state packet)`, `0x${part[0]?.toString(16)}`);
         const res = this.receive(part);
+        // each part after the first is of the tick after the part before, against that tick (what a server sends:
+        // anything else could move the history floor, below, past the newest tick applied, and leave the client no
+        // baseline the server could send against)
+        if (i > 0) {
+          if (res.tick !== prevTick + 1) throw new DecodeError(5, 'tick', `the tick after the part before (${prevTick + 1})`, String(res.tick));
+          if (res.baseTick !== prevTick)
+            throw new DecodeError(
+              5 + varintBytes(res.tick),
+              'baseAgo',
+              'a part against the tick before it (baseAgo 1)',
+              String(res.baseTick === null ? 0 : res.tick - res.baseTick),
+            );
+        }
+        prevTick = res.tick;
         // the bundle's baseline is its first part's: the server may send against it again (the baselines of later
         // parts are no floor for the history)
         if (i === 0) bundleBase = res.baseTick;

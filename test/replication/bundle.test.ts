@@ -364,3 +364,60 @@ test('bundles of many parts (the packets of 12 to 20 ticks, the first of them a 
   }
   assert.ok(bundles >= 30, `${bundles} bundles`);
 });
+
+test('a bundle whose parts are not consecutive, each against the one before, is a DecodeError (mirror unchanged); its first part could otherwise move the history floor past the newest tick applied, and every later delta would be ignored', () => {
+  // the packets of a client that acked every tick (each against the tick before), and of one that acked even ticks only
+  // (no bundles: its packet of tick 6 is one delta against tick 4)
+  const server = new ReplicationServer({ entities: [U], bundles: false });
+  server.addClient('b');
+  server.addClient('e');
+  const b = new ReplicationClient({ entities: [U] });
+  const e = new ReplicationClient({ entities: [U] });
+  const ids = [server.spawn(U, { x: 1 }), server.spawn(U, { x: 2 })];
+  const usual: Uint8Array[] = [];
+  const even: Uint8Array[] = [];
+  for (let k = 1; k <= 12; k++) {
+    server.set(ids[k % 2]!, { x: k, n: k });
+    server.tick();
+    const p = server.packetFor('b');
+    usual.push(p);
+    b.receive(p);
+    server.receive('b', b.ack());
+    const q = server.packetFor('e');
+    even.push(q);
+    e.receive(q);
+    if (k % 2 === 0) server.receive('e', e.ack());
+  }
+  assert.equal(readPacketHeader(even[5]!).baseTick, 4, 'tick 6 against 4');
+  const at4 = (): ReplicationClient => {
+    const m = new ReplicationClient({ entities: [U] });
+    for (let k = 0; k < 4; k++) m.receive(usual[k]!);
+    assert.equal(m.tick, 4);
+    return m;
+  };
+  const m = at4();
+  const before = snapshot(m);
+  // first a later tick's part (tick 11 against 10: not held, so skipped), then the parts of ticks 5..8
+  assert.throws(
+    () => m.receive(bundleOf([usual[10]!, usual[4]!, usual[5]!, usual[6]!, usual[7]!])),
+    (err: unknown) => err instanceof DecodeError && /parts\[1\]\.tick/.test(err.message),
+  );
+  assert.deepEqual(snapshot(m), before, 'mirror unchanged');
+  assert.equal(m.tick, 4);
+  // the consecutive bundle of the same parts applies, and so does the next delta (tick 9 against 8) after it
+  assert.equal(m.receive(bundleOf([usual[4]!, usual[5]!, usual[6]!, usual[7]!])).ignored, undefined);
+  assert.equal(m.tick, 8);
+  assert.equal(m.receive(usual[8]!).ignored, undefined, 'the next delta applies');
+  assert.equal(m.tick, 9);
+  // a part that skips a tick, and a part of the next tick against another tick than the part before it
+  const m2 = at4();
+  assert.throws(
+    () => m2.receive(bundleOf([usual[4]!, usual[6]!])),
+    (err: unknown) => err instanceof DecodeError && /parts\[1\]\.tick/.test(err.message),
+  );
+  assert.throws(
+    () => m2.receive(bundleOf([usual[4]!, even[5]!])),
+    (err: unknown) => err instanceof DecodeError && /parts\[1\]\.baseAgo/.test(err.message),
+  );
+  assert.equal(m2.tick, 4);
+});
