@@ -15,8 +15,11 @@ Usage:
         when an essential field (error-or-not, ignored, tick, baseTick,
         deferred, state, ack) differs.
 
-Where the page had to be interpreted, the code says "SPEC:".  The points the
-page does not state and that were taken from the reference's behaviour:
+Where the page had to be interpreted, the code says "SPEC:".  The first
+version of this decoder found the points below missing from the page, and
+took them from the reference's behaviour; the page now states each of them
+(history floor and check order in "Client algorithm", the report in "What the
+client reports", the bundle's consecutive parts in "Bundle"):
 
   * history floor: applying a state packet with a baseline drops the history
     older than that baseline (the page only says a client "may"); full states
