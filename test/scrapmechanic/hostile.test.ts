@@ -438,42 +438,30 @@ test('apply of caller-made packet objects: what the encoder refuses is a DecodeE
   }
 });
 
-test('property: apply of damaged copies of decoded packets gives a result or a DecodeError (mirror unchanged), never another error', () => {
-  const { bytes, packets } = vectorPackets();
-  const refused = applyDamagedCopies({
-    runs: 3000,
-    pick: rng(71),
-    packets,
-    fresh: (k) => {
-      const s = new ScrapMechanicSession();
-      for (let j = 0; j < k; j++) s.apply(bytes[j]!);
-      return s;
-    },
-    apply: (s, p) => s.apply(p),
-    text: mirrorText,
-    refused: (e) => e instanceof DecodeErrorClass,
+// damaged deep copies (no decoder made them: checked always), and decoded packets damaged in place (checked with
+// checkDecoded)
+for (const inPlace of [false, true]) {
+  const what = inPlace ? 'a session with checkDecoded, given decoded packets damaged in place,' : 'apply of damaged copies of decoded packets';
+  test(`property: ${what} gives a result or a DecodeError (mirror unchanged), never another error`, () => {
+    const { bytes, packets } = vectorPackets();
+    const runs = inPlace ? 2000 : 3000;
+    const refused = applyDamagedCopies({
+      runs,
+      pick: rng(inPlace ? 72 : 71),
+      packets,
+      ...(inPlace ? { copy: (k: number) => decodedAt(bytes, k) } : {}),
+      fresh: (k) => {
+        const s = new ScrapMechanicSession({ checkDecoded: inPlace });
+        for (let j = 0; j < k; j++) s.apply(bytes[j]!);
+        return s;
+      },
+      apply: (s, p) => s.apply(p),
+      text: mirrorText,
+      refused: (e) => e instanceof DecodeErrorClass,
+    });
+    assert.ok(refused > runs / 3, `${refused} of ${runs} refused: the damage reaches the check`);
   });
-  assert.ok(refused > 1000, `${refused} of 3000 refused: the damage reaches the check`);
-});
-
-test('property: a session with checkDecoded, given decoded packets damaged in place, gives a result or a DecodeError (mirror unchanged), never another error', () => {
-  const { bytes, packets } = vectorPackets();
-  const refused = applyDamagedCopies({
-    runs: 2000,
-    pick: rng(72),
-    packets,
-    copy: (k) => decodedAt(bytes, k),
-    fresh: (k) => {
-      const s = new ScrapMechanicSession({ checkDecoded: true });
-      for (let j = 0; j < k; j++) s.apply(bytes[j]!);
-      return s;
-    },
-    apply: (s, p) => s.apply(p),
-    text: mirrorText,
-    refused: (e) => e instanceof DecodeErrorClass,
-  });
-  assert.ok(refused > 700, `${refused} of 2000 refused: the damage reaches the check`);
-});
+}
 
 test('a session with checkDecoded checks a decoded packet changed in place; its unchanged packets apply as their bytes do', () => {
   const { bytes, packets } = vectorPackets();
