@@ -521,9 +521,9 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     if (pos < 0) return this.receiveChecked(bytes);
     const tick = h[0]!;
     const ago = h[1]!;
-    if (ago > tick) throw new DecodeError(6, 'baseAgo', `at most the tick (${tick})`, String(ago));
+    // (errors the checked way, which knows where each varint starts)
+    if (ago > tick || tick === 0) return this.receiveChecked(bytes);
     const base = ago === 0 ? null : tick - ago;
-    if (tick === 0) throw new DecodeError(5, 'tick', 'a tick of at least 1', '0');
     if (tick <= this.latest) return ignoredResult(tick, base, 'old');
     if (base !== null && !this.hasTick(base)) return ignoredResult(tick, base, 'missing-baseline');
     const deferred = h[2]!;
@@ -543,8 +543,9 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     const hash = r.u32le('schemaHash');
     if (hash !== this.hash) throw new DecodeError(1, 'schemaHash', `schema hash ${hex32(this.hash)} (the server has another schema)`, hex32(hash));
     const tick = r.vu32('tick');
+    const agoAt = r.pos;
     const ago = r.vu32('baseAgo');
-    if (ago > tick) throw new DecodeError(6, 'baseAgo', `at most the tick (${tick})`, String(ago));
+    if (ago > tick) throw new DecodeError(agoAt, 'baseAgo', `at most the tick (${tick})`, String(ago));
     const base = ago === 0 ? null : tick - ago;
     if (tick === 0) throw new DecodeError(5, 'tick', 'a tick of at least 1', '0');
     if (tick <= this.latest) return ignoredResult(tick, base, 'old');
@@ -1311,8 +1312,9 @@ export function readPacketHeader(bytes: Uint8Array): { hash: number; tick: numbe
   if (magic !== STATE_MAGIC) throw new DecodeError(0, 'magic', `0x${STATE_MAGIC.toString(16)} (state packet)`, `0x${magic.toString(16)}`);
   const hash = r.u32le('schemaHash');
   const tick = r.vu32('tick');
+  const agoAt = r.pos;
   const ago = r.vu32('baseAgo');
-  if (ago > tick) throw new DecodeError(6, 'baseAgo', `at most the tick (${tick})`, String(ago));
+  if (ago > tick) throw new DecodeError(agoAt, 'baseAgo', `at most the tick (${tick})`, String(ago));
   return { hash, tick, baseTick: ago === 0 ? null : tick - ago, deferred: r.vu32('deferred'), count: r.vu32('count') };
 }
 

@@ -421,3 +421,19 @@ test('a bundle whose parts are not consecutive, each against the one before, is 
   );
   assert.equal(m2.tick, 4);
 });
+
+test('a baseAgo past the tick is a DecodeError at the byte where baseAgo starts, also after a tick of two bytes (it said byte 6)', () => {
+  const c = new ReplicationClient({ entities: [U] });
+  const h = new ReplicationServer({ entities: [U] }).hash;
+  const head = [0xb1, h & 255, (h >>> 8) & 255, (h >>> 16) & 255, h >>> 24];
+  // tick 128 (80 01), baseAgo 129 (81 01); tick 5, baseAgo 6
+  for (const [tickBytes, agoBytes, at] of [
+    [[0x80, 0x01], [0x81, 0x01], 7],
+    [[5], [6], 6],
+  ] as const) {
+    const p = Uint8Array.from([...head, ...tickBytes, ...agoBytes, 0, 0]);
+    for (const f of [() => c.receive(p), () => readPacketHeader(p)])
+      assert.throws(f, (e: unknown) => e instanceof DecodeError && e.offset === at && /baseAgo/.test(e.message));
+  }
+  assert.equal(c.tick, 0);
+});
