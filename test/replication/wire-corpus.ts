@@ -208,10 +208,32 @@ function ballBundles(seed: number, ticks: number): CorpusStream {
   const ids: number[] = [];
   for (let i = 0; i < 30; i++) ids.push(server.spawn(Ball, { x: i, hp: i }));
   const steps: CorpusStep[] = [];
+  let flip = ids[0]!;
+  let flipTag = '';
+  let reuse = 0;
   for (let k = 0; k < ticks; k++) {
     for (let i = 0; i < 3; i++) server.set(ids[Math.floor(r() * ids.length)]!, { x: r() * 100, hp: Math.floor(r() * 256) });
     if (r() < 0.1) ids.push(server.spawn(Ball, { tag: 'n' + k }));
     if (r() < 0.05) server.despawn(ids.splice(Math.floor(r() * ids.length), 1)[0]!);
+    // a field changed and changed back at the next tick (within one bundle, a change with no net effect)
+    if (k % 7 === 0) {
+      flip = ids[Math.floor(r() * ids.length)]!;
+      flipTag = server.get(flip)!.values.tag as string;
+      server.set(flip, { tag: 'f' + k });
+    } else if (k % 7 === 1 && server.get(flip) !== undefined) server.set(flip, { tag: flipTag });
+    // an id given again: in the same tick, or at the next (within one bundle: a renewal, or a despawn and a spawn)
+    if (k % 11 === 0) {
+      const id = ids[Math.floor(r() * ids.length)]!;
+      server.despawn(id);
+      if (r() < 0.5) server.spawn(Ball, { hp: k & 255, tag: 'again' }, { id });
+      else {
+        ids.splice(ids.indexOf(id), 1);
+        reuse = id;
+      }
+    } else if (reuse !== 0) {
+      ids.push(server.spawn(Ball, { x: k, tag: 'later' }, { id: reuse }));
+      reuse = 0;
+    }
     server.tick();
     // (another client that keeps up: the usual packets a bundle is made of)
     server.packetFor('x');
