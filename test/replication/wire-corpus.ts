@@ -272,7 +272,7 @@ export function wireCorpus(seed = 1): Corpus {
       ...worldStreams(seed + 1, 'acked', 300, 80, 0.1, 'small-mtu'),
       ...worldStreams(seed + 2, 'reliable', 1200, 60, 0, 'reliable'),
       ballStream(seed + 3, 60),
-      ballBundles(seed + 4, 150),
+      ballBundles(seed + 4, 220),
     ],
   };
 }
