@@ -7,7 +7,7 @@ import { excerpt } from '../../core/json.js';
 import type { SpanSink } from '../../core/spans.js';
 import type { TwVersion } from './delta.js';
 import { Packer, Unpacker } from './packer.js';
-import type { VarintMode } from './varint.js';
+import { checkInt32, type VarintMode } from './varint.js';
 import type { SnapKind, SnapMessage } from './types.js';
 export type { SnapKind, SnapMessage } from './types.js';
 
@@ -246,16 +246,10 @@ export function decodeSnapMessage(bytes: Uint8Array, version: TwVersion, opts: S
 /** One packer for every snap message (encoding is synchronous; `finish` copies out). */
 const snapPacker = new Packer(2048);
 
-/** An int32 (what a Teeworlds varint carries), or the EncodeError at `path`. */
-function int32(v: unknown, path: string, min = -0x80000000): number {
-  if (typeof v !== 'number' || (v | 0) !== v || v < min) throw new EncodeError(path, `expected an integer in [${min}, 2^31), got ${excerpt(v)}`);
-  return v;
-}
-
 /** A snapshot's tick (an int32, not negative) and its base tick (-1, a full snapshot, up to the tick), or the EncodeError. */
 export function checkTicks(tick: unknown, deltaTick: unknown): void {
-  const t = int32(tick, 'tick', 0);
-  const base = int32(deltaTick, 'deltaTick', -1);
+  const t = checkInt32(tick, 'tick', 0);
+  const base = checkInt32(deltaTick, 'deltaTick', -1);
   if (base > t) throw new EncodeError('deltaTick', `expected a base tick from -1 to the tick (${t}), got ${base}`);
 }
 
@@ -273,8 +267,8 @@ function checkSnapMessage(m: SnapMessage): void {
   checkTicks(m.tick, m.deltaTick);
   if (!(m.data instanceof Uint8Array)) throw new EncodeError('data', `expected a Uint8Array, got ${excerpt(m.data)}`);
   if (kind === 'snap') {
-    const n = int32(m.numParts, 'numParts', 1);
-    const part = int32(m.part, 'part', 0);
+    const n = checkInt32(m.numParts, 'numParts', 1);
+    const part = checkInt32(m.part, 'part', 0);
     if (part >= n) throw new EncodeError('part', `expected a part index below numParts (${n}), got ${part}`);
   } else {
     if (m.numParts !== 1) throw new EncodeError('numParts', `expected 1 for a ${kind}, got ${excerpt(m.numParts)}`);
@@ -283,7 +277,7 @@ function checkSnapMessage(m: SnapMessage): void {
   if (kind === 'snap_empty') {
     if (m.crc !== 0) throw new EncodeError('crc', `expected 0 for a snap_empty (it carries no crc), got ${excerpt(m.crc)}`);
     if (m.data.length !== 0) throw new EncodeError('data', `expected no bytes for a snap_empty, got ${m.data.length}`);
-  } else int32(m.crc, 'crc');
+  } else checkInt32(m.crc, 'crc', -0x80000000);
 }
 
 /** Encode one snapshot message (the fields of a SnapMessage, checked: see checkSnapMessage; `data` is written as is). */

@@ -8,6 +8,7 @@ import { excerpt } from '../../core/json.js';
 import type { TwVersion } from './delta.js';
 import { itemKey, type Snapshot } from './snapshot.js';
 import { intsToStr, strToInts } from './strings.js';
+import { checkInt32 } from './varint.js';
 import { EXT_OBJECTS, OBJECTS_06, OBJECTS_07, type ExtObjectDef, type ObjectDef } from './tables/objects.js';
 import type { ItemTypeInfo, FieldValue, TypedItem } from './types.js';
 export type { ItemTypeInfo, FieldValue, TypedItem } from './types.js';
@@ -200,10 +201,10 @@ export function itemDataFromFields(info: ItemTypeInfo, fields: Record<string, un
     if (v === undefined) break;
     const where = `${path}.${f.name}`;
     if (f.kind === 'int') {
-      out.push(int32Field(v, where));
+      out.push(checkInt32(v, where));
     } else if (f.kind === 'arr') {
       if (!Array.isArray(v) || v.length !== f.n) throw new EncodeError(where, `expected ${f.n} ints, got ${excerpt(v)}`);
-      for (let k = 0; k < f.n; k++) out.push(int32Field(v[k], `${where}[${k}]`));
+      for (let k = 0; k < f.n; k++) out.push(checkInt32(v[k], `${where}[${k}]`));
     } else if (f.kind === 'str') {
       for (const x of strField(v, f.n, where)) out.push(x);
     } else {
@@ -215,14 +216,9 @@ export function itemDataFromFields(info: ItemTypeInfo, fields: Record<string, un
   if (extra !== undefined) {
     if (!Array.isArray(extra)) throw new EncodeError(`${path}.extra`, `expected an array of ints, got ${excerpt(extra)}`);
     if (extra.length > 0x4000) throw new EncodeError(`${path}.extra`, `at most ${0x4000} ints, got ${extra.length}`);
-    for (let k = 0; k < extra.length; k++) out.push(int32Field(extra[k], `${path}.extra[${k}]`));
+    for (let k = 0; k < extra.length; k++) out.push(checkInt32(extra[k], `${path}.extra[${k}]`));
   }
   return out;
-}
-
-function int32Field(v: unknown, path: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 2147483647) throw new EncodeError(path, `expected an int32, got ${excerpt(v)}`);
-  return v;
 }
 
 /** A string field: it must read back the same (fits `4n − 1` UTF-8 bytes, no NUL). */

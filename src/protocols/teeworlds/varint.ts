@@ -190,10 +190,10 @@ export function intOffsets(bytes: Uint8Array, start = 0, end = bytes.length): In
   return Int32Array.from(pos);
 }
 
-/** Check that `v` is an int32 (for encoders taking numbers from JSON). */
-export function checkInt32(v: unknown, path: string): number {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < -2147483648 || v > 2147483647) {
-    throw new EncodeError(path, `expected an int32, got ${excerpt(v)}`);
+/** Check that `v` is an int32 (for encoders taking numbers from JSON), and at least `min` when one is given. */
+export function checkInt32(v: unknown, path: string, min?: number): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < (min ?? -2147483648) || v > 2147483647) {
+    throw new EncodeError(path, min === undefined ? `expected an int32, got ${excerpt(v)}` : `expected an integer in [${min}, 2^31), got ${excerpt(v)}`);
   }
   return v;
 }
