@@ -610,10 +610,12 @@ export class Sent {
 /** A client: its view's profile, its sent packets (it is their Sent: one object per client), its newest ack and last node. */
 export class ClientState extends Sent {
   acked = -1;
-  last: Node | null = null;
-  /** The tick of the newest packet made for this client (-1: none), and that packet (its `last` is its node). */
-  lastTick = -1;
+  /** The newest packet made for this client (null: none; its node's tick is the tick it was made at). */
   lastBuilt: Built | null = null;
+  /** That packet's node (reliable delivery's baseline). */
+  get last(): Node | null {
+    return this.lastBuilt === null ? null : this.lastBuilt.node;
+  }
   constructor(
     readonly profile: Profile,
     store: SentStore,

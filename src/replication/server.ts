@@ -1562,20 +1562,19 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   packetFor(key: ClientKey): Uint8Array {
     const c = this.client(key);
     const t = this.t;
-    if (c.lastTick === t) return c.lastBuilt!.packet;
+    const lb = c.lastBuilt;
+    if (lb !== null && lb.node.tick === t) return lb.packet;
     if (t === 0) throw new EncodeError('tick', 'call tick() before packetFor()');
     // the usual case in acked delivery: the client acknowledged its packet of the tick before, which left nothing out,
     // and another client with the same view has had this tick's packet against that tick made: the same bytes, without
     // the lookups below (the baseline is that packet's node, `last`, within the window and the history: see below)
     const p = c.profile;
-    if (p.usualTick === t && c.acked === t - 1 && c.lastTick === t - 1 && this.delivery === 'acked' && this.window > 1) {
-      const b = c.last!;
+    if (p.usualTick === t && c.acked === t - 1 && lb !== null && lb.node.tick === t - 1 && this.delivery === 'acked' && this.window > 1) {
+      const b = lb.node;
       if (b.over === null && b.tick >= this.kept) {
         const built = p.usualBuilt!;
         c.set(t, built);
-        c.lastTick = t;
         c.lastBuilt = built;
-        c.last = built.node;
         return built.packet;
       }
     }
@@ -1587,8 +1586,6 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     const built =
       (base !== null && base.tick < t - 1 && this.bundles && this.delivery === 'acked' && this.bundleFor(c, base, t)) || this.build(c.profile, base, t);
     c.set(t, built);
-    c.last = built.node;
-    c.lastTick = t;
     c.lastBuilt = built;
     if (base !== null && base.tick === t - 1 && base.over === null) {
       p.usualTick = t;
