@@ -17,7 +17,7 @@ import { BitIn, bitLength, readGamma } from './bits.js';
 import { applyDiffs, planOf, readBodyApply, readBodyInto, readDiffs, type Plan } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, fromRaw, rawEq } from './values.js';
-import { ACK_MAGIC, BUNDLE_MAGIC, STATE_MAGIC, hex32, varintBytes } from './wire.js';
+import { ACK_MAGIC, BUNDLE_MAGIC, STATE_MAGIC, hex32 } from './wire.js';
 import { BY_ID, ChangedMap, EntityView, searchSorted } from './maps.js';
 
 /**
@@ -610,7 +610,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
           if (res.tick !== prevTick + 1) throw new DecodeError(5, 'tick', `the tick after the part before (${prevTick + 1})`, String(res.tick));
           if (res.baseTick !== prevTick)
             throw new DecodeError(
-              5 + varintBytes(res.tick),
+              baseAgoAt(part),
               'baseAgo',
               'a part against the tick before it (baseAgo 1)',
               String(res.baseTick === null ? 0 : res.tick - res.baseTick),
@@ -1303,6 +1303,14 @@ export function bundleParts(bytes: Uint8Array): [number, Uint8Array][] {
     r.skip(len);
   } while (r.pos < r.end);
   return parts;
+}
+
+/** Where a state packet's `baseAgo` starts (after its magic, hash and tick, however long the tick's varint is). */
+function baseAgoAt(packet: Uint8Array): number {
+  const r = new ByteReader(packet);
+  r.skip(5);
+  r.vu32('tick');
+  return r.pos;
 }
 
 /** The header of a state packet, without decoding its records (for tools, relays and simulations). */
