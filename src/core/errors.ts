@@ -94,6 +94,17 @@ export function atPath(e: unknown, seg: string): unknown {
 }
 
 /**
+ * An encoder's refusal of a value a caller made (not decoded from bytes) as the DecodeError a mirror's `apply` gives
+ * for bad input: the same path, byte 0 (there are no bytes), and the reason as what was expected ("expected X" as X,
+ * anything else as "what the encoder takes (…)"). Anything that is not an EncodeError is returned as it is.
+ */
+export function refusalAsDecodeError(e: unknown): unknown {
+  if (!(e instanceof EncodeError)) return e;
+  const r = e.reason;
+  return new DecodeError(0, e.path, r.startsWith('expected ') ? r.slice(9) : `what the encoder takes (${r})`);
+}
+
+/**
  * Rethrow helper for decoders: adds `segment` to a DecodeError's path.
  * Anything that is not a DecodeError is a bug in a decoder; it is wrapped so that the
  * totality promise still holds for the caller, but with the original as `cause`.

@@ -412,7 +412,7 @@ test('apply of caller-made packet objects: what the encoder refuses is a DecodeE
     [
       'updates that are no array',
       { packetId: 0x16, tick: 1, updates: null } as unknown as Packet,
-      /DecodeError: at byte 0 in updates: expected a packet the encoder takes/,
+      /DecodeError: at byte 0 in updates: expected an array, got null/,
     ],
     ['an update that is null', withUpdate(0, (u) => Object.keys(u).forEach((k) => delete u[k])), /updates\[0\]/],
     ['slot changes that are a number', withUpdate(1, (u) => (u.data.slotChanges = -1)), /updates\[1\]\.data\.slotChanges/],

@@ -5,7 +5,7 @@
  * the family's `ClientMirror`: ids are `"<NetObj type>:<id>"` (`"Character:2"`),
  * the inspector's ids.
  */
-import { DecodeError, EncodeError, LimitError } from '../../core/errors.js';
+import { LimitError, refusalAsDecodeError } from '../../core/errors.js';
 import type { ClientMirror, MirrorChanges, MirroredEntity, MirrorIssue } from '../../core/mirror.js';
 import type { SpanSink } from '../../core/spans.js';
 import { decodeBody } from './body-read.js';
@@ -90,8 +90,7 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
       try {
         bytes = encodeMessage(message, { lz4: 'literal' });
       } catch (e) {
-        if (!(e instanceof EncodeError)) throw e;
-        throw new DecodeError(0, e.path, `a packet the encoder takes (${e.reason})`);
+        throw refusalAsDecodeError(e);
       }
       this.decodeMessage(bytes);
     }

@@ -4,7 +4,7 @@
  * destroy; objects by guid with typed field access; one event per change.
  */
 import { bitsToF32 } from '../../core/floats.js';
-import { DecodeError, EncodeError, LimitError } from '../../core/errors.js';
+import { DecodeError, LimitError, refusalAsDecodeError } from '../../core/errors.js';
 import { checkBody, fromDecoder } from './body.js';
 import { checkGuid } from './guid.js';
 import type { ClientMirror, MirrorChanges, MirroredEntity, MirrorIssue } from '../../core/mirror.js';
@@ -332,7 +332,7 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
       try {
         checkGuid(p.guid, 'guid');
       } catch (e) {
-        throw decodeErrorOf(e);
+        throw refusalAsDecodeError(e);
       }
       const out: StoreEvent[] = [];
       this.remove(p.guid, 'destroy', -1, out);
@@ -354,7 +354,7 @@ export class ObjectStore implements ClientMirror<ServerPacket> {
       try {
         checkBody(body, SHAPE_ONLY);
       } catch (e) {
-        throw decodeErrorOf(e);
+        throw refusalAsDecodeError(e);
       }
     }
     this.checkRoom(body);
@@ -723,13 +723,6 @@ export function slotFieldNames(o: WowObject, slots: Iterable<number>): string[] 
  * `wowMaxObjects` and `wowMaxStoreBytes`): what applyBody checks a body for.
  */
 const SHAPE_ONLY: Readonly<WowLimits> = { ...resolveWowLimits(), wowMaxBlocks: Infinity, wowMaxSplinePoints: Infinity, maxArrayLength: Infinity };
-
-/** An encoder's refusal of a caller-made object as the store's DecodeError (same path; byte 0: there are no bytes). */
-function decodeErrorOf(e: unknown): unknown {
-  if (!(e instanceof EncodeError)) return e;
-  const msg = e.reason;
-  return new DecodeError(0, e.path, msg.startsWith('expected ') ? msg.slice(9) : `what the encoder takes (${msg})`);
-}
 
 /** The shared `MirrorChanges` of a list of store events. */
 export function mirrorChanges(events: readonly StoreEvent[]): MirrorChanges {
