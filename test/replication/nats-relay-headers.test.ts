@@ -140,6 +140,42 @@ test('relay: a message with no Tw-Tick, or one that is no tick, is an error even
   await relay.close();
 });
 
+test('relay: a delta with no Tw-Base, or one that is no earlier tick, is an error event, even when its packet is a full state', async () => {
+  const { relay, events, asked, send, auth, start, step } = harness();
+  start();
+  await turn();
+  await step(2);
+  assert.equal(relay.tick, 2);
+  // (the tick itself and one after it are no baseline of it either)
+  const bad: ((now: number) => string | undefined)[] = [() => undefined, () => '', () => 'abc', () => '-1', () => '2.5', String, (now) => String(now + 5)];
+  for (const [i, baseOf] of bad.entries()) {
+    for (const full of [false, true]) {
+      const before = events.length;
+      const nAsked = asked.length;
+      const last = auth.currentTick;
+      const now = auth.tick();
+      const base = baseOf(now);
+      const h: Record<string, string> = { 'Tw-Tick': String(now), 'Tw-Epoch': 'e' };
+      if (base !== undefined) h['Tw-Base'] = base;
+      send('delta', full ? auth.worldPacket() : auth.worldPacket(last), h);
+      await turn();
+      const fresh = events.slice(before);
+      assert.ok(
+        fresh.some((e) => e.type === 'error' && /no valid Tw-Base header/.test(e.message)),
+        `${JSON.stringify(base)} (${full ? 'full state' : 'delta'}): ${JSON.stringify(fresh)}`,
+      );
+      assert.ok(!fresh.some((e) => e.type === 'gap'), 'not taken for a gap');
+      if (i === 0 && !full) assert.ok(asked.length > nAsked && asked.at(-1) === 'tickwire.w.control', 'a keyframe is asked for');
+      assert.equal(relay.tick, 2);
+    }
+  }
+  // the next keyframe brings it back
+  await step(30, { key: true });
+  await step(31);
+  assert.equal(clientView(relay), 31);
+  await relay.close();
+});
+
 test('relay: Tw-Base must be the packet’s baseline, and a keyframe must be a full state', async () => {
   const { relay, events, start, step } = harness();
   start();

@@ -220,8 +220,12 @@ export class NatsRelay {
       // (a message without a tick cannot be applied: an error like a header that contradicts its packet)
       if (!Number.isInteger(tick) || tick < 1) throw new Error(`no valid ${H.tick} header (${JSON.stringify(h?.get(H.tick) ?? null)})`);
       const key = m.subject === this.names.key;
-      const base = key ? undefined : Number(h?.get(H.base));
-      this.checkHeaders(m.data, key, tick, base);
+      const baseText = key ? undefined : h?.get(H.base);
+      // (every delta has one, a full state's too: `Number('')` would read a missing header as tick 0, a gap)
+      const base = baseText === undefined || baseText === '' ? Number.NaN : Number(baseText);
+      if (!key && (!Number.isInteger(base) || base < 0 || base >= tick))
+        throw new Error(`no valid ${H.base} header (${JSON.stringify(baseText ?? null)}) on a delta of tick ${tick}`);
+      this.checkHeaders(m.data, key, tick, key ? undefined : base);
       if (key) this.onKey(m, tick, epoch, hash);
       else this.onDelta(m, tick, base!, epoch, hash);
     } catch (e) {
