@@ -14,8 +14,6 @@ export interface Limits {
   maxStringLength: number;
   /** Most elements in any one array read from input (blocks, items, entities). */
   maxArrayLength: number;
-  /** Deepest nesting (compound messages inside compound messages). */
-  maxDepth: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -23,7 +21,6 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxZlibOutput: 4 * 1024 * 1024,
   maxStringLength: 64 * 1024,
   maxArrayLength: 1 << 20,
-  maxDepth: 8,
 });
 
 /** Defaults merged with per-call overrides. Returns the frozen defaults when there is nothing to merge. */
