@@ -21,3 +21,19 @@ export function bitsToF32(bits: number): number {
 export function f32NeedsBits(bits: number): boolean {
   return f32ToBits(bitsToF32(bits)) !== bits >>> 0;
 }
+
+/**
+ * The shortest decimal (as a number) that reads back as the float32 `Math.fround(v)` (`v` finite): what the
+ * families' JSON forms print for a float32 (`0.72`, not `0.7200000286102295`). An integer below 2^24 prints as it is; any other
+ * float32 has a decimal of at most 9 significant digits that reads back to it, and the decimal of `p` digits nearest
+ * to it (`toPrecision(p)`) is the one to try for each `p`.
+ */
+export function shortestF32(v: number): number {
+  const f = Math.fround(v);
+  if (Number.isInteger(f) && Math.abs(f) < 2 ** 24) return f;
+  for (let p = 1; p <= 9; p++) {
+    const x = Number(f.toPrecision(p));
+    if (Math.fround(x) === f) return x;
+  }
+  return f;
+}

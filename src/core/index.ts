@@ -11,7 +11,7 @@ export { inflateZlib, inflateZlibAsync, inflateZlibMany, InflatedZlib, platformI
 export type { AsyncInflateOptions, InflateOptions, ZlibImpl } from './zlib.js';
 export { toHex, fromHex, hexdump, parseHexLines } from './hex.js';
 export type { HexdumpOptions } from './hex.js';
-export { f32ToBits, bitsToF32, f32NeedsBits } from './floats.js';
+export { f32ToBits, bitsToF32, f32NeedsBits, shortestF32 } from './floats.js';
 export { toJsonValue, excerpt } from './json.js';
 export {
   readCapture,

@@ -10,7 +10,7 @@
  * - float32 values are numbers; -0, infinities and NaNs are `"f32:0xXXXXXXXX"` (the bits).
  * - byte strings (0x02 block, unknown bodies) are lowercase hex.
  */
-import { EncodeError, fromHex, toHex, excerpt } from '../../core/index.js';
+import { EncodeError, fromHex, toHex, excerpt, shortestF32 } from '../../core/index.js';
 import { ENC_F32, flagNamesOf, type FieldTable } from './tables/schema.js';
 import { FIELDS_6F59094D } from './tables/index.js';
 import { F32Bits, INPUT_FLAGS } from './types.js';
@@ -30,17 +30,6 @@ export function f32ToJson(v: number | F32Bits): number | string {
     return `f32:0x${bits.toString(16).padStart(8, '0')}`;
   }
   return shortestF32(v);
-}
-
-/** The shortest decimal (as a number) whose float32 rounding is `Math.fround(v)`. */
-export function shortestF32(v: number): number {
-  const f = Math.fround(v);
-  if (Number.isInteger(f) && Math.abs(f) < 2 ** 24) return f;
-  for (let p = 1; p < 9; p++) {
-    const x = Number(f.toPrecision(p));
-    if (Math.fround(x) === f) return x;
-  }
-  return f;
 }
 
 /** Parse the JSON form of a float32 value. */

@@ -14,7 +14,7 @@
 import { EncodeError } from '../../core/errors.js';
 import { excerpt } from '../../core/json.js';
 import { fromHex, toHex } from '../../core/hex.js';
-import { bitsToF32, f32ToBits } from '../../core/floats.js';
+import { bitsToF32, f32ToBits, shortestF32 } from '../../core/floats.js';
 import { fieldAt, guidHex, objectType } from './fields.js';
 import { flagNames, MOVE_FLAG_NAMES, SPLINE_FLAG_NAMES, UPDATE_FLAG_NAMES } from './tables/flags.js';
 import { adler32, nanNeedsBits, popcount32 } from './codec.js';
@@ -55,11 +55,7 @@ export function floatToJson(v: number, bits?: number): number | string {
   if (v === Infinity) return 'Infinity';
   if (v === -Infinity) return '-Infinity';
   if (v === 0) return Object.is(v, -0) ? '-0' : 0;
-  for (let p = 1; p <= 9; p++) {
-    const n = Number(v.toPrecision(p));
-    if (Math.fround(n) === v) return n;
-  }
-  return v;
+  return shortestF32(v);
 }
 
 /** A float (number or special string) and, when it needs them, its exact bits. */
