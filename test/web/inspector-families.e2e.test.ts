@@ -31,12 +31,16 @@ import {
 
 const missing = chromiumMissing();
 
-/** The sample of `family` stored at `path`, or why the test cannot run yet. */
-function sampleAt(family: string, path: string): { id: string; todo?: undefined } | { id?: undefined; todo: string } {
+/** The id of the sample of `family` stored at `path` (a missing one fails the tests that use it). */
+function sampleAt(family: string, path: string): { id: string; path: string } {
   const f = FAMILIES.find((x) => x.name === family);
   const s = f?.samples.find((x) => x.path === path);
-  if (s !== undefined) return { id: s.id };
-  return { todo: `the ${family} family has not landed on this branch yet (no sample ${path})` };
+  return { id: s?.id ?? '', path };
+}
+
+/** Fails unless the sample is bundled. */
+function need(s: { id: string; path: string }): void {
+  assert.notEqual(s.id, '', `no bundled sample ${s.path}`);
 }
 
 const SM = sampleAt('scrapmechanic', 'samples/scrapmechanic/network-updates.hex');
@@ -63,8 +67,7 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
   });
 
   for (const f of FAMILIES) {
-    const todo = f.samples.length === 0 ? `the ${f.name} family has not landed on this branch yet (no bundled samples)` : undefined;
-    test(`${f.name}: every bundled sample loads and decodes without an error`, { todo }, async () => {
+    test(`${f.name}: every bundled sample loads and decodes without an error`, async () => {
       assert.ok(f.samples.length > 0, `${f.name} bundles no sample`);
       for (const s of f.samples) {
         await pickSample(page, f.name, s.id);
@@ -93,8 +96,9 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
   }
 
   // Scrap Mechanic: expected values from test/fixtures/scrapmechanic/network_update_vectors.json
-  test('scrapmechanic: tree, LZ4 body highlighting, entity table over the sample stream', { todo: SM.todo }, async () => {
-    await pickSample(page, 'scrapmechanic', SM.id!);
+  test('scrapmechanic: tree, LZ4 body highlighting, entity table over the sample stream', async () => {
+    need(SM);
+    await pickSample(page, 'scrapmechanic', SM.id);
     // docs-delta-example: tick 42, a raw Container update (id 1) and a delta one (id 2)
     const tree = await treeText(page);
     assert.match(tree, /tick: 42\b/);
@@ -123,8 +127,9 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
   });
 
   // Teeworlds: expected values from test/fixtures/teeworlds/tw075_live.json and ddnet164_multipart_live.json
-  test('teeworlds: tree, hover, deletions and new items over the 0.7.5 stream', { todo: TW.todo }, async () => {
-    await pickSample(page, 'teeworlds', TW.id!);
+  test('teeworlds: tree, hover, deletions and new items over the 0.7.5 stream', async () => {
+    need(TW);
+    await pickSample(page, 'teeworlds', TW.id);
     let tree = await treeText(page);
     assert.match(tree, /tick: 80\b/);
     assert.match(tree, /crc: 2320\b/);
@@ -161,8 +166,9 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
     );
   });
 
-  test('teeworlds: a 3-part SNAP yields its snapshot with the last part', { todo: TW_MULTI.todo }, async () => {
-    await pickSample(page, 'teeworlds', TW_MULTI.id!);
+  test('teeworlds: a 3-part SNAP yields its snapshot with the last part', async () => {
+    need(TW_MULTI);
+    await pickSample(page, 'teeworlds', TW_MULTI.id);
     assert.match(await treeText(page), /no record/);
     await gotoMessage(page, 2);
     const tree = await treeText(page);
@@ -173,9 +179,9 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
     assert.equal(Object.keys(await stateTable(page)).length, 83);
   });
 
-  test("teeworlds: a dropped pcap of the 0.7.5 server packets goes through the family's capture decoder", {
-    todo: TW.todo ?? (FAMILIES.find((f) => f.name === 'teeworlds')?.decodeFile === undefined ? 'teeworlds has no capture decoder yet' : undefined),
-  }, async () => {
+  test("teeworlds: a dropped pcap of the 0.7.5 server packets goes through the family's capture decoder", async () => {
+    need(TW);
+    assert.ok(FAMILIES.find((f) => f.name === 'teeworlds')?.decodeFile !== undefined, 'teeworlds has a capture decoder');
     // the real server's UDP packets of test/fixtures/teeworlds/tw075_live.json, wrapped in IPv4/UDP in a pcap
     const fx = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/teeworlds/tw075_live.json'), 'utf8')) as { udpPacketsHex: string[] }[];
     const frames = fx.flatMap((e, i) =>
@@ -205,8 +211,9 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
     await screenshot(page, 'teeworlds-pcap');
   });
 
-  test('teeworlds: the 3-part SNAP sent out of order (2, 0, 2, 1) completes with its last missing part', { todo: TW_SHUFFLED.todo }, async () => {
-    await pickSample(page, 'teeworlds', TW_SHUFFLED.id!);
+  test('teeworlds: the 3-part SNAP sent out of order (2, 0, 2, 1) completes with its last missing part', async () => {
+    need(TW_SHUFFLED);
+    await pickSample(page, 'teeworlds', TW_SHUFFLED.id);
     for (const i of [0, 1, 2]) {
       await gotoMessage(page, i);
       assert.match(await treeText(page), /no record/, `message ${i + 1}`);
@@ -217,13 +224,14 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
     assert.match(tree, /crc: 1439797022\b/);
   });
 
-  test('teeworlds: DDNet 16.4 stream, tick, CRC and item count of each snapshot as in the fixture', { todo: TW_DDNET.todo }, async () => {
+  test('teeworlds: DDNet 16.4 stream, tick, CRC and item count of each snapshot as in the fixture', async () => {
+    need(TW_DDNET);
     const fx = JSON.parse(readFileSync(join(ROOT, 'test/fixtures/teeworlds/ddnet164_live.json'), 'utf8')) as {
       tick: string | number;
       crc: string | number;
       resultItems: unknown[] | string;
     }[];
-    await pickSample(page, 'teeworlds', TW_DDNET.id!);
+    await pickSample(page, 'teeworlds', TW_DDNET.id);
     for (let i = 0; i < 4; i++) {
       const e = fx[i]!;
       await gotoMessage(page, i);
@@ -236,8 +244,9 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
   });
 
   // WoW: expected values from test/fixtures/wow/*.decoded.json (frames 1 and 2 are those fixtures)
-  test('wow: tree, hover both ways, compressed body, creates and a destroy over the session', { todo: WOW.todo }, async () => {
-    await pickSample(page, 'wow', WOW.id!);
+  test('wow: tree, hover both ways, compressed body, creates and a destroy over the session', async () => {
+    need(WOW);
+    await pickSample(page, 'wow', WOW.id);
     const tree = await treeText(page);
     assert.match(tree, /guid: "0x0000000000000004"/);
     assert.match(tree, /objectTypeName: "PLAYER"/);
@@ -275,8 +284,9 @@ describe('inspector page on the bundled samples (Chromium)', { skip: missing }, 
   });
 
   // Diep: expected values from test/fixtures/diep/test-vectors.json (sandbox-* vectors are lines of the sample)
-  test('diep: server info, first creations, position updates over the sandbox capture', { todo: DIEP.todo }, async () => {
-    await pickSample(page, 'diep', DIEP.id!);
+  test('diep: server info, first creations, position updates over the sandbox capture', async () => {
+    need(DIEP);
+    await pickSample(page, 'diep', DIEP.id);
     assert.match(await treeText(page), /gamemode: "sandbox"/);
     // 04 | "sandbox" NUL
     assert.deepEqual(await hoverTree(page, 'gamemode'), range(1, 9));

@@ -98,3 +98,9 @@ test('npm start rejects a bad --port with exit code 2', async () => {
     if (child.pid !== undefined && child.exitCode === null) process.kill(child.pid, 'SIGTERM');
   }
 });
+
+test('every family of the registry bundles samples, the four games and replication among them', () => {
+  const names = FAMILIES.map((f) => f.name).sort();
+  for (const n of ['diep', 'replication', 'scrapmechanic', 'teeworlds', 'wow']) assert.ok(names.includes(n), `family ${n}`);
+  for (const f of FAMILIES) assert.ok(f.samples.length > 0, `${f.name} bundles no sample`);
+});
