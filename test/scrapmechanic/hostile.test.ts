@@ -27,6 +27,7 @@ import { networkUpdate } from './arbitraries.js';
 import { applyDamagedCopies, deepCopy, mutateLeaves } from '../helpers/mutate.js';
 import { rng } from '../helpers/rng.js';
 import type { Packet } from '../../src/protocols/scrapmechanic/types.js';
+import { forceGc } from '../helpers/gc.js';
 
 /** tick, a RawUpdate (Remove Lift 7, 5 data bytes), then `deltas` one-byte DeltaUpdates keeping all of it. */
 function expandingBody(deltas: number): Uint8Array {
@@ -56,8 +57,8 @@ test('a 2 KB message that inflates to 524,278 sub-updates is refused at the cap;
   assert.ok(m.length < 2200, `message of ${m.length} bytes`);
   const dec = scrapmechanic.createDecoder({});
   let refused = 0;
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
+  const gc = forceGc();
+  gc();
   const before = process.memoryUsage().heapUsed;
   for (let i = 0; i < 40; i++) {
     try {
@@ -70,11 +71,9 @@ test('a 2 KB message that inflates to 524,278 sub-updates is refused at the cap;
   assert.equal(refused, 40);
   // the session holds nothing of them (Remove of an unknown object, and each message refused)
   assert.equal(dec.state!().rows.length, 0);
-  if (gc !== undefined) {
-    gc();
-    const grown = process.memoryUsage().heapUsed - before;
-    assert.ok(grown < 64 * 1024 * 1024, `heap grew by ${grown} bytes`);
-  }
+  gc();
+  const grown = process.memoryUsage().heapUsed - before;
+  assert.ok(grown < 64 * 1024 * 1024, `heap grew by ${grown} bytes`);
 });
 
 test('encoders: a value nested 200,000 deep or a 200,000-element tick gives a short EncodeError, not a stack overflow', () => {
@@ -301,8 +300,8 @@ test('hostile peer: 2,000 small messages each creating 50 new objects stay under
   const producer = new NetworkUpdateProducer({ lz4: 'literal' });
   let refused = 0;
   let nextId = 1;
-  const gc = (globalThis as { gc?: () => void }).gc;
-  gc?.();
+  const gc = forceGc();
+  gc();
   const before = process.memoryUsage().heapUsed;
   for (let m = 0; m < 2_000; m++) {
     const updates = [];
@@ -331,11 +330,9 @@ test('hostile peer: 2,000 small messages each creating 50 new objects stay under
   const [rm] = producer.produce(9999, [{ updateType: 'Remove', netObjType: 'Tool', id: 1, data: null }]);
   assert.deepEqual(s.apply(rm!).removed, ['Tool:1']);
   assert.equal(s.objects.size, max - 1);
-  if (gc !== undefined) {
-    gc();
-    const grown = process.memoryUsage().heapUsed - before;
-    assert.ok(grown < 64 * 1024 * 1024, `heap grew by ${grown} bytes`);
-  }
+  gc();
+  const grown = process.memoryUsage().heapUsed - before;
+  assert.ok(grown < 64 * 1024 * 1024, `heap grew by ${grown} bytes`);
 });
 
 test('producer: a tick of more sub-updates than smMaxUpdates is split into bodies the decoder reads; a refused tick leaves it as it was', () => {
