@@ -20,6 +20,7 @@ import {
 import { DeltaPacker } from '../../src/protocols/teeworlds/pack.js';
 import { crcOf, itemMap } from './helpers.js';
 import { pairArb, snapArb } from './gen.js';
+import { assertColdAndHot } from '../helpers/hot.js';
 
 for (const version of TW_VERSIONS) {
   test(`createDelta(from, to) then unpack gives \`to\` (property, ${version})`, () => {
@@ -248,10 +249,11 @@ function referenceHex(from: Snapshot, to: Snapshot, v: (typeof TW_VERSIONS)[numb
   }
 }
 
-test('fused createDeltaBytes gives exactly encodeInts(createDelta) and the same errors (property)', () => {
+test('fused createDeltaBytes gives exactly encodeInts(createDelta) and the same errors (property, cold, then hot)', () => {
   for (const v of TW_VERSIONS) {
-    fc.assert(
-      fc.property(pairArb(v), fc.boolean(), ([fromItems, toItems], swap) => {
+    assertColdAndHot(
+      fc.tuple(pairArb(v), fc.boolean()),
+      ([[fromItems, toItems], swap]) => {
         const from = Snapshot.fromItems(swap ? toItems : fromItems);
         const to = Snapshot.fromItems(swap ? fromItems : toItems);
         const ref = referenceHex(from, to, v);
@@ -262,8 +264,9 @@ test('fused createDeltaBytes gives exactly encodeInts(createDelta) and the same 
           got = `error ${(e as Error).message}`;
         }
         assert.equal(got, ref);
-      }),
+      },
       { numRuns: 300 },
+      3000,
     );
   }
   // a size change is refused the same way
@@ -320,37 +323,35 @@ test('a DeltaPacker packing a run of deltas, some of them refused mid-way (Encod
   }
 });
 
-test('createDeltaBytes between snapshots of the same items (same order and sizes, only data changed) gives exactly encodeInts(createDelta), also for a decoded snapshot that shares its base keys (property, counted)', () => {
+test('createDeltaBytes between snapshots of the same items (same order and sizes, only data changed) gives exactly encodeInts(createDelta), also for a decoded snapshot that shares its base keys (property, counted, cold, then hot)', () => {
   let sameLayout = 0;
   let shared = 0;
   let changed = 0;
   for (const v of TW_VERSIONS) {
-    fc.assert(
-      fc.property(
-        snapArb(v),
-        fc.array(fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), fc.boolean()), { maxLength: 8 }),
-        (items, edits) => {
-          const toItems = items.map((x) => ({ ...x, data: [...x.data] }));
-          for (const [i, k, val, small] of edits) {
-            const it = toItems.length > 0 ? toItems[i % toItems.length]! : undefined;
-            if (it === undefined || it.data.length === 0) continue;
-            it.data[k % it.data.length] = small ? (val % 100) | 0 : val;
-          }
-          const from = Snapshot.fromItems(items);
-          const to = Snapshot.fromItems(toItems);
-          const ref = referenceHex(from, to, v);
-          assert.equal(Buffer.from(createDeltaBytes(from, to, STATIC_SIZES[v])).toString('hex'), ref);
-          if (items.length > 0) sameLayout++;
-          if (ref !== '') changed++;
-          // decoded from `from`, the result shares from's keys and offsets
-          const bytes = createDeltaBytes(from, to, STATIC_SIZES[v]);
-          const dec = unpackDeltaBytes(from, bytes, 0, bytes.length, STATIC_SIZES[v]);
-          if (dec.keys === from.keys && dec.offsets === from.offsets && items.length > 0) shared++;
-          assert.equal(Buffer.from(createDeltaBytes(from, dec, STATIC_SIZES[v])).toString('hex'), ref);
-          assert.equal(Buffer.from(createDeltaBytes(dec, from, STATIC_SIZES[v])).toString('hex'), referenceHex(dec, from, v));
-        },
-      ),
+    assertColdAndHot(
+      fc.tuple(snapArb(v), fc.array(fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: -(2 ** 31), max: 2 ** 31 - 1 }), fc.boolean()), { maxLength: 8 })),
+      ([items, edits]) => {
+        const toItems = items.map((x) => ({ ...x, data: [...x.data] }));
+        for (const [i, k, val, small] of edits) {
+          const it = toItems.length > 0 ? toItems[i % toItems.length]! : undefined;
+          if (it === undefined || it.data.length === 0) continue;
+          it.data[k % it.data.length] = small ? (val % 100) | 0 : val;
+        }
+        const from = Snapshot.fromItems(items);
+        const to = Snapshot.fromItems(toItems);
+        const ref = referenceHex(from, to, v);
+        assert.equal(Buffer.from(createDeltaBytes(from, to, STATIC_SIZES[v])).toString('hex'), ref);
+        if (items.length > 0) sameLayout++;
+        if (ref !== '') changed++;
+        // decoded from `from`, the result shares from's keys and offsets
+        const bytes = createDeltaBytes(from, to, STATIC_SIZES[v]);
+        const dec = unpackDeltaBytes(from, bytes, 0, bytes.length, STATIC_SIZES[v]);
+        if (dec.keys === from.keys && dec.offsets === from.offsets && items.length > 0) shared++;
+        assert.equal(Buffer.from(createDeltaBytes(from, dec, STATIC_SIZES[v])).toString('hex'), ref);
+        assert.equal(Buffer.from(createDeltaBytes(dec, from, STATIC_SIZES[v])).toString('hex'), referenceHex(dec, from, v));
+      },
       { numRuns: 150 },
+      2000,
     );
   }
   assert.ok(sameLayout >= 300, `${sameLayout} non-empty same-layout pairs`);

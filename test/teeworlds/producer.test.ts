@@ -12,6 +12,7 @@ import {
 } from '../../src/protocols/teeworlds/index.js';
 import { itemMap } from './helpers.js';
 import { pairArb } from './gen.js';
+import { assertColdAndHot } from '../helpers/hot.js';
 
 function world(t: number): Snapshot {
   return Snapshot.fromItems([
@@ -115,14 +116,15 @@ for (const version of TW_VERSIONS) {
   });
 }
 
-test("property: the producer's pooled message bytes equal encodeSnapMessage of its messages (every kind, every version), and stay intact", () => {
+test("property: the producer's pooled message bytes equal encodeSnapMessage of its messages (every kind, every version), and stay intact (cold, then hot)", () => {
   const kinds = new Map<string, number>();
   const kept: Array<{ bytes: Uint8Array; hex: string }> = [];
   // small parts so that SNAP (several parts) comes up beside SNAPSINGLE and SNAPEMPTY
   for (const [version, partSize] of TW_VERSIONS.flatMap((v) => [[v, 16] as const, [v, 900] as const])) {
     const p = new SnapshotProducer(version, { partSize });
-    fc.assert(
-      fc.property(pairArb(version), fc.integer({ min: 1, max: 1 << 20 }), ([fromItems, toItems], tick) => {
+    assertColdAndHot(
+      fc.tuple(pairArb(version), fc.integer({ min: 1, max: 1 << 20 })),
+      ([[fromItems, toItems], tick]) => {
         const from = Snapshot.fromItems(fromItems);
         const to = Snapshot.fromItems(toItems);
         for (const [base, snap] of [
@@ -138,8 +140,9 @@ test("property: the producer's pooled message bytes equal encodeSnapMessage of i
             kept.push({ bytes: out.bytes[i]!, hex: Buffer.from(want).toString('hex') });
           });
         }
-      }),
+      },
       { numRuns: 80 },
+      1500,
     );
   }
   // a later message never overwrites an earlier one's bytes
