@@ -13,7 +13,11 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { toHex } from '../../src/core/index.js';
 import { buildUpdate, makeWorldObject, newObserver } from '../../src/protocols/wow/index.js';
-import { chromiumMissing, pickSample, screenshot, openInspector, type OpenInspector } from './helpers.js';
+import { readFileSync } from 'node:fs';
+import { parseHexLines } from '../../src/core/index.js';
+import { FAMILIES } from '../../src/families/registry.js';
+import { decodeMessages, optionsFor } from '../../src/web/page/model.js';
+import { chromiumMissing, pickSample, screenshot, openInspector, ROOT, type OpenInspector } from './helpers.js';
 
 const missing = chromiumMissing();
 
@@ -66,6 +70,18 @@ describe('inspector views (Chromium)', { skip: missing }, () => {
     const filtered = await page.$$eval('#pkt-list tr[data-i]', (trs) => trs.length);
     assert.ok(filtered >= 1 && filtered < n, `${filtered} of ${n} messages touch ${someId}`);
     assert.match((await page.textContent('#pkt-count')) ?? '', new RegExp(`${filtered} of ${n} messages touch`));
+    // filter by an entity type and by a field name: the rows the page lists are the messages the model says touch them
+    const wow = FAMILIES.find((f) => f.name === 'wow')!;
+    const views = decodeMessages(wow, optionsFor(wow), parseHexLines(readFileSync(join(ROOT, 'samples/wow/session.hex'), 'utf8')));
+    assert.equal(views.length, n);
+    for (const q of ['GAMEOBJECT', 'UNIT_FIELD_HEALTH']) {
+      await page.fill('#pkt-filter', q);
+      const shown = await page.$$eval('#pkt-list tr[data-i]', (trs) => trs.map((tr) => Number((tr as HTMLElement).dataset.i)));
+      // (what the filter promises: a message whose state rows are of that entity type or changed that field)
+      const want = views.flatMap((m, i) => ((m.stateDiff?.rows ?? []).some((r) => r.type === q || r.changed.includes(q)) ? [i] : []));
+      assert.ok(want.length >= 1 && want.length < n, `${q}: ${want.length} of ${n} messages`);
+      assert.deepEqual(shown, want, `${q}: the rows listed`);
+    }
     await page.fill('#pkt-filter', '');
     // jump to a tick: the Teeworlds stream has one per snapshot
     await pickSample(page, 'teeworlds', 'tw075');
@@ -98,6 +114,39 @@ describe('inspector views (Chromium)', { skip: missing }, () => {
       total,
     );
     await page.click('.tabs button[data-tab=tree]');
+  });
+
+  test('tree: a collapsed node shows a summary (type, id and size of an object, length of an array), and collapsing a node shows it', async () => {
+    // the elements of lists longer than ten start closed: the first messages of the samples that have such lists
+    let closed: string[] = [];
+    for (const [family, id] of [
+      ['wow', 'session'],
+      ['scrapmechanic', 'fixtures'],
+      ['diep', 'sandbox-nospawn'],
+    ] as const) {
+      await pickSample(page, family, id);
+      for (let i = 0; i < 30 && !closed.some((x) => /^\S+ (id|guid) \S+ \{\d+\}$/.test(x)); i++) {
+        if (i > 0) {
+          if (await page.isDisabled('#next')) break;
+          await page.click('#next');
+        }
+        closed.push(...(await page.$$eval('#tree .node.closed > .tn .sum', (es) => es.map((e) => e.textContent ?? ''))));
+      }
+    }
+    assert.ok(closed.length > 0, 'some node starts closed');
+    for (const s of closed) assert.match(s, /^(\[\d+\]|(\S(.*\S)? )?\{\d+\})$/, s);
+    assert.ok(
+      closed.some((s) => /^\S+ (id|guid) \S+ \{\d+\}$/.test(s)),
+      `a summary with a type and an id: ${closed.slice(0, 5).join(' | ')}`,
+    );
+    // collapsing an open node (the WoW session's first message's blocks) shows its summary
+    await pickSample(page, 'wow', 'session');
+    const blocks = '#tree .tn[data-path="body.blocks"]';
+    assert.equal(await page.$eval(blocks, (e) => e.parentElement!.classList.contains('closed')), false);
+    await page.click(`${blocks} .tog`);
+    assert.equal(await page.$eval(blocks, (e) => e.parentElement!.classList.contains('closed')), true);
+    assert.ok(await page.isVisible(`${blocks} .sum`), 'the summary is shown once closed');
+    assert.equal(await page.textContent(`${blocks} .sum`), '[1]');
   });
 
   test('entity history: a state row opens its fields over the stream, numeric ones as a line chart', async () => {
