@@ -118,7 +118,7 @@ describe('inspector views (Chromium)', { skip: missing }, () => {
 
   test('tree: a collapsed node shows a summary (type, id and size of an object, length of an array), and collapsing a node shows it', async () => {
     // the elements of lists longer than ten start closed: the first messages of the samples that have such lists
-    let closed: string[] = [];
+    const closed: string[] = [];
     for (const [family, id] of [
       ['wow', 'session'],
       ['scrapmechanic', 'fixtures'],
