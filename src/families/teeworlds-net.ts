@@ -79,15 +79,28 @@ function datagramRecord(d: CapturedDatagram): Record<string, unknown> {
   return r;
 }
 
+/** What `guessCaptureVersion` made of a capture: the version, each version's score, and whether it can tell. */
+export interface CaptureVersionGuess {
+  version: NetVersion;
+  scores: { '0.7': number; '0.6': number };
+  /** Datagrams read (up to 64) with the version chosen. */
+  datagrams: number;
+  /** One version read them better (a handshake, or headers only one reads). */
+  sure: boolean;
+  /** Why it cannot tell, when it cannot (the version used is then 0.6 unless 0.7 scored higher). */
+  why?: string;
+}
+
 /**
  * The network version of a capture when `--version` is not given: read the
  * first datagrams both ways and keep the version that reads them (the 0.7
  * handshake starts with a token request, 0.6's with a connect; later
- * datagrams differ in their headers).
+ * datagrams differ in their headers). When both read them alike, or neither
+ * reads them, it says so (`sure: false`, `why`), and the records say it too.
  */
-export function detectCaptureVersion(bytes: Uint8Array, server?: string): NetVersion {
-  let best: NetVersion = '0.6';
-  let bestScore = -1;
+export function guessCaptureVersion(bytes: Uint8Array, server?: string): CaptureVersionGuess {
+  const scores = { '0.7': -1, '0.6': -1 };
+  const counts = { '0.7': 0, '0.6': 0 };
   for (const version of ['0.7', '0.6'] as const) {
     let score = 0;
     let n = 0;
@@ -103,24 +116,45 @@ export function detectCaptureVersion(bytes: Uint8Array, server?: string): NetVer
     } catch {
       score = -1;
     }
-    if (score > bestScore) {
-      best = version;
-      bestScore = score;
-    }
+    scores[version] = score;
+    counts[version] = n;
   }
-  return best;
+  const version: NetVersion = scores['0.7'] > scores['0.6'] ? '0.7' : '0.6';
+  const n = counts[version];
+  const sure = scores['0.7'] !== scores['0.6'] && Math.max(scores['0.7'], scores['0.6']) > 0;
+  const guess: CaptureVersionGuess = { version, scores, datagrams: n, sure };
+  if (!sure)
+    guess.why =
+      n === 0
+        ? `no Teeworlds datagram in the capture; ${version} assumed (give --version)`
+        : scores['0.7'] === scores['0.6']
+          ? `the first ${n} datagrams read alike as 0.7 and 0.6 (no handshake in the capture); ${version} assumed (give --version)`
+          : `neither 0.7 nor 0.6 reads the first ${n} datagrams (scores ${scores['0.7']} and ${scores['0.6']}); ${version} assumed (give --version)`;
+  return guess;
+}
+
+/** The version `guessCaptureVersion` picks. */
+export function detectCaptureVersion(bytes: Uint8Array, server?: string): NetVersion {
+  return guessCaptureVersion(bytes, server).version;
 }
 
 function* decodeCaptureMessages(bytes: Uint8Array, opts: OptionValues, fd: FileDetail): Generator<DecodedMessage> {
   const server = typeof opts.server === 'string' ? opts.server : undefined;
   const given = opts.version === '0.6' || opts.version === '0.7' || opts.version === 'ddnet';
-  const capOpts: CaptureOptions = { version: given ? netVersion(opts) : detectCaptureVersion(bytes, server) };
+  const guess = given ? undefined : guessCaptureVersion(bytes, server);
+  const capOpts: CaptureOptions = { version: guess?.version ?? netVersion(opts) };
   // the decoder's detail (field spans, delta logs, what each snapshot changed) only when spans or the state are asked for
   if (fd.spans || fd.state) capOpts.detail = { deltaSpans: () => new DeltaSpanLog() };
   if (server !== undefined) capOpts.server = server;
   const states = new CaptureStates();
+  let first = true;
   for (const d of decodeTeeworldsCapture(bytes, capOpts)) {
     const rec = datagramRecord(d);
+    // the first record says which version was taken, and why not sure when it is not (the page shows it)
+    if (first && guess !== undefined) {
+      rec.detectedVersion = { version: guess.version, sure: guess.sure, ...(guess.why === undefined ? {} : { why: guess.why }) };
+      first = false;
+    }
     const records: unknown[] = [rec];
     for (const s of d.snapshots) records.push(snapshotRecord(s, s.declarations, { client: d.client, frame: d.frame }));
     const out: DecodedMessage = { records, bytes: d.payload };

@@ -134,7 +134,14 @@ for (const [version, ddnet] of [
     // without --version: detected from the handshake, the same records, each snapshot naming its version
     const auto = await cli(['decode', 'teeworlds', '--pcap', file, '--format', 'jsonl']);
     assert.equal(auto.code, 0, auto.err);
-    assert.equal(auto.out, out);
+    const autoLines = auto.out.trim().split('\n');
+    const outLines = out.trim().split('\n');
+    // the first record says what was detected, and that it is sure (the capture has the handshake)
+    const first = JSON.parse(autoLines[0]!) as { detectedVersion?: unknown };
+    assert.deepEqual(first.detectedVersion, { version: version === '0.7' ? '0.7' : '0.6', sure: true });
+    delete first.detectedVersion;
+    assert.deepEqual(first, JSON.parse(outLines[0]!));
+    assert.deepEqual(autoLines.slice(1), outLines.slice(1));
     assert.ok(records.filter((r) => r.record === 'snapshot').every((r) => r.version === (version === '0.7' ? '0.7' : ddnet ? 'ddnet' : '0.6')));
   });
 }
@@ -257,4 +264,28 @@ test('fuzz: capture decoding yields records or a DecodeError for mutated capture
     ),
     { numRuns: 300 },
   );
+});
+
+test('capture without --version and without a handshake it can tell by: the first record says which version was assumed and why', async () => {
+  // datagrams of bytes neither version reads as Teeworlds (random payloads to and from port 8303)
+  const frames = [];
+  for (let i = 0; i < 12; i++) {
+    const payload = Uint8Array.from({ length: 24 }, (_, k) => (i * 37 + k * 11 + 0x5a) & 0xff);
+    frames.push({
+      time: i,
+      data: buildUdpIpv4(i % 2 ? '127.0.0.1' : '127.0.0.2', i % 2 ? 8303 : 50000, i % 2 ? '127.0.0.2' : '127.0.0.1', i % 2 ? 50000 : 8303, payload),
+    });
+  }
+  const file = join(dir, 'no-handshake.pcap');
+  writeFileSync(file, writePcap(frames));
+  const r = await cli(['decode', 'teeworlds', '--pcap', file, '--format', 'jsonl']);
+  assert.equal(r.code, 0, r.err);
+  const first = JSON.parse(r.out.trim().split('\n')[0]!) as { detectedVersion?: { version: string; sure: boolean; why?: string } };
+  assert.equal(first.detectedVersion?.sure, false, JSON.stringify(first.detectedVersion));
+  assert.match(first.detectedVersion!.why!, /assumed \(give --version\)$/);
+  assert.equal(first.detectedVersion!.version, '0.6');
+  // given --version, nothing is detected and nothing said
+  const given = await cli(['decode', 'teeworlds', '--pcap', file, '--version', '0.7', '--format', 'jsonl']);
+  assert.equal(given.code, 0, given.err);
+  assert.equal((JSON.parse(given.out.trim().split('\n')[0]!) as { detectedVersion?: unknown }).detectedVersion, undefined);
 });
