@@ -13,6 +13,7 @@ import {
   intsToStr,
   MsgWriter,
   TeeworldsClient,
+  UUID_CLIENTVER,
   type ReceivedSnapshot,
   type NetVersion,
   type ClientProblem,
@@ -82,6 +83,32 @@ for (const [version, ddnet] of [
     );
     assert.ok(r.server.acks.some((a) => a > 0));
     assert.deepEqual(r.problems, []);
+    // DDNet's client version message: first, before INFO, on 0.6 with the token handshake; never otherwise
+    const cv = `uuid:${UUID_CLIENTVER}`;
+    if (version === '0.6' && ddnet) assert.deepEqual(r.server.sysSeen.slice(0, 2), [cv, 'info']);
+    else {
+      assert.equal(r.server.sysSeen[0], 'info');
+      assert.ok(!r.server.sysSeen.includes(cv));
+    }
+    // INPUT once in game at least every tick (50 a second: the timer), and at once for each snapshot received (so at
+    // most 50 + the server's 25 snapshots a second here), each acknowledging a snapshot the client received, never
+    // going back
+    const inGameFrom = r.server.inputsAt[0]!;
+    const lastSecond = r.server.inputsAt.filter((t) => t > r.now - 1000);
+    const gaps = lastSecond.slice(1).map((t, i) => t - lastSecond[i]!);
+    assert.ok(inGameFrom < 1000 && lastSecond.length >= 49 && lastSecond.length <= 76, `${lastSecond.length} INPUTs in the last second`);
+    assert.ok(Math.max(...gaps) <= 20, `an INPUT at least every 20 ms (largest gap ${Math.max(...gaps)} ms)`);
+    const got = new Set(r.snaps.map((x) => x.tick));
+    const acked = r.server.acks.filter((a) => a > 0);
+    assert.ok(
+      acked.every((a) => got.has(a)),
+      'each acked tick is a snapshot the client received',
+    );
+    assert.ok(
+      acked.every((a, i) => i === 0 || a >= acked[i - 1]!),
+      'acks never go back',
+    );
+    assert.ok(r.snaps.at(-1)!.tick - acked.at(-1)! <= 2, `last ack ${acked.at(-1)} vs newest snapshot ${r.snaps.at(-1)!.tick}`);
     if (version === '0.6') {
       const players = [...r.client.world.players.values()];
       assert.equal(players.length, 1);

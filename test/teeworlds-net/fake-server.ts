@@ -62,6 +62,10 @@ export class FakeServer {
   readonly filler: number;
   readonly ddnet: boolean;
   received = 0;
+  /** The system messages received, in order (`info`, `uuid:<uuid>` for an extended one, else `sys:<id>`). */
+  readonly sysSeen: string[] = [];
+  /** When each INPUT arrived (ms). */
+  readonly inputsAt: number[] = [];
 
   constructor(
     opts: FakeServerOptions,
@@ -129,6 +133,8 @@ export class FakeServer {
     const r = new MsgReader(data);
     const h = readMsgHeader(r);
     const ids = this.ids;
+    if (h.system) this.sysSeen.push(h.id === 0 && h.uuid !== undefined ? `uuid:${h.uuid}` : h.id === ids.info ? 'info' : `sys:${h.id}`);
+    if (h.system && h.id === ids.input) this.inputsAt.push(now);
     if (h.system && h.id === ids.info) {
       const w = msgHeader(new MsgWriter(), true, ids.mapChange).str('dm1').int(0x1234).int(5000);
       if (this.version === '0.7') w.int(1).int(1024).raw(new Uint8Array(32));
