@@ -67,6 +67,20 @@ test('directory mode reads *.bin and extension-less files in name order and name
   const f = fakeIo();
   assert.equal(await run(['decode', 'wow', dir, '--stream', '--format', 'jsonl'], f.io), 0, f.err.join(''));
   assert.equal(f.text().trim().split('\n').length, 2);
+  // in name order, not in the order written: a file written last whose name sorts first comes first
+  const ordered = join(tmp, 'ordered');
+  mkdirSync(ordered);
+  writeFileSync(join(ordered, 'b'), Buffer.from(wowLines[0]!, 'hex'));
+  writeFileSync(join(ordered, 'c.bin'), Buffer.from(wowLines[2]!, 'hex'));
+  writeFileSync(join(ordered, 'a.bin'), Buffer.from(wowLines[1]!, 'hex'));
+  const o = fakeIo();
+  assert.equal(await run(['decode', 'wow', ordered, '--stream', '--format', 'jsonl'], o.io), 0, o.err.join(''));
+  const one = async (hex: string) => {
+    const g = fakeIo(`${hex}\n`);
+    assert.equal(await run(['decode', 'wow', '--stream', '--format', 'jsonl'], g.io), 0, g.err.join(''));
+    return g.text().trim();
+  };
+  assert.deepEqual(o.text().trim().split('\n'), [await one(wowLines[1]!), await one(wowLines[0]!), await one(wowLines[2]!)]);
   writeFileSync(join(dir, '0003.bin'), Buffer.from('0005a900ffff', 'hex'));
   const g = fakeIo();
   assert.equal(await run(['decode', 'wow', dir, '--stream'], g.io), 1);

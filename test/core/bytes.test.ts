@@ -154,19 +154,53 @@ test('count() refuses counts the remaining bytes cannot hold, before allocation'
 });
 
 test('totality: random reads over random bytes give values or DecodeErrors only', () => {
-  const ops = ['u8', 'i8', 'u16le', 'u16be', 'i16le', 'u32le', 'u32be', 'i32be', 'u64le', 'i64be', 'f32le', 'f64be', 'vu32', 'vi32'] as const;
+  // every read of a ByteReader (`sized`: those that take a byte count or a maximum length)
+  const ops = [
+    'u8',
+    'i8',
+    'peekU8',
+    'bool',
+    'u16le',
+    'u16be',
+    'i16le',
+    'i16be',
+    'u32le',
+    'u32be',
+    'i32le',
+    'i32be',
+    'u64le',
+    'u64be',
+    'i64le',
+    'i64be',
+    'f32le',
+    'f32be',
+    'f64le',
+    'f64be',
+    'vu32',
+    'vi32',
+  ] as const;
+  const sized = ['bytesView', 'bytesCopy', 'skip', 'cstringBytes', 'cstring', 'utf8'] as const;
   fc.assert(
-    fc.property(fc.uint8Array({ maxLength: 64 }), fc.array(fc.constantFrom(...ops), { maxLength: 40 }), fc.nat(70), (bytes, seq, n) => {
-      const r = new ByteReader(bytes);
-      try {
-        for (const op of seq) r[op]();
-        r.bytesView(n);
-        r.cstring(16);
-      } catch (e) {
-        if (!(e instanceof DecodeError)) throw e;
-        assert.ok(e.offset >= 0 && e.offset <= bytes.length);
-      }
-    }),
+    fc.property(
+      fc.uint8Array({ maxLength: 64 }),
+      fc.array(fc.oneof(fc.constantFrom(...ops), fc.tuple(fc.constantFrom(...sized), fc.nat(70))), { maxLength: 40 }),
+      fc.nat(70),
+      (bytes, seq, n) => {
+        const r = new ByteReader(bytes);
+        try {
+          for (const op of seq) {
+            if (typeof op === 'string') r[op]();
+            else r[op[0]](op[1]);
+          }
+          r.bytesView(n);
+          r.cstring(16);
+          r.rest();
+        } catch (e) {
+          if (!(e instanceof DecodeError)) throw e;
+          assert.ok(e.offset >= 0 && e.offset <= bytes.length);
+        }
+      },
+    ),
     { numRuns: 2000 },
   );
 });
