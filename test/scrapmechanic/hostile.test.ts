@@ -28,6 +28,7 @@ import { applyDamagedCopies, deepCopy, mutateLeaves } from '../helpers/mutate.js
 import { rng } from '../helpers/rng.js';
 import type { Packet } from '../../src/protocols/scrapmechanic/types.js';
 import { forceGc } from '../helpers/gc.js';
+import { at, sameLeaf } from '../helpers/json-leaves.js';
 
 /** tick, a RawUpdate (Remove Lift 7, 5 data bytes), then `deltas` one-byte DeltaUpdates keeping all of it. */
 function expandingBody(deltas: number): Uint8Array {
@@ -188,30 +189,6 @@ function mutate(v: unknown, k: number, junk: unknown, del: boolean): unknown {
   if (del && !Array.isArray(parent)) delete parent[last];
   else parent[last] = junk;
   return copy;
-}
-
-function num(v: unknown): number | undefined {
-  if (typeof v === 'number') return v;
-  if (typeof v === 'string' && /^(-?[0-9.e+-]+|-0|NaN|-?Infinity)$/.test(v)) return Number(v);
-  return undefined;
-}
-
-/** A decoded leaf `y` reads back the input leaf `x` (float32-rounded, UUID case and dashes, u64 as text). */
-function sameLeaf(x: unknown, y: unknown): boolean {
-  if (JSON.stringify(x) === JSON.stringify(y)) return true;
-  const nx = num(x);
-  const ny = num(y);
-  if (nx !== undefined && ny !== undefined && (Object.is(Math.fround(nx), Math.fround(ny)) || Object.is(nx, ny))) return true;
-  if (typeof x === 'string' && typeof y === 'string' && x.replace(/-/g, '').toLowerCase() === y.replace(/-/g, '').toLowerCase()) return true;
-  if (typeof y === 'string' && /^[0-9]+$/.test(y) && (typeof x === 'number' || typeof x === 'string') && /^[0-9]+$/.test(String(x)))
-    return BigInt(String(x)) === BigInt(y);
-  return false;
-}
-
-function at(v: unknown, path: string): unknown {
-  let cur = v;
-  for (const s of path.match(/[^.[\]]+/g) ?? []) cur = cur === null || typeof cur !== 'object' ? undefined : (cur as Record<string, unknown>)[s];
-  return cur;
 }
 
 test('property: whatever encode accepts (generated updates, then junk), decode reads back to the same JSON — also hot', () => {
