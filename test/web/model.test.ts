@@ -180,3 +180,44 @@ test('fuzz: no input makes the model throw, for every family (random bytes, rand
     { numRuns: 300 },
   );
 });
+
+test('the state table lists each entity’s fields in schema order (WoW slots, Diep field indices, replication schema), counted per family', async () => {
+  const { fieldByName } = await import('../../src/protocols/wow/index.js');
+  const { FIELDS_6F59094D } = await import('../../src/protocols/diep/index.js');
+  const { schemaFromJson } = await import('../../src/replication/index.js');
+  const replDefs = schemaFromJson(JSON.parse(readFileSync(join(ROOT, 'samples/replication/demo.schema.json'), 'utf8')));
+  const WOW_TYPES: Record<string, number> = { OBJECT: 0, ITEM: 1, CONTAINER: 2, UNIT: 3, PLAYER: 4, GAMEOBJECT: 5, DYNAMICOBJECT: 6, CORPSE: 7 };
+  /** The schema index of a field of an entity type, or undefined when the family's schema gives none. */
+  const indexOf: Record<string, (type: string, field: string) => number | undefined> = {
+    wow: (type, field) => (field === 'position' ? -1 : fieldByName(WOW_TYPES[type]!, field)?.index),
+    diep: (_type, field) => FIELDS_6F59094D.byKey.get(field),
+    replication: (type, field) => {
+      const def = replDefs.find((d) => d.name === type);
+      return def === undefined ? undefined : Object.keys(def.fields).indexOf(field);
+    },
+  };
+  for (const [family, index] of Object.entries(indexOf)) {
+    const f = FAMILIES.find((x) => x.name === family)!;
+    let rows = 0;
+    let ordered = 0;
+    for (const s of f.samples.filter((x) => x.format === 'hex-lines')) {
+      const views = decodeMessages(f, optionsFor(f, s.options), parseHexLines(readFileSync(join(ROOT, s.path), 'utf8')));
+      for (let i = 0; i < views.length; i += Math.max(1, Math.floor(views.length / 8))) {
+        for (const row of stateTableAt(views, i)!.table.rows) {
+          const idx = Object.keys(row.fields).map((k) => index(row.type, k));
+          assert.ok(
+            idx.every((x) => x !== undefined && x >= -1),
+            `${family}/${s.id} ${row.type}: a field the schema lacks (${Object.keys(row.fields).join(', ')})`,
+          );
+          rows++;
+          if (idx.length > 1) ordered++;
+          assert.ok(
+            idx.every((x, j) => j === 0 || x! > idx[j - 1]!),
+            `${family}/${s.id} ${row.type} ${row.id}: ${Object.keys(row.fields).join(', ')}`,
+          );
+        }
+      }
+    }
+    assert.ok(rows > 10 && ordered > 5, `${family}: ${rows} rows, ${ordered} with several fields`);
+  }
+});
