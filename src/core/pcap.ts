@@ -89,8 +89,8 @@ function readPcap(bytes: Uint8Array, dv: DataView, opts: CaptureOptions): Captur
 
 interface Iface {
   linkType: number;
-  /** Seconds per timestamp unit. */
-  unit: number;
+  /** Timestamp units per second (10^6 unless `if_tsresol` says otherwise). */
+  perSec: number;
 }
 
 function readPcapng(bytes: Uint8Array, dv: DataView, opts: CaptureOptions): Capture {
@@ -124,7 +124,7 @@ function readPcapng(bytes: Uint8Array, dv: DataView, opts: CaptureOptions): Capt
     const bodyEnd = p + len - 4;
     if (type === 1) {
       if (bodyEnd - body < 8) throw new DecodeError(body, `${path}.interface`, '8 bytes of interface description', `${bodyEnd - body}`);
-      const iface: Iface = { linkType: dv.getUint16(body, le), unit: 1e-6 };
+      const iface: Iface = { linkType: dv.getUint16(body, le), perSec: 1e6 };
       // Options: look for if_tsresol (9).
       let o = body + 8;
       while (o + 4 <= bodyEnd) {
@@ -134,7 +134,7 @@ function readPcapng(bytes: Uint8Array, dv: DataView, opts: CaptureOptions): Capt
         if (o + 4 + olen > bodyEnd) throw new DecodeError(o + 2, `${path}.options`, `${olen} bytes of option`, `${bodyEnd - o - 4}`);
         if (code === 9 && olen >= 1) {
           const r = bytes[o + 4]!;
-          iface.unit = r & 0x80 ? 2 ** -(r & 0x7f) : 10 ** -(r & 0x7f);
+          iface.perSec = r & 0x80 ? 2 ** (r & 0x7f) : 10 ** (r & 0x7f);
         }
         o += 4 + ((olen + 3) & ~3);
       }
@@ -168,7 +168,7 @@ function readPcapng(bytes: Uint8Array, dv: DataView, opts: CaptureOptions): Capt
       const iface = ifaces[ifIndex];
       if (iface === undefined) throw new DecodeError(body, `${path}.interfaceId`, `an interface declared before (${ifaces.length} so far)`, String(ifIndex));
       frames.push({
-        time: (tsHi * 4294967296 + tsLo) * iface.unit,
+        time: pcapngTime(tsHi * 4294967296 + tsLo, iface.perSec),
         linkType: iface.linkType,
         data: bytes.subarray(data, data + caplen),
         originalLength: orig,
@@ -180,6 +180,15 @@ function readPcapng(bytes: Uint8Array, dv: DataView, opts: CaptureOptions): Capt
     block++;
   }
   return { format: 'pcapng', frames };
+}
+
+/**
+ * Seconds of a pcapng timestamp of `ts` units, `perSec` a second: whole seconds plus the fraction, as a pcap's
+ * seconds and microseconds are added, so that one instant reads as the same number from either format.
+ */
+function pcapngTime(ts: number, perSec: number): number {
+  const sec = Math.floor(ts / perSec);
+  return sec + (ts - sec * perSec) / perSec;
 }
 
 /** Write a classic little-endian pcap file with microsecond timestamps. */
