@@ -25,6 +25,7 @@ import type { RunningServer } from '../../src/web/server.js';
 import { spanCoverage } from '../helpers/span-coverage.js';
 import { ALLOWED_GAPS, CAPTURE_GAPS, CAPTURE_RECORD_DEPENDENT, RECORD_DEPENDENT_GAPS } from '../helpers/span-allow.js';
 import { chromiumMissing, gotoMessage, launchChromium, pickSample, ROOT, startToyServer, stateTable } from './helpers.js';
+import { toPcapng } from '../helpers/pcapng.js';
 
 const missing = chromiumMissing();
 /** Bytes of one buffer the hex view draws at most (HEX_CAP of src/web/page/hex.ts, which needs a DOM to import). */
@@ -126,19 +127,23 @@ describe('inspector: tree and spans agree, every family, every sample, every mes
   // (the capture gaps of test/helpers/span-allow.ts); Teeworlds' record-dependent gaps are counted by
   // test/teeworlds-demo/file-spans.test.ts. `first` caps the messages stepped through (the page test
   // stays fast; the Node tests count every message).
-  const FILES: Array<{ family: string; path: string; first: number; isUpdate: (r: Record<string, unknown>) => boolean }> = [
+  // (`pcapng`: the file written again as pcapng before it is dropped, as a `.pcapng`)
+  const FILES: Array<{ family: string; path: string; first: number; isUpdate: (r: Record<string, unknown>) => boolean; pcapng?: true }> = [
     { family: 'teeworlds', path: 'test/fixtures/teeworlds/demos/tw075-server-autorecord-dm1.demo', first: 40, isUpdate: (r) => r.record === 'snapshot' },
     { family: 'teeworlds', path: 'test/fixtures/teeworlds/demos/tw075-client-record-dm1.demo', first: 60, isUpdate: (r) => r.record === 'snapshot' },
     { family: 'teeworlds', path: 'samples/teeworlds/tw075_session.pcap', first: 50, isUpdate: (r) => r.record === 'snapshot' },
     { family: 'wow', path: 'samples/wow/session.pcap', first: 55, isUpdate: (r) => r.update !== undefined },
     { family: 'diep', path: 'samples/diep/ffa_spawn.pcap', first: 50, isUpdate: isDiepUpdate },
     { family: 'diep', path: 'test/fixtures/diep/pcap/sandbox-shared-compressor.har', first: 30, isUpdate: isDiepUpdate },
+    { family: 'wow', path: 'samples/wow/session.pcap', first: 20, isUpdate: (r) => r.update !== undefined, pcapng: true },
+    { family: 'diep', path: 'samples/diep/ffa_spawn.pcap', first: 20, isUpdate: isDiepUpdate, pcapng: true },
+    { family: 'teeworlds', path: 'samples/teeworlds/tw075_session.pcap', first: 20, isUpdate: (r) => r.record === 'snapshot', pcapng: true },
   ];
-  for (const { family, path, first, isUpdate } of FILES) {
-    const file = path.slice(path.lastIndexOf('/') + 1);
+  for (const { family, path, first, isUpdate, pcapng } of FILES) {
+    const file = path.slice(path.lastIndexOf('/') + 1) + (pcapng ? 'ng' : '');
     test(`${family}: a dropped ${file}: bytes, linked leaves and orphans as in the data, state after updates (first ${first} messages)`, async (t) => {
       const f = FAMILIES.find((x) => x.name === family)!;
-      const bytes = readFileSync(join(ROOT, path));
+      const bytes = pcapng ? Buffer.from(toPcapng(new Uint8Array(readFileSync(join(ROOT, path))))) : readFileSync(join(ROOT, path));
       const msgs = [...f.decodeFile!(new Uint8Array(bytes), {})!];
       const allow = CAPTURE_GAPS[family]!;
       const recordDependent = CAPTURE_RECORD_DEPENDENT[family];
