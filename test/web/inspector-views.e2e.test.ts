@@ -18,6 +18,8 @@ import { parseHexLines } from '../../src/core/index.js';
 import { FAMILIES } from '../../src/families/registry.js';
 import { decodeMessages, optionsFor } from '../../src/web/page/model.js';
 import { chromiumMissing, pickSample, screenshot, openInspector, ROOT, type OpenInspector } from './helpers.js';
+import { run } from '../../src/cli/main.js';
+import { fakeIo } from '../helpers/cli-io.js';
 
 const missing = chromiumMissing();
 
@@ -113,6 +115,42 @@ describe('inspector views (Chromium)', { skip: missing }, () => {
       perType.reduce((a, b) => a + b, 0),
       total,
     );
+    // the page's tables hold the numbers of `tickwire stats --format json` over the same stream
+    const io = fakeIo();
+    assert.equal(await run(['stats', 'wow', join(ROOT, 'samples/wow/session.hex'), '--format', 'json'], io.io), 0, io.err.join(''));
+    const cli = JSON.parse(io.text()) as {
+      messages: number;
+      bytes: number;
+      byMessageType: Record<string, { count: number; bytes: number }>;
+      byEntityType: Record<string, { created: number; updated: number; removed: number; bytes: number }>;
+      fieldChanges: Record<string, number>;
+    };
+    assert.match(text, new RegExp(`^${cli.messages} messages, ${cli.bytes} bytes`));
+    const tables = await page.$$eval('#stats h3', (hs) =>
+      hs.map((h) => ({
+        title: h.textContent ?? '',
+        head: Array.from(h.nextElementSibling!.querySelectorAll('thead th')).map((th) => th.textContent ?? ''),
+        rows: Array.from(h.nextElementSibling!.querySelectorAll('tbody tr')).map((tr) =>
+          Array.from(tr.querySelectorAll('td')).map((td) => td.textContent ?? ''),
+        ),
+      })),
+    );
+    const table = (title: RegExp) => {
+      const t = tables.find((x) => title.test(x.title));
+      assert.ok(t, `a table ${title}: ${tables.map((x) => x.title).join(' | ')}`);
+      return t.rows.map((r) => Object.fromEntries(t.head.map((h, i) => [h, r[i]!])));
+    };
+    const msgTypes = table(/per message type/);
+    assert.deepEqual(Object.fromEntries(msgTypes.map((r) => [r.type, { count: Number(r.messages), bytes: Number(r.bytes) }])), cli.byMessageType);
+    const entTypes = table(/per entity type/);
+    assert.deepEqual(
+      Object.fromEntries(
+        entTypes.map((r) => [r.type, { created: Number(r.created), updated: Number(r.updated), removed: Number(r.removed), bytes: Number(r.bytes) }]),
+      ),
+      cli.byEntityType,
+    );
+    const changes = table(/per field \(changes\)/);
+    assert.deepEqual(Object.fromEntries(changes.map((r) => [r.field, Number(r.changes)])), cli.fieldChanges);
     await page.click('.tabs button[data-tab=tree]');
   });
 
