@@ -358,3 +358,39 @@ test('client: server CLOSE ends the session', () => {
   assert.equal(r.client.state, 'closed');
   assert.match(reason, /kicked/);
 });
+
+for (const version of ['0.7', '0.6'] as const) {
+  test(`client ${version}: the world mirror keeps projectiles and the game item up to date (created, updated, removed)`, () => {
+    const r = rig(version, version === '0.6', { fillerItems: 3 });
+    r.run(1500);
+    assert.equal(r.client.state, 'ingame');
+    const w = r.client.world;
+    const tick = r.snaps.at(-1)!.tick;
+    assert.equal(w.tick, tick);
+    // the fake server's projectiles: id 100 + i, x = i * 7919 + tick, y = i, velocity 3, 4, type 1, start tick 1000 + i
+    assert.deepEqual([...w.projectiles.keys()].sort(), [100, 101, 102]);
+    for (const i of [0, 1, 2]) {
+      const f = w.projectiles.get(100 + i)!.fields;
+      assert.deepEqual([f.x, f.y, f.velX, f.velY, f.type, f.startTick], [i * 7919 + tick, i, 3, 4, 1, 1000 + i]);
+    }
+    // the game item: 0.6 GameInfo (game flags 0, round start tick 50, score limit 20, round 1 of 1), 0.7 GameData
+    if (version === '0.6')
+      assert.deepEqual(w.game.get('GameInfo'), {
+        gameFlags: 0,
+        gameStateFlags: 0,
+        roundStartTick: 50,
+        warmupTimer: 0,
+        scoreLimit: 20,
+        timeLimit: 0,
+        roundNum: 1,
+        roundCurrent: 1,
+      });
+    else assert.deepEqual(w.game.get('GameData'), { gameStartTick: 0, gameStateFlags: 1, gameStateEndTick: 0 });
+    // two projectiles gone: the mirror drops them with the next snapshot
+    r.server.filler = 1;
+    r.run(500);
+    assert.deepEqual([...w.projectiles.keys()], [100]);
+    assert.equal(w.projectiles.get(100)!.fields.x, r.snaps.at(-1)!.tick);
+    assert.deepEqual(r.problems, []);
+  });
+}

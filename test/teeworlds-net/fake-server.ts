@@ -59,7 +59,8 @@ export class FakeServer {
   /** Ticks whose snapshot parts are sent in reverse order. */
   readonly reverseParts = new Set<number>();
   readonly partSize: number;
-  readonly filler: number;
+  /** Projectiles in each snapshot (ids 100 on); change it to add or remove some. */
+  filler: number;
   readonly ddnet: boolean;
   received = 0;
   /** The system messages received, in order (`info`, `uuid:<uuid>` for an extended one, else `sys:<id>`). */
