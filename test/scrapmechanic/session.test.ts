@@ -10,7 +10,7 @@ import { scrapmechanic } from '../../src/families/scrapmechanic.js';
 import { hexLines, run } from '../../src/cli/main.js';
 import { fakeIo } from '../helpers/cli-io.js';
 
-const vectors: Array<{ name: string; body_hex: string; wire_packet_lz4_hex: string; wire_packet_lz4_literal_only_hex: string }> = JSON.parse(
+const vectors: Array<{ name: string; body_hex: string; wire_packet_lz4_hex: string; wire_packet_lz4_literal_only_hex: string; expected: unknown }> = JSON.parse(
   readFileSync(new URL('../fixtures/scrapmechanic/network_update_vectors.json', import.meta.url), 'utf8'),
 );
 
@@ -208,6 +208,38 @@ test('CLI: decode | encode round trip of every fixture (message and --body), and
   const again = fakeIo(e.text());
   assert.equal(await run(['decode', 'scrapmechanic', '-', '--stream', '--format', 'jsonl'], again.io), 0);
   assert.equal(again.text(), d.text());
+});
+
+test('CLI: decode prints per message the packet id and tick, and per update its form, update type, NetObj type, id, controller type (creates) and typed fields, as each fixture expects', async () => {
+  let updates = 0;
+  let creates = 0;
+  for (const v of vectors) {
+    const d = fakeIo();
+    assert.equal(await run(['decode', 'scrapmechanic', '--hex', v.wire_packet_lz4_hex], d.io), 0);
+    const rec = JSON.parse(d.text()) as { packetId: number; tick: number; updates: Record<string, unknown>[] };
+    const want = v.expected as { packetId: string; tick: number; subUpdates: Record<string, unknown>[] };
+    assert.equal(rec.packetId, Number(want.packetId), v.name);
+    assert.equal(rec.tick, want.tick, v.name);
+    assert.equal(rec.updates.length, want.subUpdates.length, v.name);
+    for (const [i, u] of rec.updates.entries()) {
+      const w = want.subUpdates[i]!;
+      const at = `${v.name} update ${i}`;
+      assert.equal(u.form, w.wire, at);
+      assert.equal(u.updateType, w.updateType, at);
+      assert.equal(u.netObjType, w.netObjType, at);
+      assert.equal(u.id, w.id, at);
+      // a create carries its controller type; a later update or remove of that object prints the remembered one
+      const created = want.subUpdates.find((x) => x.updateType === 'Create' && x.netObjType === w.netObjType && x.id === w.id);
+      assert.equal(u.controllerType, w.updateType === 'Create' ? w.controllerType : created?.controllerType, `${at}: controllerType`);
+      // typed fields (their values against the fixtures are test/scrapmechanic/fixtures.test.ts's): an object of named
+      // fields wherever the fixture has data, none where it has none
+      if (w.data === null) assert.equal(u.data, null, at);
+      else assert.ok(u.data !== null && typeof u.data === 'object' && Object.keys(u.data as object).length > 0, at);
+      updates++;
+      if (w.updateType === 'Create') creates++;
+    }
+  }
+  assert.ok(updates >= 6 && creates >= 2, `${updates} updates, ${creates} creates`);
 });
 
 test('CLI: bad input is one line and exit 1', async () => {
