@@ -9,6 +9,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import ts from 'typescript';
+import { functionsOf } from './functions-of.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const FAMILIES = ['scrapmechanic', 'teeworlds', 'wow', 'diep'];
@@ -24,33 +25,6 @@ function lister(rev) {
 
 function lines(text) {
   return text.split('\n').length - (text.endsWith('\n') ? 1 : 0);
-}
-
-function functionsOf(path, text) {
-  const sf = ts.createSourceFile(path, text, ts.ScriptTarget.Latest, true);
-  const out = [];
-  const visit = (node) => {
-    let name;
-    if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isConstructorDeclaration(node) || ts.isGetAccessor(node)) && node.body) {
-      name = ts.isConstructorDeclaration(node) ? 'constructor' : (node.name?.getText(sf) ?? '(default)');
-      const cls = node.parent && ts.isClassLike(node.parent) && node.parent.name ? `${node.parent.name.getText(sf)}.` : '';
-      name = cls + name;
-    } else if (
-      (ts.isArrowFunction(node) || ts.isFunctionExpression(node)) &&
-      node.parent &&
-      (ts.isVariableDeclaration(node.parent) || ts.isPropertyAssignment(node.parent))
-    ) {
-      name = node.parent.name.getText(sf);
-    }
-    if (name !== undefined) {
-      const a = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;
-      const b = sf.getLineAndCharacterOfPosition(node.end).line;
-      out.push({ name, file: path, lines: b - a + 1 });
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(sf);
-  return out;
 }
 
 function exportsOf(src, path, seen = new Set()) {

@@ -8,26 +8,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
 import { NatsPublisher, NatsRelay, connectNats, serveWebSocket } from '../../src/replication/nats/index.js';
 import { Ship, entities } from '../../examples/nats-world.js';
+import { freePort } from '../helpers/ports.js';
 
 const NATS = '/usr/sbin/nats-server';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 test('inputs from a relay’s clients reach the authority’s onInput, in order, with the relay and client named; acks stay with the relay', {
   timeout: 60_000,

@@ -16,19 +16,10 @@ import { join } from 'node:path';
 import { ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
 import { NatsPublisher, NatsRelay, connectNats, viewHash, type RelayEvent } from '../../src/replication/nats/index.js';
 import { Ship, entities } from '../../examples/nats-world.js';
+import { freePort } from '../helpers/ports.js';
 
 const NATS = '/usr/sbin/nats-server';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 /** A TCP proxy 127.0.0.1:port → 127.0.0.1:target that can cut every connection and refuse new ones for a while. */
 function proxy(port: number, target: number): { cut(): void; restore(): void; close(): void } {

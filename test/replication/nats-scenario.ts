@@ -16,7 +16,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -25,6 +24,7 @@ import { parseArgs } from 'node:util';
 import { jetstream } from '@nats-io/jetstream';
 import { HEADERS, connectNats, worldNames } from '../../src/replication/nats/index.js';
 import type { Seen } from './nats-seen.js';
+import { freePort } from '../helpers/ports.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const { values } = parseArgs({
@@ -50,17 +50,6 @@ function stopAll(): void {
   for (const c of children) if (c.exitCode === null && c.pid !== undefined) process.kill(c.pid, 'SIGKILL');
 }
 process.on('exit', stopAll);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 /** Start a process; `onLine` sees each line of its standard output (and error). */
 function start(cmd: string, args: string[], onLine: (l: string) => void): ChildProcess {

@@ -18,6 +18,7 @@ import { buildUdpIpv4, LINKTYPE_ETHERNET, writePcap } from '../../src/core/pcap.
 import { snapshotRecord } from '../../src/families/teeworlds-net.js';
 import { decodeTeeworldsCapture, TeeworldsClient, type NetVersion, type ReceivedSnapshot } from '../../src/protocols/teeworlds/index.js';
 import { FakeServer } from './fake-server.js';
+import { toPcapng } from '../helpers/pcapng.js';
 
 interface Frame {
   time: number;
@@ -162,26 +163,8 @@ test('capture: three clients in one capture, pcapng and Ethernet framing, mid-co
     const mine = records.filter((r) => r.record === 'snapshot' && r.client === `127.0.0.1:${40000 + k}`).map(summary);
     assert.deepEqual(mine, seen[k]);
   }
-  // pcapng, by hand: SHB + IDB (raw IP) + one EPB per frame.
-  const blocks: number[] = [];
-  const blk = (type: number, body: number[]) => {
-    const len = 12 + body.length;
-    const b = new Uint8Array(len);
-    const dv = new DataView(b.buffer);
-    dv.setUint32(0, type, true);
-    dv.setUint32(4, len, true);
-    b.set(body, 8);
-    dv.setUint32(len - 4, len, true);
-    blocks.push(...b);
-  };
-  const le32 = (v: number) => [v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, v >>> 24];
-  blk(0x0a0d0d0a, [...le32(0x1a2b3c4d), 1, 0, 0, 0, ...le32(0xffffffff), ...le32(0xffffffff)]);
-  blk(1, [101, 0, 0, 0, ...le32(65535)]);
-  for (const f of frames) {
-    const pad = (4 - (f.data.length % 4)) % 4;
-    blk(6, [...le32(0), ...le32(0), ...le32(0), ...le32(f.data.length), ...le32(f.data.length), ...f.data, ...new Array(pad).fill(0)]);
-  }
-  const viaNg = [...decodeTeeworldsCapture(new Uint8Array(blocks), { version: '0.6' })].flatMap((d) => d.snapshots);
+  // the same frames as pcapng (SHB + IDB (raw IP) + one EPB per frame)
+  const viaNg = [...decodeTeeworldsCapture(toPcapng(writePcap(frames)), { version: '0.6' })].flatMap((d) => d.snapshots);
   assert.equal(
     viaNg.length,
     seen.reduce((n, s) => n + s.length, 0),
