@@ -16,6 +16,7 @@ import {
   udpDatagrams,
   writePcap,
 } from '../../src/core/pcap.js';
+import { pcapngBlock } from '../helpers/pcapng.js';
 
 /** Internet checksum of bytes (independent of the writer's code path). */
 function onesSum(parts: number[][]): number {
@@ -86,14 +87,7 @@ test('pcap: big-endian, nanosecond, Ethernet + VLAN', () => {
 });
 
 function block(type: number, body: number[], le = true): number[] {
-  const len = 12 + body.length;
-  const b = new Uint8Array(len);
-  const dv = new DataView(b.buffer);
-  dv.setUint32(0, type, le);
-  dv.setUint32(4, len, le);
-  b.set(body, 8);
-  dv.setUint32(len - 4, len, le);
-  return Array.from(b);
+  return Array.from(pcapngBlock(type, body, le));
 }
 const u32 = (v: number, le = true) => {
   const b = new Uint8Array(4);

@@ -4,15 +4,16 @@
  */
 import { readCapture } from '../../src/core/pcap.js';
 
-function block(type: number, body: Uint8Array): Uint8Array {
+/** A pcapng block: type, total length, the body padded to 4 bytes, the length again (in the byte order `le` says). */
+export function pcapngBlock(type: number, body: ArrayLike<number>, le = true): Uint8Array {
   const pad = (4 - (body.length % 4)) % 4;
   const len = 12 + body.length + pad;
   const b = new Uint8Array(len);
   const dv = new DataView(b.buffer);
-  dv.setUint32(0, type, true);
-  dv.setUint32(4, len, true);
+  dv.setUint32(0, type, le);
+  dv.setUint32(4, len, le);
   b.set(body, 8);
-  dv.setUint32(len - 4, len, true);
+  dv.setUint32(len - 4, len, le);
   return b;
 }
 
@@ -26,7 +27,7 @@ export function toPcapng(pcap: Uint8Array): Uint8Array {
   sv.setUint16(6, 0, true);
   sv.setInt32(8, -1, true);
   sv.setInt32(12, -1, true);
-  out.push(block(0x0a0d0d0a, shb));
+  out.push(pcapngBlock(0x0a0d0d0a, shb));
   const iface = new Map<number, number>();
   for (const f of cap.frames) {
     let i = iface.get(f.linkType);
@@ -37,7 +38,7 @@ export function toPcapng(pcap: Uint8Array): Uint8Array {
       const iv = new DataView(idb.buffer);
       iv.setUint16(0, f.linkType, true);
       iv.setUint32(4, 262144, true);
-      out.push(block(1, idb));
+      out.push(pcapngBlock(1, idb));
     }
     const epb = new Uint8Array(20 + f.data.length);
     const ev = new DataView(epb.buffer);
@@ -48,7 +49,7 @@ export function toPcapng(pcap: Uint8Array): Uint8Array {
     ev.setUint32(12, f.data.length, true);
     ev.setUint32(16, f.originalLength, true);
     epb.set(f.data, 20);
-    out.push(block(6, epb));
+    out.push(pcapngBlock(6, epb));
   }
   const total = out.reduce((n, b) => n + b.length, 0);
   const file = new Uint8Array(total);
