@@ -22,6 +22,23 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type Json, namespaceArgs, runNamespacedWorker } from '../helpers/namespace-worker.js';
 
+/**
+ * The share of a PNG's pixels (of the region `crop`, ImageMagick geometry, or of the whole image scaled to 80×60)
+ * for which `test(r, g, b)` holds: ImageMagick's `convert` (Debian's imagemagick, which the live tests need) prints
+ * the pixels as text.
+ */
+function pixelShare(png: string, crop: string | undefined, test: (r: number, g: number, b: number) => boolean): number {
+  const args = crop === undefined ? [png, '-resize', '80x60!', '-depth', '8', 'txt:-'] : [png, '-crop', crop, '-depth', '8', 'txt:-'];
+  const out = spawnSync('convert', args, { encoding: 'utf8', maxBuffer: 1 << 26 }).stdout ?? '';
+  let n = 0;
+  let hit = 0;
+  for (const m of out.matchAll(/: \((\d+),(\d+),(\d+)/g)) {
+    n++;
+    if (test(Number(m[1]), Number(m[2]), Number(m[3]))) hit++;
+  }
+  return n === 0 ? 0 : hit / n;
+}
+
 const WORKER = fileURLToPath(new URL('./live-worker.ts', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -107,6 +124,16 @@ test('serve live: the real Teeworlds 0.7.5 and DDNet 16.4 clients play on tickwi
       // Screenshot of the display while in game.
       assert.equal(s.screenshot?.status, 0, `${v}: screenshot: ${JSON.stringify(s.screenshot)}`);
       assert.ok(s.screenshot.bytes > 20000, `${v}: screenshot of ${s.screenshot.bytes} bytes`);
+      // in game, not a menu or a loading screen: the HUD's health hearts at the top left (about 14 % red pixels
+      // in that strip in game; none in the menus) and the map's ground tiles (brown) in the view
+      const hud = pixelShare(s.screenshot.path as string, '250x30+0+10', (r, g, b) => r > 180 && g < 90 && b < 90);
+      assert.ok(hud > 0.05, `${v}: the HUD's hearts: ${(hud * 100).toFixed(1)} % red at the top left of ${s.screenshot.path}`);
+      const ground = pixelShare(
+        s.screenshot.path as string,
+        undefined,
+        (r, g, b) => r > 140 && r < 220 && g > 80 && g < 150 && b > 30 && b < 110 && r - g > 35 && g - b > 15,
+      );
+      assert.ok(ground > 0.1, `${v}: map ground in view: ${(ground * 100).toFixed(1)} % of ${s.screenshot.path}`);
       // Our bot saw the real client's tee.
       assert.equal(s.bot.crcFailures, 0);
       assert.ok(s.bot.snapshots >= 100, `${v}: bot got ${s.bot.snapshots} snapshots`);
