@@ -24,6 +24,13 @@ export function sameLeaf(x: unknown, y: unknown): boolean {
   if (typeof x === 'string' && typeof y === 'string' && x.replace(/-/g, '').toLowerCase() === y.replace(/-/g, '').toLowerCase()) return true;
   if (typeof y === 'string' && /^[0-9]+$/.test(y) && (typeof x === 'number' || typeof x === 'string') && /^[0-9]+$/.test(String(x)))
     return BigInt(String(x)) === BigInt(y);
+  // an integer printed in hex (a guid, a mask): the input as a safe integer, a decimal or a hex string
+  if (
+    typeof y === 'string' &&
+    /^0x[0-9a-f]+$/i.test(y) &&
+    ((typeof x === 'number' && Number.isSafeInteger(x) && x >= 0) || (typeof x === 'string' && /^(0x[0-9a-f]+|\d+)$/i.test(x)))
+  )
+    return BigInt(x) === BigInt(y);
   return false;
 }
 

@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { DecodeError, EncodeError, LimitError } from '../../src/core/errors.js';
 import { toHex } from '../../src/core/hex.js';
 import {
+  floatFromJson,
   ObjectStore,
   WOW_LIMITS,
   buildUpdate,
@@ -32,6 +33,8 @@ import { bodyArb } from './arbitraries.js';
 import { loadFixtures, rng } from './helpers.js';
 import { applyDamagedCopies, deepCopy, mutateLeaves } from '../helpers/mutate.js';
 import { NAN_FRAME, warmUp } from './warm.js';
+import { at as leafAt, sameLeaf } from '../helpers/json-leaves.js';
+import { jsonPaths } from '../helpers/span-coverage.js';
 
 test('floats keep their exact bits (signalling and negative NaNs) after 60,000 hot decode → encode round trips, bytes and JSON', () => {
   const bad = warmUp();
@@ -64,6 +67,7 @@ test('property (hot): whatever the body encoder accepts from generated or damage
   warmUp(20_000);
   let accepted = 0;
   let refused = 0;
+  let compared = 0;
   const junk = fc.oneof(fc.jsonValue({ maxDepth: 2 }), fc.constantFrom(undefined, -1, 2 ** 40, 'f32:0x7f9f0000', '0xffffffffffffffffff', [1, 2, 3]));
   fc.assert(
     fc.property(bodyArb, fc.boolean(), fc.nat(300), junk, fc.constantFrom('u64' as const, 'packed' as const), (body, damage, at, x, width) => {
@@ -81,6 +85,15 @@ test('property (hot): whatever the body encoder accepts from generated or damage
       accepted++;
       const back = JSON.parse(JSON.stringify(bodyToJson(decodeBody(bytes, { movementBlockGuid: width }))));
       if (!damage) assert.deepEqual(back, clean);
+      // damaged or not: every input leaf that the encoder reads is read back as given (derived leaves, which the
+      // encoder does not read, are names and a slot's field, offset, type and typed views: recomputed from the bytes)
+      for (const leaf of jsonPaths(back).leaves) {
+        if (/(Name|Names(\[\d+\])?)$/.test(leaf) || /\.fields\[\d+\]\.(?!index$|raw$)[^.[]+/.test(leaf)) continue;
+        const given = leafAt(json, leaf);
+        if (given === undefined || given === null) continue;
+        compared++;
+        assert.ok(sameLeaf(given, leafAt(back, leaf)), `${leaf}: ${JSON.stringify(given)} read back as ${JSON.stringify(leafAt(back, leaf))}`);
+      }
       // the read-back JSON is a fixed point: encodes to the same bytes, decodes to the same JSON
       const again = encodeBody(bodyFromJson(back), { movementBlockGuid: width });
       assert.equal(toHex(again), toHex(bytes));
@@ -88,7 +101,7 @@ test('property (hot): whatever the body encoder accepts from generated or damage
     }),
     { numRuns: 1000 },
   );
-  assert.ok(accepted > 200 && refused > 50, `${accepted} accepted, ${refused} refused`);
+  assert.ok(accepted > 200 && refused > 50 && compared > 5000, `${accepted} accepted, ${refused} refused, ${compared} leaves compared`);
 });
 
 test('property (hot): whatever packetFromJson + encodePacket accept, decodePacket reads back (frames, compression, destroy)', () => {
@@ -522,4 +535,20 @@ test('buildUpdate refuses a visible object that is not one (an EncodeError namin
       assert.ok(e instanceof EncodeError, `${did}: ${String(e)}`);
     }
   }
+});
+
+test('floatFromJson: decimals in strings are read, Number’s hex, binary and octal forms are refused', () => {
+  for (const [text, want] of [
+    ['1.5', 1.5],
+    ['-2e3', -2000],
+    ['.25', 0.25],
+    ['7', 7],
+  ] as const)
+    assert.equal(floatFromJson(text, 'x').value, want, text);
+  for (const text of ['0xffffffffffffffffff', '0x1f', '0b101', '0o17', '1_000', ' 1', '1.5.2', 'e5'])
+    assert.throws(
+      () => floatFromJson(text, 'x'),
+      (e: unknown) => e instanceof EncodeError && e.path === 'x',
+      text,
+    );
 });

@@ -72,7 +72,9 @@ export function floatFromJson(v: unknown, path: string): { value: number; bits?:
       const value = bitsToF32(bits);
       return nanNeedsBits(bits) ? { value, bits } : { value };
     }
-    if (/^-?\d/.test(v) && Number.isFinite(Number(v))) return { value: Math.fround(Number(v)) };
+    // a decimal in a string ("1.5", "-2e3"); not Number's other forms ("0x1f", "0b1", "0o7"), which would read a hex
+    // word meant as bits as a huge number
+    if (/^-?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(v) && Number.isFinite(Number(v))) return { value: Math.fround(Number(v)) };
   }
   throw new EncodeError(path, `expected a float (number, "NaN", "Infinity", "-0" or "f32:0x…"), got ${excerpt(v)}`);
 }
