@@ -6,35 +6,22 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
 import { NatsPublisher, NatsRelay, connectNats, serveWebSocket } from '../../src/replication/nats/index.js';
 import { Ship, entities } from '../../examples/nats-world.js';
 import { freePort } from '../helpers/ports.js';
+import { startNatsServer } from '../helpers/nats-server.js';
 
-const NATS = '/usr/sbin/nats-server';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 test('inputs from a relay’s clients reach the authority’s onInput, in order, with the relay and client named; acks stay with the relay', {
   timeout: 60_000,
 }, async (t) => {
-  if (!existsSync(NATS)) {
-    if (process.env.CI === 'true') assert.fail(`${NATS} is missing (Debian package nats-server)`);
-    t.skip(`${NATS} not installed (apt-get install nats-server)`);
-    return;
-  }
-  const store = mkdtempSync(join(tmpdir(), 'tickwire-nats-in-'));
-  const natsPort = await freePort();
-  const nats = spawn(NATS, ['-js', '-sd', store, '-a', '127.0.0.1', '-p', String(natsPort)], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  nats.stderr!.on('data', (d) => (log += d));
+  const ns = await startNatsServer(t, 'nats-in');
+  if (ns === undefined) return;
+  const natsPort = ns.port;
   try {
-    for (let i = 0; i < 300 && !log.includes('Server is ready'); i++) await sleep(100);
-    assert.ok(log.includes('Server is ready'), `nats-server did not start: ${log.slice(-2000)}`);
     const server = new ReplicationServer({ entities });
     for (let i = 0; i < 5; i++) server.spawn(Ship, { x: i, y: 0, hp: 1, name: `s${i}` });
     const anc = await connectNats(`nats://127.0.0.1:${natsPort}`);
@@ -100,8 +87,6 @@ test('inputs from a relay’s clients reach the authority’s onInput, in order,
     await rnc.close();
     await anc.close();
   } finally {
-    nats.kill('SIGTERM');
-    await new Promise((r) => nats.once('exit', r));
-    rmSync(store, { recursive: true, force: true });
+    await ns.stop();
   }
 });

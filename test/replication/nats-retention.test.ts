@@ -8,17 +8,13 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { connect as tcpConnect, createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
 import { NatsPublisher, NatsRelay, connectNats, viewHash, type RelayEvent } from '../../src/replication/nats/index.js';
 import { Ship, entities } from '../../examples/nats-world.js';
 import { freePort } from '../helpers/ports.js';
+import { startNatsServer } from '../helpers/nats-server.js';
 
-const NATS = '/usr/sbin/nats-server';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A TCP proxy 127.0.0.1:port → 127.0.0.1:target that can cut every connection and refuse new ones for a while. */
@@ -58,21 +54,12 @@ function proxy(port: number, target: number): { cut(): void; restore(): void; cl
 test('a relay away longer than JetStream keeps says what was lost, resyncs from a keyframe, and mirrors the authority again', {
   timeout: 90_000,
 }, async (t) => {
-  if (!existsSync(NATS)) {
-    if (process.env.CI === 'true') assert.fail(`${NATS} is missing (Debian package nats-server)`);
-    t.skip(`${NATS} not installed (apt-get install nats-server): retention test skipped`);
-    return;
-  }
-  const store = mkdtempSync(join(tmpdir(), 'tickwire-nats-ret-'));
-  const natsPort = await freePort();
+  const ns = await startNatsServer(t, 'nats-ret');
+  if (ns === undefined) return;
+  const natsPort = ns.port;
   const proxyPort = await freePort();
-  const nats = spawn(NATS, ['-js', '-sd', store, '-a', '127.0.0.1', '-p', String(natsPort)], { stdio: ['ignore', 'ignore', 'pipe'] });
-  let log = '';
-  nats.stderr!.on('data', (d) => (log += d));
   const px = proxy(proxyPort, natsPort);
   try {
-    for (let i = 0; i < 300 && !log.includes('Server is ready'); i++) await sleep(100);
-    assert.ok(log.includes('Server is ready'), `nats-server did not start: ${log.slice(-2000)}`);
     const server = new ReplicationServer({ entities });
     const ids: number[] = [];
     for (let i = 0; i < 50; i++) ids.push(server.spawn(Ship, { x: i, y: -i, hp: i, name: `s${i}` }));
@@ -131,12 +118,6 @@ test('a relay away longer than JetStream keeps says what was lost, resyncs from 
     await anc.close();
   } finally {
     px.close();
-    if (nats.exitCode === null && nats.signalCode === null) {
-      const exited = new Promise((r) => nats.once('exit', r));
-      nats.kill('SIGTERM');
-      await Promise.race([exited, sleep(5000)]);
-      if (nats.exitCode === null && nats.signalCode === null) nats.kill('SIGKILL');
-    }
-    rmSync(store, { recursive: true, force: true });
+    await ns.stop();
   }
 });
