@@ -79,13 +79,10 @@ function datagramRecord(d: CapturedDatagram): Record<string, unknown> {
   return r;
 }
 
-/** What `guessCaptureVersion` made of a capture: the version, each version's score, and whether it can tell. */
-export interface CaptureVersionGuess {
+/** What `guessCaptureVersion` made of a capture (the first record's `detectedVersion`). */
+interface CaptureVersionGuess {
   version: NetVersion;
-  scores: { '0.7': number; '0.6': number };
-  /** Datagrams read (up to 64) with the version chosen. */
-  datagrams: number;
-  /** One version read them better (a handshake, or headers only one reads). */
+  /** One version read the first datagrams better (a handshake, or headers only one reads). */
   sure: boolean;
   /** Why it cannot tell, when it cannot (the version used is then 0.6 unless 0.7 scored higher). */
   why?: string;
@@ -98,7 +95,7 @@ export interface CaptureVersionGuess {
  * datagrams differ in their headers). When both read them alike, or neither
  * reads them, it says so (`sure: false`, `why`), and the records say it too.
  */
-export function guessCaptureVersion(bytes: Uint8Array, server?: string): CaptureVersionGuess {
+function guessCaptureVersion(bytes: Uint8Array, server?: string): CaptureVersionGuess {
   const scores = { '0.7': -1, '0.6': -1 };
   const counts = { '0.7': 0, '0.6': 0 };
   for (const version of ['0.7', '0.6'] as const) {
@@ -122,7 +119,7 @@ export function guessCaptureVersion(bytes: Uint8Array, server?: string): Capture
   const version: NetVersion = scores['0.7'] > scores['0.6'] ? '0.7' : '0.6';
   const n = counts[version];
   const sure = scores['0.7'] !== scores['0.6'] && Math.max(scores['0.7'], scores['0.6']) > 0;
-  const guess: CaptureVersionGuess = { version, scores, datagrams: n, sure };
+  const guess: CaptureVersionGuess = { version, sure };
   if (!sure)
     guess.why =
       n === 0
@@ -133,27 +130,21 @@ export function guessCaptureVersion(bytes: Uint8Array, server?: string): Capture
   return guess;
 }
 
-/** The version `guessCaptureVersion` picks. */
-export function detectCaptureVersion(bytes: Uint8Array, server?: string): NetVersion {
-  return guessCaptureVersion(bytes, server).version;
-}
-
 function* decodeCaptureMessages(bytes: Uint8Array, opts: OptionValues, fd: FileDetail): Generator<DecodedMessage> {
   const server = typeof opts.server === 'string' ? opts.server : undefined;
   const given = opts.version === '0.6' || opts.version === '0.7' || opts.version === 'ddnet';
-  const guess = given ? undefined : guessCaptureVersion(bytes, server);
+  let guess = given ? undefined : guessCaptureVersion(bytes, server);
   const capOpts: CaptureOptions = { version: guess?.version ?? netVersion(opts) };
   // the decoder's detail (field spans, delta logs, what each snapshot changed) only when spans or the state are asked for
   if (fd.spans || fd.state) capOpts.detail = { deltaSpans: () => new DeltaSpanLog() };
   if (server !== undefined) capOpts.server = server;
   const states = new CaptureStates();
-  let first = true;
   for (const d of decodeTeeworldsCapture(bytes, capOpts)) {
     const rec = datagramRecord(d);
     // the first record says which version was taken, and why not sure when it is not (the page shows it)
-    if (first && guess !== undefined) {
-      rec.detectedVersion = { version: guess.version, sure: guess.sure, ...(guess.why === undefined ? {} : { why: guess.why }) };
-      first = false;
+    if (guess !== undefined) {
+      rec.detectedVersion = guess;
+      guess = undefined;
     }
     const records: unknown[] = [rec];
     for (const s of d.snapshots) records.push(snapshotRecord(s, s.declarations, { client: d.client, frame: d.frame }));
