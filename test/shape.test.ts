@@ -44,7 +44,6 @@ const LONG_FUNCTIONS: Record<string, [number, string]> = {
   'families/replication.ts createEncoder': [135, 'the replication family’s JSON-to-packet encoder for the CLI'],
   'protocols/teeworlds/net/capture.ts decodeDatagram': [132, 'one datagram of a capture: header, Huffman, chunks and messages of every variant'],
   'protocols/teeworlds/pack.ts DeltaPacker.pack': [128, 'the delta packer loop'],
-  'cli/relay.ts relayCommand': [126, 'the `tickwire relay` command: options, NATS, transports and logging'],
 };
 
 function sources(dir: string): string[] {

@@ -118,7 +118,7 @@ test('world names: subjects and stream from a safe name; anything else refused',
   for (const bad of ['', 'a.b', 'a*', 'a>', 'a b', 'x'.repeat(65)]) assert.throws(() => worldNames(bad), /world name/);
 });
 
-test('tickwire relay: usage errors exit 2 with one line and the usage; --help prints it; a bad --schema file exits 1', async () => {
+test('tickwire relay: usage errors exit 2 with one line and the usage; --help prints it; a bad --schema or --clients file exits 1', async () => {
   const { run } = await import('../../src/cli/main.js');
   const { fakeIo } = await import('../helpers/cli-io.js');
   const cases: Array<[string[], number, RegExp]> = [
@@ -128,6 +128,17 @@ test('tickwire relay: usage errors exit 2 with one line and the usage; --help pr
     [['relay', '--world', 'x', '--listen', 'ws://127.0.0.1:9001', '--udp', '70000'], 2, /--udp must be a number 0\.\.65535/],
     [['relay', '--world', 'x', '--listen', 'ws://127.0.0.1:9001', '--bogus'], 2, /Unknown option/],
     [['relay', '--world', 'x', '--listen', 'ws://127.0.0.1:9001', '--schema', '/nonexistent/schema.json'], 1, /--schema \/nonexistent\/schema\.json/],
+    [['relay', '--world', 'x', '--listen', 'ws://127.0.0.1:9001', '--log-every', '0'], 2, /--log-every must be a number 0\.1\.\.3600/],
+    [
+      ['relay', '--world', 'x', '--listen', 'ws://127.0.0.1:9001', '--clients', '/nonexistent/views.mjs'],
+      1,
+      /--clients \/nonexistent\/views\.mjs: .*Cannot find/,
+    ],
+    [
+      ['relay', '--world', 'x', '--listen', 'ws://127.0.0.1:9001', '--clients', 'examples/nats-world.ts'],
+      1,
+      /--clients examples\/nats-world\.ts: the module must export a default function/,
+    ],
   ];
   for (const [args, code, msg] of cases) {
     const f = fakeIo();

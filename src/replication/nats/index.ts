@@ -10,7 +10,7 @@ export type { NatsPublisherOptions, PublisherStats } from './publisher.js';
 export { NatsRelay } from './relay.js';
 export type { NatsRelayOptions, RelayEvent, RelayStats } from './relay.js';
 export { serveWebSocket, serveUdp } from './transports.js';
-export type { ListenOptions, Listener } from './transports.js';
+export type { ClientInfo, ListenOptions, Listener } from './transports.js';
 export { worldNames, H as HEADERS } from './names.js';
 export type { WorldNames } from './names.js';
 export { entityHash, viewHash, ViewHash } from './hash.js';

@@ -14,8 +14,21 @@ import type { NatsRelay } from './relay.js';
 export interface ListenOptions {
   host?: string;
   port: number;
-  /** Interest and owner of a new client (default: sees everything). */
-  clientOptions?: (info: { transport: 'ws' | 'udp'; address: string; path?: string }) => ClientOptions;
+  /**
+   * Interest and owner of a new client (default: sees everything). `path` is the WebSocket request's URL path and
+   * query (none for UDP). A throw refuses the client: a WebSocket is closed with code 1008 and the error's message, a
+   * UDP datagram from a new address is dropped (the address is asked again at its next datagram).
+   */
+  clientOptions?: (info: ClientInfo) => ClientOptions;
+}
+
+/** What a transport knows of a new client (see `ListenOptions.clientOptions`). */
+export interface ClientInfo {
+  transport: 'ws' | 'udp';
+  /** The peer: an IP address (WebSocket), `address:port` (UDP). */
+  address: string;
+  /** The WebSocket request's path and query (`/?x=1&y=2`). */
+  path?: string;
 }
 
 export interface Listener {
@@ -38,6 +51,27 @@ function deliver(server: ReplicationServer, key: string, c: Conn): void {
     c.server = server;
   }
   if (!c.busy()) c.send(server.packetFor(key));
+}
+
+/**
+ * What `clientOptions` gave, checked before the client is added (a hook written in JavaScript can give anything; a
+ * bad value found later, at the relay's tick, would hold up every client): undefined is `{}`.
+ */
+function checkClientOptions(o: unknown): ClientOptions {
+  if (o === undefined) return {};
+  if (typeof o !== 'object' || o === null) throw new TypeError(`client options must be an object, not ${o === null ? 'null' : typeof o}`);
+  const { interest, interestEvery, owner } = o as Record<string, unknown>;
+  if (interest !== undefined && typeof interest !== 'function') throw new TypeError('interest must be a function (id, values) => boolean');
+  if (interestEvery !== undefined && interestEvery !== 'tick' && interestEvery !== 'change') throw new TypeError("interestEvery must be 'tick' or 'change'");
+  if (owner !== undefined && typeof owner !== 'string' && typeof owner !== 'number') throw new TypeError('owner must be a string or a number');
+  return o as ClientOptions;
+}
+
+/** A WebSocket close reason from a refusal: the error's message, cut to the 123 bytes a close frame allows. */
+function closeReason(e: unknown): string {
+  let m = e instanceof Error ? e.message : String(e);
+  while (Buffer.byteLength(m) > 123) m = m.slice(0, -1);
+  return m;
 }
 
 function fromClient(relay: NatsRelay, delivery: Delivery, key: string, c: Conn, bytes: Uint8Array): void {
@@ -64,11 +98,18 @@ export function serveWebSocket(relay: NatsRelay, opts: ListenOptions & { maxBuff
   const wss = new WebSocketServer({ host: opts.host ?? '127.0.0.1', port: opts.port });
   let n = 0;
   wss.on('connection', (ws, req) => {
+    let co: ClientOptions;
+    try {
+      co = checkClientOptions(opts.clientOptions?.({ transport: 'ws', address: req.socket.remoteAddress ?? '', path: req.url }));
+    } catch (e) {
+      ws.close(1008, closeReason(e));
+      return;
+    }
     const key = `ws${++n}`;
     const c: Conn & { ws: WebSocket } = {
       ws,
       server: undefined,
-      opts: opts.clientOptions?.({ transport: 'ws', address: req.socket.remoteAddress ?? '', path: req.url }) ?? {},
+      opts: co,
       send: (b: Uint8Array) => ws.send(b),
       busy: () => ws.readyState !== WebSocket.OPEN || ws.bufferedAmount > maxBuffered,
     };
@@ -115,11 +156,17 @@ export function serveUdp(relay: NatsRelay, opts: ListenOptions & { idleMs?: numb
     const key = `udp:${peer.address}:${peer.port}`;
     let c = conns.get(key);
     if (c === undefined) {
+      let co: ClientOptions;
+      try {
+        co = checkClientOptions(opts.clientOptions?.({ transport: 'udp', address: `${peer.address}:${peer.port}` }));
+      } catch {
+        return;
+      }
       c = {
         peer,
         seen: 0,
         server: undefined,
-        opts: opts.clientOptions?.({ transport: 'udp', address: `${peer.address}:${peer.port}` }) ?? {},
+        opts: co,
         send: (b: Uint8Array) => socket.send(b, peer.port, peer.address),
         busy: () => false,
       };
