@@ -21,6 +21,7 @@
  * 2-core machine is shared, so absolute numbers are noisy. Prints a table and
  * writes bench/results/relay.json.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import os from 'node:os';
@@ -28,6 +29,7 @@ import type { BenchCase } from './harness.js';
 import { ReplicationClient, ReplicationServer, type Delivery } from '../src/replication/index.js';
 import { Ship, entities } from '../examples/nats-world.js';
 import { rng } from '../test/helpers/rng.js';
+import { hasNatsServer, launchNatsServer } from '../test/helpers/nats-server.js';
 
 const ENTITIES = 5000;
 const MOVE = 0.1;
@@ -38,7 +40,7 @@ function cpuUs(): number {
   return c.user + c.system;
 }
 
-class Authority {
+export class Authority {
   readonly server = new ReplicationServer({ entities });
   private readonly ids: number[] = [];
   private readonly pos: Array<[number, number]> = [];
@@ -180,7 +182,103 @@ function benchRelay(delivery: Delivery, clients: number, rounds: number, ticks: 
 const f = (x: number, d = 0) => x.toFixed(d);
 const range = (s: Stat, d = 0) => `${f(s.best, d)} [${f(s.min, d)}–${f(s.max, d)}]`;
 
-export function cases(): BenchCase[] {
+/** JSON lines of a child's standard output, as they come. */
+function jsonLines(c: ChildProcess, on: (o: Record<string, unknown>) => void): void {
+  let buf = '';
+  c.stdout!.on('data', (d) => {
+    buf += d;
+    const ls = buf.split('\n');
+    buf = ls.pop()!;
+    for (const l of ls) {
+      try {
+        on(JSON.parse(l) as Record<string, unknown>);
+      } catch {
+        // not a JSON line
+      }
+    }
+  });
+}
+
+async function until(ok: () => boolean, ms: number, what: string): Promise<void> {
+  for (const end = Date.now() + ms; !ok(); ) {
+    if (Date.now() > end) throw new Error(`relay bench: ${what} (waited ${ms} ms)`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Stop a child by its process id: SIGTERM, SIGKILL after 5 s. */
+async function stopChild(c: ChildProcess): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return;
+  const exited = new Promise((r) => c.once('exit', r));
+  c.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
+  if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+}
+
+/**
+ * The authority's publish cost through a real nats-server (Debian's, on 127.0.0.1, JetStream in memory), the
+ * authority in a process of its own at 20 Hz (bench/relay-nats-child.ts), with 0, 1 and 3 `tickwire relay` processes
+ * following: it must not grow with them. Undefined without nats-server.
+ */
+async function benchNats(
+  rounds: number,
+  ticks: number,
+): Promise<Record<string, { publishUs: Stat; bytesPerTick: number; failures: number; relayTicks: number[] }> | undefined> {
+  if (!hasNatsServer()) return undefined;
+  const ns = await launchNatsServer('bench-relay');
+  const root = new URL('..', import.meta.url).pathname;
+  const children: ChildProcess[] = [];
+  try {
+    const world = 'bench';
+    const auth = spawn(process.execPath, [...process.execArgv, 'bench/relay-nats-child.ts', ns.url, world, String(rounds), String(ticks)], {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'inherit'],
+    });
+    children.push(auth);
+    const results: Array<Record<string, unknown>> = [];
+    let ready = false;
+    jsonLines(auth, (o) => (o.ready === true ? (ready = true) : results.push(o)));
+    await until(() => ready, 60_000, 'the authority did not start');
+    const out: Record<string, { publishUs: Stat; bytesPerTick: number; failures: number; relayTicks: number[] }> = {};
+    const run = async (job: 'go' | 'idle') => {
+      const n = results.length;
+      auth.stdin!.write(`${job}\n`);
+      await until(() => results.length > n, 120_000, 'the authority did not report');
+      return results[n] as { publishUs: number[]; bytesPerTick: number; failures: number };
+    };
+    // a first run to warm the authority up (not reported), then its 20 Hz loop without publishing
+    await run('go');
+    const idle = await run('idle');
+    out.idle = { publishUs: stat(idle.publishUs), bytesPerTick: 0, failures: 0, relayTicks: [] };
+    const relays: Array<{ tick: number }> = [];
+    for (const want of [0, 1, 3]) {
+      while (relays.length < want) {
+        const st = { tick: 0, up: false };
+        const c = spawn(
+          process.execPath,
+          [...process.execArgv, 'src/cli/bin.ts', 'relay', '--nats', ns.url, '--world', world, '--listen', 'ws://127.0.0.1:0', '--log-every', '0.5'],
+          { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
+        );
+        children.push(c);
+        jsonLines(c, (o) => {
+          if (o.event === 'listening') st.up = true;
+          if (typeof o.tick === 'number') st.tick = o.tick;
+        });
+        await until(() => st.up, 60_000, 'a relay did not start');
+        relays.push(st);
+      }
+      const r = await run('go');
+      out[want] = { publishUs: stat(r.publishUs), bytesPerTick: r.bytesPerTick, failures: r.failures, relayTicks: relays.map((x) => x.tick) };
+    }
+    auth.stdin!.write('stop\n');
+    return out;
+  } finally {
+    for (const c of children) await stopChild(c);
+    await ns.stop();
+  }
+}
+
+export async function cases(): Promise<BenchCase[]> {
   const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   if (filters.length > 0 && !filters.some((x) => 'relay'.includes(x))) return [];
   const rounds = Number(process.env.RELAY_ROUNDS ?? 5);
@@ -213,7 +311,20 @@ export function cases(): BenchCase[] {
     );
   }
   out.relay = relay;
-  console.log(`\nrelays over NATS (in process, no network; CPU best of ${rounds} rounds of ${ticks} ticks [min–max])\n`);
+  const nats = await benchNats(rounds, ticks);
+  if (nats === undefined) lines.push('authority through nats-server: skipped (no /usr/sbin/nats-server)');
+  else {
+    lines.push('authority through nats-server (its own process, 20 Hz, JetStream in memory): CPU per tick of publishing, by relay processes following');
+    const { idle, ...byRelays } = nats;
+    lines.push(`  the same 20 Hz loop, not publishing: ${range(idle!.publishUs)} µs/tick`);
+    for (const [k, r] of Object.entries(byRelays))
+      lines.push(
+        `  ${k.padStart(2)} relays: ${range(r.publishUs)} µs/tick, ${f(r.bytesPerTick)} bytes/tick, ${r.failures} failed publishes` +
+          `${r.relayTicks.length > 0 ? `; relays at ticks ${r.relayTicks.join(', ')}` : ''}`,
+      );
+  }
+  out.nats = nats ?? 'skipped: no nats-server';
+  console.log(`\nrelays over NATS (CPU best of ${rounds} rounds of ${ticks} ticks [min–max]; in process and without a network, but the last rows)\n`);
   console.log(lines.join('\n'));
   const here = new URL('.', import.meta.url).pathname;
   mkdirSync(join(here, 'results'), { recursive: true });

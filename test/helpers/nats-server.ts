@@ -26,6 +26,14 @@ export async function startNatsServer(t: TestContext, name: string): Promise<Nat
     t.skip(`${NATS} not installed (apt-get install nats-server)`);
     return undefined;
   }
+  return launchNatsServer(name);
+}
+
+/** Whether Debian's nats-server is installed. */
+export const hasNatsServer = (): boolean => existsSync(NATS);
+
+/** Start Debian's nats-server (see startNatsServer; an AssertionError when it does not start). */
+export async function launchNatsServer(name: string): Promise<NatsServer> {
   const store = mkdtempSync(join(tmpdir(), `tickwire-${name}-`));
   const port = await freePort();
   const nats = spawn(NATS, ['-js', '-sd', store, '-a', '127.0.0.1', '-p', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
