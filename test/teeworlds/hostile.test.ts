@@ -103,6 +103,37 @@ test('a snapshot held as a delta is rebuilt exactly when the server refers to it
   for (const t of rx.storage.ticks()) assert.equal(rx.storage.get(t)!.find(0x7000, 0)![0], t === 50 ? 17 : 5 + t - 10);
 });
 
+test('hostile server: refused deltas against bases held as deltas leave the storage as it was, within twMaxStoredBytes', () => {
+  const base = bigBase(3);
+  const max = 4 * base.byteSize + 40 * 200;
+  const rx = new SnapshotReceiver(V, { limits: { twMaxStoredBytes: max } });
+  for (const m of encodeSnapshotMessages(V, 10, -1, base.crc(), createDeltaBytes(Snapshot.EMPTY, base, STATIC_SIZES[V]))) rx.receiveBytes(m);
+  for (let i = 1; i <= 40; i++) assert.equal(rx.receiveBytes(tinyDelta(base, 10 + i, 10, i)).status, 'complete');
+  const held = rx.storage.ticks().filter((t) => rx.storage.heldAsDelta(t));
+  assert.ok(held.length >= 30, `${held.length} held as deltas`);
+  const state = () => ({ ticks: rx.storage.ticks(), asDeltas: rx.storage.ticks().filter((t) => rx.storage.heldAsDelta(t)), bytes: rx.storage.retainedBytes });
+  const before = state();
+  assert.ok(before.bytes <= max);
+  let tick = 100;
+  let refused = 0;
+  for (const t of held) {
+    // a CRC that does not match, then a delta that does not parse, each against a base held as a delta
+    const badCrc: Uint8Array = encodeSnapshotMessages(V, tick++, t, 0x1234, encodeInts([0, 1, 0, 0x7000, 0, 16, 1, ...new Array<number>(15).fill(0)]))[0]!;
+    const badDelta: Uint8Array = encodeSnapshotMessages(V, tick++, t, 0, new Uint8Array([0x05, 0x00, 0x00]))[0]!;
+    assert.equal(rx.receiveBytes(badCrc).status, 'crc-error', `tick ${t}`);
+    assert.deepEqual(state(), before, `after a CRC error against ${t}`);
+    assert.equal(rx.receiveBytes(badDelta).status, 'bad-delta', `tick ${t}`);
+    assert.deepEqual(state(), before, `after a bad delta against ${t}`);
+    refused += 2;
+  }
+  assert.equal(refused, 2 * held.length);
+  // the storage still serves them: a good delta against the oldest held one applies
+  const t0 = held[0]!;
+  const r = rx.receiveBytes(tinyDelta(rx.storage.get(t0)!, tick++, t0, 1));
+  assert.equal(r.status, 'complete');
+  assert.ok(rx.storage.retainedBytes <= max, `${rx.storage.retainedBytes} > ${max}`);
+});
+
 function t_diag(s: string): void {
   process.stdout.write(`# ${s}\n`);
 }

@@ -184,11 +184,14 @@ export class SnapshotReceiver implements ClientMirror {
     try {
       snap = unpackDeltaBytes(base, blob, 0, blob.length, this.sizes, this.mode, this.limits, this.arena, deltaSpans);
     } catch (e) {
+      // (a base held as a delta was rebuilt to be read: it goes back to its delta, as if nothing had come)
+      this.storage.resettle();
       const err = e instanceof DecodeError ? e : new DecodeError(0, 'delta', 'a well-formed delta', String(e));
       return { status: 'bad-delta', message: m, delta: blob, error: err.under('delta') };
     }
     const got = snap.crc();
     if (kind !== 'snap_empty' && got !== crc) {
+      this.storage.resettle();
       this.crcErrors++;
       if (this.crcErrors > this.maxCrcErrors) {
         this.ackTick = -1;

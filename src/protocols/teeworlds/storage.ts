@@ -105,11 +105,23 @@ export class SnapshotStorage {
     return this.list.length;
   }
 
+  /** The snapshot of `tick`; one held as a delta is rebuilt, and held whole until the next `set` (or `resettle`). */
   get(tick: number): Snapshot | undefined {
     const i = this.find(tick);
     if (i < 0) return undefined;
     const e = this.list[i]!;
     return e.snap ?? this.rehydrate(e);
+  }
+
+  /**
+   * Hold again as deltas the snapshots `get` rebuilt from theirs (once they
+   * are no longer among the two newest), as the next `set` would: for a
+   * caller that `get`s a base and then stores nothing (a delta it refused),
+   * so that what is held and `retainedBytes` are as they were before.
+   */
+  resettle(): void {
+    this.settle();
+    this.enforce();
   }
 
   has(tick: number): boolean {
