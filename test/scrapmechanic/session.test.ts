@@ -94,6 +94,35 @@ test('session: the controller type is remembered across messages; a late joiner 
   assert.equal(m4.packet.updates[0]!.inferred, true);
 });
 
+test('session: packets applied as decoded keep the controller table as their bytes would (Create sets, Remove drops)', () => {
+  const create = (id: string) => lit('00000001' + '0026' + '20' + '01' + id + '0001' + '00'.repeat(28));
+  const remove = (id: string) => lit('00000002' + '0007' + 'a0' + id);
+  const update = (id: string) => lit('00000003' + '000c' + '60' + id + '00ffffffff');
+  // a Create from bytes, its Remove as a decoded packet (decoded by another session), 1,000 times: nothing is left
+  const other = new ScrapMechanicSession();
+  const s = new ScrapMechanicSession();
+  for (let n = 0; n < 1000; n++) {
+    const id = n.toString(16).padStart(8, '0');
+    s.apply(create(id));
+    other.apply(create(id));
+    s.apply(other.decodeMessage(remove(id)).packet);
+  }
+  assert.equal(s.objects.size, 0);
+  assert.equal(s.controllers.size, 0, 'the table keeps no removed id');
+  // a Create as a decoded packet: the next Update from bytes is read with its tracked layout, as after bytes
+  const byBytes = new ScrapMechanicSession();
+  byBytes.apply(create('00000007'));
+  const byPacket = new ScrapMechanicSession();
+  byPacket.apply(new ScrapMechanicSession().decodeMessage(create('00000007')).packet);
+  assert.deepEqual(byPacket.controllers.entries(), byBytes.controllers.entries());
+  const a = byBytes.decodeMessage(update('00000007')).packet;
+  const b = byPacket.decodeMessage(update('00000007')).packet;
+  assert.ok('updates' in a && 'updates' in b);
+  assert.equal(b.updates[0]!.inferred, undefined);
+  assert.deepEqual(b, a);
+  assert.deepEqual(byPacket.objects.get('RigidBody:7'), byBytes.objects.get('RigidBody:7'));
+});
+
 test('session: a message that fails to decode leaves the controller table as it was', () => {
   const s = new ScrapMechanicSession();
   // Create then a broken sub-update in the same message

@@ -13,7 +13,7 @@ import { ControllerTable } from './controllers.js';
 import { toJson } from './json.js';
 import { resolveScrapLimits, type ScrapLimits } from './limits.js';
 import { encodeMessage, fromDecoder, readMessage, type ReadMessage } from './message.js';
-import type { NetObjTypeName, NetworkUpdateBody, Packet, SubUpdate } from './types.js';
+import { NETOBJ_TYPES, type NetObjTypeName, type NetworkUpdateBody, type Packet, type SubUpdate } from './types.js';
 
 /** One NetObj as the client sees it. */
 export interface MirrorObject {
@@ -84,6 +84,7 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
     if (message instanceof Uint8Array) this.decodeMessage(message);
     else if (this.options.checkDecoded !== true && fromDecoder(message)) {
       this.checkCapacity(message);
+      this.track(message);
       this.applyDecoded(message);
     } else {
       let bytes: Uint8Array;
@@ -186,6 +187,21 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
     if (total > max) throw new LimitError(0, 'updates', 'smMaxObjects', total, max);
     const bytes = this.bytes + add + fresh.size * OBJECT_BYTES;
     if (bytes > maxBytes) throw new LimitError(0, 'updates', 'smMaxStoreBytes', bytes, maxBytes);
+  }
+
+  /**
+   * The controller table after a packet applied as decoded (from bytes, the decoder keeps it): a Create sets its
+   * object's controller type, a Remove drops it, in order, as `checkUpdate` does. Without this, the next Update from
+   * bytes of an object created by a packet object would be read with its layout guessed, and the table would keep the
+   * ids such packets removed.
+   */
+  private track(p: Packet): void {
+    forEachUpdate(p, (u) => {
+      const ot = NETOBJ_INDEX.get(u.netObjType);
+      if (ot === undefined) return;
+      if (u.updateType === 'Create' && typeof u.controllerType === 'number') this.controllers.set(ot, u.id, u.controllerType);
+      else if (u.updateType === 'Remove') this.controllers.delete(ot, u.id);
+    });
   }
 
   /** Keep `size` as what object `key` counts (0: it is gone). */
@@ -376,6 +392,8 @@ function updateBound(u: SubUpdate): number {
 }
 
 /** Every sub-update of a packet, in order (a 0x1D's packets included; depth ≤ 2). */
+const NETOBJ_INDEX = new Map<string, number>(NETOBJ_TYPES.map((n, i) => [n, i]));
+
 function forEachUpdate(p: Packet, fn: (u: SubUpdate) => void): void {
   if ('updates' in p) for (let i = 0; i < p.updates.length; i++) fn(p.updates[i]!);
   else if ('packets' in p) for (const q of p.packets) forEachUpdate(q, fn);
