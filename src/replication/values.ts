@@ -106,7 +106,10 @@ export function toRaw(f: Field<unknown>, v: unknown, path: string, fb: FloatBits
     case 'array': {
       if (!Array.isArray(v)) throw new EncodeError(path, 'expected an array');
       if (v.length > f.maxLength!) throw new EncodeError(path, `more than ${f.maxLength} elements`);
-      return v.map((x, i) => toRaw(f.element!, x, `${path}[${i}]`, fb));
+      // (an index loop: `map` skips the holes of a sparse array, which would reach the encoder unchecked)
+      const out = new Array<unknown>(v.length);
+      for (let i = 0; i < v.length; i++) out[i] = toRaw(f.element!, v[i], `${path}[${i}]`, fb);
+      return out;
     }
   }
 }

@@ -81,6 +81,37 @@ test('bad values are EncodeErrors and change nothing', () => {
   assert.throws(() => new ReplicationServer({ entities: [defineEntity('Big', { s: t.string(2000) })] }), /raise mtu/);
 });
 
+test('a sparse array is an EncodeError naming the hole, in spawn, set and handles; the client keeps decoding', () => {
+  const A = defineEntity('A', { arr: t.array(t.u16(), 4) });
+  const server = new ReplicationServer({ entities: [A] });
+  const client = new ReplicationClient({ entities: [A] });
+  server.addClient('c');
+  const id = server.spawn(A, { arr: [7] });
+  server.tick();
+  client.receive(server.packetFor('c'));
+  server.receive('c', client.ack());
+  // biome-ignore lint/suspicious/noSparseArray: the hole is the point
+  assert.throws(
+    () => server.spawn(A, { arr: [1, , 3] as number[] }),
+    (e: unknown) => e instanceof EncodeError && /arr\[1\]/.test(e.message),
+  );
+  assert.throws(
+    () => server.set(id, { arr: new Array(2) }),
+    (e: unknown) => e instanceof EncodeError && /arr\[0\]/.test(e.message),
+  );
+  const h = server.handle(A, id);
+  assert.throws(() => {
+    h.arr = new Array(3);
+  }, EncodeError);
+  assert.deepEqual(server.get(id)!.values.arr, [7]);
+  assert.equal(server.size, 1);
+  server.set(id, { arr: [1, 2] });
+  server.tick();
+  const r = client.receive(server.packetFor('c'));
+  assert.deepEqual(client.entities.get(id)!.values.arr, [1, 2]);
+  assert.deepEqual(r.changed.get(id), ['arr']);
+});
+
 test('quantized values decode within step/2 and clamp to [min, max]', () => {
   const Q = defineEntity('Q', { a: t.quantized(-1, 1, 0.01), b: t.quantized(0, 10, 3) });
   const server = new ReplicationServer({ entities: [Q] });
