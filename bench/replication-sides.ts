@@ -103,9 +103,9 @@ class AckOnlyClient {
   }
   /** The state packet at `at` in `p`. */
   private part(p: Uint8Array, at: number): void {
-    // the header's tick and baseAgo varints (readPacketHeader without its result object: these clients stand for other
-    // processes, whose garbage is not this process's)
-    let i = at + 5;
+    // the header's tick and baseAgo varints, after magic, hash and session (readPacketHeader without its result object:
+    // these clients stand for other processes, whose garbage is not this process's; one server, one session)
+    let i = at + 9;
     let tick = 0;
     for (let s = 0; ; s += 7) {
       const b = p[i++]!;
@@ -135,16 +135,20 @@ class AckCache {
   private tick = -1;
   private bytes = new Uint8Array(0);
   private readonly older = new Map<number, Uint8Array>();
-  constructor(private readonly hash: number) {}
+  constructor(
+    private readonly hash: number,
+    private readonly session: number,
+  ) {}
   get(tick: number): Uint8Array {
     if (tick === this.tick) return this.bytes;
     const hit = this.older.get(tick);
     if (hit !== undefined) return hit;
-    const a = new Uint8Array(10);
+    const a = new Uint8Array(14);
     a[0] = 0xb2;
     new DataView(a.buffer).setUint32(1, this.hash, true);
+    new DataView(a.buffer).setUint32(5, this.session, true);
     let n = tick;
-    let i = 5;
+    let i = 9;
     while (n >= 0x80) {
       a[i++] = (n & 0x7f) | 0x80;
       n >>>= 7;
@@ -226,7 +230,7 @@ export function ours(s: Scenario, w: WorldGen, delivery: 'acked' | 'reliable', m
   const rows = Int32Array.from(ids, (id) => (cols === undefined ? 0 : server.rowOf(id)));
   const clients: ReplicationClient<readonly [typeof Unit]>[] = [];
   const others: AckOnlyClient[] = [];
-  const ackCache = new AckCache(server.hash);
+  const ackCache = new AckCache(server.hash, server.session);
   const down: LossyLink[] = [];
   const up: LossyLink[] = [];
   for (let c = 0; c < s.clients; c++) {

@@ -13,7 +13,7 @@ import { toHex } from '../src/core/index.js';
 import { DEMO_ENTITIES, DEMO_SCHEMA_JSON, DemoPlayer, DemoRock, DemoShip } from '../src/families/replication-demo.js';
 
 export function demoPackets(): Uint8Array[] {
-  const server = new ReplicationServer({ entities: DEMO_ENTITIES, delivery: 'reliable' });
+  const server = new ReplicationServer({ entities: DEMO_ENTITIES, delivery: 'reliable', session: 1 });
   server.addClient('c');
   const out: Uint8Array[] = [];
   const ships: number[] = [];

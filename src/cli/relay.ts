@@ -10,8 +10,8 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Io } from './main.js';
-import type { ClientInfo } from '../replication/nats/transports.js';
-import type { ClientOptions } from '../replication/server.js';
+import type { ServerClientOptions as ClientOptions } from '../replication/index.js';
+import type { ClientInfo } from '../replication/nats/index.js';
 import { secondsOption } from './args.js';
 
 export const RELAY_USAGE = `usage:

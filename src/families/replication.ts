@@ -255,6 +255,7 @@ function walkPacket(
   const magic = field('magic', 'u8', () => r.u8('magic'));
   if (magic !== STATE_MAGIC) throw new DecodeError(0, 'magic', `0x${STATE_MAGIC.toString(16)} (state packet)`, `0x${magic.toString(16)}`);
   field('schemaHash', 'u32le', () => r.u32le('schemaHash'), hex32);
+  field('session', 'u32le', () => r.u32le('session'), hex32);
   const tick = field('tick', 'varint', () => r.vu32('tick'));
   const ago = field('baseAgo', 'varint', () => r.vu32('baseAgo'));
   const base = ago === 0 || ago > tick ? null : tick - ago;
@@ -387,16 +388,13 @@ function createEncoder(opts: OptionValues) {
     if (tick === 0) throw new EncodeError('tick', 'expected a tick of at least 1, got 0');
     const ago = num('baseAgo');
     if (ago > tick) throw new EncodeError('baseAgo', `expected at most the tick (${tick}), got ${ago}`);
-    // as the decoder prints it (hex32): 0x and 8 hex digits, and the schema's own (the client takes no other)
-    let hash = client.hash;
-    if (j.schemaHash !== undefined) {
-      const h = j.schemaHash;
-      if (typeof h !== 'string' || !/^0x[0-9a-f]{8}$/i.test(h))
-        throw new EncodeError('schemaHash', `expected 0x and 8 hex digits (as decode prints it), got ${JSON.stringify(h)}`);
-      hash = Number.parseInt(h.slice(2), 16);
-      if (hash !== client.hash) throw new EncodeError('schemaHash', `expected this schema's hash ${hex32(client.hash)}, got ${h}`);
-    }
-    const w = new ByteWriter(64).u8(STATE_MAGIC).u32le(hash).vu32(tick).vu32(ago);
+    // as the decoder prints them (hex32): the schema's own hash (the client takes no other); the session given, or the
+    // one the stream follows (1 before any)
+    const hash = hex32Field(j, 'schemaHash', client.hash);
+    if (hash !== client.hash) throw new EncodeError('schemaHash', `expected this schema's hash ${hex32(client.hash)}, got ${j.schemaHash}`);
+    const session = hex32Field(j, 'session', client.session === 0 ? 1 : client.session);
+    if (session === 0) throw new EncodeError('session', 'expected a session other than 0x00000000');
+    const w = new ByteWriter(64).u8(STATE_MAGIC).u32le(hash).u32le(session).vu32(tick).vu32(ago);
     if (j.ignored !== undefined && j.records === undefined)
       throw new EncodeError('ignored', 'a packet the decoder ignored cannot be re-encoded (its records were not decoded)');
     const recs = j.records;
@@ -535,3 +533,12 @@ export const replication: FamilyAdapter = {
     return r?.tick !== undefined ? { type, tick: r.tick, direction: 'server→client' } : { type };
   },
 };
+
+/** A u32 field of a record as decode prints it (`0x` and 8 hex digits), or `dflt` when absent. */
+function hex32Field(j: Record<string, unknown>, k: string, dflt: number): number {
+  const h = j[k];
+  if (h === undefined) return dflt;
+  if (typeof h !== 'string' || !/^0x[0-9a-f]{8}$/i.test(h))
+    throw new EncodeError(k, `expected 0x and 8 hex digits (as decode prints it), got ${JSON.stringify(h)}`);
+  return Number.parseInt(h.slice(2), 16);
+}

@@ -464,6 +464,9 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   private floor = 0;
   /** Within a bundle: logs are kept until it is applied whole (a later part's error undoes the earlier parts). */
   private holding = false;
+  /** The session of the server this mirror follows (0: none yet), and the last few it left (their packets are old). */
+  private ses = 0;
+  private readonly left: number[] = [];
 
   constructor(opts: ClientOptions<Defs>) {
     checkDefs(opts.entities);
@@ -484,6 +487,11 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     return this.view as unknown as ReadonlyMap<number, EntityOf<Defs>>;
   }
 
+  /** The session of the server this mirror follows (0 before any packet is applied; see `ServerOptions.session`). */
+  get session(): number {
+    return this.ses;
+  }
+
   /** The tick of the newest applied packet (0 before any). */
   get tick(): number {
     return this.latest;
@@ -491,9 +499,10 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
 
   /** The acknowledgement to send back (acked delivery): the newest applied tick. */
   ack(): Uint8Array {
-    // magic, schema hash (u32 LE), newest applied tick (LEB128): one exact-size array, no writer
+    // magic, schema hash (u32 LE), the session followed (u32 LE, 0: none yet), newest applied tick (LEB128): one
+    // exact-size array, no writer
     let v = this.latest;
-    let n = 6;
+    let n = 10;
     for (let x = v; x >= 0x80; x = Math.floor(x / 128)) n++;
     const a = new Uint8Array(n);
     const h = this.hash;
@@ -502,7 +511,12 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     a[2] = (h >>> 8) & 0xff;
     a[3] = (h >>> 16) & 0xff;
     a[4] = h >>> 24;
-    for (let i = 5; i < n - 1; i++) {
+    const s = this.ses;
+    a[5] = s & 0xff;
+    a[6] = (s >>> 8) & 0xff;
+    a[7] = (s >>> 16) & 0xff;
+    a[8] = s >>> 24;
+    for (let i = 9; i < n - 1; i++) {
       a[i] = (v % 128) | 0x80;
       v = Math.floor(v / 128);
     }
@@ -517,11 +531,11 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
    */
   receive(bytes: Uint8Array): ReceiveResult {
     const h = this.hdr;
-    const pos = fastHeader(bytes, this.hash, h);
+    const pos = fastHeader(bytes, this.hash, this.ses, h);
+    // (another session, errors: the checked way, which knows where each varint starts)
     if (pos < 0) return this.receiveChecked(bytes);
     const tick = h[0]!;
     const ago = h[1]!;
-    // (errors the checked way, which knows where each varint starts)
     if (ago > tick || tick === 0) return this.receiveChecked(bytes);
     const base = ago === 0 ? null : tick - ago;
     if (tick <= this.latest) return ignoredResult(tick, base, 'old');
@@ -542,20 +556,48 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     if (magic !== STATE_MAGIC) throw new DecodeError(0, 'magic', `0x${STATE_MAGIC.toString(16)} (state packet)`, `0x${magic.toString(16)}`);
     const hash = r.u32le('schemaHash');
     if (hash !== this.hash) throw new DecodeError(1, 'schemaHash', `schema hash ${hex32(this.hash)} (the server has another schema)`, hex32(hash));
+    const session = r.u32le('session');
+    if (session === 0) throw new DecodeError(5, 'session', 'a session other than 0', '0');
     const tick = r.vu32('tick');
     const agoAt = r.pos;
     const ago = r.vu32('baseAgo');
     if (ago > tick) throw new DecodeError(agoAt, 'baseAgo', `at most the tick (${tick})`, String(ago));
     const base = ago === 0 ? null : tick - ago;
-    if (tick === 0) throw new DecodeError(5, 'tick', 'a tick of at least 1', '0');
-    if (tick <= this.latest) return ignoredResult(tick, base, 'old');
-    if (base !== null && !this.hasTick(base)) return ignoredResult(tick, base, 'missing-baseline');
+    if (tick === 0) throw new DecodeError(9, 'tick', 'a tick of at least 1', '0');
+    // another server's packet (a restart: its ticks are not this mirror's): a full state starts the mirror again, from
+    // nothing; anything else names a baseline this client never had from it. A session left before is the past.
+    const other = this.ses !== 0 && session !== this.ses;
+    if (other) {
+      if (this.left.includes(session)) return ignoredResult(tick, base, 'old');
+      if (base !== null || this.holding) return ignoredResult(tick, base, 'missing-baseline');
+    } else {
+      if (tick <= this.latest) return ignoredResult(tick, base, 'old');
+      if (base !== null && !this.hasTick(base)) return ignoredResult(tick, base, 'missing-baseline');
+    }
     const deferred = r.vu32('deferred');
     const count = r.vu32('count');
     // each record takes at least 2 bits
     if (count > (r.end - r.pos) * 4) throw new DecodeError(r.pos, 'count', `at most ${(r.end - r.pos) * 4} records in ${r.end - r.pos} bytes`, String(count));
     const parsed = this.parse(this.bits.reset(bytes, r.pos, r.end), this.start(tick, base, deferred), count);
+    if (other) this.restart(session, parsed);
+    else if (this.ses === 0) this.ses = session;
     return this.commit(parsed);
+  }
+
+  /**
+   * Before a full state of another session is committed (parsed: it is good): the mirror's history goes (its ticks
+   * are another server's), and every entity the mirror holds is renewed (despawned, and spawned again if the full
+   * state has its id), so that nothing of the old server's survives as the new one's.
+   */
+  private restart(session: number, p: Parsed): void {
+    this.left.push(this.ses);
+    if (this.left.length > 4) this.left.shift();
+    this.ses = session;
+    for (let i = 0; i < p.n; i++) if (p.kinds[i] === REPLACE && this.view.has(p.ids[i]!)) p.kinds[i] = RENEW;
+    for (const log of this.logs) this.freeLogs.push(log.reset(0));
+    this.logs.length = 0;
+    this.latest = 0;
+    this.floor = 0;
   }
 
   /**
@@ -607,7 +649,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
         // anything else could move the history floor, below, past the newest tick applied, and leave the client no
         // baseline the server could send against)
         if (i > 0) {
-          if (res.tick !== prevTick + 1) throw new DecodeError(5, 'tick', `the tick after the part before (${prevTick + 1})`, String(res.tick));
+          if (res.tick !== prevTick + 1) throw new DecodeError(9, 'tick', `the tick after the part before (${prevTick + 1})`, String(res.tick));
           if (res.baseTick !== prevTick)
             throw new DecodeError(
               baseAgoAt(part),
@@ -1241,14 +1283,16 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
 }
 
 /**
- * The header of a well-formed state packet of this schema without a reader
- * object: tick, baseAgo, deferred, count into `out`; returns the offset of the
- * records, or -1 for anything else (then the checked path reads it and reports).
+ * The header of a well-formed state packet of this schema and session without
+ * a reader object: tick, baseAgo, deferred, count into `out`; returns the offset
+ * of the records, or -1 for anything else (then the checked path reads it and
+ * reports, and tells a new session).
  */
-function fastHeader(b: Uint8Array, hash: number, out: number[]): number {
+function fastHeader(b: Uint8Array, hash: number, session: number, out: number[]): number {
   const n = b.length;
-  if (n < 9 || b[0] !== STATE_MAGIC || (b[1]! | (b[2]! << 8) | (b[3]! << 16) | (b[4]! << 24)) >>> 0 !== hash) return -1;
-  let p = 5;
+  if (n < 13 || b[0] !== STATE_MAGIC || (b[1]! | (b[2]! << 8) | (b[3]! << 16) | (b[4]! << 24)) >>> 0 !== hash) return -1;
+  if ((b[5]! | (b[6]! << 8) | (b[7]! << 16) | (b[8]! << 24)) >>> 0 !== session) return -1;
+  let p = 9;
   for (let k = 0; k < 4; k++) {
     // at most 4 bytes (values < 2^28) here; longer ones go the checked way
     let v = 0;
@@ -1305,25 +1349,33 @@ export function bundleParts(bytes: Uint8Array): [number, Uint8Array][] {
   return parts;
 }
 
-/** Where a state packet's `baseAgo` starts (after its magic, hash and tick, however long the tick's varint is). */
+/** Where a state packet's `baseAgo` starts (after its magic, hash, session and tick, however long the tick's varint is). */
 function baseAgoAt(packet: Uint8Array): number {
   const r = new ByteReader(packet);
-  r.skip(5);
+  r.skip(9);
   r.vu32('tick');
   return r.pos;
 }
 
 /** The header of a state packet, without decoding its records (for tools, relays and simulations). */
-export function readPacketHeader(bytes: Uint8Array): { hash: number; tick: number; baseTick: number | null; deferred: number; count: number } {
+export function readPacketHeader(bytes: Uint8Array): {
+  hash: number;
+  session: number;
+  tick: number;
+  baseTick: number | null;
+  deferred: number;
+  count: number;
+} {
   const r = new ByteReader(bytes);
   const magic = r.u8('magic');
   if (magic !== STATE_MAGIC) throw new DecodeError(0, 'magic', `0x${STATE_MAGIC.toString(16)} (state packet)`, `0x${magic.toString(16)}`);
   const hash = r.u32le('schemaHash');
+  const session = r.u32le('session');
   const tick = r.vu32('tick');
   const agoAt = r.pos;
   const ago = r.vu32('baseAgo');
   if (ago > tick) throw new DecodeError(agoAt, 'baseAgo', `at most the tick (${tick})`, String(ago));
-  return { hash, tick, baseTick: ago === 0 ? null : tick - ago, deferred: r.vu32('deferred'), count: r.vu32('count') };
+  return { hash, session, tick, baseTick: ago === 0 ? null : tick - ago, deferred: r.vu32('deferred'), count: r.vu32('count') };
 }
 
 /** Ids ascending, each with the entity it had before a bundle (null: none): see receiveParts. */

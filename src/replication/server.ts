@@ -21,7 +21,7 @@ import { BitOut, bitLength, gammaBits, writeGamma } from './bits.js';
 import { maxRecordBits, planOf, publishFixed, publishWide, writeBody, writeFixedMasked, writeMaskedPairs, writeMaskedSplit } from './codec.js';
 import { checkDefs, schemaHash, type AnyEntityDef, type EntityDef, type FieldInfo, type Fields, type ValuesOf } from './schema.js';
 import { FloatBits, assignRaw, fromRaw, rawEq, toRaw, valuesOf } from './values.js';
-import { ACK_MAGIC, BUNDLE_MAGIC, HEADER_MAX, STATE_MAGIC, hex32, varintBytes } from './wire.js';
+import { ACK_MAGIC, BUNDLE_MAGIC, HEADER_MAX, STATE_MAGIC, hex32, newSession, varintBytes } from './wire.js';
 
 import {
   History,
@@ -74,6 +74,12 @@ export interface ServerOptions {
    * always one delta from the baseline (the fewest bytes).
    */
   bundles?: boolean;
+  /**
+   * The session in this server's packets (a u32 other than 0; default random): a client that followed another
+   * server (this one restarted) starts again from this one's full state instead of taking its deltas against ticks
+   * of the other one. Give one only to make two servers' packets comparable byte for byte (tests, tools).
+   */
+  session?: number;
 }
 
 export interface ClientOptions {
@@ -127,6 +133,8 @@ export type ColumnsOf<F extends Fields> = {
 export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly AnyEntityDef[]> {
   readonly defs: Defs;
   readonly hash: number;
+  /** This server's session (see `ServerOptions.session`), in every packet it makes. */
+  readonly session: number;
   readonly delivery: Delivery;
   readonly mtu: number;
   readonly window: number;
@@ -302,6 +310,8 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     this.mtu = opts.mtu ?? 1200;
     this.window = opts.baselineWindow ?? 32;
     this.bundles = opts.bundles ?? true;
+    this.session = opts.session ?? newSession();
+    if (!Number.isInteger(this.session) || this.session < 1 || this.session > 0xffffffff) throw new EncodeError('session', 'must be an integer 1..2^32-1');
     // (NaN or a numeric string would pass the size check below and turn the limit off in buildNew; the least
     // workable mtu, the header and the largest record of any type, is checked below)
     if (typeof this.mtu !== 'number' || !((Number.isInteger(this.mtu) && this.mtu > HEADER_MAX) || this.mtu === Infinity))
@@ -1526,15 +1536,21 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
    */
   receive(key: ClientKey, bytes: Uint8Array): void {
     const c = this.client(key);
-    // the usual ack (magic, hash, 1..3-byte tick) without a reader object
+    // the usual ack (magic, hash, session, 1..3-byte tick) without a reader object
     const n = bytes.length;
-    if (n >= 6 && n <= 8 && bytes[0] === ACK_MAGIC && (bytes[1]! | (bytes[2]! << 8) | (bytes[3]! << 16) | (bytes[4]! << 24)) >>> 0 === this.hash) {
+    if (
+      n >= 10 &&
+      n <= 12 &&
+      bytes[0] === ACK_MAGIC &&
+      (bytes[1]! | (bytes[2]! << 8) | (bytes[3]! << 16) | (bytes[4]! << 24)) >>> 0 === this.hash &&
+      (bytes[5]! | (bytes[6]! << 8) | (bytes[7]! << 16) | (bytes[8]! << 24)) >>> 0 === this.session
+    ) {
       let tick = -1;
-      const b5 = bytes[5]!;
-      if (n === 6 && b5 < 0x80) tick = b5;
-      else if (n === 7 && b5 >= 0x80 && bytes[6]! < 0x80 && bytes[6] !== 0) tick = (b5 & 0x7f) | (bytes[6]! << 7);
-      else if (n === 8 && b5 >= 0x80 && bytes[6]! >= 0x80 && bytes[7]! < 0x80 && bytes[7] !== 0)
-        tick = (b5 & 0x7f) | ((bytes[6]! & 0x7f) << 7) | (bytes[7]! << 14);
+      const b = bytes[9]!;
+      if (n === 10 && b < 0x80) tick = b;
+      else if (n === 11 && b >= 0x80 && bytes[10]! < 0x80 && bytes[10] !== 0) tick = (b & 0x7f) | (bytes[10]! << 7);
+      else if (n === 12 && b >= 0x80 && bytes[10]! >= 0x80 && bytes[11]! < 0x80 && bytes[11] !== 0)
+        tick = (b & 0x7f) | ((bytes[10]! & 0x7f) << 7) | (bytes[11]! << 14);
       if (tick >= 0) {
         this.ack(c, tick);
         return;
@@ -1545,9 +1561,11 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     if (magic !== ACK_MAGIC) throw new DecodeError(0, 'magic', `0x${ACK_MAGIC.toString(16)} (ack)`, `0x${magic.toString(16)}`);
     const hash = r.u32le('schemaHash');
     if (hash !== this.hash) throw new DecodeError(1, 'schemaHash', `schema hash ${hex32(this.hash)} (the client has another schema)`, hex32(hash));
+    const session = r.u32le('session');
     const tick = r.vu32('tick');
     r.expectEnd('end');
-    this.ack(c, tick);
+    // (a client that follows another server, or none yet: nothing it applied is ours, so no baseline)
+    if (session === this.session) this.ack(c, tick);
   }
 
   private ack(c: ClientState, tick: number): void {
@@ -2742,7 +2760,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
   /** The packet of the body in `pkt`: the header (tick, baseline, `deferred`, `n` records), then the body, in the slab. */
   private finish(t: number, base: Node | null, deferred: number, n: number): Uint8Array {
     const out = this.pkt;
-    // header: magic, schema hash, then four varints
+    // header: magic, schema hash, session, then four varints
     const h = this.head;
     h[0] = STATE_MAGIC;
     const hash = this.hash;
@@ -2750,7 +2768,12 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
     h[2] = (hash >>> 8) & 0xff;
     h[3] = (hash >>> 16) & 0xff;
     h[4] = hash >>> 24;
-    let k = 5;
+    const ses = this.session;
+    h[5] = ses & 0xff;
+    h[6] = (ses >>> 8) & 0xff;
+    h[7] = (ses >>> 16) & 0xff;
+    h[8] = ses >>> 24;
+    let k = 9;
     k = putVarint(h, k, t);
     k = putVarint(h, k, base === null ? 0 : t - base.tick);
     k = putVarint(h, k, deferred);

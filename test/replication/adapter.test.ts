@@ -105,7 +105,7 @@ test('replication: spans link every leaf of every message, no orphan span (count
 for (const bundles of [false, true])
   test(`replication: acked delivery with a lagging baseline decodes like a plain client, spans complete, re-encodes to the same bytes (${bundles ? 'bundles' : 'no bundles'})`, () => {
     const Dot = defineEntity('Dot', { x: t.f32(), n: t.u16(), s: t.string(8), a: t.array(t.i8(), 4), on: t.bool() });
-    const server = new ReplicationServer({ entities: [Dot], bundles });
+    const server = new ReplicationServer({ session: 1, entities: [Dot], bundles });
     const enc = replication.createEncoder!({ schema: JSON.stringify(schemaToJson([Dot])) });
     let bundled = 0;
     let oldParts = 0;
@@ -270,7 +270,7 @@ test('replication: an id despawned and spawned again decodes as a renew (state: 
   const Dot = defineEntity('Dot', { x: t.u16(), s: t.string(8) });
   const Box = defineEntity('Box', { w: t.u8() });
   const schema = JSON.stringify(schemaToJson([Dot, Box]));
-  const server = new ReplicationServer({ entities: [Dot, Box] });
+  const server = new ReplicationServer({ session: 1, entities: [Dot, Box] });
   server.addClient('c');
   const plain = new ReplicationClient({ entities: [Dot, Box] });
   const dec = replication.createDecoder({ schema });

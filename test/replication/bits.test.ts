@@ -88,11 +88,11 @@ test('BitOut.appendBits copies any bit range of a word array (every source and t
   assert.ok(unalignedSrc > 200, `unaligned sources: ${unalignedSrc}`);
 });
 
-test('ReplicationClient.ack() is the ack of the wire page (magic, schema hash u32 LE, tick LEB128) for any tick, and the server reads it', () => {
+test('ReplicationClient.ack() is the ack of the wire page (magic, schema hash u32 LE, session u32 LE, tick LEB128) for any tick and session', () => {
   const D = defineEntity('D', { x: t.u8() });
   const cl = new ReplicationClient({ entities: [D] });
-  const server = new ReplicationServer({ entities: [D] });
-  const priv = cl as unknown as { latest: number };
+  const server = new ReplicationServer({ session: 1, entities: [D] });
+  const priv = cl as unknown as { latest: number; ses: number };
   fc.assert(
     fc.property(
       fc.oneof(
@@ -100,13 +100,16 @@ test('ReplicationClient.ack() is the ack of the wire page (magic, schema hash u3
         fc.integer({ min: 0, max: 0xffffffff }),
         fc.constantFrom(127, 128, 16383, 16384, 0x1fffff, 0x200000, 0xfffffff, 0x10000000, 0xffffffff),
       ),
-      (tick) => {
+      fc.oneof(fc.constant(0), fc.constant(1), fc.integer({ min: 1, max: 0xffffffff })),
+      (tick, session) => {
         priv.latest = tick;
-        const want = new ByteWriter(10).u8(ACK_MAGIC).u32le(cl.hash).vu32(tick).finish();
+        priv.ses = session;
+        const want = new ByteWriter(14).u8(ACK_MAGIC).u32le(cl.hash).u32le(session).vu32(tick).finish();
         assert.deepEqual([...cl.ack()], [...want]);
         const r = new ByteReader(cl.ack());
         assert.equal(r.u8('m'), ACK_MAGIC);
         assert.equal(r.u32le('h'), server.hash);
+        assert.equal(r.u32le('s'), session);
         assert.equal(r.vu32('t'), tick);
         r.expectEnd('end');
       },

@@ -59,7 +59,7 @@ test("a client's changed lists exactly the entities held before and after a pack
   const U = defineEntity('U', { x: t.f32(), y: t.f32(), hp: t.u8(), name: t.string(8), big: t.array(t.u8(), 3) });
   let seed = 7;
   const r = (): number => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
-  const server = new ReplicationServer({ entities: [U], mtu: 1 << 16 });
+  const server = new ReplicationServer({ session: 1, entities: [U], mtu: 1 << 16 });
   // one acked client, one that acks late (packets against older baselines, applied at commit), one reliable-like
   const lags = [0, 3];
   const clients = lags.map(() => new ReplicationClient({ entities: [U] }));
@@ -110,7 +110,7 @@ test("a client's changed lists exactly the entities held before and after a pack
 
 test('values objects are plain objects: prototype Object.prototype, equal to a literal, printed and serialised as one, updated in place', () => {
   const U = defineEntity('U', { x: t.f32(), y: t.f32(), s: t.string(8), r: t.ref(), b: t.bool() });
-  const server = new ReplicationServer({ entities: [U] });
+  const server = new ReplicationServer({ session: 1, entities: [U] });
   const client = new ReplicationClient({ entities: [U] });
   server.addClient('c');
   const id = server.spawn(U, { x: 1.5, y: -2, s: 'a', r: null, b: true });

@@ -4,7 +4,7 @@ import { t, defineEntity, LossyLink, ReplicationClient, ReplicationServer } from
 
 test('the client mirrors entities with small and large ids alike (array and map lookups), through spawns, updates, despawns and id reuse', () => {
   const U = defineEntity('U', { x: t.u32(), s: t.string(8) });
-  const server = new ReplicationServer({ entities: [U], mtu: 1 << 16 });
+  const server = new ReplicationServer({ session: 1, entities: [U], mtu: 1 << 16 });
   const client = new ReplicationClient({ entities: [U] });
   server.addClient('c');
   const ids = [1, 2, 65_535, 65_536, 65_537, 1_000_000, 0xffff_ffff];
@@ -35,7 +35,7 @@ test('ids reused at once (despawn and spawn of one id in a tick, or in the next)
   // packets against older baselines are made from last tick's records against them plus this tick's changes, and a
   // reused id has two entities: the old one's despawn and the new one's creation must both be right
   const U = defineEntity('U', { x: t.u32(), s: t.string(8) });
-  const server = new ReplicationServer({ entities: [U], mtu: 1 << 16 });
+  const server = new ReplicationServer({ session: 1, entities: [U], mtu: 1 << 16 });
   const lags = [1, 2, 3, 5];
   const clients = lags.map(() => new ReplicationClient({ entities: [U] }));
   lags.forEach((_, c) => server.addClient(c));
@@ -80,7 +80,7 @@ test('ids reused at once (despawn and spawn of one id in a tick, or in the next)
 test('an id despawned and spawned again in one tick: one creation record, and the client reports the old entity despawned and the new one spawned', () => {
   const U = defineEntity('U', { x: t.u32(), s: t.string(8) });
   const V = defineEntity('V', { y: t.u8() });
-  const server = new ReplicationServer({ entities: [U, V] });
+  const server = new ReplicationServer({ session: 1, entities: [U, V] });
   const client = new ReplicationClient({ entities: [U, V] });
   server.addClient('c');
   server.spawn(U, { x: 1, s: 'a' }, { id: 1 });
@@ -111,7 +111,7 @@ test('ids past 2^31, and on both sides of it, keep their order in the record lis
   const D = defineEntity('D', { x: t.u16() });
   let applied = 0;
   for (const base of [2 ** 31 - 60, 3e9, 2 ** 32 - 200]) {
-    const server = new ReplicationServer({ entities: [D] });
+    const server = new ReplicationServer({ session: 1, entities: [D] });
     const ids = Array.from({ length: 40 }, (_, i) => server.spawn(D, { x: i }, { id: base + i * 3 }));
     const clients = [0, 1, 2].map((k) => {
       server.addClient(k);

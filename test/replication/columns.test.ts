@@ -65,8 +65,8 @@ test('columns: a world moved through typed-array columns sends the bytes of the 
   let grew = 0;
   fc.assert(
     fc.property(fc.integer({ min: 0, max: 150 }), fc.array(op, { minLength: 200, maxLength: 1000 }), (pre, ops) => {
-      const A = new ReplicationServer({ entities }); // columns
-      const B = new ReplicationServer({ entities }); // set() only
+      const A = new ReplicationServer({ session: 1, entities }); // columns
+      const B = new ReplicationServer({ session: 1, entities }); // set() only
       A.addClient(0);
       B.addClient(0);
       const ca = new ReplicationClient({ entities });
@@ -157,11 +157,11 @@ test('columns and handles: ticks of numeric changes only (published in one pass,
     [300, true],
   ] as const) {
     const r = rng(mtu + Number(bundled));
-    const A = new ReplicationServer({ entities: defs, mtu, bundles: bundled }); // columns
+    const A = new ReplicationServer({ session: 1, entities: defs, mtu, bundles: bundled }); // columns
     testHooks.generalOnly = true;
-    const B = new ReplicationServer({ entities: defs, mtu, bundles: bundled }); // set(), the general path only: the reference
+    const B = new ReplicationServer({ session: 1, entities: defs, mtu, bundles: bundled }); // set(), the general path only: the reference
     testHooks.generalOnly = false;
-    const C = new ReplicationServer({ entities: defs, mtu, bundles: bundled }); // handles, in any order
+    const C = new ReplicationServer({ session: 1, entities: defs, mtu, bundles: bundled }); // handles, in any order
     const live: number[] = [];
     const hs = new Map<number, { x: number; y: number; hp: number }>();
     const spawn = (): void => {
@@ -256,7 +256,7 @@ test('columns and handles: ticks of numeric changes only (published in one pass,
 });
 
 test('columns: handles and set() validate; a column write of any number is stored as the typed array stores it', () => {
-  const s = new ReplicationServer({ entities });
+  const s = new ReplicationServer({ session: 1, entities });
   const id = s.spawn(Thing, { x: 1 });
   const h = s.handle(Thing, id);
   const cols = s.columns(Thing);
@@ -278,8 +278,8 @@ test('columns: handles and set() validate; a column write of any number is store
 test('columns: two 32-bit columns scanned together find every change of either, in either row of a pair, bit for bit (±0, NaN, Infinity)', () => {
   const P = defineEntity('P', { x: t.f32(), y: t.f32(), hp: t.u8() });
   const defs = [P] as const;
-  const A = new ReplicationServer({ entities: defs }); // columns
-  const B = new ReplicationServer({ entities: defs }); // set() only
+  const A = new ReplicationServer({ session: 1, entities: defs }); // columns
+  const B = new ReplicationServer({ session: 1, entities: defs }); // set() only
   const c = new ReplicationClient({ entities: defs });
   A.addClient(0);
   B.addClient(0);
@@ -323,7 +323,7 @@ test('columns: two 32-bit columns scanned together find every change of either, 
 });
 
 test('columns: the change scan finds a value written back to what was published (no new version, no record)', () => {
-  const s = new ReplicationServer({ entities });
+  const s = new ReplicationServer({ session: 1, entities });
   const c = new ReplicationClient({ entities });
   s.addClient(0);
   const ids = Array.from({ length: 10 }, (_, i) => s.spawn(Thing, { x: i }));
@@ -346,7 +346,7 @@ test('columns: the change scan finds a value written back to what was published 
 });
 
 test('columns: typed by field kind (tsc checks the annotations; a field that is no column is no key)', () => {
-  const s = new ReplicationServer({ entities });
+  const s = new ReplicationServer({ session: 1, entities });
   s.spawn(Thing, {});
   const cols = s.columns(Thing);
   const f32: Float32Array = cols.x;
@@ -370,7 +370,7 @@ test('columns: typed by field kind (tsc checks the annotations; a field that is 
 });
 
 test('rows are reused: 20,000 spawns and despawns with at most 100 entities alive keep the table at 128 rows', () => {
-  const s = new ReplicationServer({ entities });
+  const s = new ReplicationServer({ session: 1, entities });
   s.addClient(0);
   const cols = s.columns(Thing);
   const live: number[] = [];
@@ -400,10 +400,10 @@ test('handles and columns: the tick stream’s records carry id gaps of every le
   const r = rng(77);
   const ids = [1, 2, 3, 200, 40000, 65536, 65537, 131073, 2 ** 24 + 9, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 5, 2 ** 32 - 2, 2 ** 32 - 1];
   testHooks.generalOnly = true;
-  const ref = new ReplicationServer({ entities: defs });
+  const ref = new ReplicationServer({ session: 1, entities: defs });
   testHooks.generalOnly = false;
-  const viaHandles = new ReplicationServer({ entities: defs });
-  const viaColumns = new ReplicationServer({ entities: defs });
+  const viaHandles = new ReplicationServer({ session: 1, entities: defs });
+  const viaColumns = new ReplicationServer({ session: 1, entities: defs });
   const cols = viaColumns.columns(Unit);
   for (const id of ids) for (const s of [ref, viaHandles, viaColumns]) s.spawn(Unit, { x: id % 97, y: 0, hp: 1 }, { id });
   const hs = ids.map((id) => viaHandles.handle(Unit, id));
@@ -441,10 +441,10 @@ test('handles and columns: a tick stream in many pieces (runs of two types in tu
   const defs = [A, B] as const;
   const r = rng(91);
   testHooks.generalOnly = true;
-  const ref = new ReplicationServer({ entities: defs, mtu: 1 << 20, bundles: false });
+  const ref = new ReplicationServer({ session: 1, entities: defs, mtu: 1 << 20, bundles: false });
   testHooks.generalOnly = false;
-  const viaHandles = new ReplicationServer({ entities: defs, mtu: 1 << 20, bundles: false });
-  const viaColumns = new ReplicationServer({ entities: defs, mtu: 1 << 20, bundles: false });
+  const viaHandles = new ReplicationServer({ session: 1, entities: defs, mtu: 1 << 20, bundles: false });
+  const viaColumns = new ReplicationServer({ session: 1, entities: defs, mtu: 1 << 20, bundles: false });
   const ca = viaColumns.columns(A);
   const cb = viaColumns.columns(B);
   const kinds: ('A' | 'B')[] = [];

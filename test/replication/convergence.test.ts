@@ -42,7 +42,7 @@ interface RunStats {
  */
 function run(seed: number, loss: number, ticks: number, delivery: 'acked' | 'reliable' = 'acked', mtu = 1200, seqStart = 0): RunStats {
   const window = 16;
-  const server = new ReplicationServer({ entities: DEFS, delivery, mtu, baselineWindow: window });
+  const server = new ReplicationServer({ session: 1, entities: DEFS, delivery, mtu, baselineWindow: window });
   // (internal: the undo history's sequence numbers start where given, to reach their renumbering within a test)
   const hist = (server as unknown as { hist: { head: number; tail: number; vhead: number; vtail: number } }).hist;
   hist.head = hist.tail = seqStart;

@@ -7,7 +7,7 @@ import { DEFS, Rock, World } from './world.js';
 
 /** A few valid packets of a random world: a full state, then deltas each against the previous. */
 function corpus(seed: number): Uint8Array[] {
-  const server = new ReplicationServer({ entities: DEFS, delivery: 'reliable' });
+  const server = new ReplicationServer({ session: 1, entities: DEFS, delivery: 'reliable' });
   const world = new World(server, seed, ['p1']);
   server.addClient('a', { owner: 'p1' });
   const out: Uint8Array[] = [];
@@ -109,7 +109,7 @@ test(`fuzz ReplicationClient.receive (${CASES} cases): a result or a DecodeError
 
 test(`fuzz ReplicationServer.receive (${CASES} cases): nothing or a DecodeError with offset and path`, () => {
   const r = rng(77);
-  const server = new ReplicationServer({ entities: DEFS });
+  const server = new ReplicationServer({ session: 1, entities: DEFS });
   const client = new ReplicationClient({ entities: DEFS });
   server.addClient('a');
   const world = new World(server, 3);
@@ -137,7 +137,7 @@ test(`fuzz ReplicationServer.receive (${CASES} cases): nothing or a DecodeError 
 test('packets against an older baseline (updates applied while they are read): a mutated one gives a result or a DecodeError, and an error leaves the mirror as it was (6,000 cases)', () => {
   // a client that acks ticks up to 40 only holds ticks 41..44 applied: tick 45's packet is against tick 40, and its
   // updates of entities the client holds are applied as they are read, before a later record can fail
-  const server = new ReplicationServer({ entities: DEFS, delivery: 'acked', mtu: 1 << 16 });
+  const server = new ReplicationServer({ session: 1, entities: DEFS, delivery: 'acked', mtu: 1 << 16 });
   const world = new World(server, 9, ['p1']);
   server.addClient('a', { owner: 'p1' });
   const packets: Uint8Array[] = [];
@@ -200,7 +200,7 @@ test('packets against an older baseline (updates applied while they are read): a
 test('a large mirror (updates read in runs of up to 256): a mutated packet gives a result or a DecodeError, and an error leaves the mirror as it was (1,000 cases)', () => {
   // 4,200 Rocks (a mirror of 4,096 entities or more reads updates of fixed-width fields in runs), then half of them
   // changed in such fields: about 2,100 updates, most in runs
-  const server = new ReplicationServer({ entities: DEFS, delivery: 'reliable', mtu: 1 << 20 });
+  const server = new ReplicationServer({ session: 1, entities: DEFS, delivery: 'reliable', mtu: 1 << 20 });
   const ids: number[] = [];
   for (let i = 0; i < 4200; i++) ids.push(server.spawn(Rock, { u: i & 0xffff, j: -i }));
   server.addClient('a');

@@ -43,8 +43,8 @@ function randomValue(r: () => number, k: string): unknown {
 
 test('handles: assigning fields gives the same packets, byte for byte, as set() with the same values', () => {
   const r = rng(11);
-  const a = new ReplicationServer({ entities });
-  const b = new ReplicationServer({ entities });
+  const a = new ReplicationServer({ session: 1, entities });
+  const b = new ReplicationServer({ session: 1, entities });
   const ids: number[] = [];
   for (let i = 0; i < 20; i++) {
     const id = a.spawn(Thing, { x: i, name: `t${i}` });
@@ -85,7 +85,7 @@ test('handles: assigning fields gives the same packets, byte for byte, as set() 
 });
 
 test('handles: f32 reads are bit-exact (NaN, -0, rounding) and follow set()', () => {
-  const s = new ReplicationServer({ entities });
+  const s = new ReplicationServer({ session: 1, entities });
   const id = s.spawn(Thing, {});
   const h = s.handle(Thing, id);
   h.x = -0;
@@ -100,7 +100,7 @@ test('handles: f32 reads are bit-exact (NaN, -0, rounding) and follow set()', ()
 });
 
 test('handles: a bad value throws EncodeError and changes nothing; despawned entities and wrong types throw', () => {
-  const s = new ReplicationServer({ entities });
+  const s = new ReplicationServer({ session: 1, entities });
   const id = s.spawn(Thing, { hp: 5, name: 'a' });
   const o = s.spawn(Other, { v: 1 });
   const h = s.handle(Thing, id);

@@ -13,7 +13,7 @@ import { rng } from '../helpers/rng.js';
  */
 function lagging(mtu: number): void {
   const U = defineEntity('U', { x: t.u32(), y: t.f32(), s: t.string(6) });
-  const servers = [0, 1].map(() => new ReplicationServer({ entities: [U], mtu, bundles: false }));
+  const servers = [0, 1].map(() => new ReplicationServer({ session: 1, entities: [U], mtu, bundles: false }));
   // each client acks every packet, its acks arriving `lag` ticks late: its baseline moves every tick
   const lags = [1, 2, 4, 6];
   const clients = servers.map(() => lags.map(() => new ReplicationClient({ entities: [U] })));

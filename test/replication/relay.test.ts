@@ -4,10 +4,10 @@ import { ReplicationClient, ReplicationServer } from '../../src/replication/inde
 import { DEFS, World, assertView } from './world.js';
 
 test('a relay fed by world packets (deltas + keyframes) serves its own clients the same world, bit-exact', () => {
-  const origin = new ReplicationServer({ entities: DEFS });
+  const origin = new ReplicationServer({ session: 1, entities: DEFS });
   const world = new World(origin, 11);
   const relayIn = new ReplicationClient({ entities: DEFS });
-  const relay = new ReplicationServer({ entities: DEFS });
+  const relay = new ReplicationServer({ session: 1, entities: DEFS });
   const player = new ReplicationClient({ entities: DEFS });
   relay.addClient('p');
   let last = 0;
@@ -25,10 +25,10 @@ test('a relay fed by world packets (deltas + keyframes) serves its own clients t
 });
 
 test('a relay that misses world deltas resyncs from the next keyframe, keeps the source tick numbers (tick(to)), and never drops its clients', () => {
-  const origin = new ReplicationServer({ entities: DEFS });
+  const origin = new ReplicationServer({ session: 1, entities: DEFS });
   const world = new World(origin, 12);
   const relayIn = new ReplicationClient({ entities: DEFS });
-  const relay = new ReplicationServer({ entities: DEFS });
+  const relay = new ReplicationServer({ session: 1, entities: DEFS });
   const players = [new ReplicationClient({ entities: DEFS }), new ReplicationClient({ entities: DEFS })];
   relay.addClient(0);
   relay.addClient(1);

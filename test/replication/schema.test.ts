@@ -24,7 +24,7 @@ test('value types are inferred from the definition', () => {
   const bad2: V = { ...v, path: ['a'] };
   void bad;
   void bad2;
-  const server = new ReplicationServer({ entities: [P] });
+  const server = new ReplicationServer({ session: 1, entities: [P] });
   // @ts-expect-error no such field
   assert.throws(() => server.spawn(P, { nope: 1 }), EncodeError);
   const client = new ReplicationClient({ entities: [P] as const });
@@ -53,7 +53,7 @@ test('a schema mismatch is a clear DecodeError on both sides', () => {
   const A = defineEntity('A', { x: t.f32() });
   const A2 = defineEntity('A', { x: t.f64() });
   assert.notEqual(schemaHash([A]), schemaHash([A2]));
-  const server = new ReplicationServer({ entities: [A] });
+  const server = new ReplicationServer({ session: 1, entities: [A] });
   const client = new ReplicationClient({ entities: [A2] });
   server.addClient('c');
   server.spawn(A, { x: 1 });
@@ -69,7 +69,7 @@ test('a schema mismatch is a clear DecodeError on both sides', () => {
 });
 
 test('bad values are EncodeErrors and change nothing', () => {
-  const server = new ReplicationServer({ entities: DEFS });
+  const server = new ReplicationServer({ session: 1, entities: DEFS });
   const id = server.spawn(Ship, { hp: 5 });
   assert.throws(() => server.set(id, { hp: 256 }), EncodeError);
   assert.throws(() => server.set(id, { hp: 6, name: 'x'.repeat(13) }), EncodeError);
@@ -78,12 +78,12 @@ test('bad values are EncodeErrors and change nothing', () => {
   assert.throws(() => server.set(id, { q: NaN }), EncodeError);
   assert.throws(() => server.set(id, { nope: 1 }), EncodeError);
   assert.equal(server.get(id)!.values.hp, 5);
-  assert.throws(() => new ReplicationServer({ entities: [defineEntity('Big', { s: t.string(2000) })] }), /raise mtu/);
+  assert.throws(() => new ReplicationServer({ session: 1, entities: [defineEntity('Big', { s: t.string(2000) })] }), /raise mtu/);
 });
 
 test('a sparse array is an EncodeError naming the hole, in spawn, set and handles; the client keeps decoding', () => {
   const A = defineEntity('A', { arr: t.array(t.u16(), 4) });
-  const server = new ReplicationServer({ entities: [A] });
+  const server = new ReplicationServer({ session: 1, entities: [A] });
   const client = new ReplicationClient({ entities: [A] });
   server.addClient('c');
   const id = server.spawn(A, { arr: [7] });
@@ -115,7 +115,7 @@ test('a sparse array is an EncodeError naming the hole, in spawn, set and handle
 
 test('quantized values decode within step/2 and clamp to [min, max]', () => {
   const Q = defineEntity('Q', { a: t.quantized(-1, 1, 0.01), b: t.quantized(0, 10, 3) });
-  const server = new ReplicationServer({ entities: [Q] });
+  const server = new ReplicationServer({ session: 1, entities: [Q] });
   const client = new ReplicationClient({ entities: [Q] });
   server.addClient('c');
   const cases: [number, number][] = [
@@ -139,7 +139,7 @@ test('quantized values decode within step/2 and clamp to [min, max]', () => {
 
 test('bytes are copied on the way in (a Node Buffer too) and get() gives a copy: no later write reaches the server', () => {
   const E = defineEntity('E', { blob: t.bytes(4), tags: t.array(t.bytes(2), 2), hp: t.u8() });
-  const server = new ReplicationServer({ entities: [E] });
+  const server = new ReplicationServer({ session: 1, entities: [E] });
   const buf = Buffer.from([1, 2, 3]);
   const el = Buffer.from([4, 5]);
   const id = server.spawn(E, { blob: buf, tags: [el] });
@@ -209,7 +209,7 @@ test('a field named __proto__ is an EncodeError (a values object cannot hold it)
       [n, 'hp'],
     );
     assert.equal(schemaHash(back), schemaHash([E]));
-    const server = new ReplicationServer({ entities: [E] });
+    const server = new ReplicationServer({ session: 1, entities: [E] });
     server.addClient(1);
     const id = server.spawn(E, { [n]: 7, hp: 1 });
     server.tick();

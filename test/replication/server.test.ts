@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { t, defineEntity, LossyLink, ReplicationClient, ReplicationServer } from '../../src/replication/index.js';
+import { t, defineEntity, LossyLink, ReplicationClient, ReplicationServer, readPacketHeader } from '../../src/replication/index.js';
 import { rng } from '../helpers/rng.js';
 import { EncodeError } from '../../src/core/errors.js';
 
@@ -8,7 +8,7 @@ const Dot = defineEntity('Dot', { x: t.f32(), y: t.f32() });
 const entities = [Dot] as const;
 
 test('interest is re-run every tick: a moving viewpoint brings still entities in and out', () => {
-  const server = new ReplicationServer({ entities });
+  const server = new ReplicationServer({ session: 1, entities });
   const client = new ReplicationClient({ entities });
   const view = { x: 0 };
   server.addClient('c', { interest: (_id, v) => Math.abs((v.x as number) - view.x) <= 10 });
@@ -34,7 +34,7 @@ test('interest is re-run every tick: a moving viewpoint brings still entities in
 });
 
 test("refreshInterest: with interestEvery 'change' a moving viewpoint needs a refresh", () => {
-  const server = new ReplicationServer({ entities });
+  const server = new ReplicationServer({ session: 1, entities });
   const client = new ReplicationClient({ entities });
   const view = { x: 0 };
   server.addClient('c', { interest: (_id, v) => Math.abs((v.x as number) - view.x) <= 10, interestEvery: 'change' });
@@ -64,7 +64,7 @@ test("refreshInterest: with interestEvery 'change' a moving viewpoint needs a re
 
 test('memory stays bounded by the window on both sides over a long lossy run', () => {
   const window = 8;
-  const server = new ReplicationServer({ entities, baselineWindow: window });
+  const server = new ReplicationServer({ session: 1, entities, baselineWindow: window });
   const client = new ReplicationClient({ entities, window });
   const down = new LossyLink({ loss: 0.3, reorder: 0.3, duplicate: 0.2, latency: 1, seed: 3 });
   const up = new LossyLink({ loss: 0.3, reorder: 0.3, duplicate: 0.2, latency: 1, seed: 4 });
@@ -95,7 +95,7 @@ test('memory stays bounded by the window on both sides over a long lossy run', (
 test('a client that stops acknowledging (or never does) does not hold the history back: it stays within the window', () => {
   for (const delivery of ['acked', 'reliable'] as const) {
     const U = defineEntity('U', { x: t.u16() });
-    const server = new ReplicationServer({ entities: [U], delivery, baselineWindow: 16 });
+    const server = new ReplicationServer({ session: 1, entities: [U], delivery, baselineWindow: 16 });
     const ids = Array.from({ length: 50 }, () => server.spawn(U, { x: 1 }));
     // a: acks the first packet, then nothing; b: never acks; c: asks for one packet only (reliable: its last packet stays old)
     for (const k of ['a', 'b', 'c']) server.addClient(k);
@@ -123,7 +123,7 @@ test('a client that stops acknowledging (or never does) does not hold the histor
 });
 
 test('removeClient forgets the client; packetFor of an unknown client throws', () => {
-  const server = new ReplicationServer({ entities });
+  const server = new ReplicationServer({ session: 1, entities });
   server.addClient('a');
   server.spawn(Dot, {});
   server.tick();
@@ -150,7 +150,7 @@ test('removeClient forgets the client; packetFor of an unknown client throws', (
 });
 
 test('a client added after another was removed inherits none of its packets: an ack of a tick sent only to the old one is ignored', () => {
-  const server = new ReplicationServer({ entities });
+  const server = new ReplicationServer({ session: 1, entities });
   const ids = Array.from({ length: 5 }, (_, i) => server.spawn(Dot, { x: i }));
   // 70 clients (past the sent store's first 64 columns), 30 of them removed and replaced, over and over
   for (let c = 0; c < 70; c++) server.addClient(`c${c}`);
@@ -185,7 +185,7 @@ test('a client added after another was removed inherits none of its packets: an 
 });
 
 test('64 clients that acked the same tick share one packet (same bytes object)', () => {
-  const server = new ReplicationServer({ entities });
+  const server = new ReplicationServer({ session: 1, entities });
   const clients = Array.from({ length: 64 }, () => new ReplicationClient({ entities }));
   clients.forEach((_, i) => server.addClient(i));
   const ids = Array.from({ length: 200 }, (_, i) => server.spawn(Dot, { x: i }));
@@ -204,7 +204,7 @@ test('64 clients that acked the same tick share one packet (same bytes object)',
 
 test('packets are views of shared slabs that later packets never overwrite (kept packets keep their bytes)', () => {
   const D = defineEntity('D', { x: t.u32(), s: t.string(40) });
-  const server = new ReplicationServer({ entities: [D], mtu: 1 << 16 });
+  const server = new ReplicationServer({ session: 1, entities: [D], mtu: 1 << 16 });
   for (let c = 0; c < 3; c++) server.addClient(c);
   const ids = Array.from({ length: 50 }, (_, i) => server.spawn(D, { x: i, s: 'x'.repeat(i % 40) }));
   const kept: { p: Uint8Array; copy: number[] }[] = [];
@@ -224,15 +224,17 @@ test('packets are views of shared slabs that later packets never overwrite (kept
   assert.ok(shared > 1000, `${shared} packets in shared buffers`);
 });
 
-function ackFor(hash: number, tick: number): Uint8Array {
+/** The ack of `tick` to a server of schema `hash` and session 1 (the session of every test server here). */
+function ackFor(hash: number, tick: number, session = 1): Uint8Array {
   const b = [0xb2, hash & 0xff, (hash >>> 8) & 0xff, (hash >>> 16) & 0xff, hash >>> 24];
+  b.push(session & 0xff, (session >>> 8) & 0xff, (session >>> 16) & 0xff, session >>> 24);
   for (; tick >= 0x80; tick = Math.floor(tick / 128)) b.push((tick % 128) | 0x80);
   b.push(tick);
   return Uint8Array.from(b);
 }
 
 test('many interest views (the tick log split by view once, see addSeen): 70 clients, slots freed and taken again, some acking late; every mirror is its view of the world', () => {
-  const server = new ReplicationServer({ entities, mtu: Infinity });
+  const server = new ReplicationServer({ session: 1, entities, mtu: Infinity });
   const r = rng(77);
   const ids = Array.from({ length: 300 }, (_, i) => server.spawn(Dot, { x: i, y: 0 }));
   // client k sees the entities whose x is within its band (bands overlap: an entity is in several views)
@@ -285,13 +287,13 @@ test('mtu must be a number: an integer the records fit in, or Infinity (NaN or a
   const A = defineEntity('A', { x: t.f32(), hp: t.u8() });
   for (const mtu of [Number.NaN, '1200', 1200.5, -1, 0, 25, Number.NEGATIVE_INFINITY]) {
     assert.throws(
-      () => new ReplicationServer({ entities: [A], mtu: mtu as number }),
+      () => new ReplicationServer({ session: 1, entities: [A], mtu: mtu as number }),
       (e: unknown) => e instanceof EncodeError && e.path === 'mtu',
       `mtu ${String(mtu)}`,
     );
   }
   for (const mtu of [1200, 60, Number.POSITIVE_INFINITY, undefined]) {
-    const s = new ReplicationServer({ entities: [A], mtu });
+    const s = new ReplicationServer({ session: 1, entities: [A], mtu });
     s.addClient(1);
     for (let i = 0; i < 300; i++) s.spawn(A, { x: i, hp: 1 });
     s.tick();
@@ -299,4 +301,86 @@ test('mtu must be a number: an integer the records fit in, or Infinity (NaN or a
     if (mtu === Number.POSITIVE_INFINITY) assert.ok(n > 1200, 'no limit');
     else assert.ok(n <= (mtu ?? 1200), `mtu ${mtu}: packet ${n} bytes`);
   }
+});
+
+test('a server restarted with the same schema (its ticks from 1 again): the client starts again from its full state, never applies its deltas to the old world', () => {
+  const A = defineEntity('A', { hp: t.u8() });
+  const client = new ReplicationClient({ entities: [A] });
+  const s1 = new ReplicationServer({ entities: [A] });
+  s1.addClient('c');
+  s1.spawn(A, { hp: 1 });
+  s1.spawn(A, { hp: 2 });
+  const late: Uint8Array[] = [];
+  for (let k = 0; k < 5; k++) {
+    s1.tick();
+    const p = s1.packetFor('c');
+    late.push(p);
+    client.receive(p);
+    s1.receive('c', client.ack());
+  }
+  const old1 = client.entities.get(1)!;
+  assert.equal(client.tick, 5);
+  assert.equal(client.session, s1.session);
+  // the restart: another server object, another session, another world, the same tick numbers
+  const s2 = new ReplicationServer({ entities: [A] });
+  assert.notEqual(s2.session, s1.session);
+  s2.addClient('c');
+  const id = s2.spawn(A, { hp: 9 });
+  const seen: string[] = [];
+  for (let k = 1; k <= 8; k++) {
+    if (k === 7) s2.set(id, { hp: 10 });
+    s2.tick();
+    const r = client.receive(s2.packetFor('c'));
+    seen.push(`${r.tick}:${r.ignored ?? `+${r.spawned}-${r.despawned}~${[...r.changed.keys()]}`}`);
+    // the mirror is the new server's world after every packet it applies
+    if (r.ignored === undefined)
+      assert.deepEqual(
+        [...client.entities].map(([i, e]) => [i, e.values.hp]),
+        [[id, s2.get(id)!.values.hp]],
+        `tick ${k}`,
+      );
+    s2.receive('c', client.ack());
+    // the old server's packets still on their way are the past
+    if (k <= late.length) assert.equal(client.receive(late[k - 1]!).ignored, 'old');
+  }
+  // its first full state applies at once, whatever its tick: the old entities go, entity 1 is a new one (renewed)
+  assert.equal(seen[0], '1:+1-1,2~');
+  assert.notEqual(client.entities.get(1), old1);
+  assert.equal(client.session, s2.session);
+  // then deltas against its own ticks, the change at tick 7 on the new value (it landed on the old one's hp 2 before)
+  assert.deepEqual(seen.slice(1), ['2:+-~', '3:+-~', '4:+-~', '5:+-~', '6:+-~', `7:+-~${id}`, '8:+-~']);
+  assert.equal(client.entities.get(id)!.values.hp, 10);
+  // a server takes only acks of its own session: the old one, still running, sent tick 6 and takes no ack of it from
+  // a client that follows another server
+  s1.tick();
+  const p6 = s1.packetFor('c');
+  assert.equal(readPacketHeader(p6).session, s1.session);
+  assert.equal(s1.clientStats('c').ackedTick, 5);
+  s1.receive('c', ackFor(s1.hash, 6, s2.session));
+  assert.equal(s1.clientStats('c').ackedTick, 5);
+  s1.receive('c', ackFor(s1.hash, 6, s1.session));
+  assert.equal(s1.clientStats('c').ackedTick, 6);
+  assert.equal(client.receive(p6).ignored, 'old');
+});
+
+test('the worked example of docs/replication-wire.md is what the engine sends and acks, byte for byte', async () => {
+  const { readFileSync } = await import('node:fs');
+  const doc = readFileSync(new URL('../../docs/replication-wire.md', import.meta.url), 'utf8');
+  const lines = [...doc.matchAll(/^(b[12](?: +[0-9a-f]{2})+)\s*$|`(b2(?: +[0-9a-f]{2})+)`/gm)].map((m) => (m[1] ?? m[2]!).replace(/ +/g, ''));
+  const Ball = defineEntity('Ball', { x: t.f32(), hp: t.u8() });
+  const s = new ReplicationServer({ entities: [Ball], session: 0x0badf00d });
+  const c = new ReplicationClient({ entities: [Ball] });
+  assert.equal(s.hash, 0x2004139e);
+  s.addClient(1);
+  const id = s.spawn(Ball, { x: 1.5, hp: 100 });
+  const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
+  s.tick();
+  const p1 = s.packetFor(1);
+  c.receive(p1);
+  s.receive(1, c.ack());
+  s.set(id, { x: 1.75, hp: 99 });
+  s.tick();
+  const p2 = s.packetFor(1);
+  c.receive(p2);
+  assert.deepEqual(lines, [hex(p1), hex(p2), hex(c.ack())]);
 });

@@ -91,7 +91,7 @@ function assertMirror(client: ReplicationClient<typeof DEFS>, model: Map<number,
 /** A server with `n` Dots and some Tags (ids interleaved), its model, and a client that holds the first state. */
 function world(seed: number, n: number) {
   const r = rng(seed);
-  const server = new ReplicationServer({ entities: DEFS, delivery: 'reliable', mtu: 1 << 20 });
+  const server = new ReplicationServer({ session: 1, entities: DEFS, delivery: 'reliable', mtu: 1 << 20 });
   const model = new Map<number, { type: 'Dot' | 'Tag'; values: Vals }>();
   const spawn = (): void => {
     const type = r() < 0.9 ? 'Dot' : 'Tag';
@@ -241,7 +241,7 @@ test('runs through a lossy link (25 % loss both ways, duplicates, reordering), a
   const Unit = defineEntity('Unit', { x: t.f32(), y: t.f32(), hp: t.u8(), on: t.bool(), name: t.string(12) });
   type U = { x: number; y: number; hp: number; on: boolean; name: string };
   const r = rng(20261130);
-  const server = new ReplicationServer({ entities: [Unit], mtu: 1 << 20 });
+  const server = new ReplicationServer({ session: 1, entities: [Unit], mtu: 1 << 20 });
   const world = new Map<number, U>();
   for (let i = 0; i < 5000; i++) {
     const v = { x: Math.fround(r() * 1000), y: Math.fround(r() * 1000), hp: (r() * 256) | 0, on: r() < 0.5, name: `u${i}` };

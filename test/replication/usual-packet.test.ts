@@ -28,7 +28,7 @@ const KINDS: Spec[] = [
 ];
 
 function run(seed: number, order: Spec[], ticks: number): number {
-  const server = new ReplicationServer({ entities: DEFS, delivery: 'acked' });
+  const server = new ReplicationServer({ session: 1, entities: DEFS, delivery: 'acked' });
   const w = new World(server, seed, ['p1', 'p2']);
   const sims = order.map(([key, interest, owner]) => {
     server.addClient(key, { interest, owner });

@@ -123,7 +123,7 @@ interface Sim {
 
 /** Streams of the test world (both types, every field kind, owners, interest, id reuse) through lossy links. */
 function worldStreams(seed: number, delivery: 'acked' | 'reliable', mtu: number, ticks: number, loss: number, tag: string): CorpusStream[] {
-  const server = new ReplicationServer({ entities: DEFS, delivery, mtu, baselineWindow: 16 });
+  const server = new ReplicationServer({ session: 1, entities: DEFS, delivery, mtu, baselineWindow: 16 });
   const world = new World(server, seed, ['p1', 'p2']);
   const r = rng(seed * 31 + 7);
   const interest = (id: number, v: Record<string, unknown>): boolean => (id + Number(v.hp ?? 0)) % 3 !== 0;
@@ -177,7 +177,7 @@ const Ball = defineEntity('Ball', { x: t.f32(), hp: t.u8(), tag: t.string(8), v:
 
 function ballStream(seed: number, ticks: number): CorpusStream {
   const defs = [Ball] as const;
-  const server = new ReplicationServer({ entities: defs, delivery: 'reliable' });
+  const server = new ReplicationServer({ session: 1, entities: defs, delivery: 'reliable' });
   server.addClient('b');
   const client = new ReplicationClient({ entities: defs });
   const r = rng(seed);
@@ -198,7 +198,7 @@ function ballStream(seed: number, ticks: number): CorpusStream {
 /** One entity type, acked delivery over a lossy link with latency: a lagging client gets bundles. */
 function ballBundles(seed: number, ticks: number): CorpusStream {
   const defs = [Ball] as const;
-  const server = new ReplicationServer({ entities: defs, delivery: 'acked' });
+  const server = new ReplicationServer({ session: 1, entities: defs, delivery: 'acked' });
   server.addClient('k');
   server.addClient('x');
   const client = new ReplicationClient({ entities: defs });
@@ -249,9 +249,42 @@ function ballBundles(seed: number, ticks: number): CorpusStream {
   return { name: 'ball-bundles', schema: 1, steps };
 }
 
-/** An acknowledgement of `tick` (the wire page's bytes). */
+/**
+ * A server that restarts twice (three sessions; each new one counts its ticks from 1 again, with another world), one
+ * client over a lossy link that delays, reorders and duplicates: the old servers' packets keep arriving after each
+ * restart (ignored as old), the new one's deltas against ticks the client holds of the old one must not apply, its
+ * full states start the mirror again.
+ */
+function restartStream(seed: number): CorpusStream {
+  const defs = [Ball] as const;
+  const client = new ReplicationClient({ entities: defs });
+  const r = rng(seed);
+  const steps: CorpusStep[] = [];
+  const down = new LossyLink({ loss: 0.2, duplicate: 0.2, reorder: 0.3, latency: 3, seed });
+  for (const [session, ticks] of [
+    [0x11111111, 50],
+    [0x22222222, 30],
+    [0x33333333, 60],
+  ] as const) {
+    const server = new ReplicationServer({ session, entities: defs, delivery: 'acked' });
+    server.addClient('c');
+    const ids: number[] = [];
+    for (let i = 0; i < 6 + (session & 7); i++) ids.push(server.spawn(Ball, { x: i * session, hp: i, tag: `s${session & 15}` }));
+    for (let k = 0; k < ticks; k++) {
+      for (const id of ids) if (r() < 0.4) server.set(id, { x: r() * 100, hp: Math.floor(r() * 256) });
+      server.tick();
+      down.send(server.packetFor('c'));
+      for (const p of down.deliver()) steps.push(step(client, defs, p));
+      // the client's acks reach whichever server runs now (acks of another session are ignored)
+      if (r() < 0.7) server.receive('c', client.ack());
+    }
+  }
+  return { name: 'restarts', schema: 1, steps };
+}
+
+/** An acknowledgement of `tick` (the wire page's bytes), to a server of session 1. */
 function ackOf(hash: number, tick: number): Uint8Array {
-  const out = [0xb2, hash & 0xff, (hash >>> 8) & 0xff, (hash >>> 16) & 0xff, hash >>> 24];
+  const out = [0xb2, hash & 0xff, (hash >>> 8) & 0xff, (hash >>> 16) & 0xff, hash >>> 24, 1, 0, 0, 0];
   let n = tick;
   while (n >= 0x80) {
     out.push((n & 0x7f) | 0x80);
@@ -264,8 +297,8 @@ function ackOf(hash: number, tick: number): Uint8Array {
 export function wireCorpus(seed = 1): Corpus {
   return {
     schemas: [
-      { json: schemaToJson(DEFS), hash: new ReplicationServer({ entities: DEFS }).hash },
-      { json: schemaToJson([Ball]), hash: new ReplicationServer({ entities: [Ball] }).hash },
+      { json: schemaToJson(DEFS), hash: new ReplicationServer({ session: 1, entities: DEFS }).hash },
+      { json: schemaToJson([Ball]), hash: new ReplicationServer({ session: 1, entities: [Ball] }).hash },
     ],
     streams: [
       ...worldStreams(seed, 'acked', 1200, 120, 0.2, 'acked'),
@@ -273,6 +306,7 @@ export function wireCorpus(seed = 1): Corpus {
       ...worldStreams(seed + 2, 'reliable', 1200, 60, 0, 'reliable'),
       ballStream(seed + 3, 60),
       ballBundles(seed + 4, 220),
+      restartStream(seed + 5),
     ],
   };
 }

@@ -397,6 +397,7 @@ State = dict  # id -> Entity
 
 @dataclass
 class Header:
+    session: int
     tick: int
     base_ago: int
     deferred: int = 0
@@ -416,19 +417,22 @@ class Client:
     mirror: State = dc_field(default_factory=dict)   # the current state
     history: dict = dc_field(default_factory=dict)   # tick -> State: usable baselines
     floor: int = 0                        # no history older than this is kept
+    session: int = 0                      # the session followed, 0: none yet
+    left: list = dc_field(default_factory=list)      # sessions followed before (at most 4)
 
     # -- snapshots for the bundle's all-or-nothing rule ----------------------
     def snapshot(self):
-        return (self.newest, self.mirror, dict(self.history), self.floor)
+        return (self.newest, self.mirror, dict(self.history), self.floor, self.session, list(self.left))
 
     def restore(self, snap):
         self.newest, self.mirror, self.history, self.floor = snap[0], snap[1], dict(snap[2]), snap[3]
+        self.session, self.left = snap[4], list(snap[5])
 
     def current(self) -> State:
         return self.mirror
 
     def ack(self) -> bytes:
-        return bytes([MAGIC_ACK]) + self.schema.hash.to_bytes(4, "little") + write_varint(self.newest)
+        return bytes([MAGIC_ACK]) + self.schema.hash.to_bytes(4, "little") + self.session.to_bytes(4, "little") + write_varint(self.newest)
 
     # -- state packet --------------------------------------------------------
     def read_header(self, data: bytes) -> tuple[Header, ByteReader]:
@@ -446,13 +450,16 @@ class Client:
         h = r.u32le("schemaHash")
         if h != self.schema.hash:
             raise DecodeError(f"at byte 1 in schemaHash: expected {self.schema.hash:#010x}, found {h:#010x}")
+        session = r.u32le("session")
+        if session == 0:
+            raise DecodeError("session 0")
         tick = r.varint("tick")
         if tick < 1:
             raise DecodeError("tick 0")
         base_ago = r.varint("baseAgo")
         if base_ago > tick:
             raise DecodeError(f"baseAgo {base_ago} > tick {tick}")
-        return Header(tick, base_ago), r
+        return Header(session, tick, base_ago), r
 
     @staticmethod
     def read_header_rest(hd: Header, r: ByteReader):
@@ -527,9 +534,17 @@ class Client:
         hd, r = self.read_header(data)
         before = self.current()
         result = {"tick": hd.tick, "baseTick": hd.base_tick, "deferred": 0, "ignored": None}
-        if hd.tick <= self.newest:
+        # SPEC (client algorithm, step 2): another server's packet
+        other = self.session != 0 and hd.session != self.session
+        if other:
+            if hd.session in self.left:
+                return dict(result, ignored="old"), None
+            if hd.base_ago or not move_floor:
+                return dict(result, ignored="missing-baseline"), None
+            base = {}
+        elif hd.tick <= self.newest:
             return dict(result, ignored="old"), None
-        if hd.base_ago:
+        elif hd.base_ago:
             base = self.history.get(hd.tick - hd.base_ago)
             if base is None:
                 return dict(result, ignored="missing-baseline"), None
@@ -538,6 +553,12 @@ class Client:
         self.read_header_rest(hd, r)
         result["deferred"] = hd.deferred
         new, renewed = self.decode_records(data, hd, base)
+        if other:
+            # the history, the floor and the newest tick were the other server's; every entity held is renewed
+            self.left = (self.left + [self.session])[-4:]
+            self.history, self.floor, self.newest = {}, 0, 0
+            renewed = set(before)
+        self.session = hd.session
         self.mirror = new
         self.history[hd.tick] = new
         self.newest = hd.tick
