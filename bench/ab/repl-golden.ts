@@ -15,7 +15,7 @@ const interestFn = (_id: number, v: Vals): boolean => (typeof v.hp === 'number' 
 
 function world(seed: number, loss: number, delivery: 'acked' | 'reliable', mtu: number, ticks: number): string {
   const h = createHash('sha256');
-  const server = new ReplicationServer({ entities: DEFS, delivery, mtu, baselineWindow: 16 });
+  const server = new ReplicationServer({ entities: DEFS, delivery, mtu, baselineWindow: 16, session: 1 });
   const w = new World(server, seed, ['p1', 'p2']);
   const specs: [string, typeof interestFn | undefined, string | undefined][] = [
     ['a', undefined, undefined],
