@@ -1409,7 +1409,7 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
       const tog = toggled[k]!;
       for (let i = 0; i < ne; i++) {
         const values = vals[i];
-        const vis = values !== undefined && f(ids[i]!, values);
+        const vis = values !== undefined && !!f(ids[i]!, values);
         const was = (bits[i * words + w]! & bit) !== 0;
         if (vis === was) continue;
         bits[i * words + w] = bits[i * words + w]! ^ bit;

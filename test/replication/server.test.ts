@@ -384,3 +384,21 @@ test('the worked example of docs/replication-wire.md is what the engine sends an
   c.receive(p2);
   assert.deepEqual(lines, [hex(p1), hex(p2), hex(c.ack())]);
 });
+
+test('an interest hook that returns a truthy value that is not true (JavaScript callers) shows the entity, steadily', () => {
+  const server = new ReplicationServer({ entities });
+  const client = new ReplicationClient({ entities });
+  // biome-ignore lint/suspicious/noExplicitAny: a JavaScript caller's hook
+  server.addClient('c', { interest: ((id: number) => (id % 2 === 1 ? 1 : 0)) as any });
+  const ids = [1, 2, 3].map((x) => server.spawn(Dot, { x, y: 0 }));
+  const events: string[] = [];
+  for (let k = 0; k < 6; k++) {
+    for (const id of ids) server.set(id, { x: k + id });
+    server.tick();
+    const r = client.receive(server.packetFor('c'));
+    server.receive('c', client.ack());
+    events.push(`+${r.spawned}-${r.despawned}`);
+  }
+  assert.deepEqual(events, ['+1,3-', '+-', '+-', '+-', '+-', '+-']);
+  assert.deepEqual([...client.entities.keys()].sort(), [1, 3]);
+});
