@@ -240,7 +240,7 @@ function walkPacket(
   defs: readonly AnyEntityDef[],
   held: Held,
   fb: FloatBits,
-  walkRecords: (tick: number, base: number | null) => boolean,
+  walkRecords: (tick: number, base: number | null, session: number) => boolean,
 ): Walked {
   const r = new ByteReader(bytes);
   const rec: Record<string, unknown> = {};
@@ -255,13 +255,13 @@ function walkPacket(
   const magic = field('magic', 'u8', () => r.u8('magic'));
   if (magic !== STATE_MAGIC) throw new DecodeError(0, 'magic', `0x${STATE_MAGIC.toString(16)} (state packet)`, `0x${magic.toString(16)}`);
   field('schemaHash', 'u32le', () => r.u32le('schemaHash'), hex32);
-  field('session', 'u32le', () => r.u32le('session'), hex32);
+  const session = field('session', 'u32le', () => r.u32le('session'), hex32);
   const tick = field('tick', 'varint', () => r.vu32('tick'));
   const ago = field('baseAgo', 'varint', () => r.vu32('baseAgo'));
   const base = ago === 0 || ago > tick ? null : tick - ago;
   rec.baseTick = base;
   const w: Walked = { rec, head, inner: new SpanSink(), tick, base };
-  if (!walkRecords(tick, base)) return w;
+  if (!walkRecords(tick, base, session)) return w;
   // records are read against the client's baselines before it applies the packet
   try {
     const d = r.pos;
@@ -320,7 +320,12 @@ function createDecoder(opts: OptionValues) {
       (i) => frame[i],
       (part) => {
         let ignored: string | undefined;
-        const w = walkPacket(part, defs, held, fb, (tick, base) => {
+        const w = walkPacket(part, defs, held, fb, (tick, base, session) => {
+          // as the client decides (a part of another session than the one it follows is never applied in a bundle)
+          if (client.session !== 0 && session !== client.session) {
+            ignored = client.followedBefore(session) ? 'old' : 'missing-baseline';
+            return false;
+          }
           if (tick <= client.tick) ignored = 'old';
           else if (base !== null && !client.holds(base)) ignored = 'missing-baseline';
           return base === null || client.holds(base);

@@ -492,6 +492,11 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
     return this.ses;
   }
 
+  /** @internal Whether this mirror followed `session` before the one it follows now (its packets are old). */
+  followedBefore(session: number): boolean {
+    return this.left.includes(session);
+  }
+
   /** The tick of the newest applied packet (0 before any). */
   get tick(): number {
     return this.latest;
@@ -623,6 +628,7 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
   receiveParts(next: (index: number) => [number, Uint8Array] | undefined, onPart?: (part: Uint8Array, offset: number, index: number) => void): ReceiveResult {
     const latest = this.latest;
     const floor = this.floor;
+    const ses = this.ses;
     const kept = this.logs.length;
     // the ids the bundle touched, ascending, each with the entity it had before the bundle (null: none): each part's
     // log (in id order) becomes a run as it is applied, an id's first part telling what it had before. Runs are merged
@@ -690,6 +696,8 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
       }
       this.latest = latest;
       this.floor = floor;
+      // (the first part applied may have set the session followed: a bundle never restarts it, see receiveChecked)
+      this.ses = ses;
       this.holding = false;
       const err = rethrowAt(e, `parts[${i}]`);
       err.offset += at;
@@ -1291,7 +1299,9 @@ export class ReplicationClient<Defs extends readonly AnyEntityDef[] = readonly A
 function fastHeader(b: Uint8Array, hash: number, session: number, out: number[]): number {
   const n = b.length;
   if (n < 13 || b[0] !== STATE_MAGIC || (b[1]! | (b[2]! << 8) | (b[3]! << 16) | (b[4]! << 24)) >>> 0 !== hash) return -1;
-  if ((b[5]! | (b[6]! << 8) | (b[7]! << 16) | (b[8]! << 24)) >>> 0 !== session) return -1;
+  // (session 0 is an error, which the checked path reports; a client that follows none yet passes 0)
+  const s = (b[5]! | (b[6]! << 8) | (b[7]! << 16) | (b[8]! << 24)) >>> 0;
+  if (s !== session || s === 0) return -1;
   let p = 9;
   for (let k = 0; k < 4; k++) {
     // at most 4 bytes (values < 2^28) here; longer ones go the checked way

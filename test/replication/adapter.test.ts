@@ -351,3 +351,55 @@ test('replication: encode errors in the JSON are EncodeErrors with their path (a
     assert.doesNotMatch(f.err.join(''), /internal error|at byte/);
   }
 });
+
+test('replication: a bundle part of another session than the one followed is shown ignored, as the client ignores it (not walked against the other server’s ticks)', () => {
+  const Ball = defineEntity('Ball', { x: t.f32(), hp: t.u8() });
+  const schema = JSON.stringify(schemaToJson([Ball]));
+  const a = new ReplicationServer({ entities: [Ball], session: 0xa });
+  a.addClient('c');
+  const client = new ReplicationClient({ entities: [Ball] });
+  const ball = a.spawn(Ball, { x: 1, hp: 1 });
+  const stream: Uint8Array[] = [];
+  for (let k = 0; k < 4; k++) {
+    a.set(ball, { hp: 10 + k });
+    a.tick();
+    const p = a.packetFor('c');
+    stream.push(p);
+    client.receive(p);
+    a.receive('c', client.ack());
+  }
+  a.set(ball, { hp: 20 });
+  a.tick();
+  const a5 = a.packetFor('c');
+  // another server (session 0xc) whose tick 6 is a delta against its tick 5: an update of entity 1 (and of 7, which A never had)
+  const c = new ReplicationServer({ entities: [Ball], session: 0xc });
+  c.addClient('c');
+  const cc = new ReplicationClient({ entities: [Ball] });
+  c.spawn(Ball, { x: 9, hp: 9 });
+  c.spawn(Ball, { x: 7, hp: 7 }, { id: 7 });
+  let c6: Uint8Array = new Uint8Array(0);
+  for (let k = 0; k < 6; k++) {
+    c.set(1, { hp: 90 + k });
+    c.set(7, { hp: 70 + k });
+    c.tick();
+    c6 = c.packetFor('c');
+    cc.receive(c6);
+    c.receive('c', cc.ack());
+  }
+  const bundle = Uint8Array.from([a5, c6].flatMap((p) => [BUNDLE_MAGIC, p.length, ...p]));
+  const dec = replication.createDecoder({ schema });
+  for (const p of stream) dec.decode(p);
+  const out = dec.decode(bundle);
+  const parts = (out.records[0] as { parts: Array<Record<string, unknown>> }).parts;
+  assert.equal(parts[0]!.ignored, undefined);
+  assert.equal(parts[1]!.ignored, 'missing-baseline');
+  assert.equal(parts[1]!.records, undefined);
+  // the client does the same: A's part applies, C's is ignored
+  const r = client.receive(bundle);
+  assert.equal(r.tick, 5);
+  assert.equal(client.entities.get(1)!.values.hp, 20);
+  assert.deepEqual(
+    dec.state!().rows.map((s) => s.fields),
+    [{ x: 1, hp: 20 }],
+  );
+});

@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { t, defineEntity, LossyLink, ReplicationClient, ReplicationServer, readPacketHeader } from '../../src/replication/index.js';
 import { rng } from '../helpers/rng.js';
-import { EncodeError } from '../../src/core/errors.js';
+import { DecodeError, EncodeError } from '../../src/core/errors.js';
 
 const Dot = defineEntity('Dot', { x: t.f32(), y: t.f32() });
 const entities = [Dot] as const;
@@ -401,4 +401,42 @@ test('an interest hook that returns a truthy value that is not true (JavaScript 
   }
   assert.deepEqual(events, ['+1,3-', '+-', '+-', '+-', '+-', '+-']);
   assert.deepEqual([...client.entities.keys()].sort(), [1, 3]);
+});
+
+test('sessions: a packet of session 0 is a DecodeError at byte 5 for a client that follows none yet (fast path too); a bundle that fails leaves the session it followed', () => {
+  const Ball = defineEntity('Ball', { x: t.f32(), hp: t.u8() });
+  const a = new ReplicationServer({ entities: [Ball], session: 0xa });
+  a.addClient('c');
+  const id = a.spawn(Ball, { x: 1, hp: 1 });
+  a.tick();
+  const p1 = a.packetFor('c');
+  const zero = p1.slice();
+  zero.set([0, 0, 0, 0], 5);
+  const fresh = new ReplicationClient({ entities: [Ball] });
+  assert.throws(
+    () => fresh.receive(zero),
+    (e: unknown) => e instanceof DecodeError && e.offset === 5 && e.path === 'session',
+  );
+  assert.equal(fresh.session, 0);
+  assert.equal(fresh.tick, 0);
+  assert.equal(fresh.entities.size, 0);
+  // the real full state still applies
+  assert.equal(fresh.receive(p1).ignored, undefined);
+  assert.equal(fresh.session, 0xa);
+  // a bundle whose first part is good and whose second is bad, to a client that follows none yet: nothing changes,
+  // the session included (and its ack says so)
+  a.receive('c', fresh.ack());
+  a.set(id, { hp: 2 });
+  a.tick();
+  const p2 = a.packetFor('c').slice();
+  p2[9] = 3; // its tick: not the one after the first part's
+  const frameOf = (ps: Uint8Array[]) => Uint8Array.from(ps.flatMap((p) => [0xb3, p.length, ...p]));
+  const other = new ReplicationClient({ entities: [Ball] });
+  assert.throws(() => other.receive(frameOf([p1, p2])), DecodeError);
+  assert.equal(other.session, 0);
+  assert.equal(other.tick, 0);
+  assert.deepEqual([...other.ack()].slice(5, 9), [0, 0, 0, 0]);
+  // so the server's full state of tick 1 is not old to it
+  assert.equal(other.receive(p1).ignored, undefined);
+  assert.deepEqual(other.entities.get(id)!.values, { x: 1, hp: 1 });
 });
