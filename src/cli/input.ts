@@ -23,6 +23,8 @@ export interface Io {
 export interface SourcedMessage {
   bytes: Uint8Array;
   source?: string;
+  /** A line that is no message (bad hex), when the reader was asked to go on past it (`bytes` then empty). */
+  error?: InputError;
 }
 
 export function readInputBytes(io: Io, file: string | undefined): Uint8Array {
@@ -88,8 +90,11 @@ export function parseHexMessage(text: string, lineNo?: number): Uint8Array {
   }
 }
 
-/** Hex messages, one per line; blank lines and `#` comments skipped. Lazy. */
-export function* hexLineMessages(text: string): Generator<SourcedMessage> {
+/**
+ * Hex messages, one per line; blank lines and `#` comments skipped. Lazy. A bad line throws its InputError, or
+ * with `goOn` comes out as a message with that `error` (a generator cannot resume after throwing).
+ */
+export function* hexLineMessages(text: string, goOn = false): Generator<SourcedMessage> {
   let start = 0;
   let lineNo = 0;
   while (start <= text.length) {
@@ -101,7 +106,15 @@ export function* hexLineMessages(text: string): Generator<SourcedMessage> {
     start = end + 1;
     const t = line.trim();
     if (t === '' || t.startsWith('#')) continue;
-    yield { bytes: parseHexMessage(line, lineNo), source: `line ${lineNo}` };
+    let bytes: Uint8Array;
+    try {
+      bytes = parseHexMessage(line, lineNo);
+    } catch (e) {
+      if (!goOn || !(e instanceof InputError)) throw e;
+      yield { bytes: new Uint8Array(), source: `line ${lineNo}`, error: e };
+      continue;
+    }
+    yield { bytes, source: `line ${lineNo}` };
   }
 }
 

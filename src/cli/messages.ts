@@ -23,7 +23,7 @@ import { optionError, withOptions } from './args.js';
 
 export type DecodedItem =
   | { ok: true; index: number; source?: string; size: number; whole?: boolean; message: DecodedMessage; spans?: SpanSink }
-  | { ok: false; index: number; source?: string; size: number; whole?: boolean; error: DecodeError };
+  | { ok: false; index: number; source?: string; size: number; whole?: boolean; error: DecodeError | InputError };
 
 export interface DecodeSource {
   io: Io;
@@ -47,7 +47,7 @@ export interface DecodeSource {
 function* inputMessages(src: DecodeSource, bytes: () => Uint8Array): Generator<SourcedMessage> {
   const { hex, stream, file } = src;
   if (hex !== undefined) {
-    if (stream) yield* hexLineMessages(hex);
+    if (stream) yield* hexLineMessages(hex, true);
     else yield { bytes: parseHexMessage(hex), source: '--hex' };
     return;
   }
@@ -59,7 +59,7 @@ function* inputMessages(src: DecodeSource, bytes: () => Uint8Array): Generator<S
   const b = bytes();
   // (sniffing: a text of only blank and comment lines is no message, as before)
   if (stream && (src.sniff !== true || looksLikeHexText(b) || countHexLines(b) === 0)) {
-    yield* hexLineMessages(new TextDecoder().decode(b));
+    yield* hexLineMessages(new TextDecoder().decode(b), true);
     return;
   }
   if (!stream && looksLikeHexText(b)) {
@@ -107,6 +107,11 @@ export function* decodeAll(src: DecodeSource, decoder: StreamDecoder = createDec
   }
   let index = 0;
   for (const m of inputMessages(src, readOnce)) {
+    if (m.error !== undefined) {
+      // a line that is no message (bad hex): an error item like a bad message's, so that --keep-going goes on
+      yield { ok: false, index: index++, source: m.source, size: 0, error: m.error };
+      continue;
+    }
     const spans = src.withSpans ? new SpanSink() : undefined;
     try {
       const message = decoder.decode(m.bytes, spans);
@@ -121,7 +126,8 @@ export function* decodeAll(src: DecodeSource, decoder: StreamDecoder = createDec
 
 /** `message 3 (line 7): ` — where a bad message is, for error lines. */
 export function where(item: DecodedItem, many: boolean): string {
-  if (!many) return '';
+  // (a bad hex line's error names its line already)
+  if (!many || (!item.ok && !(item.error instanceof DecodeError))) return '';
   return `message ${item.index + 1}${item.source !== undefined && item.source !== '--hex' ? ` (${item.source})` : ''}: `;
 }
 

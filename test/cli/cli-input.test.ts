@@ -176,3 +176,20 @@ test('stats: per message type, entity type and field; JSON form; CSV entity tabl
   assert.equal(rows[1]!.split(',').length >= 4, true);
   assert.ok(cols > 4);
 });
+
+test('a bad hex line in a stream: json output stays one valid array; --keep-going reports the line and goes on', async () => {
+  const file = join(tmp, 'badline.hex');
+  writeFileSync(file, [wowLines[0], wowLines[1], 'zz00', wowLines[2]].join('\n'));
+  const f = fakeIo();
+  assert.equal(await run(['decode', 'wow', file, '--stream'], f.io), 1);
+  assert.equal(JSON.parse(f.text()).length, 2);
+  assert.match(f.err.join(''), /^tickwire: line 3, column 1: bad hex character "z"/);
+  const g = fakeIo();
+  assert.equal(await run(['decode', 'wow', file, '--stream', '--keep-going'], g.io), 1);
+  assert.equal(JSON.parse(g.text()).length, 3);
+  const line = JSON.parse(g.err[0]!);
+  assert.equal(line.message, 3);
+  assert.equal(line.source, 'line 3');
+  assert.match(line.error, /line 3, column 1: bad hex character "z"/);
+  assert.match(g.err.join(''), /1 bad message/);
+});
