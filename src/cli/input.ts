@@ -95,7 +95,7 @@ export function parseHexMessage(text: string, lineNo?: number): Uint8Array {
  * with `goOn` comes out as a message with that `error` (a generator cannot resume after throwing).
  */
 export function* hexLineMessages(text: string, goOn = false): Generator<SourcedMessage> {
-  let start = 0;
+  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0; // a UTF-8 BOM
   let lineNo = 0;
   while (start <= text.length) {
     let end = text.indexOf('\n', start);
@@ -118,33 +118,33 @@ export function* hexLineMessages(text: string, goOn = false): Generator<SourcedM
   }
 }
 
+/** A hex line: an optional `0x` / `0X`, then hex digits and the separators `fromHex` takes. */
+const HEX_LINE = /^(?:0[xX])?[0-9a-fA-F\s:-]*$/;
+
 /**
- * True when the bytes are plainly a text file of hex lines (only hex digits,
- * separators, `#` comment lines and line breaks, with at least one digit pair):
- * such a file given without `--stream` is never taken as one binary message.
+ * True when the bytes are a text file of hex lines: printable text (a UTF-8 BOM allowed) whose lines, blank and
+ * `#` comment lines aside, are mostly hex (at least half, with a digit pair in all): such a file given without
+ * `--stream` is never taken as one binary message, and a typo in one line is that line's error.
  */
 export function looksLikeHexText(bytes: Uint8Array): boolean {
-  if (bytes.length < 2) return false;
-  let digits = 0;
-  let comment = false;
-  for (let i = 0; i < bytes.length; i++) {
+  const from = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  if (bytes.length - from < 2) return false;
+  for (let i = from; i < bytes.length; i++) {
     const c = bytes[i]!;
-    if (c === 10) {
-      comment = false;
-      continue;
-    }
-    if (comment) {
-      if (c < 9 || (c > 13 && c < 32) || c === 127) return false;
-      continue;
-    }
-    if (c === 35 /* # */) {
-      comment = true;
-      continue;
-    }
-    if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70)) digits++;
-    else if (!((c === 32 || c === 9 || c === 13 || c === 58 || c === 45 || c === 120) /* x of 0x */)) return false;
+    if (c < 9 || (c > 13 && c < 32) || c === 127) return false;
   }
-  return digits >= 2;
+  let hex = 0;
+  let other = 0;
+  let digits = 0;
+  for (const line of new TextDecoder().decode(bytes.subarray(from)).split('\n')) {
+    const t = line.trim();
+    if (t === '' || t.startsWith('#')) continue;
+    if (HEX_LINE.test(t)) {
+      hex++;
+      digits += t.replace(/^0[xX]|[^0-9a-fA-F]/g, '').length;
+    } else other++;
+  }
+  return hex >= other && digits >= 2;
 }
 
 /** Number of non-blank, non-comment lines of a hex text. */

@@ -193,3 +193,25 @@ test('a bad hex line in a stream: json output stays one valid array; --keep-goin
   assert.match(line.error, /line 3, column 1: bad hex character "z"/);
   assert.match(g.err.join(''), /1 bad message/);
 });
+
+test('hex text with a UTF-8 BOM, an upper-case 0X or one bad line is still hex text: refused with the hint, read per line', async () => {
+  const bom = join(tmp, 'bom.hex');
+  writeFileSync(bom, `\ufeff${wowLines.join('\n')}\n`);
+  const upper = join(tmp, 'upper.hex');
+  writeFileSync(upper, `${wowLines.map((l) => `0X${l}`).join('\n')}\n`);
+  const typo = join(tmp, 'typo.hex');
+  writeFileSync(typo, `${[wowLines[0], 'zz00', ...wowLines.slice(1)].join('\n')}\n`);
+  for (const file of [bom, upper, typo]) {
+    const f = fakeIo();
+    assert.equal(await run(['decode', 'wow', file], f.io), 2, file);
+    assert.match(f.err.join(''), /text file of \d+ hex lines.*add --stream/, file);
+  }
+  for (const file of [bom, upper]) {
+    const g = fakeIo();
+    assert.equal(await run(['decode', 'wow', file, '--stream', '--format', 'jsonl'], g.io), 0, g.err.join(''));
+    assert.equal(g.text().trim().split('\n').length, wowLines.length);
+  }
+  const h = fakeIo();
+  assert.equal(await run(['decode', 'wow', typo, '--stream'], h.io), 1);
+  assert.match(h.err.join(''), /^tickwire: line 2, column 1: bad hex character "z"/);
+});
