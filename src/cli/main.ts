@@ -3,7 +3,7 @@
  *
  *   tickwire decode <family> [FILE|DIR|-] [--hex STRING] [--stream] [--format json|jsonl|tree|spans] [--keep-going] [family options]
  *   tickwire encode <family> [FILE|-] [--stream] [--hex] [family options]
- *   tickwire stats  <family> [FILE|DIR|-] [--format table|json] [--csv]
+ *   tickwire stats  <family> [FILE|DIR|-] [--hex STRING] [--format table|json] [--csv]
  *   tickwire watch  <family> TARGET [--seconds N] [family options]
  *   tickwire families
  *

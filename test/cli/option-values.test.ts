@@ -71,3 +71,13 @@ test('an option error is bad input (exit 1) by its cause, a file the system coul
   assert.equal(moved.cause, enoent);
   assert.equal(moved.path, 'opts.schema');
 });
+
+test('stats: FILE or --pcap with --hex is a usage error, as in decode; the usage lists stats --hex', async () => {
+  await usage(['stats', 'wow', join(root, 'samples/wow/session.hex'), '--hex', '000aaa0001010012000030f1'], /^tickwire: give FILE or --hex, not both\n/);
+  await usage(
+    ['stats', 'wow', '--pcap', join(root, 'samples/wow/session.pcap'), '--hex', '000aaa0001010012000030f1'],
+    /^tickwire: give FILE or --hex, not both\n/,
+  );
+  const { usage: text } = await import('../../src/cli/usage.js');
+  assert.match(text(), /^ {2}tickwire stats .*--hex STRING/m);
+});
