@@ -3,6 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { findFamily } from '../families/registry.js';
 import type { FamilyAdapter, OptionValues } from '../families/types.js';
 import { DecodeError, EncodeError } from '../core/errors.js';
+import { InputError, isDirectory } from './input.js';
 import { UsageError, didYouMean, familyNames } from './usage.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -55,7 +56,10 @@ export function inputFile(family: FamilyAdapter, values: OptionValues, positiona
     throw new UsageError(`one input at most: give ${given.map(([k]) => `--${k}`).join(' or ')}, not ${given.length === 2 ? 'both' : 'several'}`);
   const optFile = given[0];
   if (optFile !== undefined && positionals.length > 0) throw new UsageError(`give FILE or --${optFile[0]}, not both`);
-  return positionals[0] ?? (optFile === undefined ? undefined : (values[optFile[0]] as string));
+  // (a directory is a positional's stream of message files, never a capture)
+  const optValue = optFile === undefined ? undefined : (values[optFile[0]] as string);
+  if (optFile !== undefined && isDirectory(optValue)) throw new InputError(`--${optFile[0]} ${optValue}: the capture is a directory, not a file`);
+  return positionals[0] ?? optValue;
 }
 
 /** Options whose value is data rather than a setting: a bad one is bad input (exit 1), not a usage error. */

@@ -215,3 +215,19 @@ test('hex text with a UTF-8 BOM, an upper-case 0X or one bad line is still hex t
   assert.equal(await run(['decode', 'wow', typo, '--stream'], h.io), 1);
   assert.match(h.err.join(''), /^tickwire: line 2, column 1: bad hex character "z"/);
 });
+
+test('--pcap given a directory is bad input (exit 1, one line), never a directory of message files', async () => {
+  const dir = join(tmp, 'not-a-capture');
+  mkdirSync(dir);
+  writeFileSync(join(dir, '0001.bin'), Buffer.from(wowLines[0]!, 'hex'));
+  for (const argv of [
+    ['decode', 'wow', '--pcap', dir],
+    ['decode', 'wow', '--pcap', dir, '--stream'],
+    ['stats', 'wow', '--pcap', dir],
+  ]) {
+    const f = fakeIo();
+    assert.equal(await run(argv, f.io), 1, argv.join(' '));
+    assert.equal(f.text(), '');
+    assert.equal(f.err.join(''), `tickwire: --pcap ${dir}: the capture is a directory, not a file\n`);
+  }
+});
