@@ -30,8 +30,8 @@ lines given without --stream is refused with a hint.
 fields ({"message","records","spans":[{"record","path","start","end","layer"}]}).
 --keep-going reports a bad message on standard error as a JSON line and goes on
 (exit 1 at the end).
-encode reads the JSON that decode prints (one object; with --stream JSON lines
-or a JSON array) and writes binary, or hex lines with --hex.
+encode reads the JSON that decode prints (one object; with --stream JSON lines,
+a JSON array or one object) and writes binary, or hex lines with --hex.
 stats prints bytes and counts per message type, entity type and field
 (--format json for JSON); --csv prints the entity table over time instead.
 relay follows a world published to NATS JetStream and serves its clients over

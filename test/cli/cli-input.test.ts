@@ -231,3 +231,20 @@ test('--pcap given a directory is bad input (exit 1, one line), never a director
     assert.equal(f.err.join(''), `tickwire: --pcap ${dir}: the capture is a directory, not a file\n`);
   }
 });
+
+test('encode --stream takes the one pretty-printed object decode prints for one message, an array, or JSON lines', async () => {
+  const hex = '000aaa00050100e31d0030f1';
+  const d = fakeIo();
+  assert.equal(await run(['decode', 'wow', '--hex', hex], d.io), 0, d.err.join(''));
+  assert.match(d.text(), /^\{\n/);
+  const e = fakeIo(d.text());
+  assert.equal(await run(['encode', 'wow', '--stream', '--hex'], e.io), 0, e.err.join(''));
+  assert.equal(e.text(), `${hex}\n`);
+  for (const format of ['json', 'jsonl']) {
+    const s = fakeIo();
+    assert.equal(await run(['decode', 'wow', wowSample, '--stream', '--format', format], s.io), 0, s.err.join(''));
+    const b = fakeIo(s.text());
+    assert.equal(await run(['encode', 'wow', '--stream', '--hex'], b.io), 0, b.err.join(''));
+    assert.equal(b.text(), `${wowLines.join('\n')}\n`, format);
+  }
+});
