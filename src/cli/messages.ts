@@ -85,7 +85,17 @@ export function* decodeAll(src: DecodeSource, decoder: StreamDecoder = createDec
   if (src.family.decodeFile && src.hex === undefined && !isDirectory(src.file)) {
     // (an option the reader checks, `--server-port x`: a usage error; its DecodeErrors are the file's)
     const decodeFile = src.family.decodeFile;
-    const whole = withOptions(src.family, () => decodeFile(readOnce(), src.values, { spans: src.withSpans, state: src.withState === true }), false);
+    const whole = withOptions(
+      src.family,
+      () =>
+        decodeFile(readOnce(), src.values, {
+          spans: src.withSpans,
+          state: src.withState === true,
+          // (why a capture gave nothing: one line on standard error, the result still an empty one)
+          note: (text) => src.io.stderr.write(`tickwire: ${text}\n`),
+        }),
+      false,
+    );
     if (whole !== undefined) {
       let index = 0;
       const it = whole[Symbol.iterator]();
