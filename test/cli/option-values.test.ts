@@ -26,11 +26,11 @@ test('two input-file options (--pcap and --har) are a usage error, not one file 
 test('a bad option value the family checks is a usage error naming the option', async () => {
   await usage(
     ['decode', 'teeworlds', '--part-size', 'abc', '--hex', '00'],
-    /^tickwire: --part-size: expected a positive integer, found "abc"\n\(tickwire --help/,
+    /^tickwire: --part-size: must be an integer in 1\.\.900 .*, got "abc"\n\(tickwire --help/,
   );
   await usage(['decode', 'replication', '--hex', 'b1'], /^tickwire: --schema: the replication family needs --schema FILE/);
   await usage(['stats', 'replication', '--hex', 'b1'], /--schema FILE/);
-  await usage(['encode', 'teeworlds', '--part-size', '0'], /^tickwire: --part-size: must be a positive integer/, '{}');
+  await usage(['encode', 'teeworlds', '--part-size', '0'], /^tickwire: --part-size: must be an integer in 1\.\.900/, '{}');
   await usage(
     ['decode', 'wow', '--pcap', join(root, 'samples/wow/session.pcap'), '--server-port', 'x'],
     /^tickwire: --server-port: expected a port in 1\.\.65535/,
@@ -80,4 +80,14 @@ test('stats: FILE or --pcap with --hex is a usage error, as in decode; the usage
   );
   const { usage: text } = await import('../../src/cli/usage.js');
   assert.match(text(), /^ {2}tickwire stats .*--hex STRING/m);
+});
+
+test('teeworlds --part-size: empty or past 900 (MAX_SNAPSHOT_PACKSIZE, the most of a part) is refused alike by decode and encode', async () => {
+  const live = join(root, 'samples/teeworlds/tw075_live.hex');
+  for (const v of ['', ' ', '100000', '901', '1.5']) {
+    await usage(['decode', 'teeworlds', live, '--stream', `--part-size=${v}`], /^tickwire: --part-size: must be an integer in 1\.\.900/);
+    await usage(['encode', 'teeworlds', `--part-size=${v}`], /^tickwire: --part-size: must be an integer in 1\.\.900/, '{}');
+  }
+  const f = fakeIo();
+  assert.equal(await run(['decode', 'teeworlds', live, '--stream', '--format', 'jsonl', '--part-size', '900'], f.io), 0, f.err.join(''));
 });
