@@ -81,8 +81,8 @@ export function optionError(family: FamilyAdapter, e: unknown, decodeErrors = tr
     ? e.reason
     : `expected ${(e as DecodeError).expected}${(e as DecodeError).found === undefined ? '' : `, found ${(e as DecodeError).found}`}`;
   // (a file the option names that cannot be read stays bad input, as an input file that cannot be read: the adapter's
-  // error has the system's error as its cause; so does a key, data copied from elsewhere: test/wow-capture holds a
-  // bad --session-key to exit 1)
+  // error has the system's error as its cause, as a --schema that is not JSON or not a schema has the parse error; so
+  // does a key, data copied from elsewhere: test/wow-capture holds a bad --session-key to exit 1)
   if ((isEncode && e.cause !== undefined) || DATA_OPTIONS.has(name)) return e;
   return new UsageError(`--${name}: ${what}`);
 }

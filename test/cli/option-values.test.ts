@@ -1,6 +1,8 @@
 /** Bad option values are usage errors (exit 2, one line and the hint), never "bad input" (exit 1) nor an early stop. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/main.js';
 import { fakeIo } from '../helpers/cli-io.js';
@@ -90,4 +92,26 @@ test('teeworlds --part-size: empty or past 900 (MAX_SNAPSHOT_PACKSIZE, the most 
   }
   const f = fakeIo();
   assert.equal(await run(['decode', 'teeworlds', live, '--stream', '--format', 'jsonl', '--part-size', '900'], f.io), 0, f.err.join(''));
+});
+
+test('a bad --schema value (not JSON, or JSON that is not a schema) is bad input: exit 1, one line; only a missing one is usage', async () => {
+  for (const [schema, re] of [
+    ['{x', /^tickwire: schema: the schema is not JSON: /],
+    ['{"a":1}', /^tickwire: schema: not a tickwire replication schema/],
+    ['{"tickwireReplication":1,"entities":[{"name":3}]}', /^tickwire: schema\.entities\[0\]\.name: entity name must be a string/],
+  ] as const) {
+    for (const cmd of ['decode', 'stats']) {
+      const f = fakeIo();
+      assert.equal(await run([cmd, 'replication', '--schema', schema, '--hex', 'b1'], f.io), 1, `${cmd} ${schema}`);
+      const err = f.err.join('');
+      assert.match(err, re, schema);
+      assert.equal(err.split('\n').length, 2, err);
+    }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'tickwire-schema-'));
+  writeFileSync(join(dir, 'bad.json'), 'zz\n');
+  const g = fakeIo();
+  assert.equal(await run(['decode', 'replication', '--schema', join(dir, 'bad.json'), '--hex', 'b1'], g.io), 1);
+  assert.match(g.err.join(''), /^tickwire: schema: the schema is not JSON: [^\n]*\n$/);
+  await usage(['decode', 'replication', '--hex', 'b1'], /^tickwire: --schema: the replication family needs --schema FILE/);
 });
