@@ -28,7 +28,13 @@ export interface SourcedMessage {
 }
 
 export function readInputBytes(io: Io, file: string | undefined): Uint8Array {
-  if (file === undefined || file === '-') return io.readStdin();
+  if (file === undefined || file === '-') {
+    try {
+      return io.readStdin();
+    } catch (e) {
+      throw new InputError(`cannot read standard input: ${(e as Error).message}`);
+    }
+  }
   try {
     return new Uint8Array(readFileSync(file));
   } catch (e) {
@@ -66,7 +72,15 @@ export function* directoryMessages(dir: string): Generator<SourcedMessage> {
     throw new InputError(`cannot read ${dir}: ${(e as Error).message}`);
   }
   if (names.length === 0) throw new InputError(`${dir}: no message files (the rule: files named *.bin or with no extension, not starting with '.')`);
-  for (const n of names) yield { bytes: new Uint8Array(readFileSync(join(dir, n))), source: `file ${n}` };
+  for (const n of names) {
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(readFileSync(join(dir, n)));
+    } catch (e) {
+      throw new InputError(`cannot read ${join(dir, n)}: ${(e as Error).message}`);
+    }
+    yield { bytes, source: `file ${n}` };
+  }
 }
 
 /** A hex error written as the page writes it: 1-based line and column, and the bad character. */

@@ -1,7 +1,7 @@
 /** The CLI's input handling, output streaming and error lines (issue 15's CLI points, issue 14's streaming). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, readFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/main.js';
@@ -246,5 +246,30 @@ test('encode --stream takes the one pretty-printed object decode prints for one 
     const b = fakeIo(s.text());
     assert.equal(await run(['encode', 'wow', '--stream', '--hex'], b.io), 0, b.err.join(''));
     assert.equal(b.text(), `${wowLines.join('\n')}\n`, format);
+  }
+});
+
+test('a directory entry or standard input that cannot be read is "cannot read NAME: reason" (exit 1), not an internal error', async () => {
+  const dir = join(tmp, 'unreadable');
+  mkdirSync(dir);
+  writeFileSync(join(dir, '0001.bin'), Buffer.from(wowLines[0]!, 'hex'));
+  symlinkSync('/proc/self/mem', join(dir, '0002.bin')); // a regular file whose read fails (EIO)
+  const f = fakeIo();
+  assert.equal(await run(['decode', 'wow', dir, '--stream'], f.io), 1);
+  assert.match(f.err.join(''), new RegExp(`^tickwire: cannot read ${join(dir, '0002.bin')}: EIO\\b[^\\n]*\\n$`));
+  assert.equal(JSON.parse(f.text()).length, 1, 'the json array begun is closed');
+  const stdinError = Object.assign(new Error('EISDIR: illegal operation on a directory, read'), { code: 'EISDIR' });
+  for (const argv of [
+    ['decode', 'wow', '-', '--stream'],
+    ['decode', 'wow'],
+    ['encode', 'wow'],
+    ['stats', 'wow'],
+  ]) {
+    const g = fakeIo();
+    g.io.readStdin = () => {
+      throw stdinError;
+    };
+    assert.equal(await run(argv, g.io), 1, argv.join(' '));
+    assert.equal(g.err.join(''), 'tickwire: cannot read standard input: EISDIR: illegal operation on a directory, read\n', argv.join(' '));
   }
 });
