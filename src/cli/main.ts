@@ -17,7 +17,7 @@ import { encodeCommand } from './encode.js';
 import { InputError, type Io } from './input.js';
 import { statsCommand } from './stats.js';
 import { renderTree } from './tree.js';
-import { COMMANDS, UsageError, didYouMean, familyHelp, familyNames, usage } from './usage.js';
+import { COMMANDS, UsageError, asksHelp, commandUsage, didYouMean, familyHelp, familyNames, usage } from './usage.js';
 
 export type { Io } from './input.js';
 import { hexLineMessages } from './input.js';
@@ -56,6 +56,11 @@ async function watchCommand(args: string[], io: Io): Promise<number> {
 export async function run(argv: string[], io: Io): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
+    // `<command> --help`: that command's usage (serve and relay print their own)
+    if (cmd !== undefined && cmd !== 'serve' && cmd !== 'relay' && (COMMANDS as readonly string[]).includes(cmd) && asksHelp(rest)) {
+      io.stdout.write(`${commandUsage(cmd, rest[0] === undefined ? undefined : findFamily(rest[0]))}\n`);
+      return 0;
+    }
     switch (cmd) {
       case 'decode':
         return decodeCommand(rest, io);
