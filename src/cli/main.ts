@@ -29,6 +29,7 @@ async function watchCommand(args: string[], io: Io): Promise<number> {
   const target = positionals[0];
   if (target === undefined) throw new UsageError('missing TARGET (HOST:PORT)');
   const format = (values.format as string | undefined) ?? 'jsonl';
+  if (format !== 'jsonl' && format !== 'tree') throw new UsageError(`--format must be one of jsonl, tree, not ${JSON.stringify(format)}`);
   secondsOption(values.seconds);
   let n = 0;
   let last: unknown;
@@ -75,9 +76,11 @@ export async function run(argv: string[], io: Io): Promise<number> {
       case 'relay':
         return await (await import('./relay.js')).relayCommand(rest, io);
       case 'families':
+        if (rest.length > 0) throw new UsageError(`families takes no arguments, got ${JSON.stringify(rest[0])}`);
         for (const f of FAMILIES) io.stdout.write(`${f.name.padEnd(14)} ${f.summary}\n`);
         return 0;
       case 'help': {
+        if (rest.length > 1) throw new UsageError(`help takes one <family> at most, got ${rest.length} arguments`);
         const f = rest[0] === undefined ? undefined : findFamily(rest[0]);
         if (rest[0] !== undefined && f === undefined) throw new UsageError(`unknown family ${JSON.stringify(rest[0])}${didYouMean(rest[0], familyNames())}`);
         io.stdout.write(`${f ? familyHelp(f) : usage()}\n`);

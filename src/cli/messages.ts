@@ -68,7 +68,9 @@ function* inputMessages(src: DecodeSource, bytes: () => Uint8Array): Generator<S
       yield* hexLineMessages(new TextDecoder().decode(b));
       return;
     }
-    throw new UsageError(`${file ?? 'standard input'} is a text file of ${n} hex lines, not one binary message: add --stream`);
+    throw new UsageError(
+      `${file === undefined || file === '-' ? 'standard input' : file} is a text file of ${n} hex lines, not one binary message: add --stream`,
+    );
   }
   yield { bytes: b };
 }

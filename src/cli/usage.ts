@@ -12,7 +12,7 @@ export function usage(): string {
   tickwire decode <family> [FILE|DIR|-] [--hex STRING] [--stream] [--format json|jsonl|tree|spans] [--keep-going] [options]
   tickwire encode <family> [FILE|-] [--stream] [--hex] [options]
   tickwire stats <family> [FILE|DIR|-] [--hex STRING] [--format table|json] [--csv] [options]
-  tickwire watch <family> TARGET [--seconds N] [options]
+  tickwire watch <family> TARGET [--seconds N] [--format jsonl|tree] [options]
   tickwire serve teeworlds [--version 0.7|ddnet|0.6] [--port N] [--map NAME|FILE] [options]   (serve --help)
   tickwire relay --nats nats://127.0.0.1:4222 --world NAME --listen ws://127.0.0.1:PORT [--udp PORT] [--schema FILE]
   tickwire families

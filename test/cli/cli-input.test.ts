@@ -273,3 +273,14 @@ test('a directory entry or standard input that cannot be read is "cannot read NA
     assert.equal(g.err.join(''), 'tickwire: cannot read standard input: EISDIR: illegal operation on a directory, read\n', argv.join(' '));
   }
 });
+
+test('hex lines on standard input without --stream: the hint names standard input, for - as for no FILE', async () => {
+  for (const argv of [
+    ['decode', 'wow', '-'],
+    ['decode', 'wow'],
+  ]) {
+    const f = fakeIo(readFileSync(wowSample, 'utf8'));
+    assert.equal(await run(argv, f.io), 2, argv.join(' '));
+    assert.match(f.err.join(''), /^tickwire: standard input is a text file of \d+ hex lines/, argv.join(' '));
+  }
+});

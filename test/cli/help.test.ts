@@ -101,3 +101,16 @@ test("--help / -h after any command prints that command's usage (exit 0), with a
     assert.ok(r.out.includes(`\n${args[1]}: `), `${args.join(' ')}: the family's options`);
   }
 });
+
+test('families and help refuse extra arguments (exit 2, one line and the hint)', async () => {
+  for (const [args, re] of [
+    [['families', 'extra'], /^tickwire: families takes no arguments, got "extra"\n/],
+    [['help', 'diep', 'extra'], /^tickwire: help takes one <family> at most, got 2 arguments\n/],
+  ] as const) {
+    const r = await cli([...args]);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.equal(r.out, '');
+    assert.match(r.err, re);
+    assert.equal(r.err.trim().split('\n').length, 2);
+  }
+});

@@ -115,3 +115,7 @@ test('a bad --schema value (not JSON, or JSON that is not a schema) is bad input
   assert.match(g.err.join(''), /^tickwire: schema: the schema is not JSON: [^\n]*\n$/);
   await usage(['decode', 'replication', '--hex', 'b1'], /^tickwire: --schema: the replication family needs --schema FILE/);
 });
+
+test('watch --format other than jsonl or tree is a usage error, as in decode (before any connection)', async () => {
+  await usage(['watch', 'teeworlds', '127.0.0.1:1', '--format', 'xml'], /^tickwire: --format must be one of jsonl, tree, not "xml"\n/);
+});
