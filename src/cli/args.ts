@@ -3,6 +3,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { findFamily } from '../families/registry.js';
 import type { FamilyAdapter, OptionValues } from '../families/types.js';
 import { DecodeError, EncodeError } from '../core/errors.js';
+import { InputError, isDirectory } from './input.js';
 import { UsageError, didYouMean, familyNames } from './usage.js';
 
 export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
@@ -55,7 +56,10 @@ export function inputFile(family: FamilyAdapter, values: OptionValues, positiona
     throw new UsageError(`one input at most: give ${given.map(([k]) => `--${k}`).join(' or ')}, not ${given.length === 2 ? 'both' : 'several'}`);
   const optFile = given[0];
   if (optFile !== undefined && positionals.length > 0) throw new UsageError(`give FILE or --${optFile[0]}, not both`);
-  return positionals[0] ?? (optFile === undefined ? undefined : (values[optFile[0]] as string));
+  // (a directory is a positional's stream of message files, never a capture)
+  const optValue = optFile === undefined ? undefined : (values[optFile[0]] as string);
+  if (optFile !== undefined && isDirectory(optValue)) throw new InputError(`--${optFile[0]} ${optValue}: the capture is a directory, not a file`);
+  return positionals[0] ?? optValue;
 }
 
 /** Options whose value is data rather than a setting: a bad one is bad input (exit 1), not a usage error. */
@@ -77,8 +81,8 @@ export function optionError(family: FamilyAdapter, e: unknown, decodeErrors = tr
     ? e.reason
     : `expected ${(e as DecodeError).expected}${(e as DecodeError).found === undefined ? '' : `, found ${(e as DecodeError).found}`}`;
   // (a file the option names that cannot be read stays bad input, as an input file that cannot be read: the adapter's
-  // error has the system's error as its cause; so does a key, data copied from elsewhere: test/wow-capture holds a
-  // bad --session-key to exit 1)
+  // error has the system's error as its cause, as a --schema that is not JSON or not a schema has the parse error; so
+  // does a key, data copied from elsewhere: test/wow-capture holds a bad --session-key to exit 1)
   if ((isEncode && e.cause !== undefined) || DATA_OPTIONS.has(name)) return e;
   return new UsageError(`--${name}: ${what}`);
 }

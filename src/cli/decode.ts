@@ -5,6 +5,7 @@ import { decodeAll, where, type DecodeSource } from './messages.js';
 import type { Io } from './input.js';
 import { UsageError } from './usage.js';
 import type { Span } from '../core/spans.js';
+import { DecodeError } from '../core/errors.js';
 
 const FORMATS = ['json', 'jsonl', 'tree', 'spans'];
 
@@ -32,6 +33,10 @@ class RecordWriter {
         this.io.stdout.write(`${this.first ? '[\n' : ',\n'}${indent(JSON.stringify(r, null, 2))}`);
         this.first = false;
       }
+  }
+  /** After an error thrown mid-stream: ends an array already begun, so that what was written stays valid JSON. */
+  abort(): void {
+    if (this.format === 'json' && this.held === undefined && !this.first) this.close();
   }
   close(): void {
     if (this.format !== 'json') return;
@@ -67,31 +72,36 @@ export function decodeCommand(args: string[], io: Io): number {
   const src: DecodeSource = { io, family, values, file, hex, stream, withSpans: format === 'spans' };
   const writer = new RecordWriter(io, format);
   let failed = 0;
-  for (const item of decodeAll(src)) {
-    writer.decide(stream || item.whole === true);
-    if (!item.ok) {
-      failed++;
-      if (keepGoing) {
-        const e = item.error;
-        io.stderr.write(
-          `${JSON.stringify({ message: item.index + 1, ...(item.source ? { source: item.source } : {}), error: e.message, offset: e.offset, path: e.path })}\n`,
-        );
-        continue;
+  try {
+    for (const item of decodeAll(src)) {
+      writer.decide(stream || item.whole === true);
+      if (!item.ok) {
+        failed++;
+        if (keepGoing) {
+          const e = item.error;
+          io.stderr.write(
+            `${JSON.stringify({ message: item.index + 1, ...(item.source ? { source: item.source } : {}), error: e.message, ...(e instanceof DecodeError ? { offset: e.offset, path: e.path } : {}) })}\n`,
+          );
+          continue;
+        }
+        writer.close();
+        io.stderr.write(`tickwire: ${where(item, stream)}${item.error.message}\n`);
+        return 1;
       }
-      writer.close();
-      io.stderr.write(`tickwire: ${where(item, stream)}${item.error.message}\n`);
-      return 1;
+      if (format === 'spans') {
+        const rec = {
+          message: item.index + 1,
+          ...(item.source ? { source: item.source } : {}),
+          records: item.message.records,
+          // a whole-file reader's messages carry their spans; a stream decoder's went to the sink
+          spans: (item.spans?.spans ?? item.message.spans ?? []).map(spanRecord),
+        };
+        io.stdout.write(`${JSON.stringify(rec)}\n`);
+      } else writer.write(item.message.records);
     }
-    if (format === 'spans') {
-      const rec = {
-        message: item.index + 1,
-        ...(item.source ? { source: item.source } : {}),
-        records: item.message.records,
-        // a whole-file reader's messages carry their spans; a stream decoder's went to the sink
-        spans: (item.spans?.spans ?? item.message.spans ?? []).map(spanRecord),
-      };
-      io.stdout.write(`${JSON.stringify(rec)}\n`);
-    } else writer.write(item.message.records);
+  } catch (e) {
+    writer.abort();
+    throw e;
   }
   writer.close();
   if (failed > 0) io.stderr.write(`tickwire: ${failed} bad message${failed === 1 ? '' : 's'}\n`);

@@ -16,13 +16,16 @@ export function encodeCommand(args: string[], io: Io): number {
   let inputs: unknown[];
   try {
     const trimmed = text.trim();
-    if (stream && !trimmed.startsWith('[')) {
+    // with --stream: the whole input as one JSON array (its records) or object (the one that decode prints for one
+    // message, pretty-printed), else JSON lines
+    const whole = stream ? wholeJson(trimmed) : undefined;
+    if (stream && whole === undefined) {
       inputs = trimmed
         .split(/\r?\n/)
         .filter((l) => l.trim() !== '')
         .map((l) => JSON.parse(l));
     } else {
-      const v = JSON.parse(trimmed);
+      const v = whole ?? JSON.parse(trimmed);
       inputs = stream && Array.isArray(v) ? v : [v];
     }
   } catch (e) {
@@ -43,4 +46,14 @@ export function encodeCommand(args: string[], io: Io): number {
     for (const m of out) io.stdout.write(values.hex === true ? `${toHex(m)}\n` : m);
   }
   return 0;
+}
+
+/** The text as one JSON array or object, or undefined when it is not one (JSON lines). */
+function wholeJson(text: string): unknown {
+  if (!text.startsWith('[') && !text.startsWith('{')) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }

@@ -23,10 +23,18 @@ export interface Io {
 export interface SourcedMessage {
   bytes: Uint8Array;
   source?: string;
+  /** A line that is no message (bad hex), when the reader was asked to go on past it (`bytes` then empty). */
+  error?: InputError;
 }
 
 export function readInputBytes(io: Io, file: string | undefined): Uint8Array {
-  if (file === undefined || file === '-') return io.readStdin();
+  if (file === undefined || file === '-') {
+    try {
+      return io.readStdin();
+    } catch (e) {
+      throw new InputError(`cannot read standard input: ${(e as Error).message}`);
+    }
+  }
   try {
     return new Uint8Array(readFileSync(file));
   } catch (e) {
@@ -64,7 +72,15 @@ export function* directoryMessages(dir: string): Generator<SourcedMessage> {
     throw new InputError(`cannot read ${dir}: ${(e as Error).message}`);
   }
   if (names.length === 0) throw new InputError(`${dir}: no message files (the rule: files named *.bin or with no extension, not starting with '.')`);
-  for (const n of names) yield { bytes: new Uint8Array(readFileSync(join(dir, n))), source: `file ${n}` };
+  for (const n of names) {
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(readFileSync(join(dir, n)));
+    } catch (e) {
+      throw new InputError(`cannot read ${join(dir, n)}: ${(e as Error).message}`);
+    }
+    yield { bytes, source: `file ${n}` };
+  }
 }
 
 /** A hex error written as the page writes it: 1-based line and column, and the bad character. */
@@ -88,9 +104,12 @@ export function parseHexMessage(text: string, lineNo?: number): Uint8Array {
   }
 }
 
-/** Hex messages, one per line; blank lines and `#` comments skipped. Lazy. */
-export function* hexLineMessages(text: string): Generator<SourcedMessage> {
-  let start = 0;
+/**
+ * Hex messages, one per line; blank lines and `#` comments skipped. Lazy. A bad line throws its InputError, or
+ * with `goOn` comes out as a message with that `error` (a generator cannot resume after throwing).
+ */
+export function* hexLineMessages(text: string, goOn = false): Generator<SourcedMessage> {
+  let start = text.charCodeAt(0) === 0xfeff ? 1 : 0; // a UTF-8 BOM
   let lineNo = 0;
   while (start <= text.length) {
     let end = text.indexOf('\n', start);
@@ -101,37 +120,45 @@ export function* hexLineMessages(text: string): Generator<SourcedMessage> {
     start = end + 1;
     const t = line.trim();
     if (t === '' || t.startsWith('#')) continue;
-    yield { bytes: parseHexMessage(line, lineNo), source: `line ${lineNo}` };
+    let bytes: Uint8Array;
+    try {
+      bytes = parseHexMessage(line, lineNo);
+    } catch (e) {
+      if (!goOn || !(e instanceof InputError)) throw e;
+      yield { bytes: new Uint8Array(), source: `line ${lineNo}`, error: e };
+      continue;
+    }
+    yield { bytes, source: `line ${lineNo}` };
   }
 }
 
+/** A hex line: an optional `0x` / `0X`, then hex digits and the separators `fromHex` takes. */
+const HEX_LINE = /^(?:0[xX])?[0-9a-fA-F\s:-]*$/;
+
 /**
- * True when the bytes are plainly a text file of hex lines (only hex digits,
- * separators, `#` comment lines and line breaks, with at least one digit pair):
- * such a file given without `--stream` is never taken as one binary message.
+ * True when the bytes are a text file of hex lines: printable text (a UTF-8 BOM allowed) whose lines, blank and
+ * `#` comment lines aside, are mostly hex (at least half, with a digit pair in all): such a file given without
+ * `--stream` is never taken as one binary message, and a typo in one line is that line's error.
  */
 export function looksLikeHexText(bytes: Uint8Array): boolean {
-  if (bytes.length < 2) return false;
-  let digits = 0;
-  let comment = false;
-  for (let i = 0; i < bytes.length; i++) {
+  const from = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  if (bytes.length - from < 2) return false;
+  for (let i = from; i < bytes.length; i++) {
     const c = bytes[i]!;
-    if (c === 10) {
-      comment = false;
-      continue;
-    }
-    if (comment) {
-      if (c < 9 || (c > 13 && c < 32) || c === 127) return false;
-      continue;
-    }
-    if (c === 35 /* # */) {
-      comment = true;
-      continue;
-    }
-    if ((c >= 48 && c <= 57) || (c >= 97 && c <= 102) || (c >= 65 && c <= 70)) digits++;
-    else if (!((c === 32 || c === 9 || c === 13 || c === 58 || c === 45 || c === 120) /* x of 0x */)) return false;
+    if (c < 9 || (c > 13 && c < 32) || c === 127) return false;
   }
-  return digits >= 2;
+  let hex = 0;
+  let other = 0;
+  let digits = 0;
+  for (const line of new TextDecoder().decode(bytes.subarray(from)).split('\n')) {
+    const t = line.trim();
+    if (t === '' || t.startsWith('#')) continue;
+    if (HEX_LINE.test(t)) {
+      hex++;
+      digits += t.replace(/^0[xX]|[^0-9a-fA-F]/g, '').length;
+    } else other++;
+  }
+  return hex >= other && digits >= 2;
 }
 
 /** Number of non-blank, non-comment lines of a hex text. */

@@ -3,7 +3,7 @@
  *
  *   tickwire decode <family> [FILE|DIR|-] [--hex STRING] [--stream] [--format json|jsonl|tree|spans] [--keep-going] [family options]
  *   tickwire encode <family> [FILE|-] [--stream] [--hex] [family options]
- *   tickwire stats  <family> [FILE|DIR|-] [--format table|json] [--csv]
+ *   tickwire stats  <family> [FILE|DIR|-] [--hex STRING] [--format table|json] [--csv]
  *   tickwire watch  <family> TARGET [--seconds N] [family options]
  *   tickwire families
  *
@@ -17,7 +17,7 @@ import { encodeCommand } from './encode.js';
 import { InputError, type Io } from './input.js';
 import { statsCommand } from './stats.js';
 import { renderTree } from './tree.js';
-import { COMMANDS, UsageError, didYouMean, familyHelp, familyNames, usage } from './usage.js';
+import { COMMANDS, UsageError, asksHelp, commandUsage, didYouMean, familyHelp, familyNames, usage } from './usage.js';
 
 export type { Io } from './input.js';
 import { hexLineMessages } from './input.js';
@@ -29,6 +29,7 @@ async function watchCommand(args: string[], io: Io): Promise<number> {
   const target = positionals[0];
   if (target === undefined) throw new UsageError('missing TARGET (HOST:PORT)');
   const format = (values.format as string | undefined) ?? 'jsonl';
+  if (format !== 'jsonl' && format !== 'tree') throw new UsageError(`--format must be one of jsonl, tree, not ${JSON.stringify(format)}`);
   secondsOption(values.seconds);
   let n = 0;
   let last: unknown;
@@ -56,6 +57,11 @@ async function watchCommand(args: string[], io: Io): Promise<number> {
 export async function run(argv: string[], io: Io): Promise<number> {
   const [cmd, ...rest] = argv;
   try {
+    // `<command> --help`: that command's usage (serve and relay print their own)
+    if (cmd !== undefined && cmd !== 'serve' && cmd !== 'relay' && (COMMANDS as readonly string[]).includes(cmd) && asksHelp(rest)) {
+      io.stdout.write(`${commandUsage(cmd, rest[0] === undefined ? undefined : findFamily(rest[0]))}\n`);
+      return 0;
+    }
     switch (cmd) {
       case 'decode':
         return decodeCommand(rest, io);
@@ -70,9 +76,11 @@ export async function run(argv: string[], io: Io): Promise<number> {
       case 'relay':
         return await (await import('./relay.js')).relayCommand(rest, io);
       case 'families':
+        if (rest.length > 0) throw new UsageError(`families takes no arguments, got ${JSON.stringify(rest[0])}`);
         for (const f of FAMILIES) io.stdout.write(`${f.name.padEnd(14)} ${f.summary}\n`);
         return 0;
       case 'help': {
+        if (rest.length > 1) throw new UsageError(`help takes one <family> at most, got ${rest.length} arguments`);
         const f = rest[0] === undefined ? undefined : findFamily(rest[0]);
         if (rest[0] !== undefined && f === undefined) throw new UsageError(`unknown family ${JSON.stringify(rest[0])}${didYouMean(rest[0], familyNames())}`);
         io.stdout.write(`${f ? familyHelp(f) : usage()}\n`);

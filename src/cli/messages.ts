@@ -23,7 +23,7 @@ import { optionError, withOptions } from './args.js';
 
 export type DecodedItem =
   | { ok: true; index: number; source?: string; size: number; whole?: boolean; message: DecodedMessage; spans?: SpanSink }
-  | { ok: false; index: number; source?: string; size: number; whole?: boolean; error: DecodeError };
+  | { ok: false; index: number; source?: string; size: number; whole?: boolean; error: DecodeError | InputError };
 
 export interface DecodeSource {
   io: Io;
@@ -47,7 +47,7 @@ export interface DecodeSource {
 function* inputMessages(src: DecodeSource, bytes: () => Uint8Array): Generator<SourcedMessage> {
   const { hex, stream, file } = src;
   if (hex !== undefined) {
-    if (stream) yield* hexLineMessages(hex);
+    if (stream) yield* hexLineMessages(hex, true);
     else yield { bytes: parseHexMessage(hex), source: '--hex' };
     return;
   }
@@ -59,7 +59,7 @@ function* inputMessages(src: DecodeSource, bytes: () => Uint8Array): Generator<S
   const b = bytes();
   // (sniffing: a text of only blank and comment lines is no message, as before)
   if (stream && (src.sniff !== true || looksLikeHexText(b) || countHexLines(b) === 0)) {
-    yield* hexLineMessages(new TextDecoder().decode(b));
+    yield* hexLineMessages(new TextDecoder().decode(b), true);
     return;
   }
   if (!stream && looksLikeHexText(b)) {
@@ -68,7 +68,9 @@ function* inputMessages(src: DecodeSource, bytes: () => Uint8Array): Generator<S
       yield* hexLineMessages(new TextDecoder().decode(b));
       return;
     }
-    throw new UsageError(`${file ?? 'standard input'} is a text file of ${n} hex lines, not one binary message: add --stream`);
+    throw new UsageError(
+      `${file === undefined || file === '-' ? 'standard input' : file} is a text file of ${n} hex lines, not one binary message: add --stream`,
+    );
   }
   yield { bytes: b };
 }
@@ -85,7 +87,17 @@ export function* decodeAll(src: DecodeSource, decoder: StreamDecoder = createDec
   if (src.family.decodeFile && src.hex === undefined && !isDirectory(src.file)) {
     // (an option the reader checks, `--server-port x`: a usage error; its DecodeErrors are the file's)
     const decodeFile = src.family.decodeFile;
-    const whole = withOptions(src.family, () => decodeFile(readOnce(), src.values, { spans: src.withSpans, state: src.withState === true }), false);
+    const whole = withOptions(
+      src.family,
+      () =>
+        decodeFile(readOnce(), src.values, {
+          spans: src.withSpans,
+          state: src.withState === true,
+          // (why a capture gave nothing: one line on standard error, the result still an empty one)
+          note: (text) => src.io.stderr.write(`tickwire: ${text}\n`),
+        }),
+      false,
+    );
     if (whole !== undefined) {
       let index = 0;
       const it = whole[Symbol.iterator]();
@@ -107,6 +119,11 @@ export function* decodeAll(src: DecodeSource, decoder: StreamDecoder = createDec
   }
   let index = 0;
   for (const m of inputMessages(src, readOnce)) {
+    if (m.error !== undefined) {
+      // a line that is no message (bad hex): an error item like a bad message's, so that --keep-going goes on
+      yield { ok: false, index: index++, source: m.source, size: 0, error: m.error };
+      continue;
+    }
     const spans = src.withSpans ? new SpanSink() : undefined;
     try {
       const message = decoder.decode(m.bytes, spans);
@@ -121,7 +138,8 @@ export function* decodeAll(src: DecodeSource, decoder: StreamDecoder = createDec
 
 /** `message 3 (line 7): ` — where a bad message is, for error lines. */
 export function where(item: DecodedItem, many: boolean): string {
-  if (!many) return '';
+  // (a bad hex line's error names its line already)
+  if (!many || (!item.ok && !(item.error instanceof DecodeError))) return '';
   return `message ${item.index + 1}${item.source !== undefined && item.source !== '--hex' ? ` (${item.source})` : ''}: `;
 }
 

@@ -94,6 +94,7 @@ export function statsCommand(args: string[], io: Io): number {
   const format = (values.format as string | undefined) ?? 'table';
   if (format !== 'table' && format !== 'json') throw new UsageError(`--format must be table or json, not ${JSON.stringify(format)}`);
   const file = inputFile(family, values, positionals);
+  if (values.hex !== undefined && file !== undefined) throw new UsageError('give FILE or --hex, not both');
   let stdin: Uint8Array | undefined;
   const cachedIo: Io = { ...io, readStdin: () => (stdin ??= io.readStdin()) };
   const src: DecodeSource = { io: cachedIo, family, values, file, hex: values.hex as string | undefined, stream: true, sniff: true, withSpans: false };

@@ -11,12 +11,13 @@ export function usage(): string {
   return `usage:
   tickwire decode <family> [FILE|DIR|-] [--hex STRING] [--stream] [--format json|jsonl|tree|spans] [--keep-going] [options]
   tickwire encode <family> [FILE|-] [--stream] [--hex] [options]
-  tickwire stats <family> [FILE|DIR|-] [--format table|json] [--csv] [options]
-  tickwire watch <family> TARGET [--seconds N] [options]
+  tickwire stats <family> [FILE|DIR|-] [--hex STRING] [--format table|json] [--csv] [options]
+  tickwire watch <family> TARGET [--seconds N] [--format jsonl|tree] [options]
   tickwire serve teeworlds [--version 0.7|ddnet|0.6] [--port N] [--map NAME|FILE] [options]   (serve --help)
   tickwire relay --nats nats://127.0.0.1:4222 --world NAME --listen ws://127.0.0.1:PORT [--udp PORT] [--schema FILE]
   tickwire families
   tickwire help <family>
+  tickwire <command> --help
 
 families: ${FAMILIES.map((f) => f.name).join(', ')}
 
@@ -30,13 +31,71 @@ lines given without --stream is refused with a hint.
 fields ({"message","records","spans":[{"record","path","start","end","layer"}]}).
 --keep-going reports a bad message on standard error as a JSON line and goes on
 (exit 1 at the end).
-encode reads the JSON that decode prints (one object; with --stream JSON lines
-or a JSON array) and writes binary, or hex lines with --hex.
+encode reads the JSON that decode prints (one object; with --stream JSON lines,
+a JSON array or one object) and writes binary, or hex lines with --hex.
 stats prints bytes and counts per message type, entity type and field
 (--format json for JSON); --csv prints the entity table over time instead.
 relay follows a world published to NATS JetStream and serves its clients over
 WebSocket and UDP (tickwire relay --help; README, "Relays over NATS").
 exit codes: 0 ok, 1 bad input, 2 usage error.`;
+}
+
+/** `tickwire <command> --help` (serve and relay print their own). */
+const COMMAND_USAGE: Record<string, string> = {
+  decode: `usage:
+  tickwire decode <family> [FILE|DIR|-] [--hex STRING] [--stream] [--format json|jsonl|tree|spans] [--keep-going] [options]
+
+Reads one binary message (FILE, or standard input for - or no FILE), or
+--hex STRING. With --stream it reads a sequence of messages, carrying state from
+one to the next: a text file of hex messages, one per line (blank lines and
+# comments skipped), or a directory of message files (files named *.bin or with
+no extension, not starting with '.', in file-name order). A text file of hex
+lines given without --stream is refused with a hint.
+--format spans prints, per message, its records and the byte spans of their
+fields ({"message","records","spans":[{"record","path","start","end","layer"}]}).
+--keep-going reports a bad message on standard error as a JSON line and goes on
+(exit 1 at the end).`,
+  encode: `usage:
+  tickwire encode <family> [FILE|-] [--stream] [--hex] [options]
+
+Reads the JSON that decode prints (one object; with --stream JSON lines, a JSON
+array or one object) and writes binary, or hex lines with --hex.`,
+  stats: `usage:
+  tickwire stats <family> [FILE|DIR|-] [--hex STRING] [--format table|json] [--csv] [options]
+
+Prints bytes and counts per message type, entity type and field (--format json
+for JSON); --csv prints the entity table over time instead. It reads what
+decode --stream reads, and a file that is not hex text as one binary message.`,
+  watch: `usage:
+  tickwire watch <family> TARGET [--seconds N] [--format jsonl|tree] [options]
+
+Joins the server at TARGET (HOST:PORT) as a live client and prints its records
+as JSON lines (or --format tree) for --seconds (default 10); exit 1 if it never
+joins.`,
+  families: `usage:
+  tickwire families
+
+Lists the families, one a line with its summary.`,
+  help: `usage:
+  tickwire help [<family>]
+
+Prints the usage, or a family's options.`,
+};
+
+/** A command's usage (with the family's options after a family that is known), for `<command> --help`. */
+export function commandUsage(cmd: string, family?: FamilyAdapter): string {
+  const text = COMMAND_USAGE[cmd] ?? usage();
+  const end = cmd === 'families' || cmd === 'help' ? '' : '\nfamily options: tickwire help <family>.';
+  return `${text}${family !== undefined && end !== '' ? `\n\n${familyHelp(family)}` : end}\nexit codes: 0 ok, 1 bad input, 2 usage error.`;
+}
+
+/** True when the arguments ask for help (`--help` or `-h` before any `--`). */
+export function asksHelp(args: readonly string[]): boolean {
+  for (const a of args) {
+    if (a === '--') return false;
+    if (a === '--help' || a === '-h') return true;
+  }
+  return false;
 }
 
 /** Edit distance, for hints. */

@@ -97,10 +97,17 @@ interface ConnDecoders {
  * span sink under `packet`; the message's payload is its bytes; the state after it is
  * every connection's store (`ConnectionStates`).
  */
-function* messages(items: Iterable<DiepCaptureItem>, createDecoder: (o: OptionValues) => StreamDecoder, detail: FileDetail): Generator<DecodedMessage> {
+function* messages(
+  items: Iterable<DiepCaptureItem>,
+  createDecoder: (o: OptionValues) => StreamDecoder,
+  detail: FileDetail,
+  empty: string,
+): Generator<DecodedMessage> {
   const decoders = new Map<number, ConnDecoders>();
   const states = new ConnectionStates();
+  let n = 0;
   for (const it of items) {
+    n++;
     if (it.kind !== 'message' || it.opcode !== 2 || it.error !== undefined) {
       const out: DecodedMessage = { records: [diepCaptureRecord(it)] };
       if (it.kind === 'message') {
@@ -151,6 +158,7 @@ function* messages(items: Iterable<DiepCaptureItem>, createDecoder: (o: OptionVa
     if (detail.state) out.state = states.after(it.connection, it.direction === 'clientbound' && decoded.packet !== undefined ? dec.state?.() : undefined);
     yield out;
   }
+  if (n === 0) detail.note?.(empty);
 }
 
 const ALL: FileDetail = { spans: true, state: true };
@@ -167,9 +175,11 @@ export function decodeDiepCaptureFile(
   detail: FileDetail = ALL,
 ): Iterable<DecodedMessage> | undefined {
   const reader = new DiepCaptureReader({ decode: false });
-  if (typeof opts.har === 'string') return messages(reader.har(bytes), createDecoder, detail);
-  if (typeof opts.pcap === 'string' || isCapture(bytes)) return messages(reader.pcap(bytes), createDecoder, detail);
-  if (looksLikeJsonObject(bytes)) return messages(reader.har(bytes), createDecoder, detail);
+  const noHar = 'no WebSocket message in the HAR';
+  if (typeof opts.har === 'string') return messages(reader.har(bytes), createDecoder, detail, noHar);
+  if (typeof opts.pcap === 'string' || isCapture(bytes))
+    return messages(reader.pcap(bytes), createDecoder, detail, 'no Diep WebSocket connection in the capture');
+  if (looksLikeJsonObject(bytes)) return messages(reader.har(bytes), createDecoder, detail, noHar);
   return undefined;
 }
 

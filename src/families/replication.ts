@@ -59,13 +59,20 @@ export function schemaOption(opts: OptionValues): AnyEntityDef[] {
       throw new EncodeError('schema', `cannot read the schema file ${v}: ${(e as Error).message}`, { cause: e });
     }
   }
+  // (a schema that is not JSON, or not a schema, is bad input, as a file that cannot be read: the error behind it is
+  // the cause, which keeps the CLI from making it a usage error; only a missing --schema is one)
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch (e) {
-    throw new EncodeError('schema', `the schema is not JSON: ${(e as Error).message}`);
+    throw new EncodeError('schema', `the schema is not JSON: ${(e as Error).message.replace(/\r?\n/g, '\\n')}`, { cause: e });
   }
-  return schemaFromJson(json);
+  try {
+    return schemaFromJson(json);
+  } catch (e) {
+    if (!(e instanceof EncodeError)) throw e;
+    throw new EncodeError(e.path === '' ? 'schema' : `schema.${e.path}`, e.reason, { cause: e });
+  }
 }
 
 type Held = (id: number, base: number | null) => ReplicatedEntity | null;

@@ -134,12 +134,16 @@ function* decodeCaptureMessages(bytes: Uint8Array, opts: OptionValues, fd: FileD
   const server = typeof opts.server === 'string' ? opts.server : undefined;
   const given = opts.version === '0.6' || opts.version === '0.7' || opts.version === 'ddnet';
   let guess = given ? undefined : guessCaptureVersion(bytes, server);
+  // why nothing came out, if nothing does (the first record carries the guess's note otherwise)
+  const empty = server !== undefined ? `no datagram to or from --server ${server} in the capture` : (guess?.why ?? 'no Teeworlds datagram in the capture');
+  let n = 0;
   const capOpts: CaptureOptions = { version: guess?.version ?? netVersion(opts) };
   // the decoder's detail (field spans, delta logs, what each snapshot changed) only when spans or the state are asked for
   if (fd.spans || fd.state) capOpts.detail = { deltaSpans: () => new DeltaSpanLog() };
   if (server !== undefined) capOpts.server = server;
   const states = new CaptureStates();
   for (const d of decodeTeeworldsCapture(bytes, capOpts)) {
+    n++;
     const rec = datagramRecord(d);
     // the first record says which version was taken, and why not sure when it is not (the page shows it)
     if (guess !== undefined) {
@@ -159,6 +163,7 @@ function* decodeCaptureMessages(bytes: Uint8Array, opts: OptionValues, fd: FileD
     if (fd.state) out.state = states.after(d);
     yield out;
   }
+  if (n === 0) fd.note?.(empty);
 }
 
 /** Span of one value: the whole of `v` when it is a leaf, else one span per leaf below it. */
@@ -343,10 +348,23 @@ async function* watch(target: string, opts: OptionValues): AsyncGenerator<unknow
   }
 }
 
+/** `HOST:PORT` as the capture reader writes an endpoint: `1.2.3.4:8303`, `[::1]:8303`. */
+function isEndpoint(s: string): boolean {
+  const m = /^(?:(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})|\[[0-9a-fA-F:.]*:[0-9a-fA-F:.]*\]):(\d{1,5})$/.exec(s);
+  if (m === null) return false;
+  const port = Number(m[5]);
+  return m.slice(1, 5).every((x) => x === undefined || Number(x) <= 255) && port >= 1 && port <= 65535;
+}
+
 export const teeworldsNetExtras: Partial<Pick<FamilyAdapter, 'decodeFile' | 'watch'>> & { options?: FamilyAdapter['options'] } = {
   options,
   decodeFile(bytes: Uint8Array, opts: OptionValues, detail?: FileDetail): Iterable<DecodedMessage> | undefined {
     if (typeof opts.pcap !== 'string' && !isCapture(bytes)) return undefined;
+    if (typeof opts.server === 'string' && !isEndpoint(opts.server))
+      throw new EncodeError(
+        'server',
+        `expected HOST:PORT (an IPv4 address, or an IPv6 one in brackets, and a port in 1..65535), got ${JSON.stringify(opts.server)}`,
+      );
     return decodeCaptureMessages(bytes, opts, detail ?? { spans: true, state: true });
   },
   watch,

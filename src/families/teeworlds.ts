@@ -11,6 +11,7 @@
 import { DecodeError, EncodeError, excerpt } from '../core/index.js';
 import { SpanSink, type Span } from '../core/index.js';
 import {
+  MAX_SNAPSHOT_PACKSIZE,
   describeDelta,
   decodeInts,
   decodeSnapMessage,
@@ -43,11 +44,16 @@ function givenVersion(opts: OptionValues): TwVersion | undefined {
   return v === '0.6' || v === '0.7' || v === 'ddnet' ? v : undefined;
 }
 
-function intOption(opts: OptionValues, name: string, def: number): number {
-  const v = opts[name];
-  if (v === undefined || v === '' || typeof v === 'boolean') return def;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new EncodeError(`--${name}`, `must be a positive integer, got ${excerpt(v)}`);
+/**
+ * `--part-size`: an integer in 1..MAX_SNAPSHOT_PACKSIZE (900, the most a Teeworlds server puts in one part; the
+ * client places part N at N * 900), the default when absent; empty or anything else is refused (decode and encode).
+ */
+function partSizeOption(opts: OptionValues): number {
+  const v = opts['part-size'];
+  if (v === undefined) return MAX_SNAPSHOT_PACKSIZE;
+  const n = typeof v === 'string' && v.trim() !== '' ? Number(v) : Number.NaN;
+  if (!Number.isInteger(n) || n < 1 || n > MAX_SNAPSHOT_PACKSIZE)
+    throw new EncodeError('--part-size', `must be an integer in 1..${MAX_SNAPSHOT_PACKSIZE} (the most bytes of a Teeworlds snapshot part), got ${excerpt(v)}`);
   return n;
 }
 
@@ -98,8 +104,7 @@ class TeeworldsDecoder implements StreamDecoder {
   constructor(opts: OptionValues) {
     const mode: VarintMode = opts.varint === 'vanilla' ? 'vanilla' : 'ddnet';
     this.mode = mode;
-    const partSize = Number(opts['part-size'] ?? 900);
-    if (!Number.isInteger(partSize) || partSize < 1) throw new DecodeError(0, '--part-size', 'a positive integer', excerpt(opts['part-size']));
+    const partSize = partSizeOption(opts);
     const given = givenVersion(opts);
     this.fixed = given !== undefined;
     this.receivers = (given === undefined ? (['ddnet', '0.7'] as const) : [given]).map((v) => new SnapshotReceiver(v, { mode, partSize }));
@@ -306,7 +311,7 @@ class TeeworldsEncoder implements StreamEncoder {
 
   constructor(opts: OptionValues) {
     this.given = givenVersion(opts);
-    this.partSize = intOption(opts, 'part-size', 900);
+    this.partSize = partSizeOption(opts);
   }
 
   /** The version: `--version`, else the records' own `version`, else ddnet; all records must agree. */
@@ -403,7 +408,7 @@ export const teeworlds: FamilyAdapter = {
       choices: ['0.6', '0.7', 'ddnet'],
     },
     varint: { type: 'string', description: 'how the 5th byte of a varint is read', choices: ['ddnet', 'vanilla'], default: 'ddnet' },
-    'part-size': { type: 'string', description: 'snapshot part size in bytes', default: '900' },
+    'part-size': { type: 'string', description: 'snapshot part size in bytes (1..900)', default: '900' },
     ...teeworldsNetExtras.options,
     ...teeworldsDemoExtras.options,
   },

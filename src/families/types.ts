@@ -83,6 +83,8 @@ export interface FileDetail {
   spans: boolean;
   /** Fill `DecodedMessage.state`. */
   state: boolean;
+  /** Told, in one line, why the file yielded no message (a capture with nothing of the family in it). */
+  note?(text: string): void;
 }
 
 /** Stateful decoder over a stream of messages (state carries from one to the next). */

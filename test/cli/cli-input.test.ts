@@ -1,7 +1,7 @@
 /** The CLI's input handling, output streaming and error lines (issue 15's CLI points, issue 14's streaming). */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync, readFileSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, readFileSync, mkdirSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/main.js';
@@ -175,4 +175,112 @@ test('stats: per message type, entity type and field; JSON form; CSV entity tabl
   assert.ok(rows.length > wowLines.length);
   assert.equal(rows[1]!.split(',').length >= 4, true);
   assert.ok(cols > 4);
+});
+
+test('a bad hex line in a stream: json output stays one valid array; --keep-going reports the line and goes on', async () => {
+  const file = join(tmp, 'badline.hex');
+  writeFileSync(file, [wowLines[0], wowLines[1], 'zz00', wowLines[2]].join('\n'));
+  const f = fakeIo();
+  assert.equal(await run(['decode', 'wow', file, '--stream'], f.io), 1);
+  assert.equal(JSON.parse(f.text()).length, 2);
+  assert.match(f.err.join(''), /^tickwire: line 3, column 1: bad hex character "z"/);
+  const g = fakeIo();
+  assert.equal(await run(['decode', 'wow', file, '--stream', '--keep-going'], g.io), 1);
+  assert.equal(JSON.parse(g.text()).length, 3);
+  const line = JSON.parse(g.err[0]!);
+  assert.equal(line.message, 3);
+  assert.equal(line.source, 'line 3');
+  assert.match(line.error, /line 3, column 1: bad hex character "z"/);
+  assert.match(g.err.join(''), /1 bad message/);
+});
+
+test('hex text with a UTF-8 BOM, an upper-case 0X or one bad line is still hex text: refused with the hint, read per line', async () => {
+  const bom = join(tmp, 'bom.hex');
+  writeFileSync(bom, `\ufeff${wowLines.join('\n')}\n`);
+  const upper = join(tmp, 'upper.hex');
+  writeFileSync(upper, `${wowLines.map((l) => `0X${l}`).join('\n')}\n`);
+  const typo = join(tmp, 'typo.hex');
+  writeFileSync(typo, `${[wowLines[0], 'zz00', ...wowLines.slice(1)].join('\n')}\n`);
+  for (const file of [bom, upper, typo]) {
+    const f = fakeIo();
+    assert.equal(await run(['decode', 'wow', file], f.io), 2, file);
+    assert.match(f.err.join(''), /text file of \d+ hex lines.*add --stream/, file);
+  }
+  for (const file of [bom, upper]) {
+    const g = fakeIo();
+    assert.equal(await run(['decode', 'wow', file, '--stream', '--format', 'jsonl'], g.io), 0, g.err.join(''));
+    assert.equal(g.text().trim().split('\n').length, wowLines.length);
+  }
+  const h = fakeIo();
+  assert.equal(await run(['decode', 'wow', typo, '--stream'], h.io), 1);
+  assert.match(h.err.join(''), /^tickwire: line 2, column 1: bad hex character "z"/);
+});
+
+test('--pcap given a directory is bad input (exit 1, one line), never a directory of message files', async () => {
+  const dir = join(tmp, 'not-a-capture');
+  mkdirSync(dir);
+  writeFileSync(join(dir, '0001.bin'), Buffer.from(wowLines[0]!, 'hex'));
+  for (const argv of [
+    ['decode', 'wow', '--pcap', dir],
+    ['decode', 'wow', '--pcap', dir, '--stream'],
+    ['stats', 'wow', '--pcap', dir],
+  ]) {
+    const f = fakeIo();
+    assert.equal(await run(argv, f.io), 1, argv.join(' '));
+    assert.equal(f.text(), '');
+    assert.equal(f.err.join(''), `tickwire: --pcap ${dir}: the capture is a directory, not a file\n`);
+  }
+});
+
+test('encode --stream takes the one pretty-printed object decode prints for one message, an array, or JSON lines', async () => {
+  const hex = '000aaa00050100e31d0030f1';
+  const d = fakeIo();
+  assert.equal(await run(['decode', 'wow', '--hex', hex], d.io), 0, d.err.join(''));
+  assert.match(d.text(), /^\{\n/);
+  const e = fakeIo(d.text());
+  assert.equal(await run(['encode', 'wow', '--stream', '--hex'], e.io), 0, e.err.join(''));
+  assert.equal(e.text(), `${hex}\n`);
+  for (const format of ['json', 'jsonl']) {
+    const s = fakeIo();
+    assert.equal(await run(['decode', 'wow', wowSample, '--stream', '--format', format], s.io), 0, s.err.join(''));
+    const b = fakeIo(s.text());
+    assert.equal(await run(['encode', 'wow', '--stream', '--hex'], b.io), 0, b.err.join(''));
+    assert.equal(b.text(), `${wowLines.join('\n')}\n`, format);
+  }
+});
+
+test('a directory entry or standard input that cannot be read is "cannot read NAME: reason" (exit 1), not an internal error', async () => {
+  const dir = join(tmp, 'unreadable');
+  mkdirSync(dir);
+  writeFileSync(join(dir, '0001.bin'), Buffer.from(wowLines[0]!, 'hex'));
+  symlinkSync('/proc/self/mem', join(dir, '0002.bin')); // a regular file whose read fails (EIO)
+  const f = fakeIo();
+  assert.equal(await run(['decode', 'wow', dir, '--stream'], f.io), 1);
+  assert.match(f.err.join(''), new RegExp(`^tickwire: cannot read ${join(dir, '0002.bin')}: EIO\\b[^\\n]*\\n$`));
+  assert.equal(JSON.parse(f.text()).length, 1, 'the json array begun is closed');
+  const stdinError = Object.assign(new Error('EISDIR: illegal operation on a directory, read'), { code: 'EISDIR' });
+  for (const argv of [
+    ['decode', 'wow', '-', '--stream'],
+    ['decode', 'wow'],
+    ['encode', 'wow'],
+    ['stats', 'wow'],
+  ]) {
+    const g = fakeIo();
+    g.io.readStdin = () => {
+      throw stdinError;
+    };
+    assert.equal(await run(argv, g.io), 1, argv.join(' '));
+    assert.equal(g.err.join(''), 'tickwire: cannot read standard input: EISDIR: illegal operation on a directory, read\n', argv.join(' '));
+  }
+});
+
+test('hex lines on standard input without --stream: the hint names standard input, for - as for no FILE', async () => {
+  for (const argv of [
+    ['decode', 'wow', '-'],
+    ['decode', 'wow'],
+  ]) {
+    const f = fakeIo(readFileSync(wowSample, 'utf8'));
+    assert.equal(await run(argv, f.io), 2, argv.join(' '));
+    assert.match(f.err.join(''), /^tickwire: standard input is a text file of \d+ hex lines/, argv.join(' '));
+  }
 });

@@ -78,3 +78,39 @@ test('serve: --help prints its usage (exit 0); a usage error is one line and whe
   assert.equal(typo.code, 2);
   assert.match(typo.err, /unknown command "serv" \(did you mean serve\?\)/);
 });
+
+test("--help / -h after any command prints that command's usage (exit 0), with a known family its options", async () => {
+  for (const cmd of ['decode', 'encode', 'stats', 'watch', 'families', 'help', 'serve', 'relay']) {
+    for (const h of ['--help', '-h']) {
+      const r = await cli([cmd, h]);
+      assert.equal(r.code, 0, `${cmd} ${h}: ${r.err}`);
+      assert.equal(r.err, '');
+      assert.match(r.out, new RegExp(`^usage:\\n {2}tickwire ${cmd}\\b`), `${cmd} ${h}`);
+    }
+  }
+  for (const args of [
+    ['decode', 'wow', '--help'],
+    ['decode', 'wow', 'samples/wow/session.hex', '--stream', '-h'],
+    ['encode', 'teeworlds', '--help'],
+    ['stats', 'diep', '--help'],
+    ['watch', 'teeworlds', '--help'],
+  ]) {
+    const r = await cli(args);
+    assert.equal(r.code, 0, `${args.join(' ')}: ${r.err}`);
+    assert.match(r.out, new RegExp(`^usage:\\n {2}tickwire ${args[0]} `), args.join(' '));
+    assert.ok(r.out.includes(`\n${args[1]}: `), `${args.join(' ')}: the family's options`);
+  }
+});
+
+test('families and help refuse extra arguments (exit 2, one line and the hint)', async () => {
+  for (const [args, re] of [
+    [['families', 'extra'], /^tickwire: families takes no arguments, got "extra"\n/],
+    [['help', 'diep', 'extra'], /^tickwire: help takes one <family> at most, got 2 arguments\n/],
+  ] as const) {
+    const r = await cli([...args]);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.equal(r.out, '');
+    assert.match(r.err, re);
+    assert.equal(r.err.trim().split('\n').length, 2);
+  }
+});

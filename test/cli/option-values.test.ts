@@ -1,6 +1,8 @@
 /** Bad option values are usage errors (exit 2, one line and the hint), never "bad input" (exit 1) nor an early stop. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/main.js';
 import { fakeIo } from '../helpers/cli-io.js';
@@ -26,11 +28,11 @@ test('two input-file options (--pcap and --har) are a usage error, not one file 
 test('a bad option value the family checks is a usage error naming the option', async () => {
   await usage(
     ['decode', 'teeworlds', '--part-size', 'abc', '--hex', '00'],
-    /^tickwire: --part-size: expected a positive integer, found "abc"\n\(tickwire --help/,
+    /^tickwire: --part-size: must be an integer in 1\.\.900 .*, got "abc"\n\(tickwire --help/,
   );
   await usage(['decode', 'replication', '--hex', 'b1'], /^tickwire: --schema: the replication family needs --schema FILE/);
   await usage(['stats', 'replication', '--hex', 'b1'], /--schema FILE/);
-  await usage(['encode', 'teeworlds', '--part-size', '0'], /^tickwire: --part-size: must be a positive integer/, '{}');
+  await usage(['encode', 'teeworlds', '--part-size', '0'], /^tickwire: --part-size: must be an integer in 1\.\.900/, '{}');
   await usage(
     ['decode', 'wow', '--pcap', join(root, 'samples/wow/session.pcap'), '--server-port', 'x'],
     /^tickwire: --server-port: expected a port in 1\.\.65535/,
@@ -70,4 +72,50 @@ test('an option error is bad input (exit 1) by its cause, a file the system coul
   const moved = atPath(io, 'opts') as InstanceType<typeof EncodeError>;
   assert.equal(moved.cause, enoent);
   assert.equal(moved.path, 'opts.schema');
+});
+
+test('stats: FILE or --pcap with --hex is a usage error, as in decode; the usage lists stats --hex', async () => {
+  await usage(['stats', 'wow', join(root, 'samples/wow/session.hex'), '--hex', '000aaa0001010012000030f1'], /^tickwire: give FILE or --hex, not both\n/);
+  await usage(
+    ['stats', 'wow', '--pcap', join(root, 'samples/wow/session.pcap'), '--hex', '000aaa0001010012000030f1'],
+    /^tickwire: give FILE or --hex, not both\n/,
+  );
+  const { usage: text } = await import('../../src/cli/usage.js');
+  assert.match(text(), /^ {2}tickwire stats .*--hex STRING/m);
+});
+
+test('teeworlds --part-size: empty or past 900 (MAX_SNAPSHOT_PACKSIZE, the most of a part) is refused alike by decode and encode', async () => {
+  const live = join(root, 'samples/teeworlds/tw075_live.hex');
+  for (const v of ['', ' ', '100000', '901', '1.5']) {
+    await usage(['decode', 'teeworlds', live, '--stream', `--part-size=${v}`], /^tickwire: --part-size: must be an integer in 1\.\.900/);
+    await usage(['encode', 'teeworlds', `--part-size=${v}`], /^tickwire: --part-size: must be an integer in 1\.\.900/, '{}');
+  }
+  const f = fakeIo();
+  assert.equal(await run(['decode', 'teeworlds', live, '--stream', '--format', 'jsonl', '--part-size', '900'], f.io), 0, f.err.join(''));
+});
+
+test('a bad --schema value (not JSON, or JSON that is not a schema) is bad input: exit 1, one line; only a missing one is usage', async () => {
+  for (const [schema, re] of [
+    ['{x', /^tickwire: schema: the schema is not JSON: /],
+    ['{"a":1}', /^tickwire: schema: not a tickwire replication schema/],
+    ['{"tickwireReplication":1,"entities":[{"name":3}]}', /^tickwire: schema\.entities\[0\]\.name: entity name must be a string/],
+  ] as const) {
+    for (const cmd of ['decode', 'stats']) {
+      const f = fakeIo();
+      assert.equal(await run([cmd, 'replication', '--schema', schema, '--hex', 'b1'], f.io), 1, `${cmd} ${schema}`);
+      const err = f.err.join('');
+      assert.match(err, re, schema);
+      assert.equal(err.split('\n').length, 2, err);
+    }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'tickwire-schema-'));
+  writeFileSync(join(dir, 'bad.json'), 'zz\n');
+  const g = fakeIo();
+  assert.equal(await run(['decode', 'replication', '--schema', join(dir, 'bad.json'), '--hex', 'b1'], g.io), 1);
+  assert.match(g.err.join(''), /^tickwire: schema: the schema is not JSON: [^\n]*\n$/);
+  await usage(['decode', 'replication', '--hex', 'b1'], /^tickwire: --schema: the replication family needs --schema FILE/);
+});
+
+test('watch --format other than jsonl or tree is a usage error, as in decode (before any connection)', async () => {
+  await usage(['watch', 'teeworlds', '127.0.0.1:1', '--format', 'xml'], /^tickwire: --format must be one of jsonl, tree, not "xml"\n/);
 });

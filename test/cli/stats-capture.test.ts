@@ -100,3 +100,33 @@ test('capture messages are typed by what they carry (packet list and stats): Die
     twTypes.join(' | '),
   );
 });
+
+test('a capture with nothing of the family in it: an empty result (exit 0) and one line on stderr saying why', async () => {
+  for (const [family, note] of [
+    ['teeworlds', /^tickwire: no Teeworlds datagram in the capture\b[^\n]*\n$/],
+    ['diep', /^tickwire: no Diep WebSocket connection in the capture\n$/],
+  ] as const) {
+    for (const argv of [
+      ['decode', family, '--pcap', 'samples/wow/session.pcap'],
+      ['stats', family, '--pcap', 'samples/wow/session.pcap', '--format', 'json'],
+    ]) {
+      const f = fakeIo();
+      assert.equal(await run(argv, f.io), 0, argv.join(' '));
+      assert.match(f.err.join(''), note, argv.join(' '));
+    }
+  }
+  // a --server no datagram goes to or comes from
+  const g = fakeIo();
+  assert.equal(await run(['decode', 'teeworlds', '--pcap', 'samples/teeworlds/tw075_session.pcap', '--server', '10.9.9.9:8303'], g.io), 0);
+  assert.equal(g.text(), '[]\n');
+  assert.equal(g.err.join(''), 'tickwire: no datagram to or from --server 10.9.9.9:8303 in the capture\n');
+});
+
+test('teeworlds --server that is not HOST:PORT is a usage error (exit 2), like wow --server-port x', async () => {
+  for (const s of ['garbage', '1.2.3.4', '1.2.3.4:0', '1.2.3.4:65536', '300.1.1.1:8303', 'host:8303']) {
+    const f = fakeIo();
+    assert.equal(await run(['decode', 'teeworlds', '--pcap', 'samples/teeworlds/tw075_session.pcap', '--server', s], f.io), 2, s);
+    assert.match(f.err.join(''), /^tickwire: --server: expected HOST:PORT/, s);
+    assert.equal(f.text(), '');
+  }
+});

@@ -1,7 +1,7 @@
 /** `stats`: one binary message read as `decode` reads it; CSV columns that cannot be confused. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/cli/main.js';
@@ -39,4 +39,18 @@ test('stats --csv: field columns are fields.NAME, never the same as a fixed colu
   for (const c of head.slice(4)) assert.match(c, /^fields\./);
   assert.ok(head.includes('fields.tick') && head.includes('fields.type'));
   assert.equal(rows[1]!.split(',').length, head.length);
+});
+
+test('stats reads hex text with a UTF-8 BOM or an upper-case 0X as hex lines, as decode --stream does', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tw-stats-'));
+  const lines = readFileSync(join(root, 'samples/wow/session.hex'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '' && !l.startsWith('#'));
+  writeFileSync(join(dir, 'bom.hex'), `\ufeff${lines.join('\n')}\n`);
+  writeFileSync(join(dir, 'upper.hex'), `${lines.map((l) => `0X${l}`).join('\n')}\n`);
+  for (const name of ['bom.hex', 'upper.hex']) {
+    const f = fakeIo();
+    assert.equal(await run(['stats', 'wow', join(dir, name), '--format', 'json'], f.io), 0, f.err.join(''));
+    assert.equal(JSON.parse(f.text()).messages, lines.length, name);
+  }
 });
