@@ -22,7 +22,7 @@ import {
 } from '../../src/protocols/teeworlds/index.js';
 import { TeeworldsGameServer } from '../../src/protocols/teeworlds/net/server/game.js';
 import { TeeworldsNetServer } from '../../src/protocols/teeworlds/net/server/netserver.js';
-import { fixtureMap } from './rig.js';
+import { fixtureMap, Rig } from './rig.js';
 
 /** A plain 0.6 peer (no token: the address can be anyone's) that completed INFO on `server`, never acknowledging. */
 function plainPeer(server: TeeworldsGameServer, from: { address: string; port: number }, clock: { now: number }): NetConn {
@@ -228,4 +228,34 @@ test('client: a server that never acknowledges and repeats CON_READY cannot grow
   }
   assert.ok(most <= NET_CONN_BUFFERSIZE, `re-send queue reached ${most} bytes`);
   assert.ok(client.conn.unackedCount <= 4, `${client.conn.unackedCount} chunks kept: one STARTINFO, not one per CON_READY`);
+});
+
+/** The bytes of the NUL-terminated string at the start of `b`; must be valid UTF-8 (throws otherwise). */
+function cString(b: Uint8Array): { bytes: number; text: string } {
+  const z = b.indexOf(0);
+  const raw = z < 0 ? b : b.subarray(0, z);
+  return { bytes: raw.length, text: new TextDecoder('utf-8', { fatal: true }).decode(raw) };
+}
+
+test("server: a client's CLOSE reason reaches the other 0.7 players sanitised (127 bytes, cut on a character, no control characters)", () => {
+  const rig = new Rig('0.7', { world: { bots: 0 } });
+  const watcher = rig.addClient({ version: '0.7', name: 'watcher' }, 5000);
+  const evil = rig.addClient({ version: '0.7', name: 'evil' }, 5001);
+  rig.run(2000);
+  assert.equal(evil.client.state, 'ingame');
+  const reasons: { bytes: number; text: string }[] = [];
+  watcher.client.on('message', (m) => {
+    // SV_CLIENTDROP: the body starts after the client id
+    if (m.name === 'SV_CLIENTDROP') reasons.push(cString(m.body));
+  });
+  // 6 bytes of control characters, then 3-byte characters: a 127-byte cut falls inside one
+  evil.client.disconnect(`\x1b[31m\n\x7f${'€'.repeat(300)}`, rig.now);
+  rig.run(500);
+  assert.equal(reasons.length, 1, 'the watcher learns that evil left');
+  const r = reasons[0]!;
+  assert.ok(r.bytes <= 127, `${r.bytes} bytes`);
+  assert.ok(r.bytes >= 124, `${r.bytes} bytes: cut at the last whole character`);
+  assert.doesNotMatch(r.text, /[\x00-\x1f\x7f]/, 'no control characters');
+  assert.ok(r.text.includes(' [31m  €€'), JSON.stringify(r.text.slice(0, 40)));
+  assert.ok(!r.text.includes('\ufffd'), 'no broken character');
 });

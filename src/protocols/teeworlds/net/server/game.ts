@@ -21,6 +21,7 @@ import { msgHeader, msgIds, MsgReader, MsgWriter, NETVERSION_06, NETVERSION_07, 
 import type { NetChunk, NetVersion } from '../packet.js';
 import { TeeworldsNetServer, type NetSlot, type Peer } from './netserver.js';
 import type { ServerMap } from './map.js';
+import { sanitizeCloseReason } from '../../strings.js';
 import { IDLE_INPUT, TICKS_PER_SECOND, World, type TeeInput, type WorldOptions } from './world.js';
 
 export type ServeVersion = '0.6' | '0.7' | 'ddnet';
@@ -252,9 +253,11 @@ export class TeeworldsGameServer {
     if (this.departed.length > 64) this.departed.shift();
     this.log({ event: 'drop', cid: p.cid, name: p.name, reason, counts: p.counts });
     if (hadTee && this.netVersion === '0.7') {
+      // within the games' reason buffer (127 bytes, cut on a character boundary), no control characters
+      const shown = sanitizeCloseReason(reason);
       for (const o of this.players.values()) {
         if (o.state !== 'ingame') continue;
-        const w = msgHeader(new MsgWriter(), false, G07.clientDrop).int(p.cid).str(reason).int(0);
+        const w = msgHeader(new MsgWriter(), false, G07.clientDrop).int(p.cid).str(shown).int(0);
         this.net.send(o.slot, w.finish(), true, now, true);
       }
     }

@@ -39,6 +39,7 @@ import {
   type NetPacket,
   type NetVersion,
 } from '../packet.js';
+import { sanitizeCloseReason } from '../../strings.js';
 
 export interface Peer {
   address: string;
@@ -190,7 +191,9 @@ export class TeeworldsNetServer {
       const m = decodeControl(pk.payload, this.version);
       slot.conn.touch(now);
       if (m.type === 'close') {
-        this.free(slot, `client left${m.reason ? `: ${m.reason}` : ''}`, true, now);
+        // the peer's reason as the games keep it (at most 127 bytes, no control characters): it goes to other players
+        const reason = m.reason === undefined ? '' : sanitizeCloseReason(m.reason);
+        this.free(slot, `client left${reason ? `: ${reason}` : ''}`, true, now);
       } else if (m.type === 'connect') {
         // A repeated CONNECT (our accept was lost): answer again.
         if (this.version === '0.7') slot.conn.sendControl(CTRL_CONNECTACCEPT, undefined, now);
