@@ -19,6 +19,7 @@ import {
   NETVERSION_06,
   PEER_RESEND_INTERVAL_MS,
   TeeworldsClient,
+  intsToBytes,
 } from '../../src/protocols/teeworlds/index.js';
 import { TeeworldsGameServer } from '../../src/protocols/teeworlds/net/server/game.js';
 import { TeeworldsNetServer } from '../../src/protocols/teeworlds/net/server/netserver.js';
@@ -258,4 +259,44 @@ test("server: a client's CLOSE reason reaches the other 0.7 players sanitised (1
   assert.doesNotMatch(r.text, /[\x00-\x1f\x7f]/, 'no control characters');
   assert.ok(r.text.includes(' [31m  €€'), JSON.stringify(r.text.slice(0, 40)));
   assert.ok(!r.text.includes('\ufffd'), 'no broken character');
+});
+
+test('server: names, clans and skin parts are sanitised (control characters, leading whitespace) and cut within their bytes on a character', () => {
+  // 6 control characters and U+202E, then 3-byte characters: 15 bytes (16 with the NUL) end inside the third €
+  const name = `\x1b[2J\n\r\x07\u202e${'€'.repeat(11)}`;
+  const want = `[2J   \u202e€€`;
+  for (const v of ['0.7', 'ddnet'] as const) {
+    const rig = new Rig(v, { world: { bots: 0 } });
+    const cv = v === '0.7' ? '0.7' : '0.6';
+    const watcher = rig.addClient({ version: cv, name: 'watcher' }, 5000);
+    rig.run(2000);
+    rig.addClient(
+      { version: cv, name, clan: '\n\n\n', skin: `\t${'é'.repeat(20)}`, skinParts: ['\x7fbody', ' x', '', 'standard', 'standard', 'standard'] },
+      5001,
+    );
+    rig.run(2000);
+    const p = rig.server.summary().find((q) => q.cid === 1);
+    assert.equal(p?.state, 'ingame', v);
+    if (v === '0.7') {
+      const ci = [...watcher.client.clientInfos.values()].find((c) => c.clientId === 1);
+      assert.equal(ci?.name, want, 'SV_CLIENTINFO name');
+      assert.equal(ci?.clan, '', 'clan of control characters: spaces, skipped');
+      const tee = rig.server.world.tees.get(1)!;
+      assert.deepEqual(tee.skinParts.slice(0, 2), ['body', 'x']);
+    } else {
+      const snap = watcher.snaps.at(-1)!.snapshot;
+      let found = false;
+      for (let i = 0; i < snap.numItems; i++) {
+        if (snap.type(i) !== 11 || snap.id(i) !== 1) continue;
+        found = true;
+        const d = snap.itemData(i);
+        // ClientInfo: name 4 ints, clan 3, country, skin 6: each valid UTF-8
+        const text = (a: number, b: number): string => new TextDecoder('utf-8', { fatal: true }).decode(intsToBytes(d, a, b));
+        assert.equal(text(0, 4), want, 'ClientInfo name');
+        assert.equal(text(4, 7), '', 'ClientInfo clan');
+        assert.equal(text(8, 14), 'é'.repeat(11), 'ClientInfo skin: 23 bytes cut to 22, a whole character');
+      }
+      assert.ok(found, 'the watcher sees the ClientInfo item');
+    }
+  }
 });

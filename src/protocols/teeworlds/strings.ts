@@ -86,3 +86,12 @@ export const CLOSE_REASON_MAX_BYTES = 127;
 export function sanitizeCloseReason(s: string): string {
   return truncateUtf8(sanitizeCC(s), CLOSE_REASON_MAX_BYTES);
 }
+
+/**
+ * A name, clan or skin (part) name from a client, as the games' servers keep it in a buffer of `size` bytes (NUL
+ * included): control characters as spaces (SANITIZE_CC), leading whitespace skipped (SKIP_START_WHITESPACES), then
+ * at most `size` − 1 bytes of UTF-8 cut on a character boundary (so the snapshot's int-packed string stays valid).
+ */
+export function sanitizePlayerString(s: string, size: number): string {
+  return truncateUtf8(sanitizeCC(s).trimStart(), size - 1);
+}

@@ -21,8 +21,8 @@ import { msgHeader, msgIds, MsgReader, MsgWriter, NETVERSION_06, NETVERSION_07, 
 import type { NetChunk, NetVersion } from '../packet.js';
 import { TeeworldsNetServer, type NetSlot, type Peer } from './netserver.js';
 import type { ServerMap } from './map.js';
-import { sanitizeCloseReason } from '../../strings.js';
-import { IDLE_INPUT, TICKS_PER_SECOND, World, type TeeInput, type WorldOptions } from './world.js';
+import { sanitizeCloseReason, sanitizePlayerString } from '../../strings.js';
+import { CLAN_SIZE, IDLE_INPUT, NAME_SIZE, SKIN_SIZE, TICKS_PER_SECOND, World, type TeeInput, type WorldOptions } from './world.js';
 
 export type ServeVersion = '0.6' | '0.7' | 'ddnet';
 
@@ -349,13 +349,15 @@ export class TeeworldsGameServer {
     if (!c.vital || p.state === 'connecting' || p.state === 'map') return;
     if (h.id === ids.gameStartInfo) {
       if (p.state !== 'ready') return;
-      p.name = r.str('name').slice(0, 15) || '(connecting)';
-      p.clan = r.str('clan').slice(0, 11);
+      // as the games' servers take them: no control characters, no leading whitespace, within the field's bytes (cut
+      // on a character: the 0.6 ClientInfo item packs them into ints, and other clients show them)
+      p.name = sanitizePlayerString(r.str('name'), NAME_SIZE) || '(connecting)';
+      p.clan = sanitizePlayerString(r.str('clan'), CLAN_SIZE);
       p.country = r.int('country');
       if (this.netVersion === '0.7') {
-        for (let i = 0; i < 6; i++) p.skinParts[i] = r.str('skinPart').slice(0, 23);
+        for (let i = 0; i < 6; i++) p.skinParts[i] = sanitizePlayerString(r.str('skinPart'), SKIN_SIZE);
       } else {
-        p.skin = r.str('skin').slice(0, 23);
+        p.skin = sanitizePlayerString(r.str('skin'), SKIN_SIZE);
       }
       p.state = 'info';
       this.sendSys(p, msgHeader(new MsgWriter(), false, ids.gameReadyToEnter), true, now);
