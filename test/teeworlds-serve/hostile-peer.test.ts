@@ -11,6 +11,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   CTRL_CONNECT,
+  CTRL_KEEPALIVE,
+  encodePacket,
   decodePacket,
   msgHeader,
   MsgWriter,
@@ -299,4 +301,41 @@ test('server: names, clans and skin parts are sanitised (control characters, lea
       assert.ok(found, 'the watcher sees the ClientInfo item');
     }
   }
+});
+
+test('server: the ack and RESEND flag in a control packet (a keep-alive) count, as in a data packet', () => {
+  let now = 0;
+  const toPeer: Uint8Array[] = [];
+  const server = new TeeworldsNetServer({ version: '0.6', maxClients: 4, ddnetToken: false, send: (b) => toPeer.push(b) });
+  const from = { address: '198.51.100.7', port: 4000 };
+  const peer = new NetConn({ version: '0.6', send: (b) => server.receive(b, from, now) });
+  peer.reset(now);
+  peer.sendControl(CTRL_CONNECT, undefined, now);
+  const slot = server.clients[0]!;
+  assert.ok(slot !== undefined, 'connected');
+  /** A keep-alive from the peer whose header acknowledges `ack` (and asks for a re-send when `resend`). */
+  const keepalive = (ack: number, resend = false): void => {
+    const b = encodePacket(
+      { connless: false, control: true, resend, compression: false, ack, numChunks: 0, payload: new Uint8Array([CTRL_KEEPALIVE]) },
+      { version: '0.6' },
+    );
+    server.receive(b, from, now);
+  };
+  // 60 s: a vital message every second, acknowledged only by the keep-alive that follows it
+  for (let s = 1; s <= 60; s++) {
+    server.send(slot, msgHeader(new MsgWriter(), true, 22).finish(), true, now, true);
+    now += 1000;
+    keepalive(s);
+    server.update(now);
+  }
+  assert.equal(server.clients.length, 1, 'still connected after 60 s of keep-alive acks');
+  assert.equal(slot.conn.unackedCount, 0, 'every vital chunk acknowledged');
+  // the RESEND flag in a keep-alive re-sends what is unacknowledged
+  server.send(slot, msgHeader(new MsgWriter(), true, 22).finish(), true, now, true);
+  toPeer.length = 0;
+  now += 200;
+  keepalive(60, true);
+  server.flush(slot, now);
+  assert.equal(slot.conn.stats.resent, 1, 'the unacknowledged chunk is re-sent at once');
+  assert.ok(toPeer.length >= 1);
 });

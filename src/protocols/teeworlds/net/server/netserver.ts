@@ -189,7 +189,9 @@ export class TeeworldsNetServer {
     if (pk.control) {
       if (pk.compression) return;
       const m = decodeControl(pk.payload, this.version);
-      slot.conn.touch(now);
+      // the header's ack and RESEND count in a control packet too (the games' connection Feed takes them from every
+      // packet): a client that acknowledges only in its keep-alives must not time out on our unacknowledged chunks
+      slot.conn.receive(pk, now);
       if (m.type === 'close') {
         // the peer's reason as the games keep it (at most 127 bytes, no control characters): it goes to other players
         const reason = m.reason === undefined ? '' : sanitizeCloseReason(m.reason);
