@@ -4,7 +4,13 @@
  * (not only at the next `update`), a peer's RESEND flag cannot re-send the
  * queue more than once per interval, PINGs are answered in one packet, plain
  * 0.6 CONNECTs (no token, so any source address) cannot take every slot, and a
- * hostile server cannot grow a client's re-send queue. Also: a drop notice to
+ * hostile server cannot grow a client's re-send queue. A spoofed plain 0.6
+ * peer can enter the game blind (predictable sequence numbers), but a player
+ * that acknowledges no new snapshot for 10 s after entering is dropped: over
+ * 300 s its victim gets at most 100 kB (about 94 kB), not a snapshot stream
+ * (2.8 MB before). Strings a peer sends to others (CLOSE reasons, names, clans,
+ * skin parts) are sanitised and cut on a character within the games' sizes;
+ * the ack and RESEND flag of a control packet count. Also: a drop notice to
  * the other 0.7 players is queued on the server's clock, so it is re-sent.
  */
 import { test } from 'node:test';
@@ -338,4 +344,61 @@ test('server: the ack and RESEND flag in a control packet (a keep-alive) count, 
   server.flush(slot, now);
   assert.equal(slot.conn.stats.resent, 1, 'the unacknowledged chunk is re-sent at once');
   assert.ok(toPeer.length >= 1);
+});
+
+test('server: a spoofed plain 0.6 peer that never acknowledges a snapshot is dropped after 10 s: at most 100 kB to the victim in 300 s', () => {
+  for (const version of ['0.6', 'ddnet'] as const) {
+    const clock = { now: 0 };
+    const victim = { address: '203.0.113.9', port: 8303 };
+    const sent = { datagrams: 0, bytes: 0 };
+    const real = { address: '127.0.0.1', port: 9000 };
+    const toReal: Uint8Array[] = [];
+    // the default world (6 bots): full snapshots of about 1.9 kB
+    const server = new TeeworldsGameServer({
+      version,
+      map: fixtureMap(version),
+      send: (b, to) => {
+        if (to.address === real.address) toReal.push(b);
+        if (to.address !== victim.address) return;
+        sent.datagrams++;
+        sent.bytes += b.length;
+      },
+    });
+    // blind: CONNECT, INFO, READY, STARTINFO, ENTERGAME in one go (the sequence numbers are predictable) ...
+    const att = plainPeer(server, victim, clock);
+    att.queue(msgHeader(new MsgWriter(), true, 14).finish(), true, clock.now); // READY
+    att.queue(msgHeader(new MsgWriter(), false, 20).str('x').str('').int(0).str('default').int(0).int(0).int(0).finish(), true, clock.now); // STARTINFO
+    att.queue(msgHeader(new MsgWriter(), true, 15).finish(), true, clock.now); // ENTERGAME
+    att.flush(clock.now);
+    // ... and a real client on the same server, which must stay
+    const client = new TeeworldsClient({ version: '0.6', name: 'real' }, (b) => server.receive(b, real, clock.now));
+    client.start(clock.now);
+    let entered = false;
+    for (let s = 0; s < 300 * 50; s++) {
+      clock.now += 20;
+      server.update(clock.now);
+      if (s === 1) entered = server.summary().some((p) => p.name === 'x' && p.state === 'ingame');
+      // then one empty data packet every 5 s acknowledging the first 5 vital chunks (keeps the connection alive)
+      if (s % 250 === 0)
+        server.receive(
+          encodePacket(
+            { connless: false, control: false, resend: false, compression: false, ack: 5, numChunks: 0, payload: new Uint8Array(0) },
+            { version: '0.6' },
+          ),
+          victim,
+          clock.now,
+        );
+      for (const b of toReal.splice(0)) client.receive(b, clock.now);
+      client.update(clock.now);
+    }
+    assert.ok(entered, `${version}: the spoofed peer entered the game`);
+    const gone = server.departed.find((d) => d.name === 'x');
+    assert.equal(gone?.reason, 'timeout: no snapshot acknowledged', version);
+    assert.ok(sent.bytes <= 100_000, `${version}: ${sent.bytes} bytes in ${sent.datagrams} datagrams to the victim`);
+    assert.equal(client.state, 'ingame', `${version}: the real client stays`);
+    assert.deepEqual(
+      server.summary().map((p) => p.name),
+      ['real'],
+    );
+  }
 });
