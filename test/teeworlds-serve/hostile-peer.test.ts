@@ -402,3 +402,37 @@ test('server: a spoofed plain 0.6 peer that never acknowledges a snapshot is dro
     );
   }
 });
+
+test('server: a client that restarts at the same address and port gets back in at once (reason "reconnected"); a blind handshake does not drop a token session', () => {
+  for (const v of ['0.7', 'ddnet', '0.6'] as const) {
+    const rig = new Rig(v, { world: { bots: 0 } });
+    const cv: '0.7' | '0.6' = v === '0.7' ? '0.7' : '0.6';
+    const opts = v === '0.6' ? { version: cv, name: 'a', ddnetToken: false } : { version: cv, name: 'a' };
+    const a = rig.addClient(opts, 5000);
+    rig.run(3000);
+    assert.equal(a.client.state, 'ingame', v);
+    if (v !== '0.6') {
+      // a peer at the same address that never sees our replies (a spoofer) runs its handshake for 5 s
+      const blind = new TeeworldsClient({ ...opts, name: 'blind' }, (b) => rig.server.receive(b, a.peer, rig.now));
+      blind.start(rig.now);
+      rig.run(5000, () => blind.update(rig.now));
+      assert.equal(a.client.state, 'ingame', `${v}: the token session stays`);
+      assert.deepEqual(
+        rig.server.summary().map((p) => p.name),
+        ['a'],
+        v,
+      );
+    }
+    // the client vanishes without CLOSE; a new one starts from the same address and port
+    rig.clients.splice(0, 1);
+    const b = rig.addClient({ ...opts, name: 'b' }, 5000);
+    rig.run(3000);
+    assert.equal(b.client.state, 'ingame', `${v}: the new client is in game within 3 s`);
+    assert.deepEqual(
+      rig.server.summary().map((p) => p.name),
+      ['b'],
+      v,
+    );
+    assert.equal(rig.server.departed.find((d) => d.name === 'a')?.reason, 'reconnected', v);
+  }
+});
