@@ -50,3 +50,48 @@ export function intsToBytes(ints: ArrayLike<number>, start = 0, end = ints.lengt
 export function intsToStr(ints: ArrayLike<number>, start = 0, end = ints.length): string {
   return dec.decode(intsToBytes(ints, start, end));
 }
+
+/**
+ * The games' str_sanitize_cc: control characters (below 0x20, and DEL 0x7f) become spaces. For strings a peer sends
+ * that are shown to others (names, clans, skin parts, CLOSE reasons).
+ */
+export function sanitizeCC(s: string): string {
+  let out = '';
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    out += c < 0x20 || c === 0x7f ? ' ' : s[i];
+  }
+  return out;
+}
+
+/** The longest prefix of `s` whose UTF-8 encoding has at most `maxBytes` bytes: cut on a character boundary, never inside one. */
+export function truncateUtf8(s: string, maxBytes: number): string {
+  let n = 0;
+  let end = 0;
+  for (const ch of s) {
+    const cp = ch.codePointAt(0)!;
+    // a lone surrogate encodes as U+FFFD: 3 bytes
+    const len = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    if (n + len > maxBytes) break;
+    n += len;
+    end += ch.length;
+  }
+  return s.slice(0, end);
+}
+
+/** The games' CLOSE reason buffer: 128 bytes with the NUL, so at most 127 bytes of text. */
+export const CLOSE_REASON_MAX_BYTES = 127;
+
+/** A CLOSE reason from a peer as the games' connection layer keeps it: at most 127 bytes, control characters as spaces. */
+export function sanitizeCloseReason(s: string): string {
+  return truncateUtf8(sanitizeCC(s), CLOSE_REASON_MAX_BYTES);
+}
+
+/**
+ * A name, clan or skin (part) name from a client, as the games' servers keep it in a buffer of `size` bytes (NUL
+ * included): control characters as spaces (SANITIZE_CC), leading whitespace skipped (SKIP_START_WHITESPACES), then
+ * at most `size` − 1 bytes of UTF-8 cut on a character boundary (so the snapshot's int-packed string stays valid).
+ */
+export function sanitizePlayerString(s: string, size: number): string {
+  return truncateUtf8(sanitizeCC(s).trimStart(), size - 1);
+}

@@ -9,6 +9,10 @@
  *   ENTERGAME → (0.7: SV_CLIENTINFO, SV_GAMEINFO) then snapshots
  *   INPUT → the tee's input, the acknowledged tick (SnapshotProducer.onInput), INPUTTIMING
  *
+ * A player in game that acknowledges no new snapshot for `snapAckTimeoutMs`
+ * (10 s, counted from entering) is dropped: a plain 0.6 peer at a spoofed
+ * address can enter blind, but cannot have snapshots streamed to its victim.
+ *
  * Snapshots come from `SnapshotProducer` (INIT / FULL / RECOVER rates and
  * per-client baselines by acknowledged tick). Per client it counts what was sent
  * (full / delta / empty, parts) and what the client acknowledged.
@@ -21,7 +25,8 @@ import { msgHeader, msgIds, MsgReader, MsgWriter, NETVERSION_06, NETVERSION_07, 
 import type { NetChunk, NetVersion } from '../packet.js';
 import { TeeworldsNetServer, type NetSlot, type Peer } from './netserver.js';
 import type { ServerMap } from './map.js';
-import { IDLE_INPUT, TICKS_PER_SECOND, World, type TeeInput, type WorldOptions } from './world.js';
+import { sanitizeCloseReason, sanitizePlayerString } from '../../strings.js';
+import { CLAN_SIZE, IDLE_INPUT, NAME_SIZE, SKIN_SIZE, TICKS_PER_SECOND, World, type TeeInput, type WorldOptions } from './world.js';
 
 export type ServeVersion = '0.6' | '0.7' | 'ddnet';
 
@@ -70,6 +75,9 @@ export interface Player {
   /** Sent snapshots by tick (bounded): how each went out. */
   sent: Map<number, { deltaTick: number; parts: number }>;
   ackedTicks: Set<number>;
+  /** The newest tick of ours the client acknowledged (-1: none yet), and when (ms; entering the game counts). */
+  bestAck: number;
+  lastSnapAckAt: number;
 }
 
 export interface GameServerOptions {
@@ -88,6 +96,13 @@ export interface GameServerOptions {
   log?: (event: Record<string, unknown>) => void;
   /** Clients that do not enter the game within this many ms are dropped (default 60000: map downloads). */
   joinTimeoutMs?: number;
+  /**
+   * Players in game that acknowledge no new snapshot (a tick we sent, in INPUT) for this many ms, counted from
+   * entering the game, are dropped (default 10000). Real clients acknowledge many times per second; a peer that
+   * never sees our packets (plain 0.6 from a spoofed address) cannot, and would otherwise have us stream snapshots
+   * to its victim for as long as it sends a 4-byte packet every few seconds.
+   */
+  snapAckTimeoutMs?: number;
 }
 
 /** 0.7 game message ids the server sends. */
@@ -116,6 +131,7 @@ export class TeeworldsGameServer {
   private readonly motd: string;
   private readonly log: (event: Record<string, unknown>) => void;
   private readonly joinTimeoutMs: number;
+  private readonly snapAckTimeoutMs: number;
   private startMs: number | undefined;
   tick = 0;
 
@@ -146,6 +162,7 @@ export class TeeworldsGameServer {
     this.motd = opts.motd ?? 'tickwire serve';
     this.log = opts.log ?? (() => {});
     this.joinTimeoutMs = opts.joinTimeoutMs ?? 60000;
+    this.snapAckTimeoutMs = opts.snapAckTimeoutMs ?? 10000;
   }
 
   receive(bytes: Uint8Array, from: Peer, now: number): void {
@@ -166,6 +183,7 @@ export class TeeworldsGameServer {
     }
     for (const p of this.players.values()) {
       if (p.state !== 'ingame' && now - p.slot.since > this.joinTimeoutMs) this.net.disconnect(p.slot, 'took too long to join', now);
+      else if (p.state === 'ingame' && now - p.lastSnapAckAt > this.snapAckTimeoutMs) this.net.disconnect(p.slot, 'timeout: no snapshot acknowledged', now);
     }
     this.net.update(now);
   }
@@ -236,6 +254,8 @@ export class TeeworldsGameServer {
       counts: this.newCounts(),
       sent: new Map(),
       ackedTicks: new Set(),
+      bestAck: -1,
+      lastSnapAckAt: 0,
     };
     this.players.set(p.cid, p);
     this.log({ event: 'connect', cid: p.cid, peer: slot.key, handshake: slot.handshake });
@@ -252,9 +272,11 @@ export class TeeworldsGameServer {
     if (this.departed.length > 64) this.departed.shift();
     this.log({ event: 'drop', cid: p.cid, name: p.name, reason, counts: p.counts });
     if (hadTee && this.netVersion === '0.7') {
+      // within the games' reason buffer (127 bytes, cut on a character boundary), no control characters
+      const shown = sanitizeCloseReason(reason);
       for (const o of this.players.values()) {
         if (o.state !== 'ingame') continue;
-        const w = msgHeader(new MsgWriter(), false, G07.clientDrop).int(p.cid).str(reason).int(0);
+        const w = msgHeader(new MsgWriter(), false, G07.clientDrop).int(p.cid).str(shown).int(0);
         this.net.send(o.slot, w.finish(), true, now, true);
       }
     }
@@ -346,13 +368,15 @@ export class TeeworldsGameServer {
     if (!c.vital || p.state === 'connecting' || p.state === 'map') return;
     if (h.id === ids.gameStartInfo) {
       if (p.state !== 'ready') return;
-      p.name = r.str('name').slice(0, 15) || '(connecting)';
-      p.clan = r.str('clan').slice(0, 11);
+      // as the games' servers take them: no control characters, no leading whitespace, within the field's bytes (cut
+      // on a character: the 0.6 ClientInfo item packs them into ints, and other clients show them)
+      p.name = sanitizePlayerString(r.str('name'), NAME_SIZE) || '(connecting)';
+      p.clan = sanitizePlayerString(r.str('clan'), CLAN_SIZE);
       p.country = r.int('country');
       if (this.netVersion === '0.7') {
-        for (let i = 0; i < 6; i++) p.skinParts[i] = r.str('skinPart').slice(0, 23);
+        for (let i = 0; i < 6; i++) p.skinParts[i] = sanitizePlayerString(r.str('skinPart'), SKIN_SIZE);
       } else {
-        p.skin = r.str('skin').slice(0, 23);
+        p.skin = sanitizePlayerString(r.str('skin'), SKIN_SIZE);
       }
       p.state = 'info';
       this.sendSys(p, msgHeader(new MsgWriter(), false, ids.gameReadyToEnter), true, now);
@@ -417,6 +441,7 @@ export class TeeworldsGameServer {
 
   private enterGame(p: Player, now: number): void {
     p.state = 'ingame';
+    p.lastSnapAckAt = now;
     const tee = this.world.addTee(p.cid, { name: p.name, clan: p.clan, country: p.country, skin: p.skin, skinParts: [...p.skinParts], bot: false });
     this.producer.addClient(p.cid);
     if (this.netVersion === '0.7') {
@@ -445,6 +470,11 @@ export class TeeworldsGameServer {
       if (ack < c.lastAck) c.ackRegressions++;
       c.lastAck = ack;
       const s = p.sent.get(ack);
+      if (s !== undefined && ack > p.bestAck) {
+        // a snapshot we sent, newer than any acknowledged before: the client receives them
+        p.bestAck = ack;
+        p.lastSnapAckAt = now;
+      }
       if (s !== undefined && !p.ackedTicks.has(ack)) {
         p.ackedTicks.add(ack);
         if (p.ackedTicks.size > SENT_HISTORY) p.ackedTicks.delete(p.ackedTicks.values().next().value!);

@@ -39,6 +39,7 @@ import {
   type NetPacket,
   type NetVersion,
 } from '../packet.js';
+import { sanitizeCloseReason } from '../../strings.js';
 
 export interface Peer {
   address: string;
@@ -175,8 +176,26 @@ export class TeeworldsNetServer {
   }
 
   private receiveConnected(slot: NetSlot, bytes: Uint8Array, now: number): void {
+    // A new handshake from the address of a live session (the client restarted without CLOSE). Token requests are
+    // answered statelessly and leave the session alone; only a completed handshake (0.7 CONNECT with our token and a
+    // new client token, DDNet ACCEPT with our security token) replaces it. Plain 0.6 has no token: its CONNECT after
+    // the session got data replaces it.
+    if (this.version === '0.6' && slot.handshake === 'ddnet-token') {
+      const plain = decodePacket(bytes, { version: '0.6' });
+      if (!plain.connless && plain.control && !plain.compression) {
+        const m = decodeControl(plain.payload, '0.6');
+        if (m.type === 'connect' && m.ddnetToken === true) {
+          this.receiveUnknown06(bytes, slot.peer, now);
+          return;
+        }
+      }
+    }
     const pk = decodePacket(bytes, { version: this.version, securityToken: slot.handshake === 'ddnet-token' });
     if (pk.connless) return;
+    if (this.version === '0.7' && pk.control && !pk.compression && decodeControl(pk.payload, '0.7').type === 'token') {
+      this.receiveUnknown07(bytes, slot.peer, now);
+      return;
+    }
     if (this.version === '0.7' && pk.token !== slot.ourToken) {
       this.stats.wrongToken++;
       return;
@@ -188,15 +207,32 @@ export class TeeworldsNetServer {
     if (pk.control) {
       if (pk.compression) return;
       const m = decodeControl(pk.payload, this.version);
-      slot.conn.touch(now);
+      // the header's ack and RESEND count in a control packet too (the games' connection Feed takes them from every
+      // packet): a client that acknowledges only in its keep-alives must not time out on our unacknowledged chunks
+      slot.conn.receive(pk, now);
       if (m.type === 'close') {
-        this.free(slot, `client left${m.reason ? `: ${m.reason}` : ''}`, true, now);
+        // the peer's reason as the games keep it (at most 127 bytes, no control characters): it goes to other players
+        const reason = m.reason === undefined ? '' : sanitizeCloseReason(m.reason);
+        this.free(slot, `client left${reason ? `: ${reason}` : ''}`, true, now);
       } else if (m.type === 'connect') {
-        // A repeated CONNECT (our accept was lost): answer again.
-        if (this.version === '0.7') slot.conn.sendControl(CTRL_CONNECTACCEPT, undefined, now);
-        else if (slot.handshake === '0.6-plain') slot.conn.sendControl(CTRL_CONNECTACCEPT, undefined, now);
+        if (this.version === '0.7' && m.token !== undefined && m.token !== slot.conn.peerToken) {
+          // a new connection (our token, so the peer saw our reply): replaces the old one
+          this.free(slot, 'reconnected', false, now);
+          this.receiveUnknown07(bytes, slot.peer, now);
+        } else if (slot.handshake === '0.6-plain' && slot.conn.ack !== 0) {
+          // the session has had data: a client starting over
+          this.free(slot, 'reconnected', false, now);
+          this.receiveUnknown06(bytes, slot.peer, now);
+        } else if (this.version === '0.7' || slot.handshake === '0.6-plain') {
+          // A repeated CONNECT (our accept was lost): answer again.
+          slot.conn.sendControl(CTRL_CONNECTACCEPT, undefined, now);
+        }
+      } else if (m.type === 'accept' && slot.handshake === 'ddnet-token' && slot.conn.ack !== 0) {
+        // DDNet: a completed new token handshake (our security token) in a session that has had data
+        this.free(slot, 'reconnected', false, now);
+        this.receiveUnknown06(bytes, slot.peer, now);
       }
-      // keepalive, 0.6 accept: nothing else to do
+      // keepalive, a first 0.6 accept: nothing else to do
       return;
     }
     const chunks = slot.conn.receive(pk, now);

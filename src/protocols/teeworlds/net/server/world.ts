@@ -31,6 +31,14 @@ import {
   type ServerMap,
 } from './map.js';
 
+/**
+ * The games' string buffers, in bytes with the NUL (MAX_NAME_LENGTH, MAX_CLAN_LENGTH, the skin name / 0.7 skin part
+ * name): also the 0.6 ClientInfo item's fields (4, 3 and 6 ints).
+ */
+export const NAME_SIZE = 16;
+export const CLAN_SIZE = 12;
+export const SKIN_SIZE = 24;
+
 export const TICKS_PER_SECOND = 50;
 
 export interface TeeInput {
@@ -430,7 +438,15 @@ export class World {
       if (v07) {
         b.add(11, tee.cid, [tee.bot ? 64 : 0, tee.score, tee.latency]); // PlayerInfo: flags (BOT), score, latency
       } else {
-        b.add(11, tee.cid, [...strToInts(tee.name, 4), ...strToInts(tee.clan, 3), tee.country, ...strToInts(tee.skin, 6), 0, 0, 0]);
+        b.add(11, tee.cid, [
+          ...strToInts(tee.name, NAME_SIZE / 4),
+          ...strToInts(tee.clan, CLAN_SIZE / 4),
+          tee.country,
+          ...strToInts(tee.skin, SKIN_SIZE / 4),
+          0,
+          0,
+          0,
+        ]);
         b.add(10, tee.cid, [tee.cid === localCid ? 1 : 0, tee.cid, 0, tee.score, tee.latency]);
       }
       if (!tee.alive) continue;
