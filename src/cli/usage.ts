@@ -2,6 +2,18 @@
 import { FAMILIES } from '../families/registry.js';
 import type { FamilyAdapter } from '../families/types.js';
 
+/** What decode reads and prints (the main usage and `decode --help` both say it). */
+const DECODE_TEXT = `one binary message (FILE, or standard input for - or no FILE), or
+--hex STRING. With --stream it reads a sequence of messages, carrying state from
+one to the next: a text file of hex messages, one per line (blank lines and
+# comments skipped), or a directory of message files (files named *.bin or with
+no extension, not starting with '.', in file-name order). A text file of hex
+lines given without --stream is refused with a hint.
+--format spans prints, per message, its records and the byte spans of their
+fields ({"message","records","spans":[{"record","path","start","end","layer"}]}).
+--keep-going reports a bad message on standard error as a JSON line and goes on
+(exit 1 at the end).`;
+
 /** A wrong command line. Exit code 2: one line, and a hint where one helps. */
 export class UsageError extends Error {}
 
@@ -21,16 +33,7 @@ export function usage(): string {
 
 families: ${FAMILIES.map((f) => f.name).join(', ')}
 
-decode reads one binary message (FILE, or standard input for - or no FILE), or
---hex STRING. With --stream it reads a sequence of messages, carrying state from
-one to the next: a text file of hex messages, one per line (blank lines and
-# comments skipped), or a directory of message files (files named *.bin or with
-no extension, not starting with '.', in file-name order). A text file of hex
-lines given without --stream is refused with a hint.
---format spans prints, per message, its records and the byte spans of their
-fields ({"message","records","spans":[{"record","path","start","end","layer"}]}).
---keep-going reports a bad message on standard error as a JSON line and goes on
-(exit 1 at the end).
+decode reads ${DECODE_TEXT}
 encode reads the JSON that decode prints (one object; with --stream JSON lines,
 a JSON array or one object) and writes binary, or hex lines with --hex.
 stats prints bytes and counts per message type, entity type and field
@@ -45,16 +48,7 @@ const COMMAND_USAGE: Record<string, string> = {
   decode: `usage:
   tickwire decode <family> [FILE|DIR|-] [--hex STRING] [--stream] [--format json|jsonl|tree|spans] [--keep-going] [options]
 
-Reads one binary message (FILE, or standard input for - or no FILE), or
---hex STRING. With --stream it reads a sequence of messages, carrying state from
-one to the next: a text file of hex messages, one per line (blank lines and
-# comments skipped), or a directory of message files (files named *.bin or with
-no extension, not starting with '.', in file-name order). A text file of hex
-lines given without --stream is refused with a hint.
---format spans prints, per message, its records and the byte spans of their
-fields ({"message","records","spans":[{"record","path","start","end","layer"}]}).
---keep-going reports a bad message on standard error as a JSON line and goes on
-(exit 1 at the end).`,
+Reads ${DECODE_TEXT}`,
   encode: `usage:
   tickwire encode <family> [FILE|-] [--stream] [--hex] [options]
 
