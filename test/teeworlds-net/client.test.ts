@@ -394,3 +394,25 @@ for (const version of ['0.7', '0.6'] as const) {
     assert.deepEqual(r.problems, []);
   });
 }
+
+for (const [version, ddnet] of [
+  ['0.7', false],
+  ['0.6', true],
+] as const) {
+  test(`client ${version}: a server's CLOSE reason reaches the user cleaned of control characters and cut to 127 bytes`, () => {
+    const r = rig(version, ddnet);
+    r.run(500);
+    // terminal escapes (set the title, clear the screen), then far more text than the games' 128-byte buffer
+    const reason = `\x1b]0;pwned\x07\x1b[2J\x7fbye${'é'.repeat(1000)}`;
+    r.server.conn.sendControl(4, new TextEncoder().encode(`${reason}\0`), r.now);
+    let closed = '';
+    r.client.on('close', (x) => (closed = x));
+    for (const b of r.toClient.splice(0)) r.client.receive(b, r.now);
+    assert.equal(r.client.state, 'closed');
+    const shown = closed.replace(/^server closed the connection: /, '');
+    assert.ok(!/[\x00-\x1f\x7f]/.test(shown), JSON.stringify(shown.slice(0, 40)));
+    assert.ok(new TextEncoder().encode(shown).length <= 127, `${shown.length} characters`);
+    assert.ok(shown.startsWith(' ]0;pwned  [2J bye'), JSON.stringify(shown.slice(0, 40)));
+    assert.ok(!shown.includes('\ufffd'), 'cut on a character boundary');
+  });
+}

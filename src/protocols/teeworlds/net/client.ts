@@ -51,6 +51,7 @@ import type { Snapshot } from '../snapshot.js';
 import type { SnapKind } from '../codec.js';
 import type { TwVersion } from '../delta.js';
 import { WorldMirror } from './world.js';
+import { sanitizeCloseReason } from '../strings.js';
 
 /** A snapshot the client completed (or rebuilt with a wrong CRC: `crcOk` false, not stored). */
 export interface ReceivedSnapshot {
@@ -355,9 +356,12 @@ export class TeeworldsClient {
     switch (m.type) {
       case 'keepalive':
         return;
-      case 'close':
-        this.close(`server closed the connection${m.reason ? `: ${m.reason}` : ''}`);
+      case 'close': {
+        // kept as the games keep it (127 bytes, control characters as spaces): it reaches callbacks, logs, terminals
+        const reason = sanitizeCloseReason(m.reason ?? '');
+        this.close(`server closed the connection${reason ? `: ${reason}` : ''}`);
         return;
+      }
       case 'token':
         if (this.version === '0.7' && this.state === 'token' && m.token !== undefined) {
           this.conn.peerToken = m.token;
