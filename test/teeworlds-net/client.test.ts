@@ -10,7 +10,10 @@ import fc from 'fast-check';
 import {
   decodeChunks,
   decodePacket,
+  IDS_06,
+  IDS_07,
   intsToStr,
+  msgHeader,
   MsgWriter,
   TeeworldsClient,
   UUID_CLIENTVER,
@@ -414,5 +417,42 @@ for (const [version, ddnet] of [
     assert.ok(new TextEncoder().encode(shown).length <= 127, `${shown.length} characters`);
     assert.ok(shown.startsWith(' ]0;pwned  [2J bye'), JSON.stringify(shown.slice(0, 40)));
     assert.ok(!shown.includes('\ufffd'), 'cut on a character boundary');
+  });
+}
+
+for (const [version, ddnet] of [
+  ['0.7', false],
+  ['0.6', true],
+] as const) {
+  test(`client ${version}: a MAP_CHANGE mid-game sends READY again, rejoins and takes the new map's ticks, which start over`, () => {
+    const r = rig(version, ddnet);
+    r.run(1500);
+    assert.equal(r.client.state, 'ingame');
+    const oldTick = r.client.snapshots.currentTick;
+    assert.ok(oldTick > 100);
+    // The server changes the map: it waits for READY, and its ticks start over.
+    const ids = version === '0.7' ? IDS_07 : IDS_06;
+    const w = msgHeader(new MsgWriter(), true, ids.mapChange).str('ctf2').int(0x4321).int(6000);
+    if (version === '0.7') w.int(1).int(1024).raw(new Uint8Array(32));
+    r.server.state = 'connected';
+    r.server.tick = 0;
+    r.server.ackTick = -1;
+    r.server.sent.clear();
+    const seen = r.server.sysSeen.length;
+    const states: string[] = [];
+    r.client.on('state', (s) => states.push(s));
+    r.server.conn.queue(w.finish(), true, r.now);
+    r.server.conn.flush(r.now);
+    const snapsBefore = r.snaps.length;
+    r.run(400);
+    assert.equal(r.client.map, 'ctf2');
+    assert.ok(r.server.sysSeen.slice(seen).includes(`sys:${ids.ready}`), 'READY sent for the new map');
+    assert.deepEqual(states, ['loading', 'ready', 'ingame']);
+    assert.equal(r.client.state, 'ingame');
+    // snapshots of the new map (ticks below the old ones) complete at once, not after a stall
+    const fresh = r.snaps.slice(snapsBefore).filter((s) => s.crcOk && s.tick < oldTick);
+    assert.ok(fresh.length > 0, 'the new map’s snapshots are taken');
+    assert.ok(r.client.snapshots.currentTick < oldTick);
+    assert.ok(!r.problems.some((p) => /resetting the snapshot state/.test(p.what)));
   });
 }

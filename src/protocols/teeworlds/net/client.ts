@@ -1,16 +1,13 @@
 /**
  * A Teeworlds / DDNet game client, transport-free (reference §14.9, §15).
  *
- * It performs the handshake (0.6 plain, 0.6 with DDNet's security token, 0.7
- * tokens), joins the game (INFO, READY, STARTINFO, ENTERGAME; the map download is
- * skipped: the servers do not check it), receives snapshots through the snapshot
- * codec and acknowledges them with INPUT so that the server sends deltas.
+ * It performs the handshake (0.6 plain, 0.6 with DDNet's security token, 0.7 tokens), joins the game (INFO, READY,
+ * STARTINFO, ENTERGAME, again after a MAP_CHANGE mid-game; the map download is skipped: the servers do not check it),
+ * receives snapshots through the snapshot codec and acknowledges them with INPUT so that the server sends deltas.
  *
- * Datagrams go out through `send`; incoming ones are fed to `receive`; `update`
- * drives the timers. Nothing here touches the network, so the same class runs in
- * a browser (with a relay), in tests (with a fake server) and over node:dgram
- * (see `udp.ts`). Bad input never throws out of `receive`: it is reported
- * through the `problem` event and the client carries on.
+ * Datagrams go out through `send`; incoming ones are fed to `receive`; `update` drives the timers. Nothing here touches
+ * the network, so the same class runs in a browser (with a relay), in tests (with a fake server) and over node:dgram
+ * (see `udp.ts`). Bad input never throws out of `receive`: it is reported through the `problem` event, the client carries on.
  */
 import { DecodeError } from '../../../core/errors.js';
 import {
@@ -428,6 +425,13 @@ export class TeeworldsClient {
       }
       if (h.id === ids.mapChange) {
         this.map = r.str('mapName');
+        if (this.state === 'ready' || this.state === 'ingame') {
+          // A new map mid-game: the server waits for READY again and its ticks start over; the old snapshots are stale.
+          this.snapshots.reset();
+          this.clientInfos.clear();
+          this.localClientId = -1;
+          this.setState('loading');
+        }
         if (this.state === 'loading') {
           this.conn.queue(msgHeader(new MsgWriter(), true, ids.ready).finish(), true, now);
           this.conn.flush(now);
@@ -497,9 +501,8 @@ export class TeeworldsClient {
       case 'partial':
         return;
       case 'ignored':
-        // A corrupt or hostile snapshot message with a tick from the future makes every
-        // real one look old. If snapshots keep coming but none completes for a second,
-        // start over: forget the stored snapshots and acknowledge -1 (a full snapshot follows).
+        // A corrupt or hostile snapshot message with a tick from the future makes every real one look old. If snapshots
+        // keep coming but none completes for a second, start over: forget them and acknowledge -1 (a full one follows).
         this.ignoredSnaps++;
         if (this.ignoredSnaps >= 10 && now - this.lastSnapAt > 1000) {
           this.problem(
@@ -544,10 +547,7 @@ export class TeeworldsClient {
     }
   }
 
-  /**
-   * Send a message (its header int included, e.g. built with `MsgWriter` and
-   * `msgHeader`) once in game or loading; vital by default. Flushed at once.
-   */
+  /** Send a message (its header int included, e.g. built with `MsgWriter` and `msgHeader`) once in game or loading; flushed at once. */
   sendMessage(message: Uint8Array, vital: boolean, now: number): void {
     if (this.state === 'closed' || this.state === 'offline' || this.state === 'token' || this.state === 'connecting') return;
     this.conn.queue(message, vital, now);
