@@ -456,3 +456,30 @@ for (const [version, ddnet] of [
     assert.ok(!r.problems.some((p) => /resetting the snapshot state/.test(p.what)));
   });
 }
+
+test('client 0.7: SV_CLIENTINFO names and clans reach the user as the 0.7 client keeps them (no control characters, 15 / 11 bytes)', () => {
+  const r = rig('0.7', false);
+  r.run(1500);
+  assert.equal(r.client.state, 'ingame');
+  const infos: { name: string; clan: string }[] = [];
+  r.client.on('clientInfo', (ci) => infos.push(ci));
+  // another player: escapes and far more text than the games' name and clan buffers
+  const w = msgHeader(new MsgWriter(), false, IDS_07.gameClientInfo)
+    .int(5)
+    .int(0)
+    .int(0)
+    .str(`  \x1b[31mevil\x07${'ü'.repeat(300)}`)
+    .str(`\x1b]0;x\x07${'c'.repeat(300)}`)
+    .int(-1);
+  for (let i = 0; i < 6; i++) w.str('standard');
+  for (let i = 0; i < 13; i++) w.int(0);
+  r.server.conn.queue(w.finish(), true, r.now);
+  r.server.conn.flush(r.now);
+  r.run(100);
+  assert.equal(infos.length, 1);
+  const ci = r.client.clientInfos.get(5)!;
+  assert.equal(ci.name, '[31mevil üüü');
+  assert.equal(ci.clan, ']0;x cccccc');
+  assert.ok(new TextEncoder().encode(ci.name).length <= 15 && new TextEncoder().encode(ci.clan).length <= 11);
+  assert.deepEqual(infos[0], ci);
+});

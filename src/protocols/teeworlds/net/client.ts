@@ -48,7 +48,7 @@ import type { Snapshot } from '../snapshot.js';
 import type { SnapKind } from '../codec.js';
 import type { TwVersion } from '../delta.js';
 import { WorldMirror } from './world.js';
-import { sanitizeCloseReason } from '../strings.js';
+import { sanitizeCloseReason, sanitizePlayerString } from '../strings.js';
 
 /** A snapshot the client completed (or rebuilt with a wrong CRC: `crcOk` false, not stored). */
 export interface ReceivedSnapshot {
@@ -110,7 +110,7 @@ export interface ClientProblem {
   error?: DecodeError;
 }
 
-/** A player as announced by 0.7's SV_CLIENTINFO game message. */
+/** A player as announced by 0.7's SV_CLIENTINFO (name, clan as the 0.7 client keeps them: control characters as spaces, 15 / 11 bytes). */
 export interface ClientInfo07 {
   clientId: number;
   local: boolean;
@@ -470,8 +470,8 @@ export class TeeworldsClient {
           clientId: r.int('clientId'),
           local: r.int('local') !== 0,
           team: r.int('team'),
-          name: r.str('name'),
-          clan: r.str('clan'),
+          name: sanitizePlayerString(r.str('name'), 16),
+          clan: sanitizePlayerString(r.str('clan'), 12),
           country: r.int('country'),
         };
         if (ci.clientId < 0 || ci.clientId > 1023) {
