@@ -39,6 +39,7 @@ import {
   NETVERSION_06,
   NETVERSION_07,
   readMsgHeader,
+  startInfoMessage,
   UUID_CLIENTVER,
   uuidBytes,
   type MsgIds,
@@ -441,17 +442,7 @@ export class TeeworldsClient {
       if (h.id === ids.conReady) {
         // (only while loading: a server that repeats it gets one STARTINFO, not one per CON_READY)
         if (this.state !== 'loading') return;
-        const w = msgHeader(new MsgWriter(), false, ids.gameStartInfo);
-        const o = this.opts;
-        if (this.version === '0.7') {
-          w.str(o.name).str(o.clan).int(o.country);
-          for (let i = 0; i < 6; i++) w.str(o.skinParts[i] ?? '');
-          for (let i = 0; i < 6; i++) w.int(0);
-          for (let i = 0; i < 6; i++) w.int(0);
-        } else {
-          w.str(o.name).str(o.clan).int(o.country).str(o.skin).int(0).int(0).int(0);
-        }
-        this.conn.queue(w.finish(), true, now);
+        this.conn.queue(startInfoMessage(this.version, this.opts), true, now);
         this.conn.flush(now);
         this.setState('ready');
         return;
