@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import {
   decodeChunks,
   decodePacket,
+  encodeSnapshotMessages,
   IDS_06,
   IDS_07,
   intsToStr,
@@ -483,3 +484,54 @@ test('client 0.7: SV_CLIENTINFO names and clans reach the user as the 0.7 client
   assert.ok(new TextEncoder().encode(ci.name).length <= 15 && new TextEncoder().encode(ci.clan).length <= 11);
   assert.deepEqual(infos[0], ci);
 });
+
+for (const [version, ddnet] of [
+  ['0.7', false],
+  ['0.6', true],
+  ['0.6', false],
+] as const) {
+  test(`client ${version}${ddnet ? ' + DDNet token' : ''}: one datagram full of PINGs or snapshot messages is answered with one datagram, not one per message`, () => {
+    const r = rig(version, ddnet);
+    r.run(1000);
+    assert.equal(r.client.state, 'ingame');
+    const ids = version === '0.7' ? IDS_07 : IDS_06;
+    let out = 0;
+    r.client.on('datagram', (d) => d.direction === 'out' && out++);
+    const fill = (make: (i: number) => Uint8Array): number => {
+      let n = 0;
+      let size = 0;
+      for (;;) {
+        const m = make(n);
+        if (size + m.length + 2 > 1300 || n >= 255) break;
+        r.server.conn.queue(m, false, r.now);
+        size += m.length + 2;
+        n++;
+      }
+      r.server.conn.flush(r.now);
+      assert.equal(r.toClient.length, 1);
+      for (const b of r.toClient.splice(0)) r.client.receive(b, r.now);
+      return n;
+    };
+    // PINGs: every one is answered, all in one datagram
+    const pings = fill(() => msgHeader(new MsgWriter(), true, ids.ping).finish());
+    assert.ok(pings >= 200);
+    assert.equal(out, 1);
+    const [reply] = r.toServer.splice(0);
+    const pk = decodePacket(reply!, { version, securityToken: version === '0.6' && ddnet });
+    assert.equal(pk.numChunks, pings);
+    // SNAPEMPTY messages against bases never sent: one INPUT asking for a full snapshot
+    out = 0;
+    const t0 = r.client.snapshots.currentTick + 10;
+    const snaps = fill((i) => encodeSnapshotMessages(r.server.codec, t0 + 2 * i, t0 + 2 * i - 1, 0, new Uint8Array(0))[0]!);
+    assert.ok(snaps >= 100);
+    assert.equal(out, 1);
+    assert.equal(r.client.snapshots.ackTick, -1);
+    for (const b of r.toServer.splice(0)) r.server.receive(b, r.now);
+    assert.equal(r.server.ackTick, -1);
+    // and the session carries on (past the 1 s stall those future ticks cause): a full snapshot follows and is acknowledged
+    const before = r.snaps.length;
+    r.run(1500);
+    assert.ok(r.snaps.slice(before).some((s) => s.crcOk && s.deltaTick === -1));
+    assert.ok(r.client.snapshots.ackTick >= 0);
+  });
+}

@@ -92,7 +92,7 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Random bytes (tokens, the connection UUID); defaults to crypto.getRandomValues. */
   random?: (n: number) => Uint8Array;
-  /** How often to send INPUT while in game, ms (default 20 = every server tick; also sent after every stored snapshot). */
+  /** How often to send INPUT while in game, ms (default 20 = every server tick; also after each datagram with snapshot messages). */
   inputIntervalMs?: number;
 }
 
@@ -158,6 +158,8 @@ export class TeeworldsClient {
   private listeners: { [K in keyof ClientEvents]?: Listener<ClientEvents[K]>[] } = {};
   private lastHandshake = -Infinity;
   private lastInput = -Infinity;
+  /** A snapshot message asked for an INPUT: sent once the datagram it came in is processed. */
+  private inputDue = false;
   private handshakeStart = 0;
   /** When the last snapshot completed, and how many snapshot messages were ignored since. */
   private lastSnapAt = 0;
@@ -346,6 +348,9 @@ export class TeeworldsClient {
         this.problem('bad message', e);
       }
     }
+    // One INPUT and one flush per datagram, however many snapshot messages and PINGs it held (not one datagram each).
+    if (this.inputDue) this.sendInput(now);
+    this.conn.flush(now);
   }
 
   private onControl(pk: NetPacket, now: number): void {
@@ -419,9 +424,8 @@ export class TeeworldsClient {
         return;
       }
       if (h.id === ids.ping) {
-        // Latency probe: answer at once (non-vital, as the games do).
+        // Latency probe: answered (non-vital, as the games do) in the datagram that ends `receivePacket`.
         this.conn.queue(msgHeader(new MsgWriter(), true, ids.pingReply).finish(), false, now);
-        this.conn.flush(now);
         return;
       }
       if (h.id === ids.mapChange) {
@@ -502,12 +506,12 @@ export class TeeworldsClient {
           this.snapshots.reset();
           this.ignoredSnaps = 0;
           this.lastSnapAt = now;
-          this.sendInput(now);
+          this.inputDue = true;
         }
         return;
       case 'missing-base':
         this.problem(`snapshot ${m.tick}: base snapshot ${m.deltaTick} is not stored; asking for a full snapshot`);
-        this.sendInput(now);
+        this.inputDue = true;
         return;
       case 'bad-delta':
         this.problem(`snapshot ${m.tick}: bad delta`, r.error);
@@ -531,8 +535,8 @@ export class TeeworldsClient {
           this.ignoredSnaps = 0;
         }
         if (r.status === 'crc-error') this.problem(`snapshot ${m.tick}: CRC mismatch (message ${m.crc}, rebuilt ${r.crc}); dropped`);
+        this.inputDue = true;
         this.fire('snapshot', snap);
-        this.sendInput(now);
         return;
       }
     }
@@ -547,6 +551,7 @@ export class TeeworldsClient {
 
   /** Send INPUT with the acknowledged tick (non-vital, flushed at once). */
   sendInput(now: number): void {
+    this.inputDue = false;
     if (this.state !== 'ingame') return;
     this.lastInput = now;
     const ack = this.snapshots.ackTick;
