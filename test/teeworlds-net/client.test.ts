@@ -535,3 +535,30 @@ for (const [version, ddnet] of [
     assert.ok(r.client.snapshots.ackTick >= 0);
   });
 }
+
+for (const [version, ddnet] of [
+  ['0.7', false],
+  ['0.6', true],
+] as const) {
+  test(`client ${version}: a listener that disconnects mid-datagram gets no more events, and nothing goes out after the CLOSE`, () => {
+    const r = rig(version, ddnet);
+    r.run(1000);
+    const ids = version === '0.7' ? IDS_07 : IDS_06;
+    const events: string[] = [];
+    r.client.on('message', (m) => {
+      events.push(`message ${m.name}`);
+      if (events.length === 1) r.client.disconnect('bye', r.now);
+    });
+    r.client.on('close', () => events.push('close'));
+    r.client.on('datagram', (d) => {
+      if (d.direction === 'out') events.push(decodePacket(d.bytes, { version, securityToken: ddnet }).control ? 'out control' : 'out data');
+    });
+    // two chat messages and a PING in one datagram
+    r.server.conn.queue(msgHeader(new MsgWriter(), false, 3).int(1).str('hi').finish(), false, r.now);
+    r.server.conn.queue(msgHeader(new MsgWriter(), false, 3).int(1).str('again').finish(), false, r.now);
+    r.server.conn.queue(msgHeader(new MsgWriter(), true, ids.ping).finish(), false, r.now);
+    r.server.conn.flush(r.now);
+    for (const b of r.toClient.splice(0)) r.client.receive(b, r.now);
+    assert.deepEqual(events, ['message SV_CHAT', 'out control', 'close']);
+  });
+}

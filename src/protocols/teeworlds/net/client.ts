@@ -342,6 +342,8 @@ export class TeeworldsClient {
       return;
     }
     for (const c of chunks) {
+      // a listener that disconnected ends the datagram: no more events, nothing sent after our CLOSE
+      if (this.state === 'closed') return;
       try {
         this.onChunk(c, now);
       } catch (e) {
@@ -350,7 +352,7 @@ export class TeeworldsClient {
     }
     // One INPUT and one flush per datagram, however many snapshot messages and PINGs it held (not one datagram each).
     if (this.inputDue) this.sendInput(now);
-    this.conn.flush(now);
+    if (this.state !== 'closed') this.conn.flush(now);
   }
 
   private onControl(pk: NetPacket, now: number): void {
