@@ -10,7 +10,11 @@ import fc from 'fast-check';
 import {
   decodeChunks,
   decodePacket,
+  encodeSnapshotMessages,
+  IDS_06,
+  IDS_07,
   intsToStr,
+  msgHeader,
   MsgWriter,
   TeeworldsClient,
   UUID_CLIENTVER,
@@ -392,5 +396,169 @@ for (const version of ['0.7', '0.6'] as const) {
     assert.deepEqual([...w.projectiles.keys()], [100]);
     assert.equal(w.projectiles.get(100)!.fields.x, r.snaps.at(-1)!.tick);
     assert.deepEqual(r.problems, []);
+  });
+}
+
+for (const [version, ddnet] of [
+  ['0.7', false],
+  ['0.6', true],
+] as const) {
+  test(`client ${version}: a server's CLOSE reason reaches the user cleaned of control characters and cut to 127 bytes`, () => {
+    const r = rig(version, ddnet);
+    r.run(500);
+    // terminal escapes (set the title, clear the screen), then far more text than the games' 128-byte buffer
+    const reason = `\x1b]0;pwned\x07\x1b[2J\x7fbye${'é'.repeat(1000)}`;
+    r.server.conn.sendControl(4, new TextEncoder().encode(`${reason}\0`), r.now);
+    let closed = '';
+    r.client.on('close', (x) => (closed = x));
+    for (const b of r.toClient.splice(0)) r.client.receive(b, r.now);
+    assert.equal(r.client.state, 'closed');
+    const shown = closed.replace(/^server closed the connection: /, '');
+    assert.ok(!/[\x00-\x1f\x7f]/.test(shown), JSON.stringify(shown.slice(0, 40)));
+    assert.ok(new TextEncoder().encode(shown).length <= 127, `${shown.length} characters`);
+    assert.ok(shown.startsWith(' ]0;pwned  [2J bye'), JSON.stringify(shown.slice(0, 40)));
+    assert.ok(!shown.includes('\ufffd'), 'cut on a character boundary');
+  });
+}
+
+for (const [version, ddnet] of [
+  ['0.7', false],
+  ['0.6', true],
+] as const) {
+  test(`client ${version}: a MAP_CHANGE mid-game sends READY again, rejoins and takes the new map's ticks, which start over`, () => {
+    const r = rig(version, ddnet);
+    r.run(1500);
+    assert.equal(r.client.state, 'ingame');
+    const oldTick = r.client.snapshots.currentTick;
+    assert.ok(oldTick > 100);
+    // The server changes the map: it waits for READY, and its ticks start over.
+    const ids = version === '0.7' ? IDS_07 : IDS_06;
+    const w = msgHeader(new MsgWriter(), true, ids.mapChange).str('ctf2').int(0x4321).int(6000);
+    if (version === '0.7') w.int(1).int(1024).raw(new Uint8Array(32));
+    r.server.state = 'connected';
+    r.server.tick = 0;
+    r.server.ackTick = -1;
+    r.server.sent.clear();
+    const seen = r.server.sysSeen.length;
+    const states: string[] = [];
+    r.client.on('state', (s) => states.push(s));
+    r.server.conn.queue(w.finish(), true, r.now);
+    r.server.conn.flush(r.now);
+    const snapsBefore = r.snaps.length;
+    r.run(400);
+    assert.equal(r.client.map, 'ctf2');
+    assert.ok(r.server.sysSeen.slice(seen).includes(`sys:${ids.ready}`), 'READY sent for the new map');
+    assert.deepEqual(states, ['loading', 'ready', 'ingame']);
+    assert.equal(r.client.state, 'ingame');
+    // snapshots of the new map (ticks below the old ones) complete at once, not after a stall
+    const fresh = r.snaps.slice(snapsBefore).filter((s) => s.crcOk && s.tick < oldTick);
+    assert.ok(fresh.length > 0, 'the new map’s snapshots are taken');
+    assert.ok(r.client.snapshots.currentTick < oldTick);
+    assert.ok(!r.problems.some((p) => /resetting the snapshot state/.test(p.what)));
+  });
+}
+
+test('client 0.7: SV_CLIENTINFO names and clans reach the user as the 0.7 client keeps them (no control characters, 15 / 11 bytes)', () => {
+  const r = rig('0.7', false);
+  r.run(1500);
+  assert.equal(r.client.state, 'ingame');
+  const infos: { name: string; clan: string }[] = [];
+  r.client.on('clientInfo', (ci) => infos.push(ci));
+  // another player: escapes and far more text than the games' name and clan buffers
+  const w = msgHeader(new MsgWriter(), false, IDS_07.gameClientInfo)
+    .int(5)
+    .int(0)
+    .int(0)
+    .str(`  \x1b[31mevil\x07${'ü'.repeat(300)}`)
+    .str(`\x1b]0;x\x07${'c'.repeat(300)}`)
+    .int(-1);
+  for (let i = 0; i < 6; i++) w.str('standard');
+  for (let i = 0; i < 13; i++) w.int(0);
+  r.server.conn.queue(w.finish(), true, r.now);
+  r.server.conn.flush(r.now);
+  r.run(100);
+  assert.equal(infos.length, 1);
+  const ci = r.client.clientInfos.get(5)!;
+  assert.equal(ci.name, '[31mevil üüü');
+  assert.equal(ci.clan, ']0;x cccccc');
+  assert.ok(new TextEncoder().encode(ci.name).length <= 15 && new TextEncoder().encode(ci.clan).length <= 11);
+  assert.deepEqual(infos[0], ci);
+});
+
+for (const [version, ddnet] of [
+  ['0.7', false],
+  ['0.6', true],
+  ['0.6', false],
+] as const) {
+  test(`client ${version}${ddnet ? ' + DDNet token' : ''}: one datagram full of PINGs or snapshot messages is answered with one datagram, not one per message`, () => {
+    const r = rig(version, ddnet);
+    r.run(1000);
+    assert.equal(r.client.state, 'ingame');
+    const ids = version === '0.7' ? IDS_07 : IDS_06;
+    let out = 0;
+    r.client.on('datagram', (d) => d.direction === 'out' && out++);
+    const fill = (make: (i: number) => Uint8Array): number => {
+      let n = 0;
+      let size = 0;
+      for (;;) {
+        const m = make(n);
+        if (size + m.length + 2 > 1300 || n >= 255) break;
+        r.server.conn.queue(m, false, r.now);
+        size += m.length + 2;
+        n++;
+      }
+      r.server.conn.flush(r.now);
+      assert.equal(r.toClient.length, 1);
+      for (const b of r.toClient.splice(0)) r.client.receive(b, r.now);
+      return n;
+    };
+    // PINGs: every one is answered, all in one datagram
+    const pings = fill(() => msgHeader(new MsgWriter(), true, ids.ping).finish());
+    assert.ok(pings >= 200);
+    assert.equal(out, 1);
+    const [reply] = r.toServer.splice(0);
+    const pk = decodePacket(reply!, { version, securityToken: version === '0.6' && ddnet });
+    assert.equal(pk.numChunks, pings);
+    // SNAPEMPTY messages against bases never sent: one INPUT asking for a full snapshot
+    out = 0;
+    const t0 = r.client.snapshots.currentTick + 10;
+    const snaps = fill((i) => encodeSnapshotMessages(r.server.codec, t0 + 2 * i, t0 + 2 * i - 1, 0, new Uint8Array(0))[0]!);
+    assert.ok(snaps >= 100);
+    assert.equal(out, 1);
+    assert.equal(r.client.snapshots.ackTick, -1);
+    for (const b of r.toServer.splice(0)) r.server.receive(b, r.now);
+    assert.equal(r.server.ackTick, -1);
+    // and the session carries on (past the 1 s stall those future ticks cause): a full snapshot follows and is acknowledged
+    const before = r.snaps.length;
+    r.run(1500);
+    assert.ok(r.snaps.slice(before).some((s) => s.crcOk && s.deltaTick === -1));
+    assert.ok(r.client.snapshots.ackTick >= 0);
+  });
+}
+
+for (const [version, ddnet] of [
+  ['0.7', false],
+  ['0.6', true],
+] as const) {
+  test(`client ${version}: a listener that disconnects mid-datagram gets no more events, and nothing goes out after the CLOSE`, () => {
+    const r = rig(version, ddnet);
+    r.run(1000);
+    const ids = version === '0.7' ? IDS_07 : IDS_06;
+    const events: string[] = [];
+    r.client.on('message', (m) => {
+      events.push(`message ${m.name}`);
+      if (events.length === 1) r.client.disconnect('bye', r.now);
+    });
+    r.client.on('close', () => events.push('close'));
+    r.client.on('datagram', (d) => {
+      if (d.direction === 'out') events.push(decodePacket(d.bytes, { version, securityToken: ddnet }).control ? 'out control' : 'out data');
+    });
+    // two chat messages and a PING in one datagram
+    r.server.conn.queue(msgHeader(new MsgWriter(), false, 3).int(1).str('hi').finish(), false, r.now);
+    r.server.conn.queue(msgHeader(new MsgWriter(), false, 3).int(1).str('again').finish(), false, r.now);
+    r.server.conn.queue(msgHeader(new MsgWriter(), true, ids.ping).finish(), false, r.now);
+    r.server.conn.flush(r.now);
+    for (const b of r.toClient.splice(0)) r.client.receive(b, r.now);
+    assert.deepEqual(events, ['message SV_CHAT', 'out control', 'close']);
   });
 }

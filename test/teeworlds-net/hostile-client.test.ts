@@ -7,7 +7,17 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_TW_LIMITS, encodeInts, encodeSnapshotMessages, TeeworldsClient, type NetVersion } from '../../src/protocols/teeworlds/index.js';
+import {
+  createDeltaBytes,
+  DEFAULT_TW_LIMITS,
+  encodeInts,
+  encodeSnapshotMessages,
+  Snapshot,
+  SnapshotBuilder,
+  STATIC_SIZES,
+  TeeworldsClient,
+  type NetVersion,
+} from '../../src/protocols/teeworlds/index.js';
 import { FakeServer } from './fake-server.js';
 
 for (const [version, ddnet] of [
@@ -56,5 +66,60 @@ for (const [version, ddnet] of [
     assert.ok(complete >= 90, `${complete} completed`);
     assert.equal(rx.ackTick, -1);
     assert.ok(rx.storage.evicted > 0);
+  });
+}
+
+for (const [version, ddnet] of [
+  ['0.7', false],
+  ['0.6', true],
+] as const satisfies readonly (readonly [NetVersion, boolean])[]) {
+  test(`client ${version}: a server declaring new extended types in every snapshot cannot grow the remembered declarations past twMaxItems`, () => {
+    const toClient: Uint8Array[] = [];
+    const toServer: Uint8Array[] = [];
+    const server = new FakeServer({ version, ddnet }, (b) => toClient.push(b));
+    const client = new TeeworldsClient({ version, ddnetToken: ddnet, name: 'victim' }, (b) => toServer.push(b));
+    let now = 0;
+    const pump = () => {
+      for (let guard = 0; guard < 100 && (toServer.length > 0 || toClient.length > 0); guard++) {
+        for (const b of toServer.splice(0)) server.receive(b, now);
+        for (const b of toClient.splice(0)) client.receive(b, now);
+      }
+    };
+    client.start(0);
+    while (now < 1000) {
+      now += 20;
+      client.update(now);
+      if (now % 40 === 0) server.step(now);
+      server.conn.update(now);
+      pump();
+    }
+    assert.equal(client.state, 'ingame');
+    server.state = 'connected'; // no more of its own snapshots
+    let tick = client.snapshots.currentTick;
+    let complete = 0;
+    client.on('snapshot', (s) => s.crcOk && complete++);
+    const max = DEFAULT_TW_LIMITS.twMaxItems;
+    for (let i = 0; i < 60; i++) {
+      // 100 declarations (type 0, 4 ints) with ids never used before
+      const b = new SnapshotBuilder();
+      for (let k = 0; k < 100; k++) b.add(0, 0x4000 + i * 100 + k, [i, k, 0x1234, 0x5678]);
+      const snap = b.finish();
+      tick += 2;
+      const delta = createDeltaBytes(Snapshot.EMPTY, snap, STATIC_SIZES[server.codec]);
+      for (const m of encodeSnapshotMessages(server.codec, tick, -1, snap.crc(), delta)) {
+        server.conn.queue(m, false, now);
+        server.conn.flush(now);
+      }
+      now += 20;
+      pump();
+      assert.ok(client.snapshots.declarations.size <= max, `${client.snapshots.declarations.size} remembered after ${i + 1}`);
+      assert.ok(client.world.declarations.size <= max, `${client.world.declarations.size} in the world after ${i + 1}`);
+    }
+    assert.equal(complete, 60);
+    // the newest snapshot's own declarations are all known
+    for (let k = 0; k < 100; k++) {
+      assert.ok(client.snapshots.declarations.has(0x4000 + 59 * 100 + k));
+      assert.ok(client.world.declarations.has(0x4000 + 59 * 100 + k));
+    }
   });
 }

@@ -1,6 +1,6 @@
 /**
- * Extended-type declarations are looked up, not copied, per snapshot: a peer can make a
- * session remember 65,536 of them, and a copy per record made every snapshot cost that.
+ * Extended-type declarations are looked up, not copied, per snapshot: a session may remember up to `twMaxItems` of
+ * them (a peer could once make it 65,536), and a copy per record made every snapshot cost that.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -78,7 +78,7 @@ function rebuilder(sizes: Int32Array, mode: VarintMode, limits: Readonly<TwLimit
 export class SnapshotReceiver implements ClientMirror {
   readonly version: TwVersion;
   readonly storage: SnapshotStorage;
-  /** Internal extended type → UUID, learned from declarations of all snapshots so far. */
+  /** Internal extended type → UUID, learned from declarations of all snapshots so far (past `twMaxItems`, only the last one's). */
   readonly declarations = new Map<number, string>();
   private readonly mode: VarintMode;
   private readonly partSize: number;
@@ -220,6 +220,17 @@ export class SnapshotReceiver implements ClientMirror {
   private declInts: Map<number, Int32Array> | undefined = undefined;
 
   private learnDeclarations(snap: Snapshot): void {
+    this.learnFrom(snap);
+    // Remembered ones past `twMaxItems` (a hostile peer declaring new ids in every snapshot would make them grow to
+    // 65,536 UUID strings in two maps): keep only this snapshot's, which fit (it holds at most `twMaxItems` items).
+    if (this.declarations.size > this.limits.twMaxItems) {
+      this.declarations.clear();
+      this.declInts?.clear();
+      this.learnFrom(snap);
+    }
+  }
+
+  private learnFrom(snap: Snapshot): void {
     const keys = snap.keys;
     const off = snap.offsets;
     // the data ints where they live (making the `data` view costs more than this loop)

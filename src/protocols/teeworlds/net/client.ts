@@ -1,16 +1,13 @@
 /**
  * A Teeworlds / DDNet game client, transport-free (reference §14.9, §15).
  *
- * It performs the handshake (0.6 plain, 0.6 with DDNet's security token, 0.7
- * tokens), joins the game (INFO, READY, STARTINFO, ENTERGAME; the map download is
- * skipped: the servers do not check it), receives snapshots through the snapshot
- * codec and acknowledges them with INPUT so that the server sends deltas.
+ * It performs the handshake (0.6 plain, 0.6 with DDNet's security token, 0.7 tokens), joins the game (INFO, READY,
+ * STARTINFO, ENTERGAME, again after a MAP_CHANGE mid-game; the map download is skipped: the servers do not check it),
+ * receives snapshots through the snapshot codec and acknowledges them with INPUT so that the server sends deltas.
  *
- * Datagrams go out through `send`; incoming ones are fed to `receive`; `update`
- * drives the timers. Nothing here touches the network, so the same class runs in
- * a browser (with a relay), in tests (with a fake server) and over node:dgram
- * (see `udp.ts`). Bad input never throws out of `receive`: it is reported
- * through the `problem` event and the client carries on.
+ * Datagrams go out through `send`; incoming ones are fed to `receive`; `update` drives the timers. Nothing here touches
+ * the network, so the same class runs in a browser (with a relay), in tests (with a fake server) and over node:dgram
+ * (see `udp.ts`). Bad input never throws out of `receive`: it is reported through the `problem` event, the client carries on.
  */
 import { DecodeError } from '../../../core/errors.js';
 import {
@@ -42,6 +39,7 @@ import {
   NETVERSION_06,
   NETVERSION_07,
   readMsgHeader,
+  startInfoMessage,
   UUID_CLIENTVER,
   uuidBytes,
   type MsgIds,
@@ -51,6 +49,7 @@ import type { Snapshot } from '../snapshot.js';
 import type { SnapKind } from '../codec.js';
 import type { TwVersion } from '../delta.js';
 import { WorldMirror } from './world.js';
+import { sanitizeCloseReason, sanitizePlayerString } from '../strings.js';
 
 /** A snapshot the client completed (or rebuilt with a wrong CRC: `crcOk` false, not stored). */
 export interface ReceivedSnapshot {
@@ -93,7 +92,7 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** Random bytes (tokens, the connection UUID); defaults to crypto.getRandomValues. */
   random?: (n: number) => Uint8Array;
-  /** How often to send INPUT while in game, ms (default 20 = every server tick; also sent after every stored snapshot). */
+  /** How often to send INPUT while in game, ms (default 20 = every server tick; also after each datagram with snapshot messages). */
   inputIntervalMs?: number;
 }
 
@@ -112,7 +111,7 @@ export interface ClientProblem {
   error?: DecodeError;
 }
 
-/** A player as announced by 0.7's SV_CLIENTINFO game message. */
+/** A player as announced by 0.7's SV_CLIENTINFO (name, clan as the 0.7 client keeps them: control characters as spaces, 15 / 11 bytes). */
 export interface ClientInfo07 {
   clientId: number;
   local: boolean;
@@ -159,6 +158,8 @@ export class TeeworldsClient {
   private listeners: { [K in keyof ClientEvents]?: Listener<ClientEvents[K]>[] } = {};
   private lastHandshake = -Infinity;
   private lastInput = -Infinity;
+  /** A snapshot message asked for an INPUT: sent once the datagram it came in is processed. */
+  private inputDue = false;
   private handshakeStart = 0;
   /** When the last snapshot completed, and how many snapshot messages were ignored since. */
   private lastSnapAt = 0;
@@ -341,12 +342,17 @@ export class TeeworldsClient {
       return;
     }
     for (const c of chunks) {
+      // a listener that disconnected ends the datagram: no more events, nothing sent after our CLOSE
+      if (this.state === 'closed') return;
       try {
         this.onChunk(c, now);
       } catch (e) {
         this.problem('bad message', e);
       }
     }
+    // One INPUT and one flush per datagram, however many snapshot messages and PINGs it held (not one datagram each).
+    if (this.inputDue) this.sendInput(now);
+    if (this.state !== 'closed') this.conn.flush(now);
   }
 
   private onControl(pk: NetPacket, now: number): void {
@@ -355,9 +361,12 @@ export class TeeworldsClient {
     switch (m.type) {
       case 'keepalive':
         return;
-      case 'close':
-        this.close(`server closed the connection${m.reason ? `: ${m.reason}` : ''}`);
+      case 'close': {
+        // kept as the games keep it (127 bytes, control characters as spaces): it reaches callbacks, logs, terminals
+        const reason = sanitizeCloseReason(m.reason ?? '');
+        this.close(`server closed the connection${reason ? `: ${reason}` : ''}`);
         return;
+      }
       case 'token':
         if (this.version === '0.7' && this.state === 'token' && m.token !== undefined) {
           this.conn.peerToken = m.token;
@@ -417,13 +426,19 @@ export class TeeworldsClient {
         return;
       }
       if (h.id === ids.ping) {
-        // Latency probe: answer at once (non-vital, as the games do).
+        // Latency probe: answered (non-vital, as the games do) in the datagram that ends `receivePacket`.
         this.conn.queue(msgHeader(new MsgWriter(), true, ids.pingReply).finish(), false, now);
-        this.conn.flush(now);
         return;
       }
       if (h.id === ids.mapChange) {
         this.map = r.str('mapName');
+        if (this.state === 'ready' || this.state === 'ingame') {
+          // A new map mid-game: the server waits for READY again and its ticks start over; the old snapshots are stale.
+          this.snapshots.reset();
+          this.clientInfos.clear();
+          this.localClientId = -1;
+          this.setState('loading');
+        }
         if (this.state === 'loading') {
           this.conn.queue(msgHeader(new MsgWriter(), true, ids.ready).finish(), true, now);
           this.conn.flush(now);
@@ -433,17 +448,7 @@ export class TeeworldsClient {
       if (h.id === ids.conReady) {
         // (only while loading: a server that repeats it gets one STARTINFO, not one per CON_READY)
         if (this.state !== 'loading') return;
-        const w = msgHeader(new MsgWriter(), false, ids.gameStartInfo);
-        const o = this.opts;
-        if (this.version === '0.7') {
-          w.str(o.name).str(o.clan).int(o.country);
-          for (let i = 0; i < 6; i++) w.str(o.skinParts[i] ?? '');
-          for (let i = 0; i < 6; i++) w.int(0);
-          for (let i = 0; i < 6; i++) w.int(0);
-        } else {
-          w.str(o.name).str(o.clan).int(o.country).str(o.skin).int(0).int(0).int(0);
-        }
-        this.conn.queue(w.finish(), true, now);
+        this.conn.queue(startInfoMessage(this.version, this.opts), true, now);
         this.conn.flush(now);
         this.setState('ready');
         return;
@@ -462,8 +467,8 @@ export class TeeworldsClient {
           clientId: r.int('clientId'),
           local: r.int('local') !== 0,
           team: r.int('team'),
-          name: r.str('name'),
-          clan: r.str('clan'),
+          name: sanitizePlayerString(r.str('name'), 16),
+          clan: sanitizePlayerString(r.str('clan'), 12),
           country: r.int('country'),
         };
         if (ci.clientId < 0 || ci.clientId > 1023) {
@@ -493,9 +498,8 @@ export class TeeworldsClient {
       case 'partial':
         return;
       case 'ignored':
-        // A corrupt or hostile snapshot message with a tick from the future makes every
-        // real one look old. If snapshots keep coming but none completes for a second,
-        // start over: forget the stored snapshots and acknowledge -1 (a full snapshot follows).
+        // A corrupt or hostile snapshot message with a tick from the future makes every real one look old. If snapshots
+        // keep coming but none completes for a second, start over: forget them and acknowledge -1 (a full one follows).
         this.ignoredSnaps++;
         if (this.ignoredSnaps >= 10 && now - this.lastSnapAt > 1000) {
           this.problem(
@@ -504,12 +508,12 @@ export class TeeworldsClient {
           this.snapshots.reset();
           this.ignoredSnaps = 0;
           this.lastSnapAt = now;
-          this.sendInput(now);
+          this.inputDue = true;
         }
         return;
       case 'missing-base':
         this.problem(`snapshot ${m.tick}: base snapshot ${m.deltaTick} is not stored; asking for a full snapshot`);
-        this.sendInput(now);
+        this.inputDue = true;
         return;
       case 'bad-delta':
         this.problem(`snapshot ${m.tick}: bad delta`, r.error);
@@ -533,17 +537,14 @@ export class TeeworldsClient {
           this.ignoredSnaps = 0;
         }
         if (r.status === 'crc-error') this.problem(`snapshot ${m.tick}: CRC mismatch (message ${m.crc}, rebuilt ${r.crc}); dropped`);
+        this.inputDue = true;
         this.fire('snapshot', snap);
-        this.sendInput(now);
         return;
       }
     }
   }
 
-  /**
-   * Send a message (its header int included, e.g. built with `MsgWriter` and
-   * `msgHeader`) once in game or loading; vital by default. Flushed at once.
-   */
+  /** Send a message (its header int included, e.g. built with `MsgWriter` and `msgHeader`) once in game or loading; flushed at once. */
   sendMessage(message: Uint8Array, vital: boolean, now: number): void {
     if (this.state === 'closed' || this.state === 'offline' || this.state === 'token' || this.state === 'connecting') return;
     this.conn.queue(message, vital, now);
@@ -552,6 +553,7 @@ export class TeeworldsClient {
 
   /** Send INPUT with the acknowledged tick (non-vital, flushed at once). */
   sendInput(now: number): void {
+    this.inputDue = false;
     if (this.state !== 'ingame') return;
     this.lastInput = now;
     const ack = this.snapshots.ackTick;

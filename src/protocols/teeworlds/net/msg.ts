@@ -142,6 +142,15 @@ export function msgHeader(w: MsgWriter, system: boolean, id: number): MsgWriter 
   return w.int((id << 1) | (system ? 1 : 0));
 }
 
+/** The game message CL_STARTINFO a client sends on CON_READY: 0.6 with a skin name, 0.7 with six skin part names (no custom colours). */
+export function startInfoMessage(v: NetVersion, o: { name: string; clan: string; country: number; skin: string; skinParts: readonly string[] }): Uint8Array {
+  const w = msgHeader(new MsgWriter(), false, msgIds(v).gameStartInfo).str(o.name).str(o.clan).int(o.country);
+  if (v === '0.6') return w.str(o.skin).int(0).int(0).int(0).finish();
+  for (let i = 0; i < 6; i++) w.str(o.skinParts[i] ?? '');
+  for (let i = 0; i < 12; i++) w.int(0);
+  return w.finish();
+}
+
 export function uuidText(b: Uint8Array): string {
   let h = '';
   for (let i = 0; i < 16; i++) {

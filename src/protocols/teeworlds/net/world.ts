@@ -8,6 +8,7 @@
 import type { TwVersion } from '../delta.js';
 import { extTypeDeclarations, itemFields, itemTypeInfo, type FieldValue } from '../items.js';
 import type { Snapshot } from '../snapshot.js';
+import { DEFAULT_TW_LIMITS } from '../limits.js';
 
 export type Fields = Record<string, FieldValue>;
 
@@ -64,7 +65,7 @@ export class WorldMirror {
   readonly game = new Map<string, Fields>();
   /** Events of the last snapshot (sounds, explosions, deaths, ...). */
   events: { type: string; id: number; fields: Fields }[] = [];
-  /** Extended-type declarations seen so far. */
+  /** Extended-type declarations seen so far (past `twMaxItems`, only the last snapshot's). */
   readonly declarations = new Map<number, string>();
 
   constructor(version: TwVersion) {
@@ -92,6 +93,11 @@ export class WorldMirror {
     this.game.clear();
     this.events = [];
     extTypeDeclarations(snap, this.declarations);
+    // past `twMaxItems` remembered (new ids in every snapshot), only this snapshot's (at most `twMaxItems` items)
+    if (this.declarations.size > DEFAULT_TW_LIMITS.twMaxItems) {
+      this.declarations.clear();
+      extTypeDeclarations(snap, this.declarations);
+    }
     const ddnetChars = new Map<number, Fields>();
     for (let i = 0; i < snap.numItems; i++) {
       const type = snap.type(i);
