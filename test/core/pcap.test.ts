@@ -5,6 +5,7 @@ import { DecodeError } from '../../src/core/errors.js';
 import { fromHex, toHex } from '../../src/core/hex.js';
 import {
   buildUdpIpv4,
+  canonicalIp,
   frameToUdp,
   isCapture,
   LINKTYPE_ETHERNET,
@@ -236,4 +237,36 @@ test('fuzz: readCapture and udpDatagrams are total (random, truncated, mutated)'
     }),
     { numRuns: 2000 },
   );
+});
+
+test('udp extraction: IPv6 addresses are RFC 5952 text (the longest zero run is ::), and canonicalIp gives that text for any spelling', () => {
+  const v6 = (src: number[]) => {
+    const p = new Uint8Array(40 + 8);
+    p[0] = 0x60;
+    p[5] = 8;
+    p[6] = 17;
+    src.forEach((w, i) => {
+      p[8 + 2 * i] = w >> 8;
+      p[9 + 2 * i] = w & 0xff;
+    });
+    p[39] = 1;
+    p.set([0x23, 0x28, 0x20, 0x6f, 0, 8, 0, 0], 40);
+    return frameToUdp({ time: 0, linkType: LINKTYPE_RAW, data: p, originalLength: p.length, offset: 0 })?.src;
+  };
+  // The later, longer run is the one compressed (it was the first one: 2001::1:0:0:0:1).
+  assert.equal(v6([0x2001, 0, 0, 1, 0, 0, 0, 1]), '2001:0:0:1::1');
+  assert.equal(v6([0x2001, 0xdb8, 0, 0, 1, 0, 0, 1]), '2001:db8::1:0:0:1');
+  assert.equal(v6([1, 0, 2, 0, 0, 3, 0, 0]), '1:0:2::3:0:0');
+  assert.equal(v6([1, 2, 3, 4, 5, 6, 7, 0]), '1:2:3:4:5:6:7:0');
+  assert.equal(v6([0, 0, 0, 0, 0, 0, 0, 0]), '::');
+  for (const [text, canon] of [
+    ['2001:0:0:1:0:0:0:1', '2001:0:0:1::1'],
+    ['2001:0000:0:1::0001', '2001:0:0:1::1'],
+    ['2001:DB8::1', '2001:db8::1'],
+    ['::ffff:1.2.3.4', '::ffff:102:304'],
+    ['1:2:3:4:5:6:7::', '1:2:3:4:5:6:7:0'],
+    ['001.2.3.4', '1.2.3.4'],
+  ])
+    assert.equal(canonicalIp(text!), canon, text);
+  for (const bad of ['', '1::2::3', ':::', '1:2:3:4:5:6:7:8:9', '1:2:3:4:5:6:7', 'g::', '256.1.1.1', '12345::']) assert.equal(canonicalIp(bad), undefined, bad);
 });
