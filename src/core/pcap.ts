@@ -371,7 +371,9 @@ export function ipLayer(f: CapturedFrame, protocol: number): IpPacket | undefine
   if (v === 4) {
     if (ip.length < 20) return undefined;
     const ihl = (ip[0]! & 0x0f) * 4;
-    const total = (ip[2]! << 8) | ip[3]!;
+    // A total length of 0 is a segmentation-offload packet captured before the NIC cut it up (the
+    // sending host's own capture): its length is the captured bytes', as Wireshark reads it.
+    const total = (ip[2]! << 8) | ip[3]! || ip.length;
     const frag = ((ip[6]! << 8) | ip[7]!) & 0x3fff; // MF flag + fragment offset
     if (ihl < 20 || ip[9] !== protocol || frag !== 0 || total < ihl || total > ip.length) return undefined;
     return { src: ipv4Text(ip, 12), dst: ipv4Text(ip, 16), bytes: ip, at: ihl, end: total };
