@@ -91,6 +91,8 @@ interface Iface {
   linkType: number;
   /** Timestamp units per second (10^6 unless `if_tsresol` says otherwise). */
   perSec: number;
+  /** Most bytes captured of a packet (0: no limit). */
+  snapLen: number;
 }
 
 function readPcapng(bytes: Uint8Array, dv: DataView, opts: CaptureOptions): Capture {
@@ -124,7 +126,7 @@ function readPcapng(bytes: Uint8Array, dv: DataView, opts: CaptureOptions): Capt
     const bodyEnd = p + len - 4;
     if (type === 1) {
       if (bodyEnd - body < 8) throw new DecodeError(body, `${path}.interface`, '8 bytes of interface description', `${bodyEnd - body}`);
-      const iface: Iface = { linkType: dv.getUint16(body, le), perSec: 1e6 };
+      const iface: Iface = { linkType: dv.getUint16(body, le), perSec: 1e6, snapLen: dv.getUint32(body + 4, le) };
       // Options: look for if_tsresol (9).
       let o = body + 8;
       while (o + 4 <= bodyEnd) {
@@ -152,7 +154,10 @@ function readPcapng(bytes: Uint8Array, dv: DataView, opts: CaptureOptions): Capt
         if (bodyEnd - body < 4) throw new DecodeError(body, path, '4 bytes of simple packet block', `${bodyEnd - body}`);
         ifIndex = 0;
         orig = dv.getUint32(body, le);
-        caplen = Math.min(orig, bodyEnd - body - 4);
+        // The block's data is padded to 4 bytes: a packet cut at the interface's snap length
+        // (not a multiple of 4) is that long, not as long as the padded data.
+        const snap = ifaces[0]?.snapLen ?? 0;
+        caplen = Math.min(orig, bodyEnd - body - 4, snap > 0 ? snap : Infinity);
         data = body + 4;
       } else {
         if (bodyEnd - body < 20) throw new DecodeError(body, path, '20 bytes of packet block header', `${bodyEnd - body}`);

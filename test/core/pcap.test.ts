@@ -132,6 +132,18 @@ for (const le of [true, false]) {
     assert.equal(u.length, 3);
     for (const d of u) assert.deepEqual([d.src, d.srcPort, d.dst, d.dstPort, toHex(d.payload)], ['10.0.0.1', 1111, '10.0.0.2', 8303, 'c0ffee']);
   });
+
+  test(`pcapng (${le ? 'little' : 'big'}-endian): a simple packet cut at the snap length is that long, without the block's padding`, () => {
+    const shb = block(0x0a0d0d0a, [...u32(0x1a2b3c4d, le), ...u16(1, le), ...u16(0, le), ...u32(0xffffffff, le), ...u32(0xffffffff, le)], le);
+    const frame = Array.from({ length: 100 }, (_, i) => i + 1);
+    const spb = (snap: number) => block(3, [...u32(frame.length, le), ...pad4(frame.slice(0, snap))], le);
+    // Snap length 62: the block holds 62 bytes and 2 of padding.
+    const cut = readCapture(new Uint8Array([...shb, ...block(1, [...u16(LINKTYPE_ETHERNET, le), 0, 0, ...u32(62, le)], le), ...spb(62)]));
+    assert.deepEqual([cut.frames[0]!.data.length, cut.frames[0]!.originalLength, cut.frames[0]!.data[61]], [62, 100, 62]);
+    // Snap length 0 (none): the packet whole.
+    const whole = readCapture(new Uint8Array([...shb, ...block(1, [...u16(LINKTYPE_ETHERNET, le), 0, 0, ...u32(0, le)], le), ...spb(100)]));
+    assert.deepEqual(Array.from(whole.frames[0]!.data), frame);
+  });
 }
 
 test('udp extraction: BSD loopback, SLL2, IPv6, fragments and non-UDP skipped', () => {
