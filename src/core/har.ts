@@ -56,7 +56,8 @@ export function decodeBase64(text: string, path = 'base64', max = Infinity): Uin
   while (n > 0 && text.charCodeAt(n - 1) === 61 /* = */) n--;
   const pad = text.length - n;
   if (n % 4 === 1) throw new DecodeError(n, path, 'base64 text of a valid length', `${n} characters before the padding`);
-  if (pad > 0 && (n + pad) % 4 !== 0) throw new DecodeError(n, path, 'padding that makes the length a multiple of 4', `${pad} "=" after ${n} characters`);
+  // Exactly the padding that completes the last quantum: `QUJD====` or `QQ======` is not another spelling.
+  if (pad > 0 && pad !== (4 - (n % 4)) % 4) throw new DecodeError(n, path, 'padding that makes the length a multiple of 4', `${pad} "=" after ${n} characters`);
   const size = Math.floor((n * 3) / 4);
   if (size > max) throw new LimitError(0, path, 'maxMessageSize', size, max);
   const out = new Uint8Array(size);

@@ -91,6 +91,8 @@ interface Iface {
   linkType: number;
   /** Timestamp units per second (10^6 unless `if_tsresol` says otherwise). */
   perSec: number;
+  /** Most bytes captured of a packet (0: no limit). */
+  snapLen: number;
 }
 
 function readPcapng(bytes: Uint8Array, dv: DataView, opts: CaptureOptions): Capture {
@@ -124,7 +126,7 @@ function readPcapng(bytes: Uint8Array, dv: DataView, opts: CaptureOptions): Capt
     const bodyEnd = p + len - 4;
     if (type === 1) {
       if (bodyEnd - body < 8) throw new DecodeError(body, `${path}.interface`, '8 bytes of interface description', `${bodyEnd - body}`);
-      const iface: Iface = { linkType: dv.getUint16(body, le), perSec: 1e6 };
+      const iface: Iface = { linkType: dv.getUint16(body, le), perSec: 1e6, snapLen: dv.getUint32(body + 4, le) };
       // Options: look for if_tsresol (9).
       let o = body + 8;
       while (o + 4 <= bodyEnd) {
@@ -152,7 +154,10 @@ function readPcapng(bytes: Uint8Array, dv: DataView, opts: CaptureOptions): Capt
         if (bodyEnd - body < 4) throw new DecodeError(body, path, '4 bytes of simple packet block', `${bodyEnd - body}`);
         ifIndex = 0;
         orig = dv.getUint32(body, le);
-        caplen = Math.min(orig, bodyEnd - body - 4);
+        // The block's data is padded to 4 bytes: a packet cut at the interface's snap length
+        // (not a multiple of 4) is that long, not as long as the padded data.
+        const snap = ifaces[0]?.snapLen ?? 0;
+        caplen = Math.min(orig, bodyEnd - body - 4, snap > 0 ? snap : Infinity);
         data = body + 4;
       } else {
         if (bodyEnd - body < 20) throw new DecodeError(body, path, '20 bytes of packet block header', `${bodyEnd - body}`);
@@ -240,9 +245,78 @@ function ipv4Text(b: Uint8Array, at: number): string {
 }
 
 function ipv6Text(b: Uint8Array, at: number): string {
-  const parts: string[] = [];
-  for (let i = 0; i < 8; i++) parts.push(((b[at + 2 * i]! << 8) | b[at + 2 * i + 1]!).toString(16));
-  return parts.join(':').replace(/(^|:)0(:0)+(:|$)/, '::');
+  const words: number[] = [];
+  for (let i = 0; i < 8; i++) words.push((b[at + 2 * i]! << 8) | b[at + 2 * i + 1]!);
+  return ipv6Words(words);
+}
+
+/**
+ * RFC 5952 text of eight 16-bit words: lower-case hex without leading zeros, the
+ * longest run of two or more zero words (the first of equally long ones) as `::`.
+ */
+function ipv6Words(w: readonly number[]): string {
+  let best = -1;
+  let bestLen = 1;
+  for (let i = 0; i < 8; ) {
+    if (w[i] !== 0) {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && w[j] === 0) j++;
+    if (j - i > bestLen) {
+      best = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  const hex = (a: number, z: number) =>
+    w
+      .slice(a, z)
+      .map((x) => x.toString(16))
+      .join(':');
+  return best < 0 ? hex(0, 8) : `${hex(0, best)}::${hex(best + bestLen, 8)}`;
+}
+
+/**
+ * The text `ipLayer` gives for an IPv4 or IPv6 address written any valid way (IPv6
+ * in any case, with or without `::`, leading zeros, a dotted IPv4 tail), so that a
+ * user's address compares equal to the capture's; undefined when it is no address.
+ */
+export function canonicalIp(text: string): string | undefined {
+  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (v4 !== null) {
+    const p = v4.slice(1).map(Number);
+    return p.every((x) => x <= 255) ? p.join('.') : undefined;
+  }
+  let t = text;
+  const tail: number[] = [];
+  const dotted = /^(.*:)(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/.exec(t);
+  if (dotted !== null) {
+    const q = canonicalIp(dotted[2]!);
+    if (q === undefined) return undefined;
+    const o = q.split('.').map(Number);
+    tail.push((o[0]! << 8) | o[1]!, (o[2]! << 8) | o[3]!);
+    t = dotted[1]!.endsWith('::') ? dotted[1]! : dotted[1]!.slice(0, -1);
+  }
+  const halves = t.split('::');
+  if (halves.length > 2) return undefined;
+  const groups = (s: string): number[] | undefined => {
+    if (s === '') return [];
+    const out: number[] = [];
+    for (const g of s.split(':')) {
+      if (!/^[0-9a-fA-F]{1,4}$/.test(g)) return undefined;
+      out.push(parseInt(g, 16));
+    }
+    return out;
+  };
+  const head = groups(halves[0]!);
+  const rest = halves.length === 2 ? groups(halves[1]!) : [];
+  if (head === undefined || rest === undefined) return undefined;
+  const back = [...rest, ...tail];
+  const fill = 8 - head.length - back.length;
+  if (halves.length === 2 ? fill < 1 : fill !== 0) return undefined;
+  return ipv6Words([...head, ...new Array<number>(fill).fill(0), ...back]);
 }
 
 /** The network-layer packet of a frame (IPv4 / IPv6 bytes), or undefined for other frames. */
@@ -302,7 +376,9 @@ export function ipLayer(f: CapturedFrame, protocol: number): IpPacket | undefine
   if (v === 4) {
     if (ip.length < 20) return undefined;
     const ihl = (ip[0]! & 0x0f) * 4;
-    const total = (ip[2]! << 8) | ip[3]!;
+    // A total length of 0 is a segmentation-offload packet captured before the NIC cut it up (the
+    // sending host's own capture): its length is the captured bytes', as Wireshark reads it.
+    const total = (ip[2]! << 8) | ip[3]! || ip.length;
     const frag = ((ip[6]! << 8) | ip[7]!) & 0x3fff; // MF flag + fragment offset
     if (ihl < 20 || ip[9] !== protocol || frag !== 0 || total < ihl || total > ip.length) return undefined;
     return { src: ipv4Text(ip, 12), dst: ipv4Text(ip, 16), bytes: ip, at: ihl, end: total };

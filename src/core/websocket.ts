@@ -540,6 +540,13 @@ export class WebSocketConnection {
     }
     // Frames of the client wait until the server's answer says how to read them.
     if (this.response === undefined) return;
+    if (this.response.status !== 101) {
+      // The upgrade was refused (the server's side ended with the reason): what the client sends
+      // next is HTTP again (another request on the connection), not frames. Drop it unread.
+      s.dead = true;
+      s.q.clear();
+      return;
+    }
     this.frames(s, out);
   }
 

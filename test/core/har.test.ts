@@ -25,6 +25,8 @@ test('har: base64 is strict (padding only to a multiple of 4, zero leftover bits
   assert.deepEqual(decodeBase64('-_-_'), new Uint8Array([0xfb, 0xff, 0xbf]));
   // Padding where none belongs, too much or too little of it.
   for (const t of ['QUJD=', 'QUJD==', 'QR=', 'QUI==', 'QQ=', '=', '==', 'Q===']) assert.ok(b64err(t), t);
+  // Whole extra quanta of padding: still a multiple of 4, but not the padding of the last quantum.
+  for (const t of ['QUJD====', 'QQ======', 'QUI=====', '====']) assert.equal(b64err(t)?.path, 'base64', t);
   // Leftover bits that are not zero: 'QR' and 'QZ==' would read as 'A' ('QQ' is the one spelling).
   assert.equal(b64err('QR')?.offset, 1);
   assert.equal(b64err('QZ==')?.offset, 1);

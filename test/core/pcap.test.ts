@@ -5,6 +5,7 @@ import { DecodeError } from '../../src/core/errors.js';
 import { fromHex, toHex } from '../../src/core/hex.js';
 import {
   buildUdpIpv4,
+  canonicalIp,
   frameToUdp,
   isCapture,
   LINKTYPE_ETHERNET,
@@ -131,6 +132,18 @@ for (const le of [true, false]) {
     assert.equal(u.length, 3);
     for (const d of u) assert.deepEqual([d.src, d.srcPort, d.dst, d.dstPort, toHex(d.payload)], ['10.0.0.1', 1111, '10.0.0.2', 8303, 'c0ffee']);
   });
+
+  test(`pcapng (${le ? 'little' : 'big'}-endian): a simple packet cut at the snap length is that long, without the block's padding`, () => {
+    const shb = block(0x0a0d0d0a, [...u32(0x1a2b3c4d, le), ...u16(1, le), ...u16(0, le), ...u32(0xffffffff, le), ...u32(0xffffffff, le)], le);
+    const frame = Array.from({ length: 100 }, (_, i) => i + 1);
+    const spb = (snap: number) => block(3, [...u32(frame.length, le), ...pad4(frame.slice(0, snap))], le);
+    // Snap length 62: the block holds 62 bytes and 2 of padding.
+    const cut = readCapture(new Uint8Array([...shb, ...block(1, [...u16(LINKTYPE_ETHERNET, le), 0, 0, ...u32(62, le)], le), ...spb(62)]));
+    assert.deepEqual([cut.frames[0]!.data.length, cut.frames[0]!.originalLength, cut.frames[0]!.data[61]], [62, 100, 62]);
+    // Snap length 0 (none): the packet whole.
+    const whole = readCapture(new Uint8Array([...shb, ...block(1, [...u16(LINKTYPE_ETHERNET, le), 0, 0, ...u32(0, le)], le), ...spb(100)]));
+    assert.deepEqual(Array.from(whole.frames[0]!.data), frame);
+  });
 }
 
 test('udp extraction: BSD loopback, SLL2, IPv6, fragments and non-UDP skipped', () => {
@@ -236,4 +249,36 @@ test('fuzz: readCapture and udpDatagrams are total (random, truncated, mutated)'
     }),
     { numRuns: 2000 },
   );
+});
+
+test('udp extraction: IPv6 addresses are RFC 5952 text (the longest zero run is ::), and canonicalIp gives that text for any spelling', () => {
+  const v6 = (src: number[]) => {
+    const p = new Uint8Array(40 + 8);
+    p[0] = 0x60;
+    p[5] = 8;
+    p[6] = 17;
+    src.forEach((w, i) => {
+      p[8 + 2 * i] = w >> 8;
+      p[9 + 2 * i] = w & 0xff;
+    });
+    p[39] = 1;
+    p.set([0x23, 0x28, 0x20, 0x6f, 0, 8, 0, 0], 40);
+    return frameToUdp({ time: 0, linkType: LINKTYPE_RAW, data: p, originalLength: p.length, offset: 0 })?.src;
+  };
+  // The later, longer run is the one compressed (it was the first one: 2001::1:0:0:0:1).
+  assert.equal(v6([0x2001, 0, 0, 1, 0, 0, 0, 1]), '2001:0:0:1::1');
+  assert.equal(v6([0x2001, 0xdb8, 0, 0, 1, 0, 0, 1]), '2001:db8::1:0:0:1');
+  assert.equal(v6([1, 0, 2, 0, 0, 3, 0, 0]), '1:0:2::3:0:0');
+  assert.equal(v6([1, 2, 3, 4, 5, 6, 7, 0]), '1:2:3:4:5:6:7:0');
+  assert.equal(v6([0, 0, 0, 0, 0, 0, 0, 0]), '::');
+  for (const [text, canon] of [
+    ['2001:0:0:1:0:0:0:1', '2001:0:0:1::1'],
+    ['2001:0000:0:1::0001', '2001:0:0:1::1'],
+    ['2001:DB8::1', '2001:db8::1'],
+    ['::ffff:1.2.3.4', '::ffff:102:304'],
+    ['1:2:3:4:5:6:7::', '1:2:3:4:5:6:7:0'],
+    ['001.2.3.4', '1.2.3.4'],
+  ])
+    assert.equal(canonicalIp(text!), canon, text);
+  for (const bad of ['', '1::2::3', ':::', '1:2:3:4:5:6:7:8:9', '1:2:3:4:5:6:7', 'g::', '256.1.1.1', '12345::']) assert.equal(canonicalIp(bad), undefined, bad);
 });

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { DecodeError } from '../../src/core/errors.js';
-import { LINKTYPE_ETHERNET, LINKTYPE_RAW, readCapture, writePcap, type CapturedFrame } from '../../src/core/pcap.js';
+import { toHex } from '../../src/core/hex.js';
+import { buildUdpIpv4, frameToUdp, LINKTYPE_ETHERNET, LINKTYPE_RAW, readCapture, writePcap, type CapturedFrame } from '../../src/core/pcap.js';
 import {
   buildTcpPacket,
   frameToTcp,
@@ -79,6 +80,20 @@ test('tcp: UDP, truncated and fragmented packets are not segments', () => {
   const badOff = p.slice();
   badOff[32] = 0x40; // data offset 16 < 20
   assert.equal(frameToTcp(raw(badOff)), undefined);
+});
+
+test('tcp: an IPv4 packet with total length 0 (segmentation offload, captured on the sender) is a segment of its captured length', () => {
+  const payload = new Uint8Array(3000).map((_, i) => i & 0xff);
+  const p = buildTcpPacket({ src: '1.2.3.4', srcPort: 50000, dst: '5.6.7.8', dstPort: 80, seq: 7, flags: TCP_ACK, payload });
+  p[2] = 0;
+  p[3] = 0;
+  const s = frameToTcp(raw(p));
+  assert.deepEqual([s?.seq, s?.payload.length, s && toHex(s.payload) === toHex(payload)], [7, 3000, true]);
+  // A UDP datagram so sent reads too; its own length field still bounds it.
+  const u = buildUdpIpv4('1.2.3.4', 1, '5.6.7.8', 2, Uint8Array.of(1, 2, 3));
+  u[2] = 0;
+  u[3] = 0;
+  assert.deepEqual(Array.from(frameToUdp(raw(u))?.payload ?? []), [1, 2, 3]);
 });
 
 // ---------------------------------------------------------------------------

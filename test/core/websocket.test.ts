@@ -398,3 +398,26 @@ test('websocket: header names are own keys only (constructor, __proto__, toStrin
   const ev = c.push(1, encodeFrame({ opcode: 8, payload: fromHex('03e8efbbbf6279') }));
   assert.equal((ev[0] as { reason?: string }).reason, '\ufeffby');
 });
+
+test('websocket: after a refused upgrade (an answer other than 101) the client bytes that follow are HTTP, not frames', () => {
+  for (const early of [false, true]) {
+    const c = new WebSocketConnection();
+    const next = ascii(`GET /other HTTP/1.1\r\nHost: x\r\nUser-Agent: ${'M'.repeat(300)}\r\n\r\n`);
+    const ev = [...c.push(0, early ? concat([upgradeRequest('/ffa'), next]) : upgradeRequest('/ffa'))];
+    ev.push(...c.push(1, ascii('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n')));
+    if (!early) ev.push(...c.push(0, next), ...c.push(0, next));
+    // The server's answer and why the side ended; nothing read as frames from the client.
+    assert.deepEqual(
+      ev.map((e) => [e.kind, e.side]),
+      [
+        ['handshake', 0],
+        ['handshake', 1],
+        ['error', 1],
+      ],
+      `early ${early}`,
+    );
+    assert.equal(errors(ev)[0]!.path, 'http.status');
+    assert.equal(c.buffered, 0);
+    assert.equal(c.open, false);
+  }
+});

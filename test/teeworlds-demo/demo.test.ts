@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import fc from 'fast-check';
-import { DecodeError } from '../../src/core/errors.js';
+import { DecodeError, LimitError } from '../../src/core/errors.js';
 import { run } from '../../src/cli/main.js';
 import {
   createDelta,
@@ -295,6 +295,34 @@ test('teeworlds demo: CLI decode --demo, encode --demo gives the same file back'
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('teeworlds demo: a whole snapshot past twMaxItems / twMaxSnapshotSize is a LimitError, as a delta result is', () => {
+  // One snapshot chunk of n items of a type without a static size (one data int each).
+  const demo = (n: number) => {
+    const keys = new Int32Array(n).map((_, i) => (1 << 16) | i);
+    const offsets = new Int32Array(n + 1).map((_, i) => i);
+    const w = new DemoWriter({ codec: '0.6' });
+    w.snapshot(1, new Snapshot(n, keys, offsets, new Int32Array(n)));
+    return w.finish();
+  };
+  const read = (b: Uint8Array, limits?: { twMaxItems?: number; twMaxSnapshotSize?: number }) => {
+    const out: number[] = [];
+    for (const e of demoEvents(b, readDemoInfo(b), limits === undefined ? {} : { limits })) if (e.kind !== 'message') out.push(e.snapshot.numItems);
+    return out;
+  };
+  assert.deepEqual(read(demo(1024)), [1024]);
+  const big = demo(2000);
+  assert.throws(
+    () => read(big),
+    (e) => e instanceof LimitError && e.limit === 'twMaxItems' && e.path.endsWith('.snapshot.numItems'),
+  );
+  assert.deepEqual(read(big, { twMaxItems: 2000 }), [2000]);
+  // 8 header bytes, then 8 (key and offset) and 4 (its data int) an item: 12,008 bytes for 1000 items.
+  assert.throws(
+    () => read(demo(1000), { twMaxSnapshotSize: 12000 }),
+    (e) => e instanceof LimitError && e.limit === 'twMaxSnapshotSize',
+  );
 });
 
 test('teeworlds demo: total on 100k mutated demos (only events or a DecodeError)', () => {

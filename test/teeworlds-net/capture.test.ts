@@ -178,6 +178,45 @@ test('capture: three clients in one capture, pcapng and Ethernet framing, mid-co
   assert.ok(late.flatMap((d) => d.snapshots).length > 0);
 });
 
+test('capture: --server finds an IPv6 server however its address is spelled (the capture writes RFC 5952 text)', () => {
+  // Raw IPv6 + UDP; the payloads need not be Teeworlds packets: each datagram to or from the server is a record.
+  const udp6 = (src: number[], srcPort: number, dst: number[], dstPort: number) => {
+    const p = new Uint8Array(40 + 8 + 2);
+    p[0] = 0x60;
+    p[5] = 10;
+    p[6] = 17;
+    p[7] = 64;
+    for (let i = 0; i < 8; i++) {
+      p[8 + 2 * i] = src[i]! >> 8;
+      p[9 + 2 * i] = src[i]! & 0xff;
+      p[24 + 2 * i] = dst[i]! >> 8;
+      p[25 + 2 * i] = dst[i]! & 0xff;
+    }
+    p.set([srcPort >> 8, srcPort & 0xff, dstPort >> 8, dstPort & 0xff, 0, 10, 0, 0, 0x10, 0], 40);
+    return p;
+  };
+  const server = [0x2001, 0, 0, 1, 0, 0, 0, 1];
+  const client = [0x2001, 0xdb8, 0, 0, 0, 0, 0, 2];
+  const file = writePcap([
+    { time: 1, data: udp6(client, 40000, server, 8303) },
+    { time: 2, data: udp6(server, 8303, client, 40000) },
+  ]);
+  for (const given of ['[2001:0:0:1::1]:8303', '[2001:0:0:1:0:0:0:1]:8303', '[2001:0000:0:1::0001]:08303', '[2001:0:0:1::1]:8303'.toUpperCase()]) {
+    const ds = [...decodeTeeworldsCapture(file, { version: '0.6', server: given })];
+    assert.deepEqual(
+      ds.map((d) => [d.direction, d.client]),
+      [
+        ['client→server', '[2001:db8::2]:40000'],
+        ['server→client', '[2001:db8::2]:40000'],
+      ],
+      given,
+    );
+  }
+  // Another server (or port) still finds nothing.
+  assert.equal([...decodeTeeworldsCapture(file, { version: '0.6', server: '[2001:0:0:1::2]:8303' })].length, 0);
+  assert.equal([...decodeTeeworldsCapture(file, { version: '0.6', server: '[2001:0:0:1::1]:8304' })].length, 0);
+});
+
 test('capture: CLI errors', async () => {
   const notPcap = join(dir, 'junk.bin');
   writeFileSync(notPcap, new Uint8Array([1, 2, 3, 4, 5]));

@@ -30,13 +30,12 @@
  * Total and bounded: any bytes give records or a DecodeError.
  */
 import { DecodeError, LimitError } from '../../core/errors.js';
-import { DEFAULT_LIMITS, type Limits } from '../../core/limits.js';
 import { huffmanDecompress } from './net/huffman.js';
-import { Snapshot } from './snapshot.js';
+import { Snapshot, snapshotByteSize } from './snapshot.js';
 import { applyDelta, STATIC_SIZES, unpackDeltaBytes, type TwVersion } from './delta.js';
 import { decodeInts, encodeInts, type VarintMode } from './varint.js';
 import type { DeltaSpans } from './unpack.js';
-import { DEFAULT_TW_LIMITS } from './limits.js';
+import { resolveTwLimits, type TwLimits } from './limits.js';
 
 export const DEMO_MAGIC = 'TWDEMO\0';
 export const DEMO_HEADER_SIZE = 176;
@@ -81,7 +80,8 @@ export interface DemoInfo {
 }
 
 export interface DemoOptions {
-  limits?: Partial<Limits>;
+  /** Limits of the snapshots (`twMaxItems`, `twMaxSnapshotSize`: whole snapshots and deltas alike). */
+  limits?: Partial<TwLimits>;
   /** Largest stored map, bytes (default 64 MiB). */
   maxMapSize?: number;
   /** Most chunks read (default 1 << 22). */
@@ -341,7 +341,7 @@ export interface DemoMessage {
 
 /** Snapshots (full and delta-applied) and messages of a demo, in order. */
 export function* demoEvents(b: Uint8Array, info: DemoInfo, opts: DemoOptions = {}): Generator<DemoSnapshot | DemoMessage> {
-  const limits = { ...DEFAULT_LIMITS, ...opts.limits };
+  const limits = resolveTwLimits(opts.limits);
   let last: Snapshot | undefined;
   let keyframe = false;
   for (const c of demoChunks(b, info, opts)) {
@@ -368,6 +368,10 @@ export function* demoEvents(b: Uint8Array, info: DemoInfo, opts: DemoOptions = {
           e instanceof Error ? e.message.slice(0, 200) : String(e),
         );
       }
+      // A whole snapshot is held to the limits a delta's result is (the games' 1024 items, 64 KiB).
+      if (s.numItems > limits.twMaxItems) throw new LimitError(c.offset, `${path}.snapshot.numItems`, 'twMaxItems', s.numItems, limits.twMaxItems);
+      const size = snapshotByteSize(s.numItems, s.dataLength);
+      if (size > limits.twMaxSnapshotSize) throw new LimitError(c.offset, `${path}.snapshot`, 'twMaxSnapshotSize', size, limits.twMaxSnapshotSize);
       last = s;
       yield { kind: 'snapshot', tick: c.tick, keyframe, offset: c.offset, snapshot: s, end: c.end, ints: c.ints };
     } else {
@@ -380,7 +384,7 @@ export function* demoEvents(b: Uint8Array, info: DemoInfo, opts: DemoOptions = {
         else {
           bytes = encodeInts(c.ints);
           if (c.ints.length < 3) throw new DecodeError(c.ints.length, 'header', '3 header ints', `${c.ints.length}`);
-          s = unpackDeltaBytes(last, bytes, 0, bytes.length, STATIC_SIZES[info.codec], 'ddnet', { ...DEFAULT_TW_LIMITS, ...limits }, undefined, log);
+          s = unpackDeltaBytes(last, bytes, 0, bytes.length, STATIC_SIZES[info.codec], 'ddnet', limits, undefined, log);
         }
       } catch (e) {
         if (e instanceof DecodeError) throw e.under(`${path}.delta`);

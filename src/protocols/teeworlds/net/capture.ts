@@ -9,7 +9,7 @@
  * whose chunks leave exactly 4 bytes over is read as carrying the token.
  */
 import { DecodeError } from '../../../core/errors.js';
-import { readCapture, udpDatagrams, type UdpDatagram } from '../../../core/pcap.js';
+import { canonicalIp, readCapture, udpDatagrams, type UdpDatagram } from '../../../core/pcap.js';
 import type { SnapKind } from '../codec.js';
 import type { TwVersion } from '../delta.js';
 import { SnapshotReceiver, type ReceiveResult } from '../session.js';
@@ -185,6 +185,16 @@ class Receivers {
 const ep = (host: string, port: number) => (host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`);
 
 /**
+ * A given `HOST:PORT` / `[V6]:PORT` as `ep` writes the capture's endpoints (`[2001:DB8:0::1]:08303` is
+ * `[2001:db8::1]:8303`), so that any spelling of the address finds its datagrams; as given when it is none.
+ */
+function canonicalEndpoint(text: string): string {
+  const m = /^(?:\[([^\]]*)\]|([^:[\]]*)):(\d{1,5})$/.exec(text);
+  const host = m === null ? undefined : canonicalIp(m[1] ?? m[2]!);
+  return m === null || host === undefined || (m[1] === undefined) === host.includes(':') ? text : ep(host, Number(m[3]));
+}
+
+/**
  * Find the server: from the first handshake packet (0.6 CONNECT / CONNECTACCEPT,
  * 0.7 TOKEN request / CONNECT / ACCEPT), else the endpoint on a Teeworlds port
  * (8303..8310), else the destination of the first datagram.
@@ -216,7 +226,7 @@ function findServer(dgrams: UdpDatagram[], version: NetVersion): string | undefi
 export function* decodeTeeworldsCapture(bytes: Uint8Array, opts: CaptureOptions): Generator<CapturedDatagram> {
   const cap = readCapture(bytes);
   const dgrams = udpDatagrams(cap);
-  const server = opts.server ?? findServer(dgrams, opts.version);
+  const server = opts.server !== undefined ? canonicalEndpoint(opts.server) : findServer(dgrams, opts.version);
   if (server === undefined) return;
   const convs = new Map<string, Conversation>();
   const receivers = new Receivers(opts.maxReceivers ?? 256, opts.maxReceiverBytes ?? 256 * 1024 * 1024);
