@@ -25,26 +25,9 @@ for (const [version, ddnet] of [
   ['0.6', true],
 ] as const satisfies readonly (readonly [NetVersion, boolean])[]) {
   test(`client ${version}: 2,000 deltas against one old base after the handshake keep its memory bounded`, () => {
-    const toClient: Uint8Array[] = [];
-    const toServer: Uint8Array[] = [];
-    const server = new FakeServer({ version, ddnet, fillerItems: 300 }, (b) => toClient.push(b));
-    const client = new TeeworldsClient({ version, ddnetToken: ddnet, name: 'victim' }, (b) => toServer.push(b));
-    let now = 0;
-    const pump = () => {
-      for (let guard = 0; guard < 100 && (toServer.length > 0 || toClient.length > 0); guard++) {
-        for (const b of toServer.splice(0)) server.receive(b, now);
-        for (const b of toClient.splice(0)) client.receive(b, now);
-      }
-    };
-    client.start(0);
-    while (now < 1500) {
-      now += 20;
-      client.update(now);
-      if (now % 40 === 0) server.step(now);
-      server.conn.update(now);
-      pump();
-    }
-    assert.equal(client.state, 'ingame');
+    const g = inGame(version, ddnet, 300, 1500);
+    const { server, client, pump } = g;
+    let now = g.now;
     const rx = client.snapshots;
     const baseTick = rx.currentTick;
     const base = rx.storage.get(baseTick)!;
@@ -58,7 +41,7 @@ for (const [version, ddnet] of [
       const msg = encodeSnapshotMessages(server.codec, baseTick + i, baseTick, (base.crc() + i) | 0, encodeInts(ints))[0]!;
       server.conn.queue(msg, false, now);
       server.conn.flush(now);
-      pump();
+      pump(now);
       assert.ok(rx.storage.size <= DEFAULT_TW_LIMITS.twMaxStoredSnapshots);
       assert.ok(rx.storage.retainedBytes <= 4 * base.byteSize + 100 * 64, `${rx.storage.retainedBytes} bytes after ${i}`);
     }
@@ -74,26 +57,9 @@ for (const [version, ddnet] of [
   ['0.6', true],
 ] as const satisfies readonly (readonly [NetVersion, boolean])[]) {
   test(`client ${version}: a server declaring new extended types in every snapshot cannot grow the remembered declarations past twMaxItems`, () => {
-    const toClient: Uint8Array[] = [];
-    const toServer: Uint8Array[] = [];
-    const server = new FakeServer({ version, ddnet }, (b) => toClient.push(b));
-    const client = new TeeworldsClient({ version, ddnetToken: ddnet, name: 'victim' }, (b) => toServer.push(b));
-    let now = 0;
-    const pump = () => {
-      for (let guard = 0; guard < 100 && (toServer.length > 0 || toClient.length > 0); guard++) {
-        for (const b of toServer.splice(0)) server.receive(b, now);
-        for (const b of toClient.splice(0)) client.receive(b, now);
-      }
-    };
-    client.start(0);
-    while (now < 1000) {
-      now += 20;
-      client.update(now);
-      if (now % 40 === 0) server.step(now);
-      server.conn.update(now);
-      pump();
-    }
-    assert.equal(client.state, 'ingame');
+    const g = inGame(version, ddnet, undefined, 1000);
+    const { server, client, pump } = g;
+    let now = g.now;
     server.state = 'connected'; // no more of its own snapshots
     let tick = client.snapshots.currentTick;
     let complete = 0;
@@ -111,7 +77,7 @@ for (const [version, ddnet] of [
         server.conn.flush(now);
       }
       now += 20;
-      pump();
+      pump(now);
       assert.ok(client.snapshots.declarations.size <= max, `${client.snapshots.declarations.size} remembered after ${i + 1}`);
       assert.ok(client.world.declarations.size <= max, `${client.world.declarations.size} in the world after ${i + 1}`);
     }
@@ -122,4 +88,36 @@ for (const [version, ddnet] of [
       assert.ok(client.world.declarations.has(0x4000 + 59 * 100 + k));
     }
   });
+}
+
+/**
+ * A client and a fake server of `version`, handshaken and in game by `until` ms (20 ms steps); `pump` carries the
+ * datagrams each way at the time `at()` gives (the caller's clock, after the handshake).
+ */
+function inGame(version: NetVersion, ddnet: boolean, fillerItems: number | undefined, until: number) {
+  const toClient: Uint8Array[] = [];
+  const toServer: Uint8Array[] = [];
+  const server = new FakeServer(fillerItems === undefined ? { version, ddnet } : { version, ddnet, fillerItems }, (b) => toClient.push(b));
+  const client = new TeeworldsClient({ version, ddnetToken: ddnet, name: 'victim' }, (b) => toServer.push(b));
+  const g: { server: FakeServer; client: TeeworldsClient; now: number; pump: (at?: number) => void } = {
+    server,
+    client,
+    now: 0,
+    pump: (at: number = g.now) => {
+      for (let guard = 0; guard < 100 && (toServer.length > 0 || toClient.length > 0); guard++) {
+        for (const b of toServer.splice(0)) server.receive(b, at);
+        for (const b of toClient.splice(0)) client.receive(b, at);
+      }
+    },
+  };
+  client.start(0);
+  while (g.now < until) {
+    g.now += 20;
+    client.update(g.now);
+    if (g.now % 40 === 0) server.step(g.now);
+    server.conn.update(g.now);
+    g.pump();
+  }
+  assert.equal(client.state, 'ingame');
+  return g;
 }
