@@ -1618,16 +1618,18 @@ export class ReplicationServer<Defs extends readonly AnyEntityDef[] = readonly A
 
   /**
    * A world delta for relays: the public view (no interest, no owner fields)
-   * from `fromTick` (which must be within the window; omit for a full state /
-   * keyframe) to the current tick, with no size limit.
+   * from `fromTick` (which must be within the window and before the current
+   * tick; omit for a full state / keyframe) to the current tick, with no size limit.
    */
   worldPacket(fromTick?: number): Uint8Array {
     const t = this.t;
     if (t === 0) throw new EncodeError('tick', 'call tick() before worldPacket()');
     let base: Node | null = null;
     if (fromTick !== undefined) {
-      if (!Number.isInteger(fromTick) || fromTick < t - this.window + 1 || fromTick > t)
-        throw new EncodeError('fromTick', `must be within the window (${t - this.window + 1}..${t})`);
+      // (not the current tick itself: on the wire a baseline 0 ticks back means a full state, and a client would
+      // take that empty packet for an empty world)
+      if (!Number.isInteger(fromTick) || fromTick < t - this.window + 1 || fromTick >= t)
+        throw new EncodeError('fromTick', `must be within the window and before the current tick (${t - this.window + 1}..${t - 1})`);
       // (a first delta from a tick whose history is already cut: a full state instead)
       if (this.relaying || fromTick >= this.kept) base = { tick: fromTick, over: null, minHeld: Infinity };
     }

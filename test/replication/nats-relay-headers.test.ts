@@ -119,9 +119,9 @@ test('relay: a message with no Tw-Tick, or one that is no tick, is an error even
   for (const tick of bad) {
     const before = events.length;
     const nAsked = asked.length;
-    const h: Record<string, string> = { 'Tw-Epoch': 'e', 'Tw-Base': String(auth.currentTick) };
+    const h: Record<string, string> = { 'Tw-Epoch': 'e', 'Tw-Base': String(auth.currentTick - 1) };
     if (tick !== undefined) h['Tw-Tick'] = tick;
-    send('delta', auth.worldPacket(auth.currentTick), h);
+    send('delta', auth.worldPacket(auth.currentTick - 1), h);
     await turn();
     const fresh = events.slice(before);
     assert.ok(

@@ -66,3 +66,17 @@ test('a relay that misses world deltas resyncs from the next keyframe, keeps the
   assert.ok(relay.clientStats(0).nodes <= relay.window);
   assert.throws(() => relay.tick(relay.currentTick), /above the current tick/);
 });
+
+test('worldPacket(currentTick) is refused, not sent as an empty full state that would empty a relay', () => {
+  const origin = new ReplicationServer({ session: 1, entities: DEFS });
+  const world = new World(origin, 13);
+  world.step();
+  const relayIn = new ReplicationClient({ entities: DEFS });
+  relayIn.receive(origin.worldPacket());
+  world.step();
+  const t = origin.currentTick;
+  // (baseAgo 0 on the wire is a full state: a delta from tick t to tick t cannot be written)
+  assert.throws(() => origin.worldPacket(t), /before the current tick/);
+  relayIn.receive(origin.worldPacket(t - 1));
+  assertView(relayIn, world.viewFor(undefined, undefined), 'after the delta');
+});
