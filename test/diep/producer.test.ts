@@ -378,3 +378,31 @@ test('the world rejects values a field cannot carry, and fields of absent groups
   world.set(e, 'relations.team', e.ref);
   assert.deepEqual(world.get(e, 'relations.team'), { hash: 1, id: 0 });
 });
+
+test('a packet the encoder refuses leaves the viewer as it was: the next one still creates, deletes and updates', () => {
+  const world = new World();
+  const camera = world.create(['camera']);
+  const all = { interest: (w: World) => [...w.entities.values()] };
+  const viewer = new ViewerProducer(world, camera, all);
+  // the same history without the refused packet
+  const control = new ViewerProducer(world, camera, all);
+  const a = world.create(['position']);
+  const b = world.create(['position']);
+  const c = world.create(['position']);
+  viewer.produce();
+  control.produce();
+  world.remove(b);
+  world.set(a, 'position.x', 5);
+  // past the decoder's maxStringLength: this packet is refused
+  const bad = world.create(['position', 'name'], { 'name.name': 'x'.repeat(70_000) });
+  assert.throws(() => viewer.produce(), { name: 'EncodeError', message: /name\.name/ });
+  world.set(bad, 'name.name', 'ok');
+  world.set(c, 'position.y', 7);
+  const got = viewer.produce();
+  assert.equal(toHexStr(got), toHexStr(control.produce()));
+  const p = decodeUpdate(got);
+  assert.deepEqual(p.deletions, [{ hash: b.hash, id: b.id }]);
+  assert.ok(p.upcreates.some((u) => u.kind === 'creation' && u.id === bad.id));
+  assert.deepEqual([...viewer.known], [...control.known]);
+  assert.equal(viewer.lastVersion, control.lastVersion);
+});

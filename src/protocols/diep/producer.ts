@@ -365,14 +365,22 @@ export class ViewerProducer implements Producer<[], Uint8Array> {
     const deletions: EntityRef[] = [];
     const updates: Upcreate[] = [];
     const creations: Upcreate[] = [];
+    const undoDeleted = this.undoDeleted;
+    undoDeleted.length = 0;
+    this.undoAdded = 0;
+    this.undoVersion = this.lastVersion;
+    let place = 0;
     // deleting the entry being visited is safe in a Set iteration; entries are only deleted here
     for (const e of this.known) {
+      const at = place++;
       if (e.removed) {
         deletions.push({ hash: e.hash, id: e.id });
         this.known.delete(e);
+        undoDeleted.push(at, e);
       } else if (this.isWorldObject(e) && !interest.has(this.rootOf(e))) {
         deletions.push({ hash: e.hash, id: e.id });
         this.known.delete(e);
+        undoDeleted.push(at, e);
       } else if (e.resendVersion > since) {
         deletions.push({ hash: e.hash, id: e.id });
         creations.push(this.creationOf(e));
@@ -384,6 +392,7 @@ export class ViewerProducer implements Producer<[], Uint8Array> {
     const add = (e: WorldEntity): void => {
       if (e.removed || this.known.has(e)) return;
       this.known.add(e);
+      this.undoAdded++;
       creations.push(this.creationOf(e));
     };
     if (this.known.size === 0) {
@@ -413,11 +422,44 @@ export class ViewerProducer implements Producer<[], Uint8Array> {
     // one writer kept between packets (grown once to the size of the largest), reset on each
     const w = (this.writer ??= new ByteWriter(1024));
     w.reset();
-    writeUpdate(w, this.build(), this.world.table);
+    const p = this.build();
+    try {
+      writeUpdate(w, p, this.world.table);
+    } catch (e) {
+      // a refused packet is not sent: the viewer goes back to what its client holds
+      this.undoBuild();
+      throw e;
+    }
     return w.finish();
   }
 
   private writer: ByteWriter | undefined;
+
+  /** What the last `build` changed: the entries it deleted from `known` (place, entity pairs), how many it added, the version before. */
+  private readonly undoDeleted: (number | WorldEntity)[] = [];
+  private undoAdded = 0;
+  private undoVersion = 0;
+
+  /** Put `known` (its order too) and `lastVersion` back as they were before the last `build`. */
+  private undoBuild(): void {
+    const kept = [...this.known];
+    kept.length -= this.undoAdded;
+    const deleted = this.undoDeleted;
+    const before: WorldEntity[] = [];
+    let d = 0;
+    let k = 0;
+    while (k < kept.length || d < deleted.length) {
+      if (d < deleted.length && deleted[d] === before.length) {
+        before.push(deleted[d + 1] as WorldEntity);
+        d += 2;
+      } else before.push(kept[k++]!);
+    }
+    this.known.clear();
+    for (const e of before) this.known.add(e);
+    this.lastVersion = this.undoVersion;
+    deleted.length = 0;
+    this.undoAdded = 0;
+  }
 
   private colorFor(e: WorldEntity, v: Scalar): Scalar {
     return this.colorFn({ world: this.world, viewer: this, entity: e, color: v as number });
