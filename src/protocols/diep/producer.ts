@@ -10,6 +10,7 @@
 import { ByteWriter, EncodeError, excerpt, type Producer } from '../../core/index.js';
 import { writeUpdate } from './codec.js';
 import { isWritableString } from './primitives.js';
+import { DIEP_DEFAULT_LIMITS } from './limits.js';
 import * as schema from './tables/schema.js';
 import type { FieldTable } from './tables/schema.js';
 
@@ -121,12 +122,17 @@ export function wireValue(enc: number, v: Scalar): Scalar {
   }
 }
 
-/** Reject a value that the field's encoding cannot carry. */
+const u32 = (x: unknown): boolean => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 0xffffffff;
+const utf8 = new TextEncoder();
+const MAX_STRING = DIEP_DEFAULT_LIMITS.maxStringLength;
+
+/** Reject a value that the field's encoding cannot carry (what the packet's encoder would refuse). */
 function checkValue(enc: number, v: unknown, key: string): void {
   let ok: boolean;
-  if (enc === ENC_STRING) ok = typeof v === 'string' && isWritableString(v);
-  else if (enc === ENC_ENTID)
-    ok = v === null || (typeof v === 'object' && typeof (v as EntityRef).id === 'number' && typeof (v as EntityRef).hash === 'number');
+  if (enc === ENC_STRING)
+    // at most 3 UTF-8 bytes per UTF-16 unit: only a long string is measured
+    ok = typeof v === 'string' && isWritableString(v) && (v.length * 3 <= MAX_STRING || utf8.encode(v).length <= MAX_STRING);
+  else if (enc === ENC_ENTID) ok = v === null || (typeof v === 'object' && u32((v as EntityRef).id) && u32((v as EntityRef).hash));
   else if (enc === ENC_F32) ok = typeof v === 'number' || v instanceof F32Bits;
   else ok = typeof v === 'number' && Number.isFinite(v);
   if (!ok) throw new EncodeError(key, `cannot hold ${excerpt(v)}`);
