@@ -343,3 +343,13 @@ test('spans: the leaf spans of every fixture packet cover each byte exactly once
     'struct span',
   );
 });
+
+test('serverbound Init: a later optional field without the ones before it is refused (it would come back with them as "")', () => {
+  const base = { type: 'Init', build: 'ab', password: '' } as const;
+  assert.throws(() => encodeServerbound({ ...base, playerToken: 't' }), { name: 'EncodeError', message: /partyCode/ });
+  assert.throws(() => encodeServerbound({ ...base, debug: 1 }), { name: 'EncodeError', message: /playerToken/ });
+  assert.throws(() => encodeServerbound({ ...base, partyCode: 'p', debug: 1 }), { name: 'EncodeError', message: /playerToken/ });
+  for (const p of [base, { ...base, partyCode: 'p' }, { ...base, partyCode: '', playerToken: 't' }, { ...base, partyCode: '', playerToken: '', debug: 3 }]) {
+    assert.deepEqual(decodeServerbound(encodeServerbound(p)), p);
+  }
+});

@@ -378,3 +378,55 @@ test('the world rejects values a field cannot carry, and fields of absent groups
   world.set(e, 'relations.team', e.ref);
   assert.deepEqual(world.get(e, 'relations.team'), { hash: 1, id: 0 });
 });
+
+test('a packet the encoder refuses leaves the viewer as it was: the next one still creates, deletes and updates', () => {
+  const world = new World();
+  const camera = world.create(['camera']);
+  const all = { interest: (w: World) => [...w.entities.values()] };
+  const viewer = new ViewerProducer(world, camera, all);
+  // the same history without the refused packet
+  const control = new ViewerProducer(world, camera, all);
+  const a = world.create(['position']);
+  const b = world.create(['position']);
+  const c = world.create(['position']);
+  viewer.produce();
+  control.produce();
+  world.remove(b);
+  world.set(a, 'position.x', 5);
+  // a value past the decoder's maxStringLength (World.set refuses it: written past it), so this packet is refused
+  const bad = world.create(['position', 'name']);
+  bad.values[k('name.name')] = 'x'.repeat(70_000);
+  assert.throws(() => viewer.produce(), { name: 'EncodeError', message: /name\.name/ });
+  world.set(bad, 'name.name', 'ok');
+  world.set(c, 'position.y', 7);
+  const got = viewer.produce();
+  assert.equal(toHexStr(got), toHexStr(control.produce()));
+  const p = decodeUpdate(got);
+  assert.deepEqual(p.deletions, [{ hash: b.hash, id: b.id }]);
+  assert.ok(p.upcreates.some((u) => u.kind === 'creation' && u.id === bad.id));
+  assert.deepEqual([...viewer.known], [...control.known]);
+  assert.equal(viewer.lastVersion, control.lastVersion);
+});
+
+test('World.set refuses what the packet encoder would refuse: entity refs outside u32, strings past maxStringLength', () => {
+  const world = new World();
+  const e = world.create(['relations', 'name']);
+  for (const ref of [
+    { hash: 1.5, id: 2 },
+    { hash: 1, id: -3 },
+    { hash: 2 ** 32, id: 0 },
+    { hash: 1, id: Number.NaN },
+  ]) {
+    assert.throws(() => world.set(e, 'relations.owner', ref), { name: 'EncodeError', message: /relations\.owner/ }, JSON.stringify(ref));
+  }
+  // 21,846 three-byte characters: 65,538 UTF-8 bytes (65,536 at most)
+  assert.throws(() => world.set(e, 'name.name', '\u20ac'.repeat(21_846)), { name: 'EncodeError', message: /name\.name/ });
+  assert.throws(() => world.create(['name'], { 'name.name': 'x'.repeat(65_537) }), { name: 'EncodeError' });
+  // at the limits they are taken and sent
+  world.set(e, 'relations.owner', { hash: 0xffffffff, id: 0xffffffff });
+  world.set(e, 'name.name', '\u20ac'.repeat(21_845) + 'x');
+  const viewer = new ViewerProducer(world, e, { interest: (w: World) => [...w.entities.values()] });
+  const c = decodeUpdate(viewer.produce()).upcreates.find((u) => u.id === e.id) as Creation;
+  assert.deepEqual(c.values[k('relations.owner')], { hash: 0xffffffff, id: 0xffffffff });
+  assert.equal((c.values[k('name.name')] as string).length, 21_846);
+});

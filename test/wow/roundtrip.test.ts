@@ -108,3 +108,19 @@ test('the fast path (no spans) and the field-by-field path (spans) decode the sa
     { numRuns: 400 },
   );
 });
+
+test('a nanBits entry that is not the bits of a float32 NaN is refused, not written as another value', () => {
+  const body = (bits: number): UpdateBody => ({
+    hasTransport: 0,
+    blocks: [{ updateType: 1, guid: 1n, movement: { updateFlags: 0x40, position: { x: NaN, y: 0, z: 0, o: 0 }, nanBits: { 'position.x': bits } } }],
+  });
+  // 1.0, +Infinity, past u32, negative, fractional: the decoder would not read back this NaN
+  for (const bits of [0x3f800000, 0x7f800000, 2 ** 32 + 0x7f800001, -1, 0x7f800001 + 0.5]) {
+    assert.throws(() => encodeBody(body(bits)), { name: 'EncodeError', message: /position\.x/ }, `bits ${bits}`);
+  }
+  // a signalling NaN and a negative quiet NaN keep their bits
+  for (const bits of [0x7f800001, 0xffc00000]) {
+    const back = decodeBody(encodeBody(body(bits))).blocks[0]!;
+    assert.equal(back.updateType === 1 && back.movement.nanBits?.['position.x'], bits);
+  }
+});

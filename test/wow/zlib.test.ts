@@ -10,7 +10,7 @@ import { DecodeError } from '../../src/core/errors.js';
 import { fromHex, toHex } from '../../src/core/hex.js';
 import { InflatedZlib, deflateZlib, inflateZlib, inflateZlibAsync, inflateZlibMany, type ZlibImpl } from '../../src/core/zlib.js';
 import { adler32 } from '../../src/core/inflate.js';
-import { decodePacket, encodeBody, frame } from '../../src/protocols/wow/index.js';
+import { decodePacket, encodeBody, encodePacket, encodeUpdatePacket, frame, type UpdateBody } from '../../src/protocols/wow/index.js';
 import { loadFixtures } from './helpers.js';
 
 type Outcome = { ok: true; hex: string } | { ok: false; error: DecodeError };
@@ -418,4 +418,15 @@ test('property: inflateZlibMany (DecompressionStream, several in flight) gives p
   // an empty output ends too (no read waits for a chunk that never comes)
   const empty = deflateZlib(new Uint8Array(0), 6);
   assert.deepEqual(await inflateZlibMany([{ z: empty, expectedSize: 0 }], { impl: 'platform' }), [new Uint8Array(0)]);
+});
+
+test('the compressed encoders refuse a body past maxZlibOutput when it is the smaller limit (the decoder would refuse it)', () => {
+  const body: UpdateBody = { hasTransport: 0, blocks: [{ updateType: 4, guids: Array.from({ length: 300 }, (_, i) => BigInt(i + 1)) }] };
+  const n = encodeBody(body).length;
+  const limits = { maxZlibOutput: n - 1 };
+  assert.throws(() => encodePacket({ opcode: 0x1f6, body, uncompressedSize: n }, { limits }), { name: 'EncodeError', message: /maxZlibOutput/ });
+  assert.throws(() => encodeUpdatePacket(body, { limits, compressThreshold: 0 }), { name: 'EncodeError', message: /maxZlibOutput/ });
+  // at the limit it is written, and read back under the same limits
+  const ok = encodePacket({ opcode: 0x1f6, body, uncompressedSize: n }, { limits: { maxZlibOutput: n } });
+  assert.equal(decodePacket(ok, { limits: { maxZlibOutput: n } }).opcode, 0x1f6);
 });

@@ -10,6 +10,7 @@
 import { ByteWriter, EncodeError, excerpt, type Producer } from '../../core/index.js';
 import { writeUpdate } from './codec.js';
 import { isWritableString } from './primitives.js';
+import { DIEP_DEFAULT_LIMITS } from './limits.js';
 import * as schema from './tables/schema.js';
 import type { FieldTable } from './tables/schema.js';
 
@@ -121,12 +122,17 @@ export function wireValue(enc: number, v: Scalar): Scalar {
   }
 }
 
-/** Reject a value that the field's encoding cannot carry. */
+const u32 = (x: unknown): boolean => typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 0xffffffff;
+const utf8 = new TextEncoder();
+const MAX_STRING = DIEP_DEFAULT_LIMITS.maxStringLength;
+
+/** Reject a value that the field's encoding cannot carry (what the packet's encoder would refuse). */
 function checkValue(enc: number, v: unknown, key: string): void {
   let ok: boolean;
-  if (enc === ENC_STRING) ok = typeof v === 'string' && isWritableString(v);
-  else if (enc === ENC_ENTID)
-    ok = v === null || (typeof v === 'object' && typeof (v as EntityRef).id === 'number' && typeof (v as EntityRef).hash === 'number');
+  if (enc === ENC_STRING)
+    // at most 3 UTF-8 bytes per UTF-16 unit: only a long string is measured
+    ok = typeof v === 'string' && isWritableString(v) && (v.length * 3 <= MAX_STRING || utf8.encode(v).length <= MAX_STRING);
+  else if (enc === ENC_ENTID) ok = v === null || (typeof v === 'object' && u32((v as EntityRef).id) && u32((v as EntityRef).hash));
   else if (enc === ENC_F32) ok = typeof v === 'number' || v instanceof F32Bits;
   else ok = typeof v === 'number' && Number.isFinite(v);
   if (!ok) throw new EncodeError(key, `cannot hold ${excerpt(v)}`);
@@ -365,14 +371,22 @@ export class ViewerProducer implements Producer<[], Uint8Array> {
     const deletions: EntityRef[] = [];
     const updates: Upcreate[] = [];
     const creations: Upcreate[] = [];
+    const undoDeleted = this.undoDeleted;
+    undoDeleted.length = 0;
+    this.undoAdded = 0;
+    this.undoVersion = this.lastVersion;
+    let place = 0;
     // deleting the entry being visited is safe in a Set iteration; entries are only deleted here
     for (const e of this.known) {
+      const at = place++;
       if (e.removed) {
         deletions.push({ hash: e.hash, id: e.id });
         this.known.delete(e);
+        undoDeleted.push(at, e);
       } else if (this.isWorldObject(e) && !interest.has(this.rootOf(e))) {
         deletions.push({ hash: e.hash, id: e.id });
         this.known.delete(e);
+        undoDeleted.push(at, e);
       } else if (e.resendVersion > since) {
         deletions.push({ hash: e.hash, id: e.id });
         creations.push(this.creationOf(e));
@@ -384,6 +398,7 @@ export class ViewerProducer implements Producer<[], Uint8Array> {
     const add = (e: WorldEntity): void => {
       if (e.removed || this.known.has(e)) return;
       this.known.add(e);
+      this.undoAdded++;
       creations.push(this.creationOf(e));
     };
     if (this.known.size === 0) {
@@ -413,11 +428,44 @@ export class ViewerProducer implements Producer<[], Uint8Array> {
     // one writer kept between packets (grown once to the size of the largest), reset on each
     const w = (this.writer ??= new ByteWriter(1024));
     w.reset();
-    writeUpdate(w, this.build(), this.world.table);
+    const p = this.build();
+    try {
+      writeUpdate(w, p, this.world.table);
+    } catch (e) {
+      // a refused packet is not sent: the viewer goes back to what its client holds
+      this.undoBuild();
+      throw e;
+    }
     return w.finish();
   }
 
   private writer: ByteWriter | undefined;
+
+  /** What the last `build` changed: the entries it deleted from `known` (place, entity pairs), how many it added, the version before. */
+  private readonly undoDeleted: (number | WorldEntity)[] = [];
+  private undoAdded = 0;
+  private undoVersion = 0;
+
+  /** Put `known` (its order too) and `lastVersion` back as they were before the last `build`. */
+  private undoBuild(): void {
+    const kept = [...this.known];
+    kept.length -= this.undoAdded;
+    const deleted = this.undoDeleted;
+    const before: WorldEntity[] = [];
+    let d = 0;
+    let k = 0;
+    while (k < kept.length || d < deleted.length) {
+      if (d < deleted.length && deleted[d] === before.length) {
+        before.push(deleted[d + 1] as WorldEntity);
+        d += 2;
+      } else before.push(kept[k++]!);
+    }
+    this.known.clear();
+    for (const e of before) this.known.add(e);
+    this.lastVersion = this.undoVersion;
+    deleted.length = 0;
+    this.undoAdded = 0;
+  }
 
   private colorFor(e: WorldEntity, v: Scalar): Scalar {
     return this.colorFn({ world: this.world, viewer: this, entity: e, color: v as number });

@@ -115,8 +115,12 @@ export function encodeServerbound(p: ServerboundPacket, opts?: { limits?: Partia
       w.u8(0x00);
       str(w, p.build, 'build', max);
       str(w, p.password, 'password', max);
-      if (p.partyCode !== undefined || p.playerToken !== undefined || p.debug !== undefined) str(w, p.partyCode ?? '', 'partyCode', max);
-      if (p.playerToken !== undefined || p.debug !== undefined) str(w, p.playerToken ?? '', 'playerToken', max);
+      // each optional field is read only after the ones before it: a later one without them would come back with
+      // them made up (''), so it is refused
+      if (p.debug !== undefined && p.playerToken === undefined) throw new EncodeError('playerToken', 'missing (debug follows it on the wire)');
+      if (p.playerToken !== undefined && p.partyCode === undefined) throw new EncodeError('partyCode', 'missing (playerToken follows it on the wire)');
+      if (p.partyCode !== undefined) str(w, p.partyCode, 'partyCode', max);
+      if (p.playerToken !== undefined) str(w, p.playerToken, 'playerToken', max);
       if (p.debug !== undefined) writeVu(w, p.debug);
       break;
     case 'Input':

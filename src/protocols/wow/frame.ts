@@ -219,8 +219,11 @@ function streamGives(z: Uint8Array, body: Uint8Array): boolean {
 }
 
 function compressedPayload(body: Uint8Array, opts: WowEncodeOptions | undefined, keep?: Uint8Array): Uint8Array {
-  const max = resolveWowLimits(opts?.limits).wowMaxUncompressedSize;
-  if (body.length > max) throw new EncodeError('body', `${body.length} bytes uncompressed, past the decoder's limit wowMaxUncompressedSize (${max})`);
+  // the decoder refuses a declared size past wowMaxUncompressedSize and inflates at most maxZlibOutput bytes
+  const limits = resolveWowLimits(opts?.limits);
+  const [name, max] =
+    limits.maxZlibOutput < limits.wowMaxUncompressedSize ? ['maxZlibOutput', limits.maxZlibOutput] : ['wowMaxUncompressedSize', limits.wowMaxUncompressedSize];
+  if (body.length > max) throw new EncodeError('body', `${body.length} bytes uncompressed, past the decoder's limit ${name} (${max})`);
   // Re-send the original stream when it still inflates to this exact body (zlib builds differ in their output).
   const z = keep !== undefined && streamGives(keep, body) ? keep : deflateZlib(body, opts?.level ?? 1, opts?.zlibImpl ?? 'auto');
   const out = new Uint8Array(4 + z.length);

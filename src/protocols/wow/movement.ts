@@ -329,6 +329,16 @@ function wf32(w: ByteWriter, v: number, m: Movement, path: string): void {
   if (v !== v) {
     const bits = m.nanBits?.[path];
     if (bits !== undefined) {
+      // the decoder reads these bits back as this NaN only when they are one (a u32 with exponent all ones, mantissa non-zero)
+      if (
+        typeof bits !== 'number' ||
+        !Number.isInteger(bits) ||
+        bits < 0 ||
+        bits > 0xffffffff ||
+        (bits & 0x7f800000) !== 0x7f800000 ||
+        (bits & 0x007fffff) === 0
+      )
+        throw new EncodeError(`movement.${path}`, `a NaN whose nanBits entry is not the u32 bits of a float32 NaN: ${excerpt(bits)}`);
       w.u32le(bits);
       return;
     }
