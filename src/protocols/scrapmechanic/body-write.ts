@@ -25,7 +25,8 @@ import {
   type Variant,
 } from './types.js';
 
-const NETOBJ_BY_NAME = new Map<string, number>(NETOBJ_TYPES.map((n, i) => [n, i]));
+/** A NetObj type name's number (the 5-bit type of the wire). */
+export const NETOBJ_BY_NAME = new Map<string, number>(NETOBJ_TYPES.map((n, i) => [n, i]));
 const UT_MAP = new Map<string, number>(Object.entries(UPDATE_TYPES));
 
 function netObjTypeOf(v: unknown, path: string): number {

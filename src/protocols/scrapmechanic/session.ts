@@ -9,11 +9,12 @@ import { LimitError, refusalAsDecodeError } from '../../core/errors.js';
 import type { ClientMirror, MirrorChanges, MirroredEntity, MirrorIssue } from '../../core/mirror.js';
 import type { SpanSink } from '../../core/spans.js';
 import { decodeBody } from './body-read.js';
+import { NETOBJ_BY_NAME } from './body-write.js';
 import { ControllerTable } from './controllers.js';
 import { toJson } from './json.js';
 import { resolveScrapLimits, type ScrapLimits } from './limits.js';
 import { encodeMessage, fromDecoder, readMessage, type ReadMessage } from './message.js';
-import { NETOBJ_TYPES, type NetObjTypeName, type NetworkUpdateBody, type Packet, type SubUpdate } from './types.js';
+import type { NetObjTypeName, NetworkUpdateBody, Packet, SubUpdate } from './types.js';
 
 /** One NetObj as the client sees it. */
 export interface MirrorObject {
@@ -197,7 +198,7 @@ export class ScrapMechanicSession implements ClientMirror<Uint8Array | Packet> {
    */
   private track(p: Packet): void {
     forEachUpdate(p, (u) => {
-      const ot = NETOBJ_INDEX.get(u.netObjType);
+      const ot = NETOBJ_BY_NAME.get(u.netObjType);
       if (ot === undefined) return;
       if (u.updateType === 'Create' && typeof u.controllerType === 'number') this.controllers.set(ot, u.id, u.controllerType);
       else if (u.updateType === 'Remove') this.controllers.delete(ot, u.id);
@@ -392,7 +393,6 @@ function updateBound(u: SubUpdate): number {
 }
 
 /** Every sub-update of a packet, in order (a 0x1D's packets included; depth ≤ 2). */
-const NETOBJ_INDEX = new Map<string, number>(NETOBJ_TYPES.map((n, i) => [n, i]));
 
 function forEachUpdate(p: Packet, fn: (u: SubUpdate) => void): void {
   if ('updates' in p) for (let i = 0; i < p.updates.length; i++) fn(p.updates[i]!);
