@@ -436,6 +436,8 @@ export class ViewerProducer implements Producer<[], Uint8Array> {
       this.undoBuild();
       throw e;
     }
+    // (written: the entities it deleted are not kept for an undo until the next packet)
+    this.undoDeleted.length = 0;
     return w.finish();
   }
 
